@@ -1,0 +1,158 @@
+// Command heapconv converts heap snapshots between the Dart VM, MoarVM,
+// V8 / Chrome DevTools and Fuchsia heapdump formats through one versioned
+// intermediate representation.
+//
+// Usage:
+//
+//	heapconv convert [--from F] [--to F] [--snapshot N] [--force] IN OUT
+//	heapconv info [--json] [--top N] IN
+//	heapconv validate IN
+//	heapconv roundtrip IN
+//	heapconv dump IN
+//	heapconv formats
+//
+// IN and OUT may be "-" for standard input and output. Data goes to standard
+// output, messages to standard error. The exit status is 0 on success, 1 on
+// failure and 2 on a usage error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+)
+
+// usageError marks errors in how the command was called (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+type command struct {
+	name    string
+	summary string
+	usage   string
+	run     func(env *env, args []string) error
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{
+		{"convert", "convert a snapshot to another format", convertUsage, runConvert},
+		{"info", "summarize a snapshot", infoUsage, runInfo},
+		{"validate", "check a snapshot against what its consumers require", validateUsage, runValidate},
+		{"roundtrip", "read a file and write it again in its own format; report any difference", roundtripUsage, runRoundtrip},
+		{"dump", "print the intermediate representation as text", dumpUsage, runDump},
+		{"formats", "list the formats and what heapconv can do with each", formatsUsage, runFormats},
+	}
+}
+
+const mainUsage = `heapconv translates VM heap snapshots between formats.
+
+Usage:
+  heapconv <command> [flags] [arguments]
+
+Commands:
+%s
+Run "heapconv <command> --help" for a command's flags and examples.
+
+Examples:
+  heapconv convert app.heapsnapshot app.heapir.zst
+  heapconv info --json app.heapsnapshot
+  heapconv roundtrip Heap-20260101-120000.heapsnapshot
+`
+
+// env is the process's streams, so tests can run commands in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stderrTerminal enables the progress bar.
+	stderrTerminal bool
+}
+
+func main() {
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrTerminal: isTerminal(os.Stderr)}
+	os.Exit(run(e, os.Args[1:]))
+}
+
+// run executes one command line and returns the exit status.
+func run(e *env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := e.stdout
+		status := 0
+		if len(args) == 0 {
+			w, status = e.stderr, 2
+		}
+		printMainUsage(w)
+		return status
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(e, args[1:])
+		var ue *usageError
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, pflag.ErrHelp):
+			return 0
+		case errors.As(err, &ue):
+			fmt.Fprintf(e.stderr, "heapconv %s: %v\n\n%s", c.name, err, c.usage)
+			return 2
+		case errors.Is(err, errReported):
+			return 1
+		default:
+			fmt.Fprintf(e.stderr, "heapconv %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(e.stderr, "heapconv: unknown command %q\n\n", args[0])
+	printMainUsage(e.stderr)
+	return 2
+}
+
+// errReported means the command already printed its messages.
+var errReported = errors.New("reported")
+
+func printMainUsage(w io.Writer) {
+	list := ""
+	for _, c := range commands {
+		list += fmt.Sprintf("  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, mainUsage, list)
+}
+
+// newFlags returns a flag set that prints the command's usage for --help.
+func newFlags(e *env, name, usage string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	_ = usage
+	return fs
+}
+
+// parse parses flags, turning --help into printed usage and flag errors into
+// usage errors.
+func parse(e *env, fs *pflag.FlagSet, usage string, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprint(e.stdout, usage)
+		return err
+	}
+	if err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

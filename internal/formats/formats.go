@@ -1,0 +1,140 @@
+// Package formats is the registry of heap-snapshot formats the command line
+// and the conformance suite know: names, file extensions, content detection,
+// and the reader and writer of each format that has one. It is the one
+// place that imports every format package.
+package formats
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"heapconv/ir"
+	rv8 "heapconv/readers/v8"
+	wv8 "heapconv/writers/v8"
+)
+
+// ReadOptions are passed to every reader.
+type ReadOptions struct {
+	Size     int64 // input size in bytes, 0 when unknown
+	Progress func(read int64)
+}
+
+// WriteOptions are passed to every writer.
+type WriteOptions struct {
+	// Compress selects the compressed variant where a format has one
+	// (.heapir.zst).
+	Compress bool
+	Progress func(written int64)
+}
+
+// Format describes one format.
+type Format struct {
+	Name        string
+	Description string
+	Extensions  []string
+	// Versions says which variants the reader understands.
+	Versions string
+	// Read and Write are nil while the format is not implemented.
+	Read  func(r io.Reader, opts ReadOptions) (*ir.File, error)
+	Write func(w io.Writer, f *ir.File, opts WriteOptions) (ir.LossReport, error)
+	// ByteExact is true when reading and writing the format again
+	// reproduces the file byte for byte.
+	ByteExact bool
+}
+
+// All lists every format, implemented or not.
+var All = []*Format{
+	{
+		Name:        ir.FormatIR,
+		Description: "heapconv's intermediate representation (msgpack; .zst compressed)",
+		Extensions:  []string{".heapir", ".heapir.zst"},
+		Versions:    fmt.Sprintf("schema versions 1-%d", ir.Version),
+		Read: func(r io.Reader, _ ReadOptions) (*ir.File, error) {
+			return ir.Decode(r)
+		},
+		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+			if o.Compress {
+				return nil, ir.EncodeZstd(w, f)
+			}
+			return nil, ir.Encode(w, f)
+		},
+	},
+	{
+		Name:        ir.FormatV8,
+		Description: "V8 / Chrome DevTools heap snapshot (JSON)",
+		Extensions:  []string{".heapsnapshot"},
+		Versions:    "V8 11-15 (Node 20, 22, 24, 26, Chrome) and other producers",
+		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
+			return rv8.Read(r, rv8.Options{Size: o.Size, Progress: o.Progress})
+		},
+		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+			return wv8.Write(w, f, wv8.Options{Progress: o.Progress})
+		},
+		ByteExact: true,
+	},
+	{Name: ir.FormatDart, Description: "Dart VM heap snapshot (dartheap)", Extensions: []string{".dartheap"}},
+	{Name: ir.FormatMoarVM, Description: "MoarVM heap snapshot", Extensions: []string{".mvmheap"}},
+	{Name: ir.FormatFuchsia, Description: "Fuchsia heapdump pprof profile", Extensions: []string{".pb", ".pb.gz"}},
+	{Name: ir.FormatFuchsiaFIDL, Description: "Fuchsia heapdump FIDL SnapshotElement stream"},
+}
+
+// ByName returns the named format, or nil.
+func ByName(name string) *Format {
+	for _, f := range All {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Names lists the format names.
+func Names() []string {
+	var n []string
+	for _, f := range All {
+		n = append(n, f.Name)
+	}
+	return n
+}
+
+// ByExtension picks the format from a file name's extension, or nil.
+func ByExtension(path string) *Format {
+	base := strings.ToLower(filepath.Base(path))
+	var best *Format
+	bestLen := 0
+	for _, f := range All {
+		for _, e := range f.Extensions {
+			if strings.HasSuffix(base, e) && len(e) > bestLen {
+				best, bestLen = f, len(e)
+			}
+		}
+	}
+	return best
+}
+
+// Detect names the format of data starting with head (at least the first
+// 512 bytes when the file has them), or returns nil. Extensions are not
+// trusted: Dart and V8 files share .heapsnapshot.
+func Detect(head []byte) *Format {
+	switch {
+	case bytes.HasPrefix(head, ir.Magic), bytes.HasPrefix(head, ir.ZstdMagic):
+		return ByName(ir.FormatIR)
+	case bytes.HasPrefix(head, []byte("dartheap")):
+		return ByName(ir.FormatDart)
+	case bytes.HasPrefix(head, []byte("MoarHeapDumpv")):
+		return ByName(ir.FormatMoarVM)
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return ByName(ir.FormatFuchsia)
+	}
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if bytes.HasPrefix(t, []byte("{")) {
+		t = bytes.TrimLeft(t[1:], " \t\r\n")
+		if bytes.HasPrefix(t, []byte(`"snapshot"`)) {
+			return ByName(ir.FormatV8)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,907 @@
+package ir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
+)
+
+// Decoding limits. msgpack lets a 5-byte input declare a 4 GiB string or
+// array; the decoder never allocates on a declared length alone. Strings are
+// read in steps as their bytes arrive; arrays that hold small tables are
+// capped; column data arrives in bounded chunks.
+const (
+	maxTableLen  = 1 << 16 // kinds, totals, keys, extra-column names
+	maxJSONDepth = 64
+	maxJSONElems = 1 << 20 // elements of one JSON array/object in a section
+	stringStep   = 1 << 16
+)
+
+// Decode reads an IR stream, plain or zstd-compressed (detected by content),
+// validates it and returns the file.
+func Decode(r io.Reader) (*File, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(4)
+	if bytes.Equal(head, ZstdMagic) {
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		return decodePlain(zr)
+	}
+	return decodePlain(br)
+}
+
+func decodePlain(r io.Reader) (*File, error) {
+	cr := &countingReader{r: bufio.NewReaderSize(r, 1<<20)}
+	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr)}
+	f, err := d.file()
+	if err != nil {
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, Errorf(FormatIR, d.recordStart, "%v", err)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, Errorf(FormatIR, -1, "invalid: %v", err)
+	}
+	return f, nil
+}
+
+// countingReader counts the bytes consumed, so errors can name offsets. It
+// is an io.ByteScanner, so the msgpack decoder does no buffering of its own.
+type countingReader struct {
+	r   *bufio.Reader
+	off int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.off += int64(n)
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.off++
+	}
+	return b, err
+}
+
+func (c *countingReader) UnreadByte() error {
+	err := c.r.UnreadByte()
+	if err == nil {
+		c.off--
+	}
+	return err
+}
+
+type decoder struct {
+	cr          *countingReader
+	dec         *msgpack.Decoder
+	version     int
+	recordStart int64
+	f           *File
+	buf         []byte
+	// declared counts, checked when the stream ends
+	nStrings, nSnapshots uint64
+	pending              map[*Snapshot]*snapDecl
+}
+
+// snapDecl is what a snapshot record declared, checked when the stream ends.
+type snapDecl struct {
+	nodes, edges, values, roots uint64
+	class, external             bool
+	edgeCounts                  []uint32
+	rootNode, rootCat           []uint32
+	valueKind                   []uint8
+}
+
+func (d *decoder) errorf(format string, args ...any) error {
+	return Errorf(FormatIR, d.recordStart, format, args...)
+}
+
+func (d *decoder) file() (*File, error) {
+	n, err := d.dec.DecodeArrayLen()
+	if err != nil || n != 2 {
+		return nil, d.errorf("not a heapconv IR stream (missing [\"heapir\", version] header)")
+	}
+	magic, err := d.shortString(16)
+	if err != nil || magic != "heapir" {
+		return nil, d.errorf("not a heapconv IR stream (magic %q)", magic)
+	}
+	v, err := d.dec.DecodeInt64()
+	if err != nil {
+		return nil, d.errorf("bad version: %v", err)
+	}
+	if v > Version {
+		return nil, d.errorf("IR schema version %d is newer than this heapconv reads (up to %d): upgrade heapconv", v, Version)
+	}
+	if v < 1 {
+		return nil, d.errorf("IR schema version %d does not exist", v)
+	}
+	d.version = int(v)
+	d.f = &File{}
+	d.pending = map[*Snapshot]*snapDecl{}
+	for {
+		d.recordStart = d.cr.off
+		done, err := d.record()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			break
+		}
+	}
+	if _, err := d.cr.ReadByte(); err != io.EOF {
+		return nil, Errorf(FormatIR, d.cr.off-1, "data after the end record")
+	}
+	return d.f, nil
+}
+
+// record reads one record; done is true after the end record.
+func (d *decoder) record() (done bool, err error) {
+	n, err := d.dec.DecodeArrayLen()
+	if err != nil {
+		return false, err
+	}
+	if n < 2 {
+		return false, d.errorf("record of %d elements", n)
+	}
+	kind, err := d.shortString(16)
+	if err != nil {
+		return false, err
+	}
+	switch kind {
+	case "file":
+		return false, d.fileRecord(n)
+	case "strings":
+		return false, d.stringsRecord(n)
+	case "snapshot":
+		return false, d.snapshotRecord(n)
+	case "v8":
+		return false, d.v8Record(n)
+	case "col", "zeros":
+		return false, d.colRecord(n, kind == "zeros")
+	case "end":
+		return true, d.endRecord(n)
+	}
+	return false, d.errorf("unknown record %q", kind)
+}
+
+// shortString reads a msgpack string of at most max bytes.
+func (d *decoder) shortString(max int) (string, error) {
+	n, err := d.dec.DecodeBytesLen()
+	if err != nil {
+		return "", err
+	}
+	if n > max {
+		return "", d.errorf("string of %d bytes where at most %d are allowed", n, max)
+	}
+	return d.readString(n)
+}
+
+// str reads a msgpack string of any length, growing its buffer as the bytes
+// actually arrive.
+func (d *decoder) str() (string, error) {
+	n, err := d.dec.DecodeBytesLen()
+	if err != nil {
+		return "", err
+	}
+	return d.readString(n)
+}
+
+func (d *decoder) readString(n int) (string, error) {
+	if n <= 0 {
+		return "", nil
+	}
+	var sb strings.Builder
+	for n > 0 {
+		step := min(n, stringStep)
+		if cap(d.buf) < step {
+			d.buf = make([]byte, stringStep)
+		}
+		if err := d.dec.ReadFull(d.buf[:step]); err != nil {
+			return "", err
+		}
+		sb.Write(d.buf[:step])
+		n -= step
+	}
+	return sb.String(), nil
+}
+
+func (d *decoder) uint() (uint64, error) { return d.dec.DecodeUint64() }
+
+func (d *decoder) arrayLen(max int, what string) (int, error) {
+	n, err := d.dec.DecodeArrayLen()
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 || n > max {
+		return 0, d.errorf("%s: %d entries where at most %d are allowed", what, n, max)
+	}
+	return n, nil
+}
+
+// mapFields reads a map header and calls fn for each string key.
+func (d *decoder) mapFields(what string, fn func(key string) error) error {
+	n, err := d.dec.DecodeMapLen()
+	if err != nil {
+		return err
+	}
+	if n < 0 || n > maxTableLen {
+		return d.errorf("%s: map of %d entries", what, n)
+	}
+	for i := 0; i < n; i++ {
+		k, err := d.shortString(256)
+		if err != nil {
+			return err
+		}
+		if err := fn(k); err != nil {
+			return fmt.Errorf("%s.%s: %w", what, k, err)
+		}
+	}
+	return nil
+}
+
+func (d *decoder) fileRecord(n int) error {
+	if n != 2 {
+		return d.errorf("file record of %d elements", n)
+	}
+	if d.f.Format != "" || len(d.f.Snapshots) > 0 || len(d.f.Strings) > 0 {
+		return d.errorf("second file record")
+	}
+	f := d.f
+	return d.mapFields("file", func(k string) (err error) {
+		switch k {
+		case "format":
+			f.Format, err = d.shortString(64)
+		case "format_version":
+			f.FormatVersion, err = d.shortString(4096)
+		case "producer":
+			f.Producer, err = d.shortString(4096)
+		case "strings":
+			d.nStrings, err = d.uint()
+			if err == nil && d.nStrings > math.MaxUint32 {
+				err = d.errorf("%d strings is more than 2^32", d.nStrings)
+			}
+		case "snapshots":
+			d.nSnapshots, err = d.uint()
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+}
+
+func (d *decoder) stringsRecord(n int) error {
+	if n != 2 {
+		return d.errorf("strings record of %d elements", n)
+	}
+	k, err := d.arrayLen(chunkStrings, "strings")
+	if err != nil {
+		return err
+	}
+	if uint64(len(d.f.Strings)+k) > d.nStrings {
+		return d.errorf("more strings than the %d declared", d.nStrings)
+	}
+	for i := 0; i < k; i++ {
+		s, err := d.str()
+		if err != nil {
+			return err
+		}
+		d.f.Strings = append(d.f.Strings, s)
+	}
+	return nil
+}
+
+func (d *decoder) snapshotRecord(n int) error {
+	if n != 2 {
+		return d.errorf("snapshot record of %d elements", n)
+	}
+	if uint64(len(d.f.Snapshots)) >= d.nSnapshots {
+		return d.errorf("more snapshots than the %d declared", d.nSnapshots)
+	}
+	s := &Snapshot{Root: NoNode}
+	decl := &snapDecl{}
+	err := d.mapFields("snapshot", func(k string) (err error) {
+		switch k {
+		case "name":
+			var v uint64
+			v, err = d.uint()
+			s.Name = uint32(v)
+			if v > math.MaxUint32 {
+				err = d.errorf("name index %d", v)
+			}
+		case "capture_time":
+			s.CaptureTime, err = d.dec.DecodeInt64()
+		case "totals":
+			var m int
+			if m, err = d.arrayLen(maxTableLen, "totals"); err != nil {
+				return err
+			}
+			for i := 0; i < m && err == nil; i++ {
+				var t Total
+				if _, err = d.arrayLen(2, "total"); err != nil {
+					return err
+				}
+				if t.Name, err = d.shortString(256); err != nil {
+					return err
+				}
+				t.Value, err = d.uint()
+				s.Totals = append(s.Totals, t)
+			}
+		case "node_kinds":
+			var m int
+			if m, err = d.arrayLen(256, "node kinds"); err != nil {
+				return err
+			}
+			for i := 0; i < m && err == nil; i++ {
+				var k string
+				k, err = d.shortString(1024)
+				s.NodeKinds = append(s.NodeKinds, k)
+			}
+		case "edge_kinds":
+			var m int
+			if m, err = d.arrayLen(256, "edge kinds"); err != nil {
+				return err
+			}
+			for i := 0; i < m && err == nil; i++ {
+				var k EdgeKind
+				if _, err = d.arrayLen(2, "edge kind"); err != nil {
+					return err
+				}
+				if k.Name, err = d.shortString(1024); err != nil {
+					return err
+				}
+				k.Indexed, err = d.dec.DecodeBool()
+				s.EdgeKinds = append(s.EdgeKinds, k)
+			}
+		case "root":
+			var v int64
+			v, err = d.dec.DecodeInt64()
+			switch {
+			case err != nil:
+			case v == -1:
+				s.Root = NoNode
+			case v < 0 || v >= math.MaxUint32:
+				err = d.errorf("root %d", v)
+			default:
+				s.Root = uint32(v)
+			}
+		case "nodes":
+			decl.nodes, err = d.uint()
+		case "edges":
+			decl.edges, err = d.uint()
+		case "values":
+			decl.values, err = d.uint()
+		case "roots":
+			decl.roots, err = d.uint()
+		case "columns":
+			var m int
+			if m, err = d.arrayLen(maxTableLen, "columns"); err != nil {
+				return err
+			}
+			for i := 0; i < m && err == nil; i++ {
+				var c string
+				c, err = d.shortString(256)
+				switch c {
+				case "node.class":
+					decl.class = true
+				case "node.external_size":
+					decl.external = true
+				}
+			}
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if decl.nodes > math.MaxUint32-1 || decl.edges > math.MaxUint32 {
+		return d.errorf("snapshot declares %d nodes and %d edges; at most 2^32-2 and 2^32 are supported", decl.nodes, decl.edges)
+	}
+	d.f.Snapshots = append(d.f.Snapshots, s)
+	d.pending[s] = decl
+	return nil
+}
+
+func (d *decoder) v8Record(n int) error {
+	if n != 2 || len(d.f.Snapshots) == 0 {
+		return d.errorf("v8 record without a snapshot")
+	}
+	s := d.f.Snapshots[len(d.f.Snapshots)-1]
+	if s.V8 != nil || s.Nodes.Len() > 0 {
+		return d.errorf("v8 record must follow its snapshot record, once")
+	}
+	v := &V8Snapshot{}
+	err := d.mapFields("v8", func(k string) (err error) {
+		switch k {
+		case "header":
+			v.Header, err = d.json(0)
+		case "keys":
+			var m int
+			if m, err = d.arrayLen(maxTableLen, "keys"); err != nil {
+				return err
+			}
+			for i := 0; i < m && err == nil; i++ {
+				var key V8Key
+				if _, err = d.arrayLen(2, "key"); err != nil {
+					return err
+				}
+				if key.Name, err = d.str(); err != nil {
+					return err
+				}
+				var c byte
+				if c, err = d.dec.PeekCode(); err != nil {
+					return err
+				}
+				if c == msgpcode.Nil {
+					err = d.dec.DecodeNil()
+				} else {
+					var j JSON
+					j, err = d.json(0)
+					key.Value = &j
+				}
+				v.Keys = append(v.Keys, key)
+			}
+		case "layout":
+			var l string
+			l, err = d.shortString(64)
+			v.Layout = V8Layout(indexOf(v8LayoutNames[:], l))
+			if v.Layout == 255 {
+				err = d.errorf("unknown v8 layout %q", l)
+			}
+		case "escape":
+			var l string
+			l, err = d.shortString(64)
+			v.Escape = V8Escape(indexOf(v8EscapeNames[:], l))
+			if v.Escape == 255 {
+				err = d.errorf("unknown v8 escape style %q", l)
+			}
+		case "node_extra", "edge_extra":
+			var m int
+			if m, err = d.arrayLen(256, k); err != nil {
+				return err
+			}
+			for i := 0; i < m && err == nil; i++ {
+				var c Column
+				c.Name, err = d.shortString(1024)
+				if k == "node_extra" {
+					v.NodeExtra = append(v.NodeExtra, c)
+				} else {
+					v.EdgeExtra = append(v.EdgeExtra, c)
+				}
+			}
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+	s.V8 = v
+	return err
+}
+
+func indexOf(names []string, s string) uint8 {
+	for i, n := range names {
+		if n == s {
+			return uint8(i)
+		}
+	}
+	return 255
+}
+
+// json reads a msgpack value as a JSON value.
+func (d *decoder) json(depth int) (JSON, error) {
+	if depth > maxJSONDepth {
+		return JSON{}, d.errorf("JSON nested deeper than %d", maxJSONDepth)
+	}
+	c, err := d.dec.PeekCode()
+	if err != nil {
+		return JSON{}, err
+	}
+	switch {
+	case c == msgpcode.Nil:
+		return JSON{}, d.dec.DecodeNil()
+	case c == msgpcode.True || c == msgpcode.False:
+		b, err := d.dec.DecodeBool()
+		return JSON{Kind: JSONBool, Bool: b}, err
+	case c == msgpcode.Float || c == msgpcode.Double:
+		f, err := d.dec.DecodeFloat64()
+		return JSON{Kind: JSONFloat, Float: f}, err
+	case msgpcode.IsString(c):
+		s, err := d.str()
+		return JSON{Kind: JSONString, Str: s}, err
+	case msgpcode.IsFixedArray(c) || c == msgpcode.Array16 || c == msgpcode.Array32:
+		n, err := d.arrayLen(maxJSONElems, "JSON array")
+		if err != nil {
+			return JSON{}, err
+		}
+		j := JSON{Kind: JSONArray, Elems: make([]JSON, 0, min(n, 64))}
+		for i := 0; i < n; i++ {
+			e, err := d.json(depth + 1)
+			if err != nil {
+				return JSON{}, err
+			}
+			j.Elems = append(j.Elems, e)
+		}
+		return j, nil
+	case msgpcode.IsFixedMap(c) || c == msgpcode.Map16 || c == msgpcode.Map32:
+		n, err := d.dec.DecodeMapLen()
+		if err != nil {
+			return JSON{}, err
+		}
+		if n < 0 || n > maxJSONElems {
+			return JSON{}, d.errorf("JSON object of %d keys", n)
+		}
+		j := JSON{Kind: JSONObject, Fields: make([]JSONField, 0, min(n, 64))}
+		for i := 0; i < n; i++ {
+			k, err := d.str()
+			if err != nil {
+				return JSON{}, err
+			}
+			v, err := d.json(depth + 1)
+			if err != nil {
+				return JSON{}, err
+			}
+			j.Fields = append(j.Fields, JSONField{k, v})
+		}
+		return j, nil
+	default:
+		if c == msgpcode.Uint64 {
+			u, err := d.dec.DecodeUint64()
+			if err != nil {
+				return JSON{}, err
+			}
+			if u > math.MaxInt64 {
+				return JSON{Kind: JSONFloat, Float: float64(u)}, nil
+			}
+			return JSON{Kind: JSONInt, Int: int64(u)}, nil
+		}
+		i, err := d.dec.DecodeInt64()
+		return JSON{Kind: JSONInt, Int: i}, err
+	}
+}
+
+func (d *decoder) endRecord(n int) error {
+	if n != 2 {
+		return d.errorf("end record of %d elements", n)
+	}
+	var strs, snaps uint64
+	err := d.mapFields("end", func(k string) (err error) {
+		switch k {
+		case "strings":
+			strs, err = d.uint()
+		case "snapshots":
+			snaps, err = d.uint()
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if strs != uint64(len(d.f.Strings)) || strs != d.nStrings {
+		return d.errorf("stream holds %d strings; the header declared %d and the end record %d", len(d.f.Strings), d.nStrings, strs)
+	}
+	if snaps != uint64(len(d.f.Snapshots)) || snaps != d.nSnapshots {
+		return d.errorf("stream holds %d snapshots; the header declared %d and the end record %d", len(d.f.Snapshots), d.nSnapshots, snaps)
+	}
+	if len(d.f.Classes.Name) > 0 || d.f.Classes.FirstField != nil {
+		fc := d.f.Classes.FirstField
+		if len(fc) != len(d.f.Classes.Name) {
+			return d.errorf("class table: %d field counts for %d classes", len(fc), len(d.f.Classes.Name))
+		}
+		off, err := offsetsFrom(fc)
+		if err != nil {
+			return d.errorf("class table: %v", err)
+		}
+		d.f.Classes.FirstField = off
+	}
+	for _, s := range d.f.Snapshots {
+		if err := d.finishSnapshot(s, d.pending[s]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// offsetsFrom turns per-entry counts into CSR offsets.
+func offsetsFrom(counts []uint32) ([]uint32, error) {
+	off := make([]uint32, len(counts)+1)
+	var sum uint64
+	for i, c := range counts {
+		sum += uint64(c)
+		if sum > math.MaxUint32 {
+			return nil, fmt.Errorf("more than 2^32 entries")
+		}
+		off[i+1] = uint32(sum)
+	}
+	return off, nil
+}
+
+func (d *decoder) finishSnapshot(s *Snapshot, decl *snapDecl) error {
+	n := s.Nodes.Len()
+	if uint64(n) != decl.nodes || uint64(s.Edges.Len()) != decl.edges {
+		return d.errorf("snapshot holds %d nodes and %d edges, declared %d and %d", n, s.Edges.Len(), decl.nodes, decl.edges)
+	}
+	if len(decl.edgeCounts) != n {
+		return d.errorf("snapshot has %d edge counts for %d nodes", len(decl.edgeCounts), n)
+	}
+	off, err := offsetsFrom(decl.edgeCounts)
+	if err != nil {
+		return d.errorf("%v", err)
+	}
+	s.Nodes.FirstEdge = off
+	if decl.class && len(s.Nodes.Class) != n {
+		return d.errorf("class column has %d entries for %d nodes", len(s.Nodes.Class), n)
+	}
+	if decl.external && s.Nodes.ExternalSize.Len() != n {
+		return d.errorf("external size column has %d entries for %d nodes", s.Nodes.ExternalSize.Len(), n)
+	}
+	if len(decl.rootNode) != len(decl.rootCat) || uint64(len(decl.rootNode)) != decl.roots {
+		return d.errorf("root columns do not hold the %d roots declared", decl.roots)
+	}
+	for i := range decl.rootNode {
+		s.Roots = append(s.Roots, RootRef{decl.rootNode[i], decl.rootCat[i]})
+	}
+	v := &s.Values
+	if uint64(len(v.Node)) != decl.values || len(decl.valueKind) != len(v.Node) {
+		return d.errorf("value columns do not hold the %d values declared", decl.values)
+	}
+	v.Kind = make([]ValueKind, len(decl.valueKind))
+	for i, k := range decl.valueKind {
+		v.Kind[i] = ValueKind(k)
+	}
+	return nil
+}
+
+// colRecord reads one chunk of a column: ["col", snap, name, width, bin] or
+// ["zeros", snap, name, count].
+func (d *decoder) colRecord(n int, zeros bool) error {
+	if (zeros && n != 4) || (!zeros && n != 5) {
+		return d.errorf("column record of %d elements", n)
+	}
+	snap, err := d.dec.DecodeInt64()
+	if err != nil {
+		return err
+	}
+	name, err := d.shortString(1100)
+	if err != nil {
+		return err
+	}
+	var vals []uint64
+	var count int
+	width := 0
+	if zeros {
+		c, err := d.uint()
+		if err != nil {
+			return err
+		}
+		if c > chunkValues {
+			return d.errorf("zeros record of %d values (at most %d)", c, chunkValues)
+		}
+		count = int(c)
+	} else {
+		w, err := d.uint()
+		if err != nil {
+			return err
+		}
+		if w != 1 && w != 2 && w != 4 && w != 8 {
+			return d.errorf("column %s: width %d", name, w)
+		}
+		width = int(w)
+		bl, err := d.dec.DecodeBytesLen()
+		if err != nil {
+			return err
+		}
+		if bl < 0 || bl > maxChunkBytes || bl%width != 0 {
+			return d.errorf("column %s: chunk of %d bytes (width %d, at most %d bytes)", name, bl, width, maxChunkBytes)
+		}
+		if cap(d.buf) < bl {
+			d.buf = make([]byte, max(bl, stringStep))
+		}
+		if err := d.dec.ReadFull(d.buf[:bl]); err != nil {
+			return err
+		}
+		count = bl / width
+		vals = make([]uint64, count)
+		for i := range vals {
+			b := d.buf[i*width:]
+			switch width {
+			case 1:
+				vals[i] = uint64(b[0])
+			case 2:
+				vals[i] = uint64(binary.LittleEndian.Uint16(b))
+			case 4:
+				vals[i] = uint64(binary.LittleEndian.Uint32(b))
+			case 8:
+				vals[i] = binary.LittleEndian.Uint64(b)
+			}
+		}
+	}
+	return d.store(snap, name, vals, count)
+}
+
+// store appends count values (vals, or zeros when vals is nil) to the named
+// column.
+func (d *decoder) store(snap int64, name string, vals []uint64, count int) error {
+	at := func(i int) uint64 {
+		if vals == nil {
+			return 0
+		}
+		return vals[i]
+	}
+	// Only columns tied to the node or edge count, which node.kind and
+	// edge.kind fixed byte by byte, may arrive as zeros records: every other
+	// value must be backed by bytes of the stream.
+	tied := false
+	u32 := func(dst *[]uint32, limit int) error {
+		if vals == nil && !tied {
+			return d.errorf("column %s cannot be stored as zeros", name)
+		}
+		if limit >= 0 && len(*dst)+count > limit {
+			return d.errorf("column %s: more values than its table has entries (%d)", name, limit)
+		}
+		if *dst == nil {
+			*dst = make([]uint32, 0, count)
+		}
+		for i := 0; i < count; i++ {
+			v := at(i)
+			if v > math.MaxUint32 {
+				return d.errorf("column %s: value %d does not fit in 32 bits", name, v)
+			}
+			*dst = append(*dst, uint32(v))
+		}
+		return nil
+	}
+	u8 := func(dst *[]uint8, limit int) error {
+		if vals == nil {
+			return d.errorf("column %s must be stored as bytes", name)
+		}
+		if limit >= 0 && len(*dst)+count > limit {
+			return d.errorf("column %s: more values than declared (%d)", name, limit)
+		}
+		for i := 0; i < count; i++ {
+			if vals[i] > math.MaxUint8 {
+				return d.errorf("column %s: value %d does not fit in 8 bits", name, vals[i])
+			}
+			*dst = append(*dst, uint8(vals[i]))
+		}
+		return nil
+	}
+	uints := func(dst *Uints, limit int) error {
+		if limit >= 0 && dst.Len()+count > limit {
+			return d.errorf("column %s: more values than its table has entries (%d)", name, limit)
+		}
+		if vals == nil {
+			if !tied {
+				return d.errorf("column %s cannot be stored as zeros", name)
+			}
+			dst.AppendZeros(count)
+			return nil
+		}
+		for _, v := range vals {
+			dst.Append(v)
+		}
+		return nil
+	}
+	u64 := func(dst *[]uint64, limit int) error {
+		if vals == nil {
+			return d.errorf("column %s must be stored as values", name)
+		}
+		if len(*dst)+count > limit {
+			return d.errorf("column %s: more values than declared (%d)", name, limit)
+		}
+		*dst = append(*dst, vals...)
+		return nil
+	}
+
+	f := d.f
+	if snap == -1 {
+		nc := len(f.Classes.Name)
+		switch name {
+		case "class.name":
+			return u32(&f.Classes.Name, -1)
+		case "class.library":
+			return u32(&f.Classes.Library, nc)
+		case "class.field_count":
+			return u32(&f.Classes.FirstField, nc)
+		case "class.field_name":
+			return u32(&f.Classes.FieldName, -1)
+		}
+		return d.errorf("unknown file column %q", name)
+	}
+	if snap < 0 || snap != int64(len(f.Snapshots)-1) {
+		return d.errorf("column %s for snapshot %d, but the current snapshot is %d", name, snap, len(f.Snapshots)-1)
+	}
+	s := f.Snapshots[snap]
+	decl := d.pending[s]
+	nn, ne := s.Nodes.Len(), s.Edges.Len()
+	tied = tiedColumn(name)
+	switch name {
+	case "node.kind":
+		return u8(&s.Nodes.Kind, int(decl.nodes))
+	case "edge.kind":
+		return u8(&s.Edges.Kind, int(decl.edges))
+	case "node.name":
+		return u32(&s.Nodes.Name, nn)
+	case "node.class":
+		if !decl.class {
+			return d.errorf("node.class column not declared")
+		}
+		return u32(&s.Nodes.Class, nn)
+	case "node.id":
+		return uints(&s.Nodes.ID, nn)
+	case "node.self_size":
+		return uints(&s.Nodes.SelfSize, nn)
+	case "node.external_size":
+		if !decl.external {
+			return d.errorf("node.external_size column not declared")
+		}
+		return uints(&s.Nodes.ExternalSize, nn)
+	case "node.edge_count":
+		return u32(&decl.edgeCounts, nn)
+	case "edge.name":
+		return u32(&s.Edges.Name, ne)
+	case "edge.target":
+		return u32(&s.Edges.Target, ne)
+	case "root.node":
+		return u32(&decl.rootNode, int(min(decl.roots, math.MaxInt32)))
+	case "root.category":
+		return u32(&decl.rootCat, int(min(decl.roots, math.MaxInt32)))
+	case "value.node":
+		return u32(&s.Values.Node, int(min(decl.values, uint64(nn))))
+	case "value.kind":
+		return u8(&decl.valueKind, len(s.Values.Node))
+	case "value.bits":
+		return u64(&s.Values.Bits, len(s.Values.Node))
+	case "value.aux":
+		return u64(&s.Values.Aux, len(s.Values.Node))
+	}
+	if v := s.V8; v != nil {
+		switch name {
+		case "v8.trace_function_infos":
+			return uints(&v.TraceFunctionInfos, -1)
+		case "v8.trace_tree":
+			return uints(&v.TraceTree, -1)
+		case "v8.samples":
+			return uints(&v.Samples, -1)
+		case "v8.locations":
+			return uints(&v.Locations, -1)
+		}
+		if f, ok := strings.CutPrefix(name, "v8.node."); ok {
+			for i := range v.NodeExtra {
+				if v.NodeExtra[i].Name == f {
+					return uints(&v.NodeExtra[i].Values, nn)
+				}
+			}
+		}
+		if f, ok := strings.CutPrefix(name, "v8.edge."); ok {
+			for i := range v.EdgeExtra {
+				if v.EdgeExtra[i].Name == f {
+					return uints(&v.EdgeExtra[i].Values, ne)
+				}
+			}
+		}
+	}
+	return d.errorf("unknown column %q", name)
+}

@@ -1,0 +1,198 @@
+package ir
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Diff lists the differences between two files, at most max of them (all when
+// max <= 0). An empty result means the files hold the same data: that is
+// the round-trip criterion of the IR encoding.
+func Diff(a, b *File, max int) []string {
+	d := &differ{max: max}
+	d.check(a.Format == b.Format, "format %q != %q", a.Format, b.Format)
+	d.check(a.FormatVersion == b.FormatVersion, "format version %q != %q", a.FormatVersion, b.FormatVersion)
+	d.check(a.Producer == b.Producer, "producer %q != %q", a.Producer, b.Producer)
+	if len(a.Strings) != len(b.Strings) {
+		d.addf("string count %d != %d", len(a.Strings), len(b.Strings))
+	}
+	for i := 0; i < min(len(a.Strings), len(b.Strings)) && !d.full(); i++ {
+		d.check(a.Strings[i] == b.Strings[i], "string %d: %q != %q", i, a.Strings[i], b.Strings[i])
+	}
+	d.u32s("class name", a.Classes.Name, b.Classes.Name)
+	d.u32s("class library", a.Classes.Library, b.Classes.Library)
+	d.u32s("class field offset", a.Classes.FirstField, b.Classes.FirstField)
+	d.u32s("class field name", a.Classes.FieldName, b.Classes.FieldName)
+	d.check(len(a.Snapshots) == len(b.Snapshots), "snapshot count %d != %d", len(a.Snapshots), len(b.Snapshots))
+	for i := 0; i < min(len(a.Snapshots), len(b.Snapshots)) && !d.full(); i++ {
+		d.prefix = fmt.Sprintf("snapshot %d: ", i)
+		d.snapshot(a.Snapshots[i], b.Snapshots[i])
+	}
+	return d.out
+}
+
+type differ struct {
+	out    []string
+	max    int
+	prefix string
+}
+
+func (d *differ) full() bool { return d.max > 0 && len(d.out) >= d.max }
+
+func (d *differ) addf(format string, args ...any) {
+	if !d.full() {
+		d.out = append(d.out, d.prefix+fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *differ) check(ok bool, format string, args ...any) {
+	if !ok {
+		d.addf(format, args...)
+	}
+}
+
+func (d *differ) u32s(what string, a, b []uint32) {
+	if i := firstDiff(a, b); i >= 0 {
+		d.addf("%s: lengths %d/%d, first difference at %d", what, len(a), len(b), i)
+	}
+}
+
+func (d *differ) u8s(what string, a, b []uint8) {
+	if i := firstDiff(a, b); i >= 0 {
+		d.addf("%s: lengths %d/%d, first difference at %d", what, len(a), len(b), i)
+	}
+}
+
+func (d *differ) uints(what string, a, b *Uints) {
+	if i := a.FirstDiff(b); i >= 0 {
+		d.addf("%s: lengths %d/%d, first difference at %d", what, a.Len(), b.Len(), i)
+	}
+}
+
+func firstDiff[T comparable](a, b []T) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return n
+	}
+	return -1
+}
+
+func (d *differ) snapshot(a, b *Snapshot) {
+	d.check(a.Name == b.Name, "name %d != %d", a.Name, b.Name)
+	d.check(a.CaptureTime == b.CaptureTime, "capture time %d != %d", a.CaptureTime, b.CaptureTime)
+	d.check(slices.Equal(a.Totals, b.Totals), "totals %v != %v", a.Totals, b.Totals)
+	d.check(slices.Equal(a.NodeKinds, b.NodeKinds), "node kinds %q != %q", a.NodeKinds, b.NodeKinds)
+	d.check(slices.Equal(a.EdgeKinds, b.EdgeKinds), "edge kinds %v != %v", a.EdgeKinds, b.EdgeKinds)
+	d.check(a.Root == b.Root, "root %d != %d", a.Root, b.Root)
+	d.check(slices.Equal(a.Roots, b.Roots), "roots differ")
+	d.u8s("node kind", a.Nodes.Kind, b.Nodes.Kind)
+	d.u32s("node name", a.Nodes.Name, b.Nodes.Name)
+	d.u32s("node class", a.Nodes.Class, b.Nodes.Class)
+	d.uints("node id", &a.Nodes.ID, &b.Nodes.ID)
+	d.uints("node self size", &a.Nodes.SelfSize, &b.Nodes.SelfSize)
+	d.uints("node external size", &a.Nodes.ExternalSize, &b.Nodes.ExternalSize)
+	d.u32s("node edge offsets", a.Nodes.FirstEdge, b.Nodes.FirstEdge)
+	d.u8s("edge kind", a.Edges.Kind, b.Edges.Kind)
+	d.u32s("edge name", a.Edges.Name, b.Edges.Name)
+	d.u32s("edge target", a.Edges.Target, b.Edges.Target)
+	d.u32s("value node", a.Values.Node, b.Values.Node)
+	d.u8s("value kind", valueKindBytes(a.Values.Kind), valueKindBytes(b.Values.Kind))
+	if i := firstDiff(a.Values.Bits, b.Values.Bits); i >= 0 {
+		d.addf("value bits differ at %d", i)
+	}
+	if i := firstDiff(a.Values.Aux, b.Values.Aux); i >= 0 {
+		d.addf("value aux differs at %d", i)
+	}
+	switch {
+	case (a.V8 == nil) != (b.V8 == nil):
+		d.addf("v8 section present %v != %v", a.V8 != nil, b.V8 != nil)
+	case a.V8 != nil:
+		d.v8(a.V8, b.V8)
+	}
+}
+
+func valueKindBytes(k []ValueKind) []uint8 {
+	b := make([]uint8, len(k))
+	for i, x := range k {
+		b[i] = uint8(x)
+	}
+	return b
+}
+
+func (d *differ) v8(a, b *V8Snapshot) {
+	d.check(a.Header.Equal(&b.Header), "v8 header %s != %s", a.Header.describe(), b.Header.describe())
+	if len(a.Keys) != len(b.Keys) {
+		d.addf("v8 top-level keys: %d != %d", len(a.Keys), len(b.Keys))
+	} else {
+		for i := range a.Keys {
+			ka, kb := a.Keys[i], b.Keys[i]
+			same := ka.Name == kb.Name && (ka.Value == nil) == (kb.Value == nil) &&
+				(ka.Value == nil || ka.Value.Equal(kb.Value))
+			d.check(same, "v8 top-level key %d: %q != %q", i, ka.Name, kb.Name)
+		}
+	}
+	d.check(a.Layout == b.Layout, "v8 layout %v != %v", a.Layout, b.Layout)
+	d.check(a.Escape == b.Escape, "v8 escape %v != %v", a.Escape, b.Escape)
+	d.columns("v8 node field", a.NodeExtra, b.NodeExtra)
+	d.columns("v8 edge field", a.EdgeExtra, b.EdgeExtra)
+	d.uints("v8 trace_function_infos", &a.TraceFunctionInfos, &b.TraceFunctionInfos)
+	d.uints("v8 trace_tree", &a.TraceTree, &b.TraceTree)
+	d.uints("v8 samples", &a.Samples, &b.Samples)
+	d.uints("v8 locations", &a.Locations, &b.Locations)
+}
+
+func (d *differ) columns(what string, a, b []Column) {
+	if len(a) != len(b) {
+		d.addf("%s count %d != %d", what, len(a), len(b))
+		return
+	}
+	for i := range a {
+		d.check(a[i].Name == b[i].Name, "%s %d: name %q != %q", what, i, a[i].Name, b[i].Name)
+		d.uints(what+" "+a[i].Name, &a[i].Values, &b[i].Values)
+	}
+}
+
+// GraphDiff compares two snapshots as graphs, by meaning rather than by
+// table index: node kinds and edge kinds by name, names and edge names by
+// their strings. Converters use it to check that a format kept what it can
+// hold. It lists at most max differences (all when max <= 0).
+func GraphDiff(fa *File, a *Snapshot, fb *File, b *Snapshot, max int) []string {
+	d := &differ{max: max}
+	if a.Nodes.Len() != b.Nodes.Len() || a.Edges.Len() != b.Edges.Len() {
+		d.addf("graph size: %d nodes %d edges != %d nodes %d edges", a.Nodes.Len(), a.Edges.Len(), b.Nodes.Len(), b.Edges.Len())
+		return d.out
+	}
+	for i := 0; i < a.Nodes.Len() && !d.full(); i++ {
+		d.check(a.NodeKindName(i) == b.NodeKindName(i), "node %d: kind %q != %q", i, a.NodeKindName(i), b.NodeKindName(i))
+		d.check(fa.String(a.Nodes.Name[i]) == fb.String(b.Nodes.Name[i]), "node %d: name %q != %q", i,
+			fa.String(a.Nodes.Name[i]), fb.String(b.Nodes.Name[i]))
+		d.check(a.Nodes.ID.At(i) == b.Nodes.ID.At(i), "node %d: id %d != %d", i, a.Nodes.ID.At(i), b.Nodes.ID.At(i))
+		d.check(a.Nodes.SelfSize.At(i) == b.Nodes.SelfSize.At(i), "node %d: self size %d != %d", i,
+			a.Nodes.SelfSize.At(i), b.Nodes.SelfSize.At(i))
+		d.check(a.Nodes.FirstEdge[i+1] == b.Nodes.FirstEdge[i+1], "node %d: edge offsets differ", i)
+	}
+	for e := 0; e < a.Edges.Len() && !d.full(); e++ {
+		ka, kb := a.EdgeKindOf(e), b.EdgeKindOf(e)
+		d.check(ka == kb, "edge %d: kind %v != %v", e, ka, kb)
+		na, nb := edgeNameText(fa, a, e), edgeNameText(fb, b, e)
+		d.check(na == nb, "edge %d: name %q != %q", e, na, nb)
+		d.check(a.Edges.Target[e] == b.Edges.Target[e], "edge %d: target %d != %d", e, a.Edges.Target[e], b.Edges.Target[e])
+	}
+	return d.out
+}
+
+// EdgeName returns edge e's name as text: the string, or the index in
+// decimal for indexed kinds.
+func (f *File) EdgeName(s *Snapshot, e int) string { return edgeNameText(f, s, e) }
+
+func edgeNameText(f *File, s *Snapshot, e int) string {
+	if s.EdgeKindOf(e).Indexed {
+		return fmt.Sprint(s.Edges.Name[e])
+	}
+	return f.String(s.Edges.Name[e])
+}

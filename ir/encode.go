@@ -1,0 +1,412 @@
+package ir
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Version is the IR schema version this package writes. The decoder reads
+// every version up to it and refuses newer ones.
+const Version = 1
+
+// Magic is the first value of every IR stream, msgpack ["heapir", version]
+// without the version byte.
+var Magic = []byte{0x92, 0xa6, 'h', 'e', 'a', 'p', 'i', 'r'}
+
+// ZstdMagic starts a zstd frame (the .heapir.zst form).
+var ZstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+const (
+	// chunkValues is how many column values go in one "col" record.
+	chunkValues = 1 << 16
+	// chunkStrings is how many strings go in one "strings" record.
+	chunkStrings = 1 << 14
+	// maxChunkBytes bounds one "col" record's payload (8-byte values).
+	maxChunkBytes = 8 * chunkValues
+)
+
+// Encode writes f to w as an IR stream (see SPEC.md).
+func Encode(w io.Writer, f *File) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	e := &encoder{enc: msgpack.NewEncoder(bw)}
+	e.enc.UseCompactInts(true)
+	e.file(f)
+	if e.err == nil {
+		e.err = bw.Flush()
+	}
+	return e.err
+}
+
+// EncodeZstd writes f to w as a zstd-compressed IR stream (.heapir.zst).
+func EncodeZstd(w io.Writer, f *File) error {
+	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		return err
+	}
+	if err := Encode(zw, f); err != nil {
+		zw.Close()
+		return err
+	}
+	return zw.Close()
+}
+
+type encoder struct {
+	enc *msgpack.Encoder
+	err error
+	buf []byte
+}
+
+// Each helper records the first error and turns later calls into no-ops, so
+// the record layout reads top to bottom without error plumbing.
+func (e *encoder) arr(n int) {
+	if e.err == nil {
+		e.err = e.enc.EncodeArrayLen(n)
+	}
+}
+func (e *encoder) mapLen(n int) {
+	if e.err == nil {
+		e.err = e.enc.EncodeMapLen(n)
+	}
+}
+func (e *encoder) str(s string) {
+	if e.err == nil {
+		e.err = e.enc.EncodeString(s)
+	}
+}
+func (e *encoder) uint(v uint64) {
+	if e.err == nil {
+		e.err = e.enc.EncodeUint(v)
+	}
+}
+func (e *encoder) int(v int64) {
+	if e.err == nil {
+		e.err = e.enc.EncodeInt(v)
+	}
+}
+func (e *encoder) bool(v bool) {
+	if e.err == nil {
+		e.err = e.enc.EncodeBool(v)
+	}
+}
+func (e *encoder) nil() {
+	if e.err == nil {
+		e.err = e.enc.EncodeNil()
+	}
+}
+func (e *encoder) float(v float64) {
+	if e.err == nil {
+		e.err = e.enc.EncodeFloat64(v)
+	}
+}
+func (e *encoder) bin(b []byte) {
+	if e.err == nil {
+		e.err = e.enc.EncodeBytes(b)
+	}
+}
+
+func (e *encoder) file(f *File) {
+	e.arr(2)
+	e.str("heapir")
+	e.uint(Version)
+
+	e.arr(2)
+	e.str("file")
+	e.mapLen(6)
+	e.str("format")
+	e.str(f.Format)
+	e.str("format_version")
+	e.str(f.FormatVersion)
+	e.str("producer")
+	e.str(f.Producer)
+	e.str("strings")
+	e.uint(uint64(len(f.Strings)))
+	e.str("classes")
+	e.uint(uint64(f.Classes.Len()))
+	e.str("snapshots")
+	e.uint(uint64(len(f.Snapshots)))
+
+	for i := 0; i < len(f.Strings); i += chunkStrings {
+		part := f.Strings[i:min(i+chunkStrings, len(f.Strings))]
+		e.arr(2)
+		e.str("strings")
+		e.arr(len(part))
+		for _, s := range part {
+			e.str(s)
+		}
+	}
+	c := &f.Classes
+	e.u32col(-1, "class.name", c.Name)
+	e.u32col(-1, "class.library", c.Library)
+	e.u32col(-1, "class.field_count", counts(c.FirstField))
+	e.u32col(-1, "class.field_name", c.FieldName)
+
+	for i, s := range f.Snapshots {
+		e.snapshot(i, s)
+	}
+	e.arr(2)
+	e.str("end")
+	e.mapLen(2)
+	e.str("strings")
+	e.uint(uint64(len(f.Strings)))
+	e.str("snapshots")
+	e.uint(uint64(len(f.Snapshots)))
+}
+
+// counts turns CSR offsets into per-entry counts, the form the stream stores
+// (smaller, and it cannot be inconsistent).
+func counts(off []uint32) []uint32 {
+	if len(off) == 0 {
+		return nil
+	}
+	c := make([]uint32, len(off)-1)
+	for i := range c {
+		c[i] = off[i+1] - off[i]
+	}
+	return c
+}
+
+func (e *encoder) snapshot(idx int, s *Snapshot) {
+	e.arr(2)
+	e.str("snapshot")
+	e.mapLen(11)
+	e.str("name")
+	e.uint(uint64(s.Name))
+	e.str("capture_time")
+	e.int(s.CaptureTime)
+	e.str("totals")
+	e.arr(len(s.Totals))
+	for _, t := range s.Totals {
+		e.arr(2)
+		e.str(t.Name)
+		e.uint(t.Value)
+	}
+	e.str("node_kinds")
+	e.arr(len(s.NodeKinds))
+	for _, k := range s.NodeKinds {
+		e.str(k)
+	}
+	e.str("edge_kinds")
+	e.arr(len(s.EdgeKinds))
+	for _, k := range s.EdgeKinds {
+		e.arr(2)
+		e.str(k.Name)
+		e.bool(k.Indexed)
+	}
+	e.str("root")
+	if s.Root == NoNode {
+		e.int(-1)
+	} else {
+		e.uint(uint64(s.Root))
+	}
+	e.str("nodes")
+	e.uint(uint64(s.Nodes.Len()))
+	e.str("edges")
+	e.uint(uint64(s.Edges.Len()))
+	e.str("values")
+	e.uint(uint64(s.Values.Len()))
+	e.str("roots")
+	e.uint(uint64(len(s.Roots)))
+	e.str("columns")
+	// Optional columns present in this snapshot, so that an empty optional
+	// column and an absent one stay apart.
+	var opt []string
+	if len(s.Nodes.Class) > 0 {
+		opt = append(opt, "node.class")
+	}
+	if s.Nodes.ExternalSize.Len() > 0 {
+		opt = append(opt, "node.external_size")
+	}
+	e.arr(len(opt))
+	for _, o := range opt {
+		e.str(o)
+	}
+
+	if s.V8 != nil {
+		e.v8(s.V8)
+	}
+
+	// node.kind and edge.kind come first and are always stored byte by byte:
+	// they fix the node and edge counts that bound every "zeros" record.
+	e.u8col(idx, "node.kind", s.Nodes.Kind)
+	e.u8col(idx, "edge.kind", s.Edges.Kind)
+	e.u32col(idx, "node.name", s.Nodes.Name)
+	if len(s.Nodes.Class) > 0 {
+		e.u32col(idx, "node.class", s.Nodes.Class)
+	}
+	e.uintsCol(idx, "node.id", &s.Nodes.ID)
+	e.uintsCol(idx, "node.self_size", &s.Nodes.SelfSize)
+	if s.Nodes.ExternalSize.Len() > 0 {
+		e.uintsCol(idx, "node.external_size", &s.Nodes.ExternalSize)
+	}
+	e.u32col(idx, "node.edge_count", counts(s.Nodes.FirstEdge))
+	e.u32col(idx, "edge.name", s.Edges.Name)
+	e.u32col(idx, "edge.target", s.Edges.Target)
+
+	rn := make([]uint32, len(s.Roots))
+	rc := make([]uint32, len(s.Roots))
+	for i, r := range s.Roots {
+		rn[i], rc[i] = r.Node, r.Category
+	}
+	e.u32col(idx, "root.node", rn)
+	e.u32col(idx, "root.category", rc)
+
+	v := &s.Values
+	e.u32col(idx, "value.node", v.Node)
+	kinds := make([]uint8, len(v.Kind))
+	for i, k := range v.Kind {
+		kinds[i] = uint8(k)
+	}
+	e.u8col(idx, "value.kind", kinds)
+	e.u64col(idx, "value.bits", v.Bits)
+	e.u64col(idx, "value.aux", v.Aux)
+
+	if s.V8 != nil {
+		for _, c := range s.V8.NodeExtra {
+			e.uintsCol(idx, "v8.node."+c.Name, &c.Values)
+		}
+		for _, c := range s.V8.EdgeExtra {
+			e.uintsCol(idx, "v8.edge."+c.Name, &c.Values)
+		}
+		e.uintsCol(idx, "v8.trace_function_infos", &s.V8.TraceFunctionInfos)
+		e.uintsCol(idx, "v8.trace_tree", &s.V8.TraceTree)
+		e.uintsCol(idx, "v8.samples", &s.V8.Samples)
+		e.uintsCol(idx, "v8.locations", &s.V8.Locations)
+	}
+}
+
+func (e *encoder) v8(v *V8Snapshot) {
+	e.arr(2)
+	e.str("v8")
+	e.mapLen(6)
+	e.str("header")
+	e.json(&v.Header)
+	e.str("keys")
+	e.arr(len(v.Keys))
+	for _, k := range v.Keys {
+		e.arr(2)
+		e.str(k.Name)
+		if k.Value == nil {
+			e.nil()
+		} else {
+			e.json(k.Value)
+		}
+	}
+	e.str("layout")
+	e.str(v.Layout.String())
+	e.str("escape")
+	e.str(v.Escape.String())
+	e.str("node_extra")
+	e.arr(len(v.NodeExtra))
+	for _, c := range v.NodeExtra {
+		e.str(c.Name)
+	}
+	e.str("edge_extra")
+	e.arr(len(v.EdgeExtra))
+	for _, c := range v.EdgeExtra {
+		e.str(c.Name)
+	}
+}
+
+// json writes a JSON value as the natural msgpack value; objects become maps
+// whose keys keep their order in the stream.
+func (e *encoder) json(j *JSON) {
+	switch j.Kind {
+	case JSONNull:
+		e.nil()
+	case JSONBool:
+		e.bool(j.Bool)
+	case JSONInt:
+		e.int(j.Int)
+	case JSONFloat:
+		e.float(j.Float)
+	case JSONString:
+		e.str(j.Str)
+	case JSONArray:
+		e.arr(len(j.Elems))
+		for i := range j.Elems {
+			e.json(&j.Elems[i])
+		}
+	case JSONObject:
+		e.mapLen(len(j.Fields))
+		for i := range j.Fields {
+			e.str(j.Fields[i].Key)
+			e.json(&j.Fields[i].Value)
+		}
+	}
+}
+
+func (e *encoder) colHeader(snap int, name string, width int) {
+	e.arr(5)
+	e.str("col")
+	e.int(int64(snap))
+	e.str(name)
+	e.uint(uint64(width))
+}
+
+func (e *encoder) zeros(snap int, name string, n int) {
+	for i := 0; i < n; i += chunkValues {
+		e.arr(4)
+		e.str("zeros")
+		e.int(int64(snap))
+		e.str(name)
+		e.uint(uint64(min(chunkValues, n-i)))
+	}
+}
+
+func (e *encoder) u8col(snap int, name string, v []uint8) {
+	for i := 0; i < len(v); i += chunkValues {
+		e.colHeader(snap, name, 1)
+		e.bin(v[i:min(i+chunkValues, len(v))])
+	}
+}
+
+func (e *encoder) u32col(snap int, name string, v []uint32) {
+	for i := 0; i < len(v); i += chunkValues {
+		part := v[i:min(i+chunkValues, len(v))]
+		e.buf = e.buf[:0]
+		for _, x := range part {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, x)
+		}
+		e.colHeader(snap, name, 4)
+		e.bin(e.buf)
+	}
+}
+
+func (e *encoder) u64col(snap int, name string, v []uint64) {
+	for i := 0; i < len(v); i += chunkValues {
+		part := v[i:min(i+chunkValues, len(v))]
+		e.buf = e.buf[:0]
+		for _, x := range part {
+			e.buf = binary.LittleEndian.AppendUint64(e.buf, x)
+		}
+		e.colHeader(snap, name, 8)
+		e.bin(e.buf)
+	}
+}
+
+func (e *encoder) uintsCol(snap int, name string, c *Uints) {
+	switch {
+	case c.u64 != nil:
+		e.u64col(snap, name, c.u64)
+	case c.u32 != nil:
+		e.u32col(snap, name, c.u32)
+	case c.u8 != nil:
+		e.u8col(snap, name, c.u8)
+	case tiedColumn(name):
+		e.zeros(snap, name, c.n)
+	default:
+		// Only node and edge columns may use zeros records (SPEC.md).
+		e.u8col(snap, name, make([]uint8, c.n))
+	}
+}
+
+// tiedColumn reports whether a column has one value per node or per edge.
+func tiedColumn(name string) bool {
+	return strings.HasPrefix(name, "node.") || strings.HasPrefix(name, "edge.") ||
+		strings.HasPrefix(name, "v8.node.") || strings.HasPrefix(name, "v8.edge.")
+}

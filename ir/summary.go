@@ -1,0 +1,150 @@
+package ir
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// ClassStat aggregates the nodes of one class.
+type ClassStat struct {
+	Name     string `json:"name"`
+	Count    uint64 `json:"count"`
+	SelfSize uint64 `json:"self_size"`
+}
+
+// SnapshotSummary is what `heapconv info` reports per snapshot.
+type SnapshotSummary struct {
+	Nodes        uint64      `json:"nodes"`
+	Edges        uint64      `json:"edges"`
+	SelfSize     uint64      `json:"self_size"`
+	ExternalSize uint64      `json:"external_size"`
+	Classes      uint64      `json:"classes"`
+	Roots        uint64      `json:"roots"`
+	TopClasses   []ClassStat `json:"top_classes"`
+}
+
+// externalTotals are the Totals entries that count memory outside the heap.
+var externalTotals = map[string]bool{"extra_native_bytes": true, "external_size": true}
+
+// Summarize computes a snapshot's summary with its top classes by self size.
+func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
+	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len())}
+	sum.SelfSize = s.Nodes.SelfSize.Sum()
+	sum.ExternalSize = s.Nodes.ExternalSize.Sum()
+	for _, t := range s.Totals {
+		if externalTotals[t.Name] {
+			sum.ExternalSize = satAdd(sum.ExternalSize, t.Value)
+		}
+	}
+	switch {
+	case len(s.Roots) > 0:
+		sum.Roots = uint64(len(s.Roots))
+	case s.Root != NoNode:
+		lo, hi := s.Nodes.EdgeRange(int(s.Root))
+		sum.Roots = uint64(hi - lo)
+	}
+	stats := ClassStats(f, s)
+	sum.Classes = uint64(len(stats))
+	sort.Slice(stats, func(i, j int) bool {
+		if stats[i].SelfSize != stats[j].SelfSize {
+			return stats[i].SelfSize > stats[j].SelfSize
+		}
+		if stats[i].Count != stats[j].Count {
+			return stats[i].Count > stats[j].Count
+		}
+		return stats[i].Name < stats[j].Name
+	})
+	if top >= 0 && len(stats) > top {
+		stats = stats[:top]
+	}
+	sum.TopClasses = stats
+	return sum
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// ClassStats aggregates nodes by class name (see ClassName), in no
+// particular order.
+func ClassStats(f *File, s *Snapshot) []ClassStat {
+	// Group by (kind, name, class) first: cheap integer keys, then resolve
+	// each group's display name once.
+	type key struct {
+		kind  uint8
+		name  uint32
+		class uint32
+	}
+	groups := map[key]*ClassStat{}
+	for i := 0; i < s.Nodes.Len(); i++ {
+		k := key{kind: s.Nodes.Kind[i], name: s.Nodes.Name[i]}
+		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
+			k = key{class: s.Nodes.Class[i]}
+		} else if !nameMatters(s.NodeKindName(i)) {
+			k.name = 0
+		}
+		g := groups[k]
+		if g == nil {
+			g = &ClassStat{Name: ClassName(f, s, i)}
+			groups[k] = g
+		}
+		g.Count++
+		g.SelfSize = satAdd(g.SelfSize, s.Nodes.SelfSize.At(i))
+	}
+	byName := map[string]*ClassStat{}
+	for _, g := range groups {
+		if h := byName[g.Name]; h != nil {
+			h.Count += g.Count
+			h.SelfSize = satAdd(h.SelfSize, g.SelfSize)
+		} else {
+			byName[g.Name] = g
+		}
+	}
+	out := make([]ClassStat, 0, len(byName))
+	for _, g := range byName {
+		out = append(out, *g)
+	}
+	return out
+}
+
+// nameMatters reports whether a node kind's class name depends on the node's
+// name (Chrome DevTools groups object and native nodes by name, everything
+// else by kind).
+func nameMatters(kind string) bool { return kind == KindObject || kind == KindNative }
+
+// ClassName returns the class a node is counted under: its class from the
+// class table when it has one, else the name Chrome DevTools' Summary view
+// gives it (object and native nodes by name, other kinds in parentheses).
+func ClassName(f *File, s *Snapshot, i int) string {
+	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
+		c := s.Nodes.Class[i] - 1
+		return f.String(f.Classes.Name[c])
+	}
+	switch k := s.NodeKindName(i); k {
+	case KindHidden:
+		return "(system)"
+	case KindCode:
+		return "(compiled code)"
+	case KindClosure:
+		return "Function"
+	case KindRegexp:
+		return "RegExp"
+	case KindObject, KindNative:
+		name := f.String(s.Nodes.Name[i])
+		// DevTools shortens "<tag attr=...>" to "<tag>".
+		if strings.HasPrefix(name, "<") && strings.HasSuffix(name, ">") {
+			if sp := strings.IndexByte(name, ' '); sp > 0 {
+				name = name[:sp] + ">"
+			}
+		}
+		return name
+	default:
+		return "(" + k + ")"
+	}
+}
+
+func floatFromBits(b uint64) float64 { return math.Float64frombits(b) }

@@ -1,0 +1,156 @@
+package ir
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// WriteText writes the IR's readable text form: every table and column, one
+// node per line followed by its edges. Golden tests compare it, and people
+// read it to debug a conversion. Strings are Go-quoted.
+func WriteText(w io.Writer, f *File) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	q := strconv.Quote
+	p("heapir %d\n", Version)
+	p("format %s\n", q(f.Format))
+	p("format_version %s\n", q(f.FormatVersion))
+	p("producer %s\n", q(f.Producer))
+	p("strings %d\n", len(f.Strings))
+	for i, s := range f.Strings {
+		p("  s%d %s\n", i, q(s))
+	}
+	p("classes %d\n", f.Classes.Len())
+	for c := 0; c < f.Classes.Len(); c++ {
+		p("  c%d %s library=%s fields=[", c+1, q(f.String(f.Classes.Name[c])), q(f.String(f.Classes.Library[c])))
+		for j := f.Classes.FirstField[c]; j < f.Classes.FirstField[c+1]; j++ {
+			if j > f.Classes.FirstField[c] {
+				p(" ")
+			}
+			p("%s", q(f.String(f.Classes.FieldName[j])))
+		}
+		p("]\n")
+	}
+	for si, s := range f.Snapshots {
+		writeSnapshotText(p, f, si, s)
+	}
+	return bw.Flush()
+}
+
+func writeSnapshotText(p func(string, ...any), f *File, si int, s *Snapshot) {
+	q := strconv.Quote
+	p("snapshot %d name=%s capture_time=%d\n", si, q(f.String(s.Name)), s.CaptureTime)
+	for _, t := range s.Totals {
+		p("  total %s %d\n", t.Name, t.Value)
+	}
+	p("  node_kinds")
+	for _, k := range s.NodeKinds {
+		p(" %s", q(k))
+	}
+	p("\n  edge_kinds")
+	for _, k := range s.EdgeKinds {
+		if k.Indexed {
+			p(" %s[i]", q(k.Name))
+		} else {
+			p(" %s", q(k.Name))
+		}
+	}
+	p("\n")
+	if s.Root == NoNode {
+		p("  root none\n")
+	} else {
+		p("  root n%d\n", s.Root)
+	}
+	for _, r := range s.Roots {
+		p("  gcroot n%d %s\n", r.Node, q(f.String(r.Category)))
+	}
+	p("  nodes %d edges %d values %d\n", s.Nodes.Len(), s.Edges.Len(), s.Values.Len())
+	nd := &s.Nodes
+	vi := 0
+	for i := 0; i < nd.Len(); i++ {
+		p("  n%d %s %s id=%d self=%d", i, q(s.NodeKindName(i)), q(f.String(nd.Name[i])), nd.ID.At(i), nd.SelfSize.At(i))
+		if len(nd.Class) > 0 && nd.Class[i] > 0 {
+			p(" class=c%d", nd.Class[i])
+		}
+		if nd.ExternalSize.Len() > 0 {
+			p(" external=%d", nd.ExternalSize.At(i))
+		}
+		if s.V8 != nil {
+			for _, c := range s.V8.NodeExtra {
+				p(" %s=%d", c.Name, c.Values.At(i))
+			}
+		}
+		for vi < s.Values.Len() && int(s.Values.Node[vi]) == i {
+			p(" value=%s", valueText(f, &s.Values, vi))
+			vi++
+		}
+		p("\n")
+		lo, hi := nd.EdgeRange(i)
+		for e := lo; e < hi; e++ {
+			k := s.EdgeKindOf(e)
+			name := q(f.String(s.Edges.Name[e]))
+			if k.Indexed {
+				name = "[" + strconv.FormatUint(uint64(s.Edges.Name[e]), 10) + "]"
+			}
+			p("    %s %s -> n%d", k.Name, name, s.Edges.Target[e])
+			if s.V8 != nil {
+				for _, c := range s.V8.EdgeExtra {
+					p(" %s=%d", c.Name, c.Values.At(e))
+				}
+			}
+			p("\n")
+		}
+	}
+	if v := s.V8; v != nil {
+		p("  v8 layout=%s escape=%s\n", v.Layout, v.Escape)
+		p("  v8 header %s\n", v.Header.String())
+		p("  v8 keys")
+		for _, k := range v.Keys {
+			if k.Value != nil {
+				p(" %s=%s", q(k.Name), k.Value.String())
+			} else {
+				p(" %s", q(k.Name))
+			}
+		}
+		p("\n")
+		uintsLine(p, "v8 trace_function_infos", &v.TraceFunctionInfos)
+		uintsLine(p, "v8 trace_tree", &v.TraceTree)
+		uintsLine(p, "v8 samples", &v.Samples)
+		uintsLine(p, "v8 locations", &v.Locations)
+	}
+}
+
+func uintsLine(p func(string, ...any), what string, c *Uints) {
+	p("  %s [", what)
+	for i := 0; i < c.Len(); i++ {
+		if i > 0 {
+			p(" ")
+		}
+		p("%d", c.At(i))
+	}
+	p("]\n")
+}
+
+func valueText(f *File, v *Values, j int) string {
+	switch v.Kind[j] {
+	case ValueString:
+		s := strconv.Quote(f.String(uint32(v.Bits[j])))
+		if v.Aux[j] != 0 {
+			s += fmt.Sprintf("(of %d)", v.Aux[j])
+		}
+		return s
+	case ValueInt:
+		return strconv.FormatInt(int64(v.Bits[j]), 10)
+	case ValueFloat:
+		return strconv.FormatFloat(floatFromBits(v.Bits[j]), 'g', -1, 64)
+	case ValueBool:
+		return strconv.FormatBool(v.Bits[j] != 0)
+	case ValueLength:
+		return "len:" + strconv.FormatUint(v.Bits[j], 10)
+	case ValueNull:
+		return "null"
+	}
+	return "?"
+}

@@ -1,0 +1,262 @@
+package ir
+
+import "math"
+
+// Uints is a column of unsigned integers that stores each value in the
+// narrowest width the column has needed so far: nothing while every value is
+// zero, then one byte, four bytes or eight bytes per value. Heap snapshots are
+// dominated by columns whose values are small (type tags, flags, V8 ids and
+// sizes that fit in 32 bits), so this keeps a 10 M-node snapshot compact while
+// still holding any 64-bit value a format can carry.
+//
+// The zero value is an empty column.
+type Uints struct {
+	n   int
+	u8  []uint8
+	u32 []uint32
+	u64 []uint64
+}
+
+// Width reports the bytes per value currently used: 0, 1, 4 or 8.
+func (c *Uints) Width() int {
+	switch {
+	case c.u64 != nil:
+		return 8
+	case c.u32 != nil:
+		return 4
+	case c.u8 != nil:
+		return 1
+	}
+	return 0
+}
+
+// Len reports the number of values in the column.
+func (c *Uints) Len() int { return c.n }
+
+// At returns the i'th value.
+func (c *Uints) At(i int) uint64 {
+	switch {
+	case c.u64 != nil:
+		return c.u64[i]
+	case c.u32 != nil:
+		return uint64(c.u32[i])
+	case c.u8 != nil:
+		return uint64(c.u8[i])
+	}
+	if uint(i) >= uint(c.n) {
+		panic("ir: Uints index out of range")
+	}
+	return 0
+}
+
+// Grow makes room for n more values without reallocating, in the current width.
+func (c *Uints) Grow(n int) {
+	switch {
+	case c.u64 != nil:
+		c.u64 = growTo(c.u64, n)
+	case c.u32 != nil:
+		c.u32 = growTo(c.u32, n)
+	case c.u8 != nil:
+		c.u8 = growTo(c.u8, n)
+	}
+}
+
+func growTo[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), len(s)+n)
+	copy(t, s)
+	return t
+}
+
+// Append adds v at the end of the column, widening the storage if v needs it.
+func (c *Uints) Append(v uint64) {
+	c.widen(v)
+	switch {
+	case c.u64 != nil:
+		c.u64 = append(c.u64, v)
+	case c.u32 != nil:
+		c.u32 = append(c.u32, uint32(v))
+	case c.u8 != nil:
+		c.u8 = append(c.u8, uint8(v))
+	}
+	c.n++
+}
+
+// Set replaces the i'th value.
+func (c *Uints) Set(i int, v uint64) {
+	if uint(i) >= uint(c.n) {
+		panic("ir: Uints index out of range")
+	}
+	c.widen(v)
+	switch {
+	case c.u64 != nil:
+		c.u64[i] = v
+	case c.u32 != nil:
+		c.u32[i] = uint32(v)
+	case c.u8 != nil:
+		c.u8[i] = uint8(v)
+	}
+}
+
+// widen converts the storage so that it can hold v.
+func (c *Uints) widen(v uint64) {
+	need := widthFor(v)
+	if need <= c.Width() {
+		return
+	}
+	c.setWidth(need, c.n+1)
+}
+
+// setWidth converts the column to width w (which must not be narrower than
+// the current one), reserving capacity for at least capHint values.
+func (c *Uints) setWidth(w, capHint int) {
+	if capHint < c.n {
+		capHint = c.n
+	}
+	switch w {
+	case 1:
+		c.u8 = make([]uint8, c.n, capHint) // from all-zero
+	case 4:
+		s := make([]uint32, c.n, capHint)
+		for i, x := range c.u8 {
+			s[i] = uint32(x)
+		}
+		c.u8, c.u32 = nil, s
+	case 8:
+		s := make([]uint64, c.n, capHint)
+		switch {
+		case c.u32 != nil:
+			for i, x := range c.u32 {
+				s[i] = uint64(x)
+			}
+		case c.u8 != nil:
+			for i, x := range c.u8 {
+				s[i] = uint64(x)
+			}
+		}
+		c.u8, c.u32, c.u64 = nil, nil, s
+	}
+}
+
+func widthFor(v uint64) int {
+	switch {
+	case v == 0:
+		return 0
+	case v <= math.MaxUint8:
+		return 1
+	case v <= math.MaxUint32:
+		return 4
+	}
+	return 8
+}
+
+// AppendZeros adds n zero values.
+func (c *Uints) AppendZeros(n int) {
+	switch {
+	case c.u64 != nil:
+		c.u64 = append(c.u64, make([]uint64, n)...)
+	case c.u32 != nil:
+		c.u32 = append(c.u32, make([]uint32, n)...)
+	case c.u8 != nil:
+		c.u8 = append(c.u8, make([]uint8, n)...)
+	}
+	c.n += n
+}
+
+// Max returns the largest value in the column (0 when empty).
+func (c *Uints) Max() uint64 {
+	var m uint64
+	switch {
+	case c.u64 != nil:
+		for _, x := range c.u64 {
+			m = max(m, x)
+		}
+	case c.u32 != nil:
+		for _, x := range c.u32 {
+			m = max(m, uint64(x))
+		}
+	case c.u8 != nil:
+		for _, x := range c.u8 {
+			m = max(m, uint64(x))
+		}
+	}
+	return m
+}
+
+// Sum returns the sum of the column's values, saturating at the uint64 maximum.
+func (c *Uints) Sum() uint64 {
+	var s uint64
+	add := func(x uint64) {
+		if s+x < s {
+			s = math.MaxUint64
+		} else {
+			s += x
+		}
+	}
+	switch {
+	case c.u64 != nil:
+		for _, x := range c.u64 {
+			add(x)
+		}
+	case c.u32 != nil:
+		for _, x := range c.u32 {
+			add(uint64(x))
+		}
+	case c.u8 != nil:
+		for _, x := range c.u8 {
+			s += uint64(x)
+		}
+	}
+	return s
+}
+
+// Equal reports whether two columns hold the same values (widths may differ).
+func (c *Uints) Equal(d *Uints) bool {
+	if c.n != d.n {
+		return false
+	}
+	for i := 0; i < c.n; i++ {
+		if c.At(i) != d.At(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// FirstDiff returns the first index at which c and d differ, or -1.
+func (c *Uints) FirstDiff(d *Uints) int {
+	n := min(c.n, d.n)
+	for i := 0; i < n; i++ {
+		if c.At(i) != d.At(i) {
+			return i
+		}
+	}
+	if c.n != d.n {
+		return n
+	}
+	return -1
+}
+
+// U32 returns the values as a []uint32 view when the column is stored at
+// 4 bytes per value, for hot loops; ok is false otherwise.
+func (c *Uints) U32() (s []uint32, ok bool) { return c.u32, c.u32 != nil }
+
+// U8 returns the values as a []uint8 view when stored at 1 byte per value.
+func (c *Uints) U8() (s []uint8, ok bool) { return c.u8, c.u8 != nil }
+
+// U64 returns the values as a []uint64 view when stored at 8 bytes per value.
+func (c *Uints) U64() (s []uint64, ok bool) { return c.u64, c.u64 != nil }
+
+// Bytes reports the memory held by the column's storage.
+func (c *Uints) Bytes() int { return cap(c.u8) + 4*cap(c.u32) + 8*cap(c.u64) }
+
+// UintsOf builds a column from values (for tests and small tables).
+func UintsOf(vs ...uint64) Uints {
+	var c Uints
+	for _, v := range vs {
+		c.Append(v)
+	}
+	return c
+}

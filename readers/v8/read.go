@@ -1,0 +1,884 @@
+package v8
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"heapconv/ir"
+)
+
+// Options tune Read.
+type Options struct {
+	// Size is the input's size in bytes when known (0 = unknown). Declared
+	// counts are believed only as far as the remaining bytes can hold them.
+	Size int64
+	// Progress, if set, is called now and then with the bytes read so far.
+	Progress func(read int64)
+	// Collect, if set, receives every violation of what Chrome DevTools
+	// requires that the reader can step over, and reading goes on; only
+	// errors that make the rest unreadable stop it. Collect also receives
+	// what DevTools would silently misread (numbers of 2^32 and more).
+	Collect func(error)
+}
+
+// maxViolations bounds what Collect receives.
+const maxViolations = 1000
+
+// Read parses a V8 .heapsnapshot stream into an IR file holding one snapshot.
+// It streams: memory use is the columnar graph, not the text.
+func Read(r io.Reader, opts Options) (*ir.File, error) {
+	if opts.Size == 0 {
+		if f, ok := r.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				opts.Size = st.Size()
+			}
+		}
+	}
+	p := &parser{s: newScanner(r), opts: opts}
+	f, err := p.file()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, ir.Errorf(ir.FormatV8, -1, "%v", err)
+	}
+	return f, nil
+}
+
+type parser struct {
+	s    *scanner
+	opts Options
+	es   escapeStats
+
+	f    *ir.File
+	snap *ir.Snapshot
+	v8   *ir.V8Snapshot
+
+	// meta, resolved from the header
+	nodeFields, edgeFields, locationFields []string
+	nodeCount, edgeCount                   uint64
+	traceNodeFields                        int
+	rootIndex                              int64 // -1 when absent
+
+	seen   map[string]bool
+	arrays map[string]arrayState // white space per array, for the layout check
+	strWS  int64                 // newlines between strings
+	strWSo int64                 // other white space between strings
+
+	// the largest string index used, and where, checked once the strings
+	// have been read
+	maxString    uint32
+	maxStringOff int64
+	vals         []uint64
+
+	headerCompact bool // the header object has no white space
+	violations    int
+}
+
+// violation reports a problem at off. Without Options.Collect it returns the
+// error, which stops reading; with it, the error is collected and reading
+// goes on (nil), until there are too many.
+func (p *parser) violation(off int64, format string, args ...any) error {
+	err := ir.Errorf(ir.FormatV8, off, format, args...)
+	if p.opts.Collect == nil {
+		return err
+	}
+	p.violations++
+	if p.violations > maxViolations {
+		return ir.Errorf(ir.FormatV8, off, "more than %d violations; stopping", maxViolations)
+	}
+	p.opts.Collect(err)
+	return nil
+}
+
+// at returns the offset of value k of the current batch.
+func (p *parser) at(k int) int64 { return p.s.valueOffset(k) }
+
+func (p *parser) file() (*ir.File, error) {
+	s := p.s
+	p.f = &ir.File{Format: ir.FormatV8}
+	p.snap = &ir.Snapshot{Root: ir.NoNode}
+	p.v8 = &ir.V8Snapshot{}
+	p.snap.V8 = p.v8
+	p.f.Snapshots = []*ir.Snapshot{p.snap}
+	p.seen = map[string]bool{}
+	p.arrays = map[string]arrayState{}
+	p.rootIndex = -1
+	p.vals = make([]uint64, 1<<16)
+
+	// A UTF-8 byte order mark is tolerated (DevTools accepts it).
+	if s.end-s.pos < 3 {
+		s.fill()
+	}
+	bom := s.end-s.pos >= 3 && string(s.buf[s.pos:s.pos+3]) == "\xef\xbb\xbf"
+	if bom {
+		s.pos += 3
+	}
+	s.skipWS()
+	c, ok := s.peek()
+	if !ok {
+		return nil, s.errorf("empty file")
+	}
+	if c != '{' {
+		return nil, s.errorf("not a V8 heap snapshot: expected '{', found %q", c)
+	}
+	s.pos++
+	leadWS := s.wsNewline + s.wsOther
+	sepExact := !bom && leadWS == 0
+	for i := 0; ; i++ {
+		s.skipWS()
+		if i > 0 {
+			c, ok := s.peek()
+			if !ok {
+				return nil, s.errorf("unexpected end of file, expected ',' or '}'")
+			}
+			if c == '}' {
+				s.pos++
+				break
+			}
+			if c != ',' {
+				return nil, s.errorf("expected ',' or '}' after a top-level value, found %q", c)
+			}
+			s.pos++
+			// V8 writes exactly ",\n" between sections.
+			nl, ot := s.wsNewline, s.wsOther
+			s.skipWS()
+			if s.wsNewline-nl != 1 || s.wsOther != ot {
+				sepExact = false
+			}
+		} else {
+			s.skipWS()
+		}
+		keyOff := s.offset()
+		key, err := s.str(&p.es)
+		if err != nil {
+			return nil, err
+		}
+		if p.seen[key] {
+			return nil, s.errorAtOffset(keyOff, "duplicate top-level key %q", key)
+		}
+		p.seen[key] = true
+		if c, _ := s.peek(); c != ':' && key == ir.V8KeySnapshot {
+			if err := p.violation(s.offset(), "white space between \"snapshot\" and ':'; DevTools skips exactly one character after the key"); err != nil {
+				return nil, err
+			}
+		}
+		ws0 := s.wsNewline + s.wsOther
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		s.skipWS()
+		if s.wsNewline+s.wsOther != ws0 {
+			sepExact = false
+		}
+		if i == 0 && key != ir.V8KeySnapshot {
+			return nil, s.errorAtOffset(keyOff, "the first key is %q; V8 files (and DevTools) need \"snapshot\" first", key)
+		}
+		if err := p.section(key, keyOff); err != nil {
+			return nil, err
+		}
+		if p.opts.Progress != nil {
+			p.opts.Progress(s.offset())
+		}
+	}
+	trailing := s.wsNewline + s.wsOther
+	s.skipWS()
+	if s.wsNewline+s.wsOther != trailing {
+		sepExact = false
+	}
+	if _, ok := s.peek(); ok {
+		return nil, s.errorf("data after the end of the top-level object")
+	}
+	if s.err != nil {
+		return nil, s.errorf("read error")
+	}
+	return p.finish(sepExact)
+}
+
+func (p *parser) section(key string, keyOff int64) error {
+	s := p.s
+	if key != ir.V8KeySnapshot && !p.seen[ir.V8KeySnapshot] {
+		return s.errorAtOffset(keyOff, "key %q before \"snapshot\"", key)
+	}
+	known := true
+	var err error
+	switch key {
+	case ir.V8KeySnapshot:
+		err = p.header()
+	case ir.V8KeyNodes:
+		err = p.nodes()
+	case ir.V8KeyEdges:
+		if !p.seen[ir.V8KeyNodes] {
+			return s.errorAtOffset(keyOff, "\"edges\" before \"nodes\"")
+		}
+		err = p.edges()
+	case ir.V8KeyTraceFunctionInfos:
+		err = p.flat(key, &p.v8.TraceFunctionInfos)
+	case ir.V8KeySamples:
+		err = p.flat(key, &p.v8.Samples)
+	case ir.V8KeyLocations:
+		if !p.seen[ir.V8KeyNodes] {
+			return s.errorAtOffset(keyOff, "\"locations\" before \"nodes\"")
+		}
+		err = p.flat(key, &p.v8.Locations)
+	case ir.V8KeyTraceTree:
+		err = p.traceTree()
+	case ir.V8KeyStrings:
+		err = p.strings()
+	default:
+		known = false
+		var v ir.JSON
+		v, err = s.value(0, &p.es)
+		p.v8.Keys = append(p.v8.Keys, ir.V8Key{Name: key, Value: &v})
+	}
+	if known {
+		p.v8.Keys = append(p.v8.Keys, ir.V8Key{Name: key})
+	}
+	return err
+}
+
+// header reads the "snapshot" object and resolves the meta it declares.
+func (p *parser) header() error {
+	s := p.s
+	start := s.offset()
+	ws := s.wsNewline + s.wsOther
+	h, err := s.value(1, &p.es)
+	if err != nil {
+		return err
+	}
+	if h.Kind != ir.JSONObject {
+		return s.errorAtOffset(start, "\"snapshot\" is not an object")
+	}
+	p.headerCompact = s.wsNewline+s.wsOther == ws
+	p.v8.Header = h
+	meta := h.Get("meta")
+	if meta == nil || meta.Kind != ir.JSONObject {
+		return s.errorAtOffset(start, "header has no \"meta\" object")
+	}
+	list := func(key string, required bool) ([]string, error) {
+		l := meta.Get(key).Strings()
+		if l == nil && (meta.Get(key) != nil || required) {
+			return nil, s.errorAtOffset(start, "meta.%s is missing or not a list of strings", key)
+		}
+		return l, nil
+	}
+	if p.nodeFields, err = list("node_fields", true); err != nil {
+		return err
+	}
+	if p.edgeFields, err = list("edge_fields", true); err != nil {
+		return err
+	}
+	if p.locationFields, err = list("location_fields", false); err != nil {
+		return err
+	}
+	for _, f := range []string{"type", "name", "id", "self_size", "edge_count"} {
+		if !slices.Contains(p.nodeFields, f) {
+			return s.errorAtOffset(start, "meta.node_fields lacks %q (DevTools needs it)", f)
+		}
+	}
+	for _, f := range []string{"type", "name_or_index", "to_node"} {
+		if !slices.Contains(p.edgeFields, f) {
+			return s.errorAtOffset(start, "meta.edge_fields lacks %q (DevTools needs it)", f)
+		}
+	}
+	if dup := firstDuplicate(p.nodeFields); dup != "" {
+		return s.errorAtOffset(start, "meta.node_fields lists %q twice", dup)
+	}
+	if dup := firstDuplicate(p.edgeFields); dup != "" {
+		return s.errorAtOffset(start, "meta.edge_fields lists %q twice", dup)
+	}
+	// The type name lists are the first element of node_types / edge_types;
+	// V8 13.6 writes more entries than there are fields, so the lengths are
+	// not checked (see formats/v8.md §2.2).
+	nt := meta.Get("node_types")
+	et := meta.Get("edge_types")
+	if nt == nil || nt.Kind != ir.JSONArray || len(nt.Elems) == 0 || nt.Elems[0].Strings() == nil {
+		return s.errorAtOffset(start, "meta.node_types[0] is not a list of type names")
+	}
+	if et == nil || et.Kind != ir.JSONArray || len(et.Elems) == 0 || et.Elems[0].Strings() == nil {
+		return s.errorAtOffset(start, "meta.edge_types[0] is not a list of type names")
+	}
+	p.snap.NodeKinds = nt.Elems[0].Strings()
+	if len(p.snap.NodeKinds) > 256 || len(et.Elems[0].Elems) > 256 {
+		return s.errorAtOffset(start, "more than 256 node or edge types")
+	}
+	for _, name := range et.Elems[0].Strings() {
+		p.snap.EdgeKinds = append(p.snap.EdgeKinds, ir.EdgeKind{Name: name, Indexed: ir.EdgeKindIndexed(name)})
+	}
+	if tf := meta.Get("trace_node_fields").Strings(); len(tf) > 0 {
+		p.traceNodeFields = len(tf)
+	}
+	var ok bool
+	if p.nodeCount, ok = h.Get("node_count").Uint(); !ok {
+		return s.errorAtOffset(start, "header node_count is missing or not a non-negative integer")
+	}
+	if p.edgeCount, ok = h.Get("edge_count").Uint(); !ok {
+		return s.errorAtOffset(start, "header edge_count is missing or not a non-negative integer")
+	}
+	if p.nodeCount >= math.MaxUint32 || p.edgeCount > math.MaxUint32 {
+		return s.errorAtOffset(start, "node_count %d / edge_count %d beyond 2^32", p.nodeCount, p.edgeCount)
+	}
+	if ri := h.Get("root_index"); ri != nil {
+		v, ok := ri.Uint()
+		if !ok {
+			return s.errorAtOffset(start, "header root_index is not a non-negative integer")
+		}
+		p.rootIndex = int64(v)
+	}
+	if v, ok := h.Get("extra_native_bytes").Uint(); ok {
+		p.snap.Totals = append(p.snap.Totals, ir.Total{Name: "extra_native_bytes", Value: v})
+	}
+	return nil
+}
+
+func firstDuplicate(l []string) string {
+	for i, a := range l {
+		if slices.Contains(l[i+1:], a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// capacity returns how many rows of width fields to reserve for a declared
+// count: no more than the bytes left in the input could hold (each value
+// needs at least a digit and a separator).
+func (p *parser) capacity(declared uint64, fields int) int {
+	c := declared
+	if p.opts.Size > 0 {
+		left := p.opts.Size - p.s.offset()
+		c = min(c, uint64(max(left, 0))/uint64(2*fields)+1)
+	} else {
+		c = min(c, 1<<20)
+	}
+	return int(c)
+}
+
+// nodes reads the nodes array into the node columns.
+func (p *parser) nodes() error {
+	s := p.s
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	nf := len(p.nodeFields)
+	nd := &p.snap.Nodes
+	capN := p.capacity(p.nodeCount, nf)
+	nd.Kind = make([]uint8, 0, capN)
+	nd.Name = make([]uint32, 0, capN)
+	nd.FirstEdge = make([]uint32, 1, capN+1)
+	const (
+		fType = iota
+		fName
+		fID
+		fSize
+		fEdges
+		fExtra
+	)
+	role := make([]int, nf)
+	extra := make([]int, nf)
+	for i, f := range p.nodeFields {
+		switch f {
+		case "type":
+			role[i] = fType
+		case "name":
+			role[i] = fName
+		case "id":
+			role[i] = fID
+		case "self_size":
+			role[i] = fSize
+		case "edge_count":
+			role[i] = fEdges
+		default:
+			role[i] = fExtra
+			extra[i] = len(p.v8.NodeExtra)
+			p.v8.NodeExtra = append(p.v8.NodeExtra, ir.Column{Name: f})
+		}
+	}
+	nk := uint64(len(p.snap.NodeKinds))
+	collect := p.opts.Collect != nil
+	var edgeSum uint64
+	st := arrayState{}
+	field := 0
+	buf := p.vals[:len(p.vals)/nf*nf]
+	for !st.done {
+		n, err := s.uints(buf, &st)
+		if err != nil {
+			return err
+		}
+		for k, v := range buf[:n] {
+			if collect && v > math.MaxUint32 {
+				if err := p.violation(p.at(k), "node %d: %s %d does not fit in 32 bits (DevTools wraps it)", nd.Len(), p.nodeFields[field], v); err != nil {
+					return err
+				}
+			}
+			switch role[field] {
+			case fType:
+				if uint64(nd.Len()) >= p.nodeCount {
+					return p.violationFatal(p.at(k), "the nodes array holds more than node_count (%d) nodes", p.nodeCount)
+				}
+				if v >= nk {
+					if err := p.violation(p.at(k), "node %d: type %d is not in meta.node_types[0] (%d types)", nd.Len(), v, nk); err != nil {
+						return err
+					}
+					v = 0
+				}
+				nd.Kind = append(nd.Kind, uint8(v))
+			case fName:
+				if v > math.MaxUint32 {
+					return ir.Errorf(ir.FormatV8, p.at(k), "node name index %d beyond 2^32", v)
+				}
+				if uint32(v) >= p.maxString && v > 0 {
+					p.noteString(uint32(v), p.at(k))
+				}
+				nd.Name = append(nd.Name, uint32(v))
+			case fID:
+				nd.ID.Append(v)
+			case fSize:
+				nd.SelfSize.Append(v)
+			case fEdges:
+				edgeSum += v
+				if edgeSum > p.edgeCount {
+					return p.violationFatal(p.at(k), "node %d: edge_counts add up to more than edge_count (%d)", nd.Len()-1, p.edgeCount)
+				}
+				nd.FirstEdge = append(nd.FirstEdge, uint32(edgeSum))
+			default:
+				p.v8.NodeExtra[extra[field]].Values.Append(v)
+			}
+			field++
+			if field == nf {
+				field = 0
+			}
+		}
+	}
+	if field != 0 {
+		return s.errorf("the nodes array ends in the middle of a row (%d values is not a multiple of %d fields)", st.values, nf)
+	}
+	if uint64(nd.Len()) != p.nodeCount {
+		return s.errorf("the nodes array holds %d nodes, but node_count is %d", nd.Len(), p.nodeCount)
+	}
+	if edgeSum != p.edgeCount {
+		return s.errorf("node edge_counts add up to %d, but edge_count is %d", edgeSum, p.edgeCount)
+	}
+	p.arrays[ir.V8KeyNodes] = st
+	return nil
+}
+
+// violationFatal reports a violation after which the graph cannot be read on.
+func (p *parser) violationFatal(off int64, format string, args ...any) error {
+	return ir.Errorf(ir.FormatV8, off, format, args...)
+}
+
+func (p *parser) noteString(v uint32, off int64) {
+	p.maxString = v
+	p.maxStringOff = off
+}
+
+// edges reads the edges array into the edge columns.
+func (p *parser) edges() error {
+	s := p.s
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	ef := len(p.edgeFields)
+	nf := uint64(len(p.nodeFields))
+	n := uint64(p.snap.Nodes.Len())
+	ed := &p.snap.Edges
+	capE := p.capacity(p.edgeCount, ef)
+	ed.Kind = make([]uint8, 0, capE)
+	ed.Name = make([]uint32, 0, capE)
+	ed.Target = make([]uint32, 0, capE)
+	const (
+		fType = iota
+		fName
+		fTo
+		fExtra
+	)
+	role := make([]int, ef)
+	extra := make([]int, ef)
+	for i, f := range p.edgeFields {
+		switch f {
+		case "type":
+			role[i] = fType
+		case "name_or_index":
+			role[i] = fName
+		case "to_node":
+			role[i] = fTo
+		default:
+			role[i] = fExtra
+			extra[i] = len(p.v8.EdgeExtra)
+			p.v8.EdgeExtra = append(p.v8.EdgeExtra, ir.Column{Name: f})
+		}
+	}
+	ek := uint64(len(p.snap.EdgeKinds))
+	indexed := make([]bool, len(p.snap.EdgeKinds))
+	for i, k := range p.snap.EdgeKinds {
+		indexed[i] = k.Indexed
+	}
+	collect := p.opts.Collect != nil
+	st := arrayState{}
+	field := 0
+	// Name and type may come in either order: names are checked once the
+	// row is whole.
+	var kind uint8
+	var name uint64
+	nameAt := 0
+	buf := p.vals[:len(p.vals)/ef*ef]
+	for !st.done {
+		cnt, err := s.uints(buf, &st)
+		if err != nil {
+			return err
+		}
+		for k, v := range buf[:cnt] {
+			if collect && v > math.MaxUint32 {
+				if err := p.violation(p.at(k), "edge %d: %s %d does not fit in 32 bits (DevTools wraps it)", ed.Len(), p.edgeFields[field], v); err != nil {
+					return err
+				}
+			}
+			switch role[field] {
+			case fType:
+				if v >= ek {
+					if err := p.violation(p.at(k), "edge %d: type %d is not in meta.edge_types[0] (%d types)", ed.Len(), v, ek); err != nil {
+						return err
+					}
+					v = uint64(max(slices.Index(indexed, false), 0)) // carry on as any string-named kind
+				}
+				kind = uint8(v)
+			case fName:
+				name, nameAt = v, k
+			case fTo:
+				if v%nf != 0 || v/nf >= n {
+					if err := p.violation(p.at(k), "edge %d: to_node %d is not a node (a multiple of %d below %d)", ed.Len(), v, nf, n*nf); err != nil {
+						return err
+					}
+					v = 0
+				}
+				ed.Target = append(ed.Target, uint32(v/nf))
+			default:
+				p.v8.EdgeExtra[extra[field]].Values.Append(v)
+			}
+			field++
+			if field == ef {
+				field = 0
+				if uint64(ed.Len()) >= p.edgeCount {
+					return p.violationFatal(p.at(k), "the edges array holds more than edge_count (%d) edges", p.edgeCount)
+				}
+				if name > math.MaxUint32 {
+					return ir.Errorf(ir.FormatV8, p.at(nameAt), "edge name_or_index %d beyond 2^32", name)
+				}
+				if !indexed[kind] && uint32(name) >= p.maxString && name > 0 {
+					p.noteString(uint32(name), p.at(nameAt))
+				}
+				ed.Kind = append(ed.Kind, kind)
+				ed.Name = append(ed.Name, uint32(name))
+			}
+		}
+	}
+	if field != 0 {
+		return s.errorf("the edges array ends in the middle of a row (%d values is not a multiple of %d fields)", st.values, ef)
+	}
+	if uint64(ed.Len()) != p.edgeCount {
+		return s.errorf("the edges array holds %d edges, but edge_count is %d", ed.Len(), p.edgeCount)
+	}
+	p.arrays[ir.V8KeyEdges] = st
+	return nil
+}
+
+// flat reads an array of unsigned integers into a column.
+func (p *parser) flat(key string, dst *ir.Uints) error {
+	s := p.s
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	st := arrayState{}
+	for !st.done {
+		n, err := s.uints(p.vals, &st)
+		if err != nil {
+			return err
+		}
+		for _, v := range p.vals[:n] {
+			dst.Append(v)
+		}
+	}
+	p.arrays[key] = st
+	return nil
+}
+
+// traceTree reads the nested trace_tree array, flattening it in pre-order
+// (see ir.V8Snapshot.TraceTree).
+func (p *parser) traceTree() error {
+	s := p.s
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	tt := &p.v8.TraceTree
+	nf := p.traceNodeFields
+	// Each open list has a slot holding its child count.
+	type open struct{ slot, count int }
+	stack := []open{{slot: tt.Len()}}
+	tt.Append(0)
+	field := 0
+	nl, ot := s.wsNewline, s.wsOther
+	defer func() {
+		st := p.arrays[ir.V8KeyTraceTree]
+		st.newlines, st.other = s.wsNewline-nl, s.wsOther-ot
+		p.arrays[ir.V8KeyTraceTree] = st
+	}()
+	for {
+		s.skipWS()
+		c, ok := s.peek()
+		if !ok {
+			return s.errorf("unexpected end of file inside trace_tree")
+		}
+		switch {
+		case c == ']':
+			s.pos++
+			if field != 0 {
+				return s.errorf("trace_tree node with %d of its %d fields", field, nf)
+			}
+			top := stack[len(stack)-1]
+			tt.Set(top.slot, uint64(top.count))
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return nil
+			}
+			field = 0 // the children list was the parent's last field
+		case c == '[':
+			if field != nf-1 {
+				return s.errorf("trace_tree: a list where field %d of a node is expected", field)
+			}
+			if len(stack) > 10000 {
+				return s.errorf("trace_tree nested deeper than 10000 levels")
+			}
+			s.pos++
+			stack = append(stack, open{slot: tt.Len()})
+			tt.Append(0)
+			field = 0
+			continue
+		case c >= '0' && c <= '9':
+			if nf < 2 {
+				return s.errorf("trace_tree has data but meta.trace_node_fields is missing")
+			}
+			if field == 0 {
+				stack[len(stack)-1].count++
+			}
+			if field == nf-1 {
+				return s.errorf("trace_tree: a number where a node's children list is expected")
+			}
+			var one [1]uint64
+			st := arrayState{expect: expectValue}
+			if _, err := s.uintsSlow(one[:], 0, &st); err != nil {
+				return err
+			}
+			tt.Append(one[0])
+			field++
+		default:
+			return s.errorf("unexpected %q in trace_tree", c)
+		}
+		// After a closing bracket: ',' or the next ']'.
+		s.skipWS()
+		if c, ok := s.peek(); ok && c == ',' {
+			s.pos++
+		}
+	}
+}
+
+// strings reads the string table.
+func (p *parser) strings() error {
+	s := p.s
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	nl, ot := s.wsNewline, s.wsOther
+	s.skipWS()
+	if c, ok := s.peek(); ok && c == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		str, err := s.str(&p.es)
+		if err != nil {
+			return err
+		}
+		p.f.Strings = append(p.f.Strings, str)
+		s.skipWS()
+		c, ok := s.peek()
+		if !ok {
+			return s.errorf("unexpected end of file in strings")
+		}
+		s.pos++
+		if c == ']' {
+			break
+		}
+		if c != ',' {
+			return s.errorAtPos(s.pos-1, "expected ',' or ']' in strings, found %q", c)
+		}
+		s.skipWS()
+	}
+	p.strWS, p.strWSo = s.wsNewline-nl, s.wsOther-ot
+	return nil
+}
+
+// finish checks what needs the whole file and settles the style.
+func (p *parser) finish(sepExact bool) (*ir.File, error) {
+	for _, k := range []string{ir.V8KeyNodes, ir.V8KeyEdges, ir.V8KeyStrings} {
+		if !p.seen[k] {
+			return nil, ir.Errorf(ir.FormatV8, p.s.offset(), "no %q section", k)
+		}
+	}
+	meta := p.v8.Meta()
+	if meta.Get("sample_fields") != nil && !p.seen[ir.V8KeySamples] {
+		if err := p.violation(-1, "meta declares sample_fields but there is no \"samples\" array (DevTools would hang)"); err != nil {
+			return nil, err
+		}
+	}
+	if meta.Get("location_fields") != nil && !p.seen[ir.V8KeyLocations] {
+		if err := p.violation(-1, "meta declares location_fields but there is no \"locations\" array (DevTools would hang)"); err != nil {
+			return nil, err
+		}
+	}
+	if last := p.v8.Keys[len(p.v8.Keys)-1].Name; last != ir.V8KeyStrings {
+		if err := p.violation(-1, "\"strings\" must be the last key (it is followed by %q); DevTools cannot load the file", last); err != nil {
+			return nil, err
+		}
+	}
+	ns := uint32(len(p.f.Strings))
+	if ns == 0 || p.maxString >= ns {
+		if err := p.violation(p.maxStringOff, "string index %d out of range (%d strings)", p.maxString, ns); err != nil {
+			return nil, err
+		}
+	}
+	n := p.snap.Nodes.Len()
+	switch {
+	case n == 0:
+		return nil, ir.Errorf(ir.FormatV8, -1, "snapshot has no nodes (DevTools needs a root node)")
+	case p.rootIndex >= 0:
+		if p.rootIndex != 0 && p.rootIndex != int64(n-1) {
+			if err := p.violation(-1, "root_index %d: the root must be the first or the last node", p.rootIndex); err != nil {
+				return nil, err
+			}
+			p.rootIndex = 0
+		}
+		p.snap.Root = uint32(p.rootIndex)
+	default:
+		p.snap.Root = 0
+	}
+	if err := p.locations(); err != nil {
+		return nil, err
+	}
+	if p.es.rawNonASCII {
+		p.v8.Escape = ir.V8EscapeRaw
+	}
+	p.v8.Layout = p.layout(sepExact)
+	p.f.FormatVersion = p.describe()
+	return p.f, nil
+}
+
+// locations converts node-index location fields to node ordinals.
+func (p *parser) locations() error {
+	lf := p.locationFields
+	loc := &p.v8.Locations
+	if loc.Len() == 0 {
+		return nil
+	}
+	if len(lf) == 0 || loc.Len()%len(lf) != 0 {
+		return ir.Errorf(ir.FormatV8, -1, "locations: %d values do not make rows of %d location_fields", loc.Len(), len(lf))
+	}
+	nf := uint64(len(p.nodeFields))
+	n := uint64(p.snap.Nodes.Len())
+	for fi, name := range lf {
+		if !ir.IsLocationNodeField(name) {
+			continue
+		}
+		for i := fi; i < loc.Len(); i += len(lf) {
+			v := loc.At(i)
+			if v%nf != 0 || v/nf >= n {
+				if err := p.violation(-1, "location %d: %s %d is not a node index", i/len(lf), name, v); err != nil {
+					return err
+				}
+				v = 0
+			}
+			loc.Set(i, v/nf)
+		}
+	}
+	return nil
+}
+
+// layout decides which V8 white-space style the file is in. It is "rows"
+// when every number array has one newline per row and the strings one per
+// string after the first, "compact" when arrays and strings have none, and
+// "other" otherwise (and whenever the header or the separators differ from
+// what V8 writes).
+func (p *parser) layout(sepExact bool) ir.V8Layout {
+	if !sepExact || !p.headerCompact || p.es.nonV8 || p.strWSo != 0 {
+		return ir.V8LayoutOther
+	}
+	rows := map[string]int{
+		ir.V8KeyNodes:              len(p.nodeFields),
+		ir.V8KeyEdges:              len(p.edgeFields),
+		ir.V8KeyLocations:          len(p.locationFields),
+		ir.V8KeyTraceFunctionInfos: len(p.v8.MetaList("trace_function_info_fields")),
+		ir.V8KeySamples:            len(p.v8.MetaList("sample_fields")),
+	}
+	compact, rowStyle := p.strWS == 0, len(p.f.Strings) > 0 && p.strWS == int64(len(p.f.Strings)-1)
+	for key, st := range p.arrays {
+		if st.other != 0 {
+			return ir.V8LayoutOther
+		}
+		if st.newlines != 0 {
+			compact = false
+		}
+		if key == ir.V8KeyTraceTree {
+			if st.newlines != 0 {
+				rowStyle = false
+			}
+			continue
+		}
+		w := rows[key]
+		if w == 0 || st.values%int64(w) != 0 || st.newlines != st.values/int64(w) {
+			rowStyle = false
+		}
+	}
+	switch {
+	case compact:
+		return ir.V8LayoutCompact
+	case rowStyle:
+		return ir.V8LayoutRows
+	}
+	return ir.V8LayoutOther
+}
+
+// describe names the variant for `info`: the V8 generation it looks like
+// and the facts that tell it.
+func (p *parser) describe() string {
+	h := &p.v8.Header
+	nt := len(p.snap.NodeKinds)
+	gen := "other producer"
+	if p.v8.Layout != ir.V8LayoutOther && p.v8.Escape == ir.V8EscapeV8 {
+		switch {
+		case p.v8.Layout == ir.V8LayoutRows && nt == 16:
+			gen = "V8 11 (Node 20)"
+		case p.v8.Layout == ir.V8LayoutRows:
+			gen = "V8 12 (Node 22)"
+		case len(p.locationFields) == 5:
+			gen = "V8 15"
+		case len(p.v8.Meta().Get("node_types").Elems) != len(p.nodeFields):
+			gen = "V8 13 (Node 24)"
+		default:
+			gen = "V8 14 (Node 26)"
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s; node_fields=%d node_types=%d location_fields=%d layout=%s escape=%s",
+		gen, len(p.nodeFields), nt, len(p.locationFields), p.v8.Layout, p.v8.Escape)
+	if h.Get("extra_native_bytes") != nil {
+		b.WriteString(" extra_native_bytes")
+	}
+	if p.v8.TraceFunctionInfos.Len() > 0 {
+		b.WriteString(" allocation-tracking")
+	}
+	return b.String()
+}

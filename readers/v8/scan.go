@@ -1,0 +1,296 @@
+package v8
+
+import (
+	"io"
+	"unicode/utf8"
+	"unsafe"
+
+	"heapconv/ir"
+)
+
+// scanner reads a JSON byte stream through a large buffer and knows the file
+// offset of every byte, so that errors can name it.
+type scanner struct {
+	r    io.Reader
+	buf  []byte
+	pos  int   // next byte in buf
+	end  int   // bytes valid in buf
+	base int64 // file offset of buf[0]
+	eof  bool
+	err  error // read error other than EOF
+
+	// ws counts white-space bytes seen by skipWS, by kind, for the layout check.
+	wsNewline, wsOther int64
+
+	// batch is the buffer index where the last batch of numbers began.
+	batch int
+
+	// slab holds string bytes; strings point into it (see str).
+	slab []byte
+}
+
+const bufSize = 4 << 20
+
+func newScanner(r io.Reader) *scanner {
+	return &scanner{r: r, buf: make([]byte, bufSize)}
+}
+
+// offset returns the file offset of the next byte.
+func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
+
+// fill moves the unread bytes to the front of the buffer and reads more. It
+// returns false when no more bytes can come.
+func (s *scanner) fill() bool {
+	if s.eof {
+		return false
+	}
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
+		s.batch -= s.pos
+		s.pos, s.end = 0, n
+	}
+	if s.end == len(s.buf) {
+		// A single token larger than the buffer (a long string): grow.
+		nb := make([]byte, 2*len(s.buf))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	}
+	for {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.eof = true
+			if err != io.EOF {
+				s.err = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+func (s *scanner) errorf(format string, args ...any) error {
+	if s.err != nil {
+		return ir.Errorf(ir.FormatV8, s.offset(), "read error: %v", s.err)
+	}
+	return ir.Errorf(ir.FormatV8, s.offset(), format, args...)
+}
+
+// peek returns the next byte without consuming it; ok is false at EOF.
+func (s *scanner) peek() (byte, bool) {
+	if s.pos >= s.end && !s.fill() {
+		return 0, false
+	}
+	return s.buf[s.pos], true
+}
+
+// skipWS skips JSON white space and counts it.
+func (s *scanner) skipWS() {
+	for {
+		for s.pos < s.end {
+			switch s.buf[s.pos] {
+			case '\n':
+				s.wsNewline++
+			case ' ', '\t', '\r':
+				s.wsOther++
+			default:
+				return
+			}
+			s.pos++
+		}
+		if !s.fill() {
+			return
+		}
+	}
+}
+
+// expect skips white space and consumes byte c.
+func (s *scanner) expect(c byte) error {
+	s.skipWS()
+	b, ok := s.peek()
+	if !ok {
+		return s.errorf("unexpected end of file, expected %q", c)
+	}
+	if b != c {
+		return s.errorf("expected %q, found %q", c, b)
+	}
+	s.pos++
+	return nil
+}
+
+// escapeStats records how a file escapes strings, to tell V8's style apart.
+type escapeStats struct {
+	rawNonASCII bool // raw UTF-8 bytes ≥ 0x80
+	nonV8       bool // an escape V8 would not write (lowercase hex, \/, escaped printable ASCII)
+}
+
+// str reads a JSON string (the opening quote is next) and returns it as
+// WTF-8. The bytes live in the scanner's slab, so the returned string stays
+// valid and costs no allocation of its own.
+func (s *scanner) str(es *escapeStats) (string, error) {
+	if err := s.expect('"'); err != nil {
+		return "", err
+	}
+	start := len(s.slab)
+	if cap(s.slab)-start < 256 {
+		s.newSlab(256)
+		start = 0
+	}
+	for {
+		// Copy the run of plain bytes.
+		i := s.pos
+		for i < s.end {
+			c := s.buf[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			if c >= 0x80 {
+				es.rawNonASCII = true
+			}
+			i++
+		}
+		s.appendSlab(s.buf[s.pos:i], &start)
+		s.pos = i
+		if s.pos >= s.end {
+			if !s.fill() {
+				return "", s.errorf("unexpected end of file inside a string")
+			}
+			continue
+		}
+		c := s.buf[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			b := s.slab[start:len(s.slab)]
+			if len(b) == 0 {
+				return "", nil
+			}
+			return unsafe.String(&b[0], len(b)), nil
+		case c < 0x20:
+			return "", s.errorf("control character 0x%02x inside a string", c)
+		}
+		// Backslash escape: make sure the whole escape is buffered.
+		if s.end-s.pos < 12 {
+			s.fill()
+		}
+		if s.end-s.pos < 2 {
+			return "", s.errorf("unexpected end of file inside a string")
+		}
+		e := s.buf[s.pos+1]
+		var out byte
+		switch e {
+		case '"', '\\':
+			out = e
+		case '/':
+			out = '/'
+			es.nonV8 = true
+		case 'b':
+			out = '\b'
+		case 'f':
+			out = '\f'
+		case 'n':
+			out = '\n'
+		case 'r':
+			out = '\r'
+		case 't':
+			out = '\t'
+		case 'u':
+			r, upper, ok := hex4(s.buf[s.pos+2 : min(s.pos+6, s.end)])
+			if !ok {
+				return "", s.errorf("bad \\u escape")
+			}
+			if !upper {
+				es.nonV8 = true
+			}
+			s.pos += 6
+			if r >= 0xD800 && r < 0xDC00 && s.end-s.pos >= 6 && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
+				if r2, _, ok := hex4(s.buf[s.pos+2 : s.pos+6]); ok && r2 >= 0xDC00 && r2 < 0xE000 {
+					// A surrogate pair (other producers; V8 never writes one).
+					r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+					s.pos += 6
+				}
+			}
+			if (r >= 0x20 && r <= 0x7f && r != '"' && r != '\\') || (r < 0x20 && shortEscape(byte(r)) != 0) {
+				es.nonV8 = true // V8 writes these characters plainly or with a short escape
+			}
+			var tmp [4]byte
+			s.appendSlab(appendWTF8(tmp[:0], r), &start)
+			continue
+		default:
+			return "", s.errorf("bad escape \\%c", e)
+		}
+		s.pos += 2
+		s.appendSlab([]byte{out}, &start)
+	}
+}
+
+// appendSlab appends b to the string being built at slab[*start:], moving
+// that string to a fresh slab when the current one is full.
+func (s *scanner) appendSlab(b []byte, start *int) {
+	if len(s.slab)+len(b) > cap(s.slab) {
+		cur := s.slab[*start:]
+		s.newSlab(len(cur) + len(b))
+		s.slab = append(s.slab, cur...)
+		*start = 0
+	}
+	s.slab = append(s.slab, b...)
+}
+
+// newSlab starts a new slab with room for at least n bytes. Strings already
+// handed out keep pointing into the old one.
+func (s *scanner) newSlab(n int) {
+	s.slab = make([]byte, 0, max(n*2, 1<<20))
+}
+
+func hex4(b []byte) (r rune, upper, ok bool) {
+	if len(b) < 4 {
+		return 0, false, false
+	}
+	upper = true
+	for _, c := range b[:4] {
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+			upper = false
+		default:
+			return 0, false, false
+		}
+		r = r<<4 | rune(v)
+	}
+	return r, upper, true
+}
+
+// shortEscape returns the letter of a control character's two-character
+// escape, or 0.
+func shortEscape(c byte) byte {
+	switch c {
+	case '\b':
+		return 'b'
+	case '\f':
+		return 'f'
+	case '\n':
+		return 'n'
+	case '\r':
+		return 'r'
+	case '\t':
+		return 't'
+	}
+	return 0
+}
+
+// appendWTF8 appends r as UTF-8, encoding a lone surrogate as its three-byte
+// generalized UTF-8 form (WTF-8) so that it survives a round trip.
+func appendWTF8(b []byte, r rune) []byte {
+	if r >= 0xD800 && r < 0xE000 {
+		return append(b, 0xED, byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
+	}
+	return utf8.AppendRune(b, r)
+}

@@ -1,0 +1,415 @@
+package v8
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"heapconv/ir"
+)
+
+// Limits Chrome DevTools imposes on what it loads (see formats/v8.md §3).
+const (
+	// MaxNameUnits is V8's --heap-snapshot-string-limit: names are capped at
+	// this many UTF-16 code units.
+	MaxNameUnits = 1024
+	// MaxStringsUnits is Chrome's maximum string length: DevTools parses the
+	// whole strings section as one JS string.
+	MaxStringsUnits = 536_870_888
+)
+
+// Convert turns a one-snapshot file from any format into the V8 shape that
+// Write serializes and Chrome DevTools loads: V8's type tables, a string
+// table starting with "<dummy>", the root at node 0, unique odd 32-bit ids,
+// sizes below 2^32 and names of at most 1024 UTF-16 units. The loss report
+// lists what the V8 format cannot hold.
+func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
+	if len(f.Snapshots) != 1 {
+		return nil, nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d", len(f.Snapshots))
+	}
+	c := &converter{src: f, s: f.Snapshots[0]}
+	out, err := c.convert()
+	return out, c.loss, err
+}
+
+type converter struct {
+	src  *ir.File
+	s    *ir.Snapshot
+	loss ir.LossReport
+
+	strings  []string
+	strIndex map[string]uint32
+	shift    uint32 // synthetic nodes put in front of the source's nodes
+}
+
+// intern returns the output string index of s, capping its length.
+func (c *converter) intern(s string) uint32 {
+	if utf16Len(s) > MaxNameUnits {
+		s = truncateUnits(s, MaxNameUnits)
+	}
+	if i, ok := c.strIndex[s]; ok {
+		return i
+	}
+	i := uint32(len(c.strings))
+	c.strings = append(c.strings, s)
+	c.strIndex[s] = i
+	return i
+}
+
+// truncateUnits cuts s to at most n UTF-16 code units, at a code point
+// boundary.
+func truncateUnits(s string, n int) string {
+	units := 0
+	for i := 0; i < len(s); {
+		r, size := decodeWTF8(s[i:])
+		u := 1
+		if r > 0xFFFF {
+			u = 2
+		}
+		if units+u > n {
+			return s[:i]
+		}
+		units += u
+		i += size
+	}
+	return s
+}
+
+// v8Node is one synthetic node the conversion adds in front of the graph.
+type v8Node struct {
+	kind  uint8
+	name  string
+	edges []v8Edge
+}
+
+type v8Edge struct {
+	kind   uint8
+	name   uint32 // index for element edges
+	target uint32 // output node index
+}
+
+func (c *converter) convert() (*ir.File, error) {
+	src, s := c.src, c.s
+	c.strIndex = map[string]uint32{}
+	c.intern("<dummy>")
+	n := s.Nodes.Len()
+
+	out := &ir.Snapshot{NodeKinds: slices.Clone(ir.V8NodeKinds), EdgeKinds: slices.Clone(ir.V8EdgeKinds), Root: 0}
+	kindIdx := func(table []string, name string) uint8 {
+		if i := slices.Index(table, name); i >= 0 {
+			return uint8(i)
+		}
+		return 255
+	}
+	// Node kinds: V8's own by name; others are appended, which DevTools
+	// shows as "(name)".
+	nodeKind := make([]uint8, len(s.NodeKinds))
+	for i, k := range s.NodeKinds {
+		j := kindIdx(out.NodeKinds, k)
+		if j == 255 {
+			if len(out.NodeKinds) >= 255 {
+				return nil, fmt.Errorf("v8: too many node kinds")
+			}
+			j = uint8(len(out.NodeKinds))
+			out.NodeKinds = append(out.NodeKinds, k)
+		}
+		nodeKind[i] = j
+	}
+	// Edge kinds: V8's by name. Another kind named by index cannot keep
+	// its numeric name (DevTools reads only element and hidden edges as
+	// indexed), so its index is written as a string name.
+	edgeKind := make([]uint8, len(s.EdgeKinds))
+	indexAsName := make([]bool, len(s.EdgeKinds))
+	for i, k := range s.EdgeKinds {
+		j := slices.IndexFunc(out.EdgeKinds, func(e ir.EdgeKind) bool { return e.Name == k.Name })
+		if j < 0 {
+			if len(out.EdgeKinds) >= 255 {
+				return nil, fmt.Errorf("v8: too many edge kinds")
+			}
+			j = len(out.EdgeKinds)
+			out.EdgeKinds = append(out.EdgeKinds, ir.EdgeKind{Name: k.Name})
+		}
+		edgeKind[i] = uint8(j)
+		indexAsName[i] = k.Indexed && !out.EdgeKinds[j].Indexed
+		if !k.Indexed && out.EdgeKinds[j].Indexed {
+			return nil, fmt.Errorf("v8: edge kind %q is named by strings in the source but by index in V8", k.Name)
+		}
+	}
+
+	// The root must be node 0. Otherwise a synthetic root goes in front,
+	// with the source's root and its GC roots (grouped by category) below.
+	var synth []v8Node
+	if s.Root != 0 || n == 0 {
+		synth = c.syntheticRoots()
+	}
+	c.shift = uint32(len(synth))
+	total := uint64(n) + uint64(c.shift)
+	if total >= math.MaxUint32/8 {
+		return nil, fmt.Errorf("v8: %d nodes are more than DevTools can index", total)
+	}
+
+	nd := &out.Nodes
+	nd.Kind = make([]uint8, 0, total)
+	nd.Name = make([]uint32, 0, total)
+	nd.FirstEdge = make([]uint32, 1, total+1)
+	ed := &out.Edges
+	for _, sn := range synth {
+		nd.Kind = append(nd.Kind, sn.kind)
+		nd.Name = append(nd.Name, c.intern(sn.name))
+		nd.SelfSize.Append(0)
+		for _, e := range sn.edges {
+			ed.Kind = append(ed.Kind, e.kind)
+			ed.Name = append(ed.Name, e.name)
+			ed.Target = append(ed.Target, e.target)
+		}
+		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
+	}
+	// Node names: the node's name, or its class's when it has none.
+	var bigSizes, renamed int
+	for i := 0; i < n; i++ {
+		nd.Kind = append(nd.Kind, nodeKind[s.Nodes.Kind[i]])
+		name := src.String(s.Nodes.Name[i])
+		if name == "" && len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
+			name = src.String(src.Classes.Name[s.Nodes.Class[i]-1])
+			renamed++
+		}
+		nd.Name = append(nd.Name, c.intern(name))
+		size := s.Nodes.SelfSize.At(i)
+		if size > math.MaxUint32 {
+			size = math.MaxUint32
+			bigSizes++
+		}
+		nd.SelfSize.Append(size)
+	}
+	if bigSizes > 0 {
+		c.loss.Addf("%d nodes have a self size of 4 GiB or more; DevTools stores sizes in 32 bits, so they are capped at 2^32-1", bigSizes)
+	}
+	if renamed > 0 && len(s.Nodes.Class) > 0 {
+		c.loss.Addf("%d unnamed nodes are named by their class", renamed)
+	}
+
+	m := s.Edges.Len()
+	ed.Kind = slices.Grow(ed.Kind, m)
+	ed.Name = slices.Grow(ed.Name, m)
+	ed.Target = slices.Grow(ed.Target, m)
+	for e := 0; e < m; e++ {
+		k := s.Edges.Kind[e]
+		ed.Kind = append(ed.Kind, edgeKind[k])
+		switch {
+		case indexAsName[k]:
+			ed.Name = append(ed.Name, c.intern(strconv.FormatUint(uint64(s.Edges.Name[e]), 10)))
+		case s.EdgeKinds[k].Indexed:
+			ed.Name = append(ed.Name, s.Edges.Name[e])
+		default:
+			ed.Name = append(ed.Name, c.intern(src.String(s.Edges.Name[e])))
+		}
+		ed.Target = append(ed.Target, s.Edges.Target[e]+c.shift)
+	}
+	base := uint32(ed.Len() - m)
+	for i := 1; i <= n; i++ {
+		nd.FirstEdge = append(nd.FirstEdge, base+s.Nodes.FirstEdge[i])
+	}
+
+	c.ids(out)
+	c.external(out)
+	if s.Values.Len() > 0 {
+		c.loss.Addf("%d primitive values (strings, numbers, lengths) have no place in a V8 snapshot beyond node names", s.Values.Len())
+	}
+	if src.Classes.Len() > 0 {
+		c.loss.Addf("the class table (%d classes, with field names) is not kept; nodes keep their names", src.Classes.Len())
+	}
+	if err := c.checkStringsSize(); err != nil {
+		return nil, err
+	}
+
+	out.V8 = newHeader(out)
+	outFile := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + src.Format, Producer: src.Producer, Strings: c.strings, Snapshots: []*ir.Snapshot{out}}
+	if err := outFile.Validate(); err != nil {
+		return nil, fmt.Errorf("v8: conversion produced an invalid graph: %w", err)
+	}
+	return outFile, nil
+}
+
+// syntheticRoots builds the root the V8 format needs when the source's root
+// is not node 0: a synthetic "" root with an element edge to the source's
+// root and one to "(GC roots)", under which each root category is a
+// synthetic node with element edges to its members.
+func (c *converter) syntheticRoots() []v8Node {
+	s, src := c.s, c.src
+	const synthetic, element = 9, 1 // V8 type indices
+	root := v8Node{kind: synthetic, name: ""}
+	nodes := []v8Node{root}
+	var cats []uint32
+	members := map[uint32][]uint32{}
+	for _, r := range s.Roots {
+		if _, ok := members[r.Category]; !ok {
+			cats = append(cats, r.Category)
+		}
+		members[r.Category] = append(members[r.Category], r.Node)
+	}
+	gcRoots := len(cats) > 0
+	shift := uint32(1 + len(cats))
+	if gcRoots {
+		shift++
+	}
+	if s.Root != ir.NoNode {
+		nodes[0].edges = append(nodes[0].edges, v8Edge{element, uint32(len(nodes[0].edges) + 1), s.Root + shift})
+	}
+	if gcRoots {
+		nodes[0].edges = append(nodes[0].edges, v8Edge{element, uint32(len(nodes[0].edges) + 1), 1})
+		g := v8Node{kind: synthetic, name: "(GC roots)"}
+		for i := range cats {
+			g.edges = append(g.edges, v8Edge{element, uint32(i + 1), uint32(2 + i)})
+		}
+		nodes = append(nodes, g)
+		for _, cat := range cats {
+			cn := v8Node{kind: synthetic, name: "(" + src.String(cat) + ")"}
+			for j, m := range members[cat] {
+				cn.edges = append(cn.edges, v8Edge{element, uint32(j + 1), m + shift})
+			}
+			nodes = append(nodes, cn)
+		}
+	}
+	return nodes
+}
+
+// ids gives every node a unique odd id below 2^32, keeping the source's ids
+// when they already are (V8 and DevTools match objects across snapshots by
+// id, and count only odd ids as JS objects).
+func (c *converter) ids(out *ir.Snapshot) {
+	s := c.s
+	n := s.Nodes.Len()
+	sorted := make([]uint64, n)
+	keep := true
+	for i := 0; i < n; i++ {
+		id := s.Nodes.ID.At(i)
+		sorted[i] = id
+		if id%2 == 0 || id >= math.MaxUint32-2*uint64(c.shift)-2 {
+			keep = false
+		}
+	}
+	if keep {
+		slices.Sort(sorted)
+		for i := 1; i < n; i++ {
+			if sorted[i] == sorted[i-1] {
+				keep = false
+				break
+			}
+		}
+	}
+	nd := &out.Nodes
+	if keep {
+		next := uint64(1)
+		if n > 0 {
+			next = sorted[n-1] + 2
+		}
+		taken := func(id uint64) bool { _, ok := slices.BinarySearch(sorted, id); return ok }
+		for i := uint32(0); i < c.shift; i++ {
+			// V8's own root is id 1 and (GC roots) id 3: use them when free.
+			want := uint64(1 + 2*i)
+			if taken(want) {
+				want, next = next, next+2
+			}
+			nd.ID.Append(want)
+		}
+		for i := 0; i < n; i++ {
+			nd.ID.Append(s.Nodes.ID.At(i))
+		}
+		return
+	}
+	c.loss.Addf("node ids are not all unique, odd and below 2^32, as V8 ids are; nodes are renumbered 1, 3, 5, … in node order")
+	for i := 0; i < n+int(c.shift); i++ {
+		nd.ID.Append(uint64(2*i + 1))
+	}
+}
+
+// external records external sizes, which V8 has only as a total.
+func (c *converter) external(out *ir.Snapshot) {
+	s := c.s
+	ext := s.Nodes.ExternalSize.Sum()
+	for _, t := range s.Totals {
+		if t.Name == "extra_native_bytes" || t.Name == "external_size" {
+			ext += t.Value
+		}
+	}
+	if s.Nodes.ExternalSize.Sum() > 0 {
+		c.loss.Addf("per-node external sizes are summed into extra_native_bytes (%d bytes)", ext)
+	}
+	out.Totals = []ir.Total{{Name: "extra_native_bytes", Value: ext}}
+	for _, t := range s.Totals {
+		if t.Name != "extra_native_bytes" && t.Name != "external_size" {
+			c.loss.Addf("total %s = %d has no place in a V8 snapshot", t.Name, t.Value)
+		}
+	}
+}
+
+// checkStringsSize keeps the strings section within what DevTools can parse
+// as one JS string, shortening long names when needed.
+func (c *converter) checkStringsSize() error {
+	size := func() int {
+		total := 2
+		for _, s := range c.strings {
+			total += utf16Len(s) + 3 // quotes, comma; escapes make it larger, so keep a margin
+		}
+		return total
+	}
+	limit := MaxStringsUnits * 9 / 10
+	if size() <= limit {
+		return nil
+	}
+	for _, cap := range []int{256, 64, 16} {
+		for i, s := range c.strings {
+			c.strings[i] = truncateUnits(s, cap)
+		}
+		c.loss.Addf("the strings section would exceed what DevTools can load (%d UTF-16 units); names are cut to %d units", MaxStringsUnits, cap)
+		if size() <= limit {
+			return nil
+		}
+	}
+	return fmt.Errorf("v8: %d strings are more than DevTools can load even with names cut short", len(c.strings))
+}
+
+// newHeader builds the header and key list of a V8 14-style file (Node 26:
+// six node fields, compact layout, V8's escaping).
+func newHeader(s *ir.Snapshot) *ir.V8Snapshot {
+	meta := ir.JSON{Kind: ir.JSONObject}
+	kinds := ir.JSON{Kind: ir.JSONArray}
+	kinds.Elems = append(kinds.Elems, ir.JSONStrs(s.NodeKinds...), ir.JSONStr("string"), ir.JSONStr("number"),
+		ir.JSONStr("number"), ir.JSONStr("number"), ir.JSONStr("number"))
+	edgeNames := make([]string, len(s.EdgeKinds))
+	for i, k := range s.EdgeKinds {
+		edgeNames[i] = k.Name
+	}
+	etypes := ir.JSON{Kind: ir.JSONArray}
+	etypes.Elems = append(etypes.Elems, ir.JSONStrs(edgeNames...), ir.JSONStr("string_or_number"), ir.JSONStr("node"))
+	meta.Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "detachedness"))
+	meta.Set("node_types", kinds)
+	meta.Set("edge_fields", ir.JSONStrs("type", "name_or_index", "to_node"))
+	meta.Set("edge_types", etypes)
+	meta.Set("trace_function_info_fields", ir.JSONStrs("function_id", "name", "script_name", "script_id", "line", "column"))
+	meta.Set("trace_node_fields", ir.JSONStrs("id", "function_info_index", "count", "size", "children"))
+	meta.Set("sample_fields", ir.JSONStrs("timestamp_us", "last_assigned_id"))
+	meta.Set("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column"))
+	h := ir.JSON{Kind: ir.JSONObject}
+	h.Set("meta", meta)
+	h.Set("node_count", ir.JSONNum(int64(s.Nodes.Len())))
+	h.Set("edge_count", ir.JSONNum(int64(s.Edges.Len())))
+	h.Set("trace_function_count", ir.JSONNum(0))
+	var ext uint64
+	for _, t := range s.Totals {
+		if t.Name == "extra_native_bytes" {
+			ext = t.Value
+		}
+	}
+	h.Set("extra_native_bytes", ir.JSONNum(int64(min(ext, math.MaxInt64))))
+	v := &ir.V8Snapshot{Header: h, Layout: ir.V8LayoutCompact, Escape: ir.V8EscapeV8}
+	for _, k := range []string{ir.V8KeySnapshot, ir.V8KeyNodes, ir.V8KeyEdges, ir.V8KeyTraceFunctionInfos,
+		ir.V8KeyTraceTree, ir.V8KeySamples, ir.V8KeyLocations, ir.V8KeyStrings} {
+		v.Keys = append(v.Keys, ir.V8Key{Name: k})
+	}
+	var det ir.Uints
+	det.AppendZeros(s.Nodes.Len())
+	v.NodeExtra = []ir.Column{{Name: "detachedness", Values: det}}
+	return v
+}

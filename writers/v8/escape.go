@@ -1,0 +1,114 @@
+package v8
+
+import (
+	"unicode/utf8"
+
+	"heapconv/ir"
+)
+
+const hexDigits = "0123456789ABCDEF"
+
+// appendString appends s (WTF-8) as a JSON string in the given style.
+//
+// V8's style (OutputStreamWriter::AddJsonEscapedString) writes \b \f \n \r \t,
+// \" and \\, other control characters as uppercase \u00XX, ASCII 0x20–0x7F
+// as is, and every non-ASCII code point as one uppercase \uXXXX. V8 itself
+// truncates astral code points to 16 bits; such a string read back holds the
+// truncated BMP code point, which is written the same way again. An astral
+// code point from another source is written as a proper surrogate pair.
+// Invalid UTF-8 becomes '?', as in V8.
+//
+// The raw style writes non-ASCII UTF-8 as is (invalid bytes too, so a file
+// from such a producer is reproduced), and lone surrogates as \uXXXX.
+func appendString(b []byte, s string, esc ir.V8Escape) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				if e := shortEscape(c); e != 0 {
+					b = append(b, '\\', e)
+				} else {
+					b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+				}
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := decodeWTF8(s[i:])
+		switch {
+		case r < 0: // invalid byte
+			if esc == ir.V8EscapeRaw {
+				b = append(b, c)
+			} else {
+				b = append(b, '?')
+			}
+		case r >= 0xD800 && r < 0xE000:
+			b = appendU(b, r)
+		case esc == ir.V8EscapeRaw:
+			b = append(b, s[i:i+size]...)
+		case r > 0xFFFF:
+			r -= 0x10000
+			b = appendU(b, 0xD800+(r>>10))
+			b = appendU(b, 0xDC00+(r&0x3FF))
+		default:
+			b = appendU(b, r)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+func appendU(b []byte, r rune) []byte {
+	return append(b, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
+}
+
+func shortEscape(c byte) byte {
+	switch c {
+	case '\b':
+		return 'b'
+	case '\f':
+		return 'f'
+	case '\n':
+		return 'n'
+	case '\r':
+		return 'r'
+	case '\t':
+		return 't'
+	}
+	return 0
+}
+
+// decodeWTF8 decodes one code point of UTF-8 that may encode surrogates;
+// it returns -1 and 1 for an invalid byte.
+func decodeWTF8(s string) (rune, int) {
+	if len(s) >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF && s[2]&0xC0 == 0x80 {
+		return rune(s[0]&0x0F)<<12 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F), 3
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && size <= 1 {
+		return -1, 1
+	}
+	return r, size
+}
+
+// utf16Len returns the length of s in UTF-16 code units, the unit of
+// DevTools' string limits.
+func utf16Len(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := decodeWTF8(s[i:])
+		if r > 0xFFFF {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}

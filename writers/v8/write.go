@@ -1,0 +1,357 @@
+package v8
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+
+	"heapconv/ir"
+)
+
+// Options tune Write.
+type Options struct {
+	// Progress, if set, is called now and then with the bytes written so far.
+	Progress func(written int64)
+}
+
+// Write writes the file's single snapshot as a V8 .heapsnapshot. A snapshot
+// read from a V8 file is written in that file's style, byte for byte; any
+// other snapshot is first converted (see Convert) and the returned report
+// says what the conversion could not carry.
+func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
+	if len(f.Snapshots) != 1 {
+		return nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d (choose one with --snapshot)", len(f.Snapshots))
+	}
+	var loss ir.LossReport
+	if f.Snapshots[0].V8 == nil {
+		var err error
+		if f, loss, err = Convert(f); err != nil {
+			return loss, err
+		}
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	sw := &serializer{w: bw, f: f, s: f.Snapshots[0], opts: opts}
+	if err := sw.write(); err != nil {
+		return loss, err
+	}
+	return loss, bw.Flush()
+}
+
+type serializer struct {
+	w       *bufio.Writer
+	f       *ir.File
+	s       *ir.Snapshot
+	v       *ir.V8Snapshot
+	opts    Options
+	b       []byte // pending output
+	written int64
+	rows    bool // V8 ≤ 12 layout: newline after each row and string
+}
+
+// flush writes the pending bytes when enough have gathered.
+func (w *serializer) flush(force bool) error {
+	if len(w.b) < 1<<20 && !force {
+		return nil
+	}
+	n, err := w.w.Write(w.b)
+	w.written += int64(n)
+	w.b = w.b[:0]
+	if w.opts.Progress != nil {
+		w.opts.Progress(w.written)
+	}
+	return err
+}
+
+func (w *serializer) write() error {
+	w.v = w.s.V8
+	w.rows = w.v.Layout == ir.V8LayoutRows
+	w.b = make([]byte, 0, 1<<21)
+	w.b = append(w.b, '{')
+	for i, k := range w.v.Keys {
+		if i > 0 {
+			w.b = append(w.b, ",\n"...)
+		}
+		w.b = appendString(w.b, k.Name, ir.V8EscapeV8)
+		w.b = append(w.b, ':')
+		if k.Value != nil {
+			w.b = k.Value.AppendJSON(w.b, w.esc)
+			continue
+		}
+		var err error
+		switch k.Name {
+		case ir.V8KeySnapshot:
+			w.header()
+		case ir.V8KeyNodes:
+			err = w.nodes()
+		case ir.V8KeyEdges:
+			err = w.edges()
+		case ir.V8KeyTraceFunctionInfos:
+			err = w.flat(&w.v.TraceFunctionInfos, len(w.v.MetaList("trace_function_info_fields")))
+		case ir.V8KeyTraceTree:
+			err = w.traceTree()
+		case ir.V8KeySamples:
+			err = w.flat(&w.v.Samples, len(w.v.MetaList("sample_fields")))
+		case ir.V8KeyLocations:
+			err = w.locations()
+		case ir.V8KeyStrings:
+			err = w.strings()
+		default:
+			return fmt.Errorf("v8: key %q has no value", k.Name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, '}')
+	return w.flush(true)
+}
+
+func (w *serializer) esc(b []byte, s string) []byte { return appendString(b, s, w.v.Escape) }
+
+// header writes the snapshot object with node_count and edge_count taken
+// from the graph.
+func (w *serializer) header() {
+	h := w.v.Header
+	h.Fields = append([]ir.JSONField(nil), h.Fields...)
+	h.Set("node_count", ir.JSONNum(int64(w.s.Nodes.Len())))
+	h.Set("edge_count", ir.JSONNum(int64(w.s.Edges.Len())))
+	w.b = h.AppendJSON(w.b, w.esc)
+}
+
+// rowEnd is written after each row in the rows layout.
+func (w *serializer) rowSep(first bool) {
+	if !first {
+		w.b = append(w.b, ',')
+	}
+}
+
+func (w *serializer) nodes() error {
+	fields := w.v.MetaList("node_fields")
+	nd := &w.s.Nodes
+	extra := map[string]*ir.Uints{}
+	for i := range w.v.NodeExtra {
+		extra[w.v.NodeExtra[i].Name] = &w.v.NodeExtra[i].Values
+	}
+	type col struct {
+		u32 []uint32
+		u8  []uint8
+		u   *ir.Uints
+		fe  bool
+	}
+	cols := make([]col, len(fields))
+	for i, f := range fields {
+		switch f {
+		case "type":
+			cols[i].u8 = nd.Kind
+		case "name":
+			cols[i].u32 = nd.Name
+		case "id":
+			cols[i].u = &nd.ID
+		case "self_size":
+			cols[i].u = &nd.SelfSize
+		case "edge_count":
+			cols[i].fe = true
+		default:
+			if extra[f] == nil {
+				return fmt.Errorf("v8: node field %q has no column", f)
+			}
+			cols[i].u = extra[f]
+		}
+	}
+	w.b = append(w.b, '[')
+	n := nd.Len()
+	for i := 0; i < n; i++ {
+		w.rowSep(i == 0)
+		for j := range cols {
+			if j > 0 {
+				w.b = append(w.b, ',')
+			}
+			c := &cols[j]
+			var v uint64
+			switch {
+			case c.u8 != nil:
+				v = uint64(c.u8[i])
+			case c.u32 != nil:
+				v = uint64(c.u32[i])
+			case c.fe:
+				v = uint64(nd.FirstEdge[i+1] - nd.FirstEdge[i])
+			default:
+				v = c.u.At(i)
+			}
+			w.b = strconv.AppendUint(w.b, v, 10)
+		}
+		if w.rows {
+			w.b = append(w.b, '\n')
+		}
+		if err := w.flush(false); err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, ']')
+	return nil
+}
+
+func (w *serializer) edges() error {
+	fields := w.v.MetaList("edge_fields")
+	ed := &w.s.Edges
+	nf := uint64(len(w.v.MetaList("node_fields")))
+	extra := map[string]*ir.Uints{}
+	for i := range w.v.EdgeExtra {
+		extra[w.v.EdgeExtra[i].Name] = &w.v.EdgeExtra[i].Values
+	}
+	const (
+		fType = iota
+		fName
+		fTo
+		fExtra
+	)
+	role := make([]int, len(fields))
+	ext := make([]*ir.Uints, len(fields))
+	for i, f := range fields {
+		switch f {
+		case "type":
+			role[i] = fType
+		case "name_or_index":
+			role[i] = fName
+		case "to_node":
+			role[i] = fTo
+		default:
+			if extra[f] == nil {
+				return fmt.Errorf("v8: edge field %q has no column", f)
+			}
+			role[i], ext[i] = fExtra, extra[f]
+		}
+	}
+	w.b = append(w.b, '[')
+	m := ed.Len()
+	for e := 0; e < m; e++ {
+		w.rowSep(e == 0)
+		for j, r := range role {
+			if j > 0 {
+				w.b = append(w.b, ',')
+			}
+			var v uint64
+			switch r {
+			case fType:
+				v = uint64(ed.Kind[e])
+			case fName:
+				v = uint64(ed.Name[e])
+			case fTo:
+				v = uint64(ed.Target[e]) * nf
+			default:
+				v = ext[j].At(e)
+			}
+			w.b = strconv.AppendUint(w.b, v, 10)
+		}
+		if w.rows {
+			w.b = append(w.b, '\n')
+		}
+		if err := w.flush(false); err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, ']')
+	return nil
+}
+
+// flat writes a flat number array in rows of width values.
+func (w *serializer) flat(c *ir.Uints, width int) error {
+	w.b = append(w.b, '[')
+	for i := 0; i < c.Len(); i++ {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = strconv.AppendUint(w.b, c.At(i), 10)
+		if w.rows && width > 0 && (i+1)%width == 0 {
+			w.b = append(w.b, '\n')
+		}
+		if err := w.flush(false); err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, ']')
+	return nil
+}
+
+func (w *serializer) locations() error {
+	lf := w.v.MetaList("location_fields")
+	nf := uint64(len(w.v.MetaList("node_fields")))
+	loc := &w.v.Locations
+	w.b = append(w.b, '[')
+	for i := 0; i < loc.Len(); i++ {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		v := loc.At(i)
+		if ir.IsLocationNodeField(lf[i%len(lf)]) {
+			v *= nf
+		}
+		w.b = strconv.AppendUint(w.b, v, 10)
+		if w.rows && (i+1)%len(lf) == 0 {
+			w.b = append(w.b, '\n')
+		}
+		if err := w.flush(false); err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, ']')
+	return nil
+}
+
+// traceTree writes the flattened trace tree back as nested arrays.
+func (w *serializer) traceTree() error {
+	tt := &w.v.TraceTree
+	if tt.Len() == 0 {
+		w.b = append(w.b, "[]"...)
+		return nil
+	}
+	nf := len(w.v.MetaList("trace_node_fields"))
+	pos := 0
+	var list func(depth int) error
+	list = func(depth int) error {
+		if pos >= tt.Len() || depth > 10000 {
+			return fmt.Errorf("v8: malformed trace tree")
+		}
+		n := int(tt.At(pos))
+		pos++
+		w.b = append(w.b, '[')
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			for f := 0; f < nf-1; f++ {
+				if pos >= tt.Len() {
+					return fmt.Errorf("v8: malformed trace tree")
+				}
+				w.b = strconv.AppendUint(w.b, tt.At(pos), 10)
+				w.b = append(w.b, ',')
+				pos++
+			}
+			if err := list(depth + 1); err != nil {
+				return err
+			}
+		}
+		w.b = append(w.b, ']')
+		return w.flush(false)
+	}
+	return list(0)
+}
+
+func (w *serializer) strings() error {
+	w.b = append(w.b, '[')
+	for i, s := range w.f.Strings {
+		if i > 0 {
+			w.b = append(w.b, ',')
+			if w.rows {
+				w.b = append(w.b, '\n')
+			}
+		}
+		w.b = appendString(w.b, s, w.v.Escape)
+		if err := w.flush(false); err != nil {
+			return err
+		}
+	}
+	w.b = append(w.b, ']')
+	return nil
+}
