@@ -49,10 +49,10 @@ func decodePlain(r io.Reader) (*File, error) {
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) {
-			return nil, err
+			return nil, fe
 		}
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, Errorf(FormatIR, d.cr.off, "unexpected EOF: the stream ends inside the record that starts at offset %d", d.recordStart)
 		}
 		return nil, Errorf(FormatIR, d.recordStart, "%v", err)
 	}
@@ -101,6 +101,7 @@ type decoder struct {
 	// declared counts, checked when the stream ends
 	nStrings, nSnapshots uint64
 	pending              map[*Snapshot]*snapDecl
+	colMode              map[*Uints]byte // 'z' or 'v': how each column has been stored
 }
 
 // snapDecl is what a snapshot record declared, checked when the stream ends.
@@ -253,7 +254,14 @@ func (d *decoder) mapFields(what string, fn func(key string) error) error {
 			return err
 		}
 		if err := fn(k); err != nil {
-			return fmt.Errorf("%s.%s: %w", what, k, err)
+			var fe *FormatError
+			if errors.As(err, &fe) {
+				return err
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return Errorf(FormatIR, d.cr.off, "unexpected EOF in %s.%s", what, k)
+			}
+			return d.errorf("%s.%s: %v", what, k, err)
 		}
 	}
 	return nil
@@ -464,14 +472,18 @@ func (d *decoder) v8Record(n int) error {
 			}
 		case "layout":
 			var l string
-			l, err = d.shortString(64)
+			if l, err = d.shortString(64); err != nil {
+				return err
+			}
 			v.Layout = V8Layout(indexOf(v8LayoutNames[:], l))
 			if v.Layout == 255 {
 				err = d.errorf("unknown v8 layout %q", l)
 			}
 		case "escape":
 			var l string
-			l, err = d.shortString(64)
+			if l, err = d.shortString(64); err != nil {
+				return err
+			}
 			v.Escape = V8Escape(indexOf(v8EscapeNames[:], l))
 			if v.Escape == 255 {
 				err = d.errorf("unknown v8 escape style %q", l)
@@ -792,6 +804,21 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 		if limit >= 0 && dst.Len()+count > limit {
 			return d.errorf("column %s: more values than its table has entries (%d)", name, limit)
 		}
+		// A column is all zeros records or all value chunks (SPEC.md): a
+		// zeros record after values, or values after zeros, would let a few
+		// bytes of stream materialize a whole column.
+		mode := d.colMode[dst]
+		want := byte('v')
+		if vals == nil {
+			want = 'z'
+		}
+		if mode != 0 && mode != want {
+			return d.errorf("column %s mixes zeros records and value chunks", name)
+		}
+		if d.colMode == nil {
+			d.colMode = map[*Uints]byte{}
+		}
+		d.colMode[dst] = want
 		if vals == nil {
 			if !tied {
 				return d.errorf("column %s cannot be stored as zeros", name)

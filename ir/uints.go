@@ -11,10 +11,43 @@ import "math"
 //
 // The zero value is an empty column.
 type Uints struct {
-	n   int
-	u8  []uint8
-	u32 []uint32
-	u64 []uint64
+	n    int
+	u8   []uint8
+	u32  []uint32
+	u64  []uint64
+	hint int // capacity to allocate when storage is first needed
+}
+
+// Reserve asks for room for n more values, allocated when the column first
+// needs storage (or now, if it has some), so that it is not regrown.
+func (c *Uints) Reserve(n int) {
+	if c.Width() == 0 {
+		c.hint = c.n + n
+		return
+	}
+	c.Grow(n)
+}
+
+// AppendAll appends every value of vs, widening once for the largest.
+func (c *Uints) AppendAll(vs []uint64) {
+	var m uint64
+	for _, v := range vs {
+		m = max(m, v)
+	}
+	c.widen(m)
+	switch {
+	case c.u64 != nil:
+		c.u64 = append(c.u64, vs...)
+	case c.u32 != nil:
+		for _, v := range vs {
+			c.u32 = append(c.u32, uint32(v))
+		}
+	case c.u8 != nil:
+		for _, v := range vs {
+			c.u8 = append(c.u8, uint8(v))
+		}
+	}
+	c.n += len(vs)
 }
 
 // Width reports the bytes per value currently used: 0, 1, 4 or 8.
@@ -106,15 +139,13 @@ func (c *Uints) widen(v uint64) {
 	if need <= c.Width() {
 		return
 	}
-	c.setWidth(need, c.n+1)
+	c.setWidth(need, max(c.n+1, c.n*5/4))
 }
 
 // setWidth converts the column to width w (which must not be narrower than
 // the current one), reserving capacity for at least capHint values.
 func (c *Uints) setWidth(w, capHint int) {
-	if capHint < c.n {
-		capHint = c.n
-	}
+	capHint = max(capHint, c.n, c.hint)
 	switch w {
 	case 1:
 		c.u8 = make([]uint8, c.n, capHint) // from all-zero

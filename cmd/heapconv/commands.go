@@ -430,6 +430,10 @@ const formatsUsage = `Usage: heapconv formats
 
 Lists the formats heapconv knows, their file extensions, whether it reads
 and writes each, and which versions it reads.
+
+Examples:
+  heapconv formats
+  heapconv formats | grep v8
 `
 
 func runFormats(e *env, args []string) error {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 
 	"heapconv/internal/formats"
 	"heapconv/ir"
@@ -21,6 +24,7 @@ type input struct {
 	format *formats.Format
 	file   *os.File // nil for stdin
 	info   os.FileInfo
+	zr     *zstd.Decoder // set when the input is zstd-compressed
 }
 
 // openInput opens IN ("-" is standard input) and determines its format:
@@ -50,6 +54,16 @@ func openInput(e *env, name, from string) (*input, error) {
 		}
 		in.r = bufio.NewReaderSize(f, 1<<20)
 	}
+	// A zstd-compressed input (a .heapsnapshot.zst archive, say) is read
+	// through a decompressor; the IR reads its own .zst form itself.
+	if head, _ := in.r.Peek(4); bytes.Equal(head, ir.ZstdMagic) && from != ir.FormatIR && !zstdHoldsIR(in.r) {
+		zr, err := zstd.NewReader(in.r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		if err != nil {
+			in.close()
+			return nil, err
+		}
+		in.r, in.size, in.zr = bufio.NewReaderSize(zr, 1<<20), 0, zr
+	}
 	if from != "" {
 		in.format = formats.ByName(from)
 		if in.format == nil {
@@ -75,7 +89,24 @@ func openInput(e *env, name, from string) (*input, error) {
 	return in, nil
 }
 
+// zstdHoldsIR reports whether the zstd stream at the head of r starts with
+// the IR magic, decoding a copy of the buffered head only.
+func zstdHoldsIR(r *bufio.Reader) bool {
+	head, _ := r.Peek(256 << 10)
+	zr, err := zstd.NewReader(bytes.NewReader(head), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return false
+	}
+	defer zr.Close()
+	magic := make([]byte, len(ir.Magic))
+	_, err = io.ReadFull(zr, magic)
+	return err == nil && bytes.Equal(magic, ir.Magic)
+}
+
 func (in *input) close() {
+	if in.zr != nil {
+		in.zr.Close()
+	}
 	if in.file != nil {
 		in.file.Close()
 	}
@@ -124,6 +155,17 @@ func createOutput(e *env, name string, force bool, in *input) (*output, error) {
 	dir := filepath.Dir(name)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
+		return nil, err
+	}
+	// CreateTemp makes the file private; give it an ordinary file's mode,
+	// or keep the mode of the file it replaces.
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(name); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
 		return nil, err
 	}
 	return &output{name: name, tmp: tmp, w: tmp}, nil

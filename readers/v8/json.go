@@ -30,9 +30,15 @@ func (s *scanner) value(depth int, es *escapeStats) (ir.JSON, error) {
 			return obj, nil
 		}
 		for {
+			keyOff := s.offset()
 			k, err := s.str(es)
 			if err != nil {
 				return obj, err
+			}
+			if obj.Get(k) != nil {
+				// JSON.parse (DevTools) would take the last value, a lenient
+				// reader the first: refuse rather than guess.
+				return obj, s.errorAtOffset(keyOff, "duplicate key %q in an object", k)
 			}
 			if err := s.expect(':'); err != nil {
 				return obj, err
@@ -104,10 +110,7 @@ func (s *scanner) value(depth int, es *escapeStats) (ir.JSON, error) {
 
 // literal consumes lit if it comes next.
 func (s *scanner) literal(lit string) bool {
-	if s.end-s.pos < len(lit) {
-		s.fill()
-	}
-	if s.end-s.pos < len(lit) || string(s.buf[s.pos:s.pos+len(lit)]) != lit {
+	if !s.ensure(len(lit)) || string(s.buf[s.pos:s.pos+len(lit)]) != lit {
 		return false
 	}
 	s.pos += len(lit)

@@ -29,13 +29,10 @@ func (s *scanner) uints(dst []uint64, st *arrayState) (int, error) {
 	var err error
 	for n < len(dst) && !st.done {
 		if s.end-s.pos < 64 && !s.eof {
-			if n > 0 {
-				return n, nil
-			}
-			s.fill()
+			s.fill() // keeps the batch's bytes (see scanner.batch)
 		}
 		if n == 0 {
-			s.batch = s.pos
+			s.startBatch()
 		}
 		if s.end-s.pos >= 64 {
 			n, err = s.uintsFast(dst, n, st)
@@ -49,25 +46,60 @@ func (s *scanner) uints(dst []uint64, st *arrayState) (int, error) {
 	return n, nil
 }
 
-// uintsFast parses while at least 32 bytes stay buffered, so a token never
-// runs off the buffer's end (longer tokens are errors anyway).
+// uintsFast parses while at least 32 bytes stay buffered. The common case,
+// digits followed directly by a comma, takes one tight loop; everything else
+// (white space, the closing bracket, errors) goes through the state machine.
 func (s *scanner) uintsFast(dst []uint64, n int, st *arrayState) (int, error) {
-	buf, pos, end := s.buf, s.pos, s.end-32
+	buf, pos, end := s.buf[:s.end+1], s.pos, s.end-32
 	defer func() { s.pos = pos }()
 	for n < len(dst) && pos < end {
 		c := buf[pos]
-		if c <= ' ' {
-			if c == '\n' {
-				st.newlines++
-			} else if c == ' ' || c == '\r' || c == '\t' {
-				st.other++
-			} else {
-				return n, s.errorAtPos(pos, "unexpected byte 0x%02x in a number array", c)
-			}
+		if st.expect != expectSep && c-'0' < 10 {
+			start := pos
+			v := uint64(c - '0')
 			pos++
+			// buf[s.end] is a sentinel non-digit: the loop cannot run off.
+			for {
+				d := buf[pos] - '0'
+				if d >= 10 {
+					break
+				}
+				v = v*10 + uint64(d)
+				pos++
+			}
+			if pos-start > 19 {
+				if pos == s.end {
+					// The number may go on past the buffered data.
+					pos = start
+					return n, nil
+				}
+				var ok bool
+				if v, ok = parseBig(buf[start:pos]); !ok {
+					return n, s.errorAtPos(start, "number does not fit in 64 bits")
+				}
+			}
+			dst[n] = v
+			n++
+			st.values++
+			if buf[pos] == ',' {
+				pos++
+				st.expect = expectValue
+				continue
+			}
+			if c := buf[pos]; c == '.' || c == 'e' || c == 'E' {
+				return n, s.errorAtPos(start, "number is not an unsigned integer")
+			}
+			st.expect = expectSep
 			continue
 		}
-		if st.expect == expectSep {
+		switch {
+		case c == '\n':
+			st.newlines++
+			pos++
+		case c == ' ' || c == '\r' || c == '\t':
+			st.other++
+			pos++
+		case st.expect == expectSep:
 			pos++
 			switch c {
 			case ',':
@@ -78,37 +110,13 @@ func (s *scanner) uintsFast(dst []uint64, n int, st *arrayState) (int, error) {
 			default:
 				return n, s.errorAtPos(pos-1, "expected ',' or ']' in a number array, found %q", c)
 			}
-			continue
-		}
-		if c == ']' && st.expect == expectFirst {
+		case c == ']' && st.expect == expectFirst:
 			pos++
 			st.done = true
 			return n, nil
-		}
-		if c < '0' || c > '9' {
+		default:
 			return n, s.notUint(pos)
 		}
-		start := pos
-		v := uint64(c - '0')
-		pos++
-		// At most 21 digits are looked at: 32 bytes are buffered past end.
-		for c = buf[pos]; c >= '0' && c <= '9' && pos-start <= 20; c = buf[pos] {
-			v = v*10 + uint64(c-'0')
-			pos++
-		}
-		if pos-start > 19 {
-			var ok bool
-			if v, ok = parseBig(buf[start:pos]); !ok {
-				return n, s.errorAtPos(start, "number does not fit in 64 bits")
-			}
-		}
-		if c == '.' || c == 'e' || c == 'E' {
-			return n, s.errorAtPos(start, "number is not an unsigned integer")
-		}
-		dst[n] = v
-		n++
-		st.values++
-		st.expect = expectSep
 	}
 	return n, nil
 }
@@ -144,7 +152,7 @@ func (s *scanner) uintsSlow(dst []uint64, n int, st *arrayState) (int, error) {
 		return n, s.notUint(s.pos)
 	}
 	if n == 0 {
-		s.batch = s.pos
+		s.startBatch()
 	}
 	start := s.offset()
 	var digits [21]byte
@@ -214,16 +222,27 @@ func (s *scanner) errorAtOffset(off int64, format string, args ...any) error {
 	return s.errorAtPos(int(off-s.base), format, args...)
 }
 
-// valueOffset returns the file offset of value k of the last uints batch.
+// startBatch marks the next byte as the start of a batch of values.
+func (s *scanner) startBatch() {
+	s.batch = s.pos
+	s.curPos, s.curK = s.pos, 0
+}
+
+// valueOffset returns the file offset of value k of the last uints batch
+// (approximate for a negative k: a value of the batch before).
 func (s *scanner) valueOffset(k int) int64 {
-	pos := s.batch
-	if pos < 0 {
-		return s.offset() // the batch left the buffer (a slow pipe); be approximate
+	if s.batch < 0 || k < 0 {
+		return s.base + int64(max(s.batch, 0))
 	}
-	for i := 0; pos < s.end; {
+	pos, i := s.batch, 0
+	if k >= s.curK && s.curPos >= s.batch {
+		pos, i = s.curPos, s.curK
+	}
+	for pos < s.end {
 		c := s.buf[pos]
 		if c >= '0' && c <= '9' {
 			if i == k {
+				s.curPos, s.curK = pos, k
 				return s.base + int64(pos)
 			}
 			for pos < s.end && s.buf[pos] >= '0' && s.buf[pos] <= '9' {

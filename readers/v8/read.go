@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
 	"strings"
@@ -71,11 +72,17 @@ type parser struct {
 
 	// the largest string index used, and where, checked once the strings
 	// have been read
-	maxString    uint32
-	maxStringOff int64
-	vals         []uint64
+	maxString      uint32
+	maxStringK     int
+	maxStringOff   int64
+	maxStringExact bool
+	region         *region // the region being consumed, in parallel mode
+	maxRegion      *region // the region holding maxString, kept for its offset
+	prevRegion     *region // the region before p.region: rows can straddle the two
+	vals           []uint64
 
-	headerCompact bool // the header object has no white space
+	headerCompact bool  // the header object has no white space
+	afterStrings  int64 // offset of the first key after "strings", or -1
 	violations    int
 }
 
@@ -95,8 +102,17 @@ func (p *parser) violation(off int64, format string, args ...any) error {
 	return nil
 }
 
-// at returns the offset of value k of the current batch.
-func (p *parser) at(k int) int64 { return p.s.valueOffset(k) }
+// at returns the offset of value k of the current batch (approximate for a
+// negative k, a value of the batch before).
+func (p *parser) at(k int) int64 {
+	if p.region != nil {
+		if k < 0 && p.prevRegion != nil {
+			return p.prevRegion.valueOffset(len(p.prevRegion.vals) + k)
+		}
+		return p.region.valueOffset(k)
+	}
+	return p.s.valueOffset(k)
+}
 
 func (p *parser) file() (*ir.File, error) {
 	s := p.s
@@ -108,13 +124,13 @@ func (p *parser) file() (*ir.File, error) {
 	p.seen = map[string]bool{}
 	p.arrays = map[string]arrayState{}
 	p.rootIndex = -1
-	p.vals = make([]uint64, 1<<16)
+	p.afterStrings = -1
+	// 65520 values: a multiple of every usual row width (3 to 7), so that
+	// batches hold whole rows.
+	p.vals = make([]uint64, 65520)
 
 	// A UTF-8 byte order mark is tolerated (DevTools accepts it).
-	if s.end-s.pos < 3 {
-		s.fill()
-	}
-	bom := s.end-s.pos >= 3 && string(s.buf[s.pos:s.pos+3]) == "\xef\xbb\xbf"
+	bom := s.ensure(3) && string(s.buf[s.pos:s.pos+3]) == "\xef\xbb\xbf"
 	if bom {
 		s.pos += 3
 	}
@@ -162,6 +178,9 @@ func (p *parser) file() (*ir.File, error) {
 			return nil, s.errorAtOffset(keyOff, "duplicate top-level key %q", key)
 		}
 		p.seen[key] = true
+		if p.seen[ir.V8KeyStrings] && key != ir.V8KeyStrings && p.afterStrings < 0 {
+			p.afterStrings = keyOff
+		}
 		if c, _ := s.peek(); c != ':' && key == ir.V8KeySnapshot {
 			if err := p.violation(s.offset(), "white space between \"snapshot\" and ':'; DevTools skips exactly one character after the key"); err != nil {
 				return nil, err
@@ -358,112 +377,223 @@ func (p *parser) capacity(declared uint64, fields int) int {
 	return int(c)
 }
 
-// nodes reads the nodes array into the node columns.
-func (p *parser) nodes() error {
+// parallelMin is the input size from which number arrays are parsed by
+// worker goroutines.
+const parallelMin = 8 << 20
+
+// numbers reads the number array that comes next and passes its values to
+// fn in whole rows of width values, in order. k0 is the index, within the
+// current batch, of rows[0] (negative when the row began in the batch
+// before); p.at turns such indices into file offsets for messages.
+func (p *parser) numbers(key string, width int, fn func(rows []uint64, k0 int) error) error {
 	s := p.s
 	if err := s.expect('['); err != nil {
 		return err
 	}
+	carry := make([]uint64, 0, width)
+	emit := func(vals []uint64) error {
+		i := 0
+		if len(carry) > 0 {
+			need := width - len(carry)
+			if need > len(vals) {
+				carry = append(carry, vals...)
+				return nil
+			}
+			carry = append(carry, vals[:need]...)
+			if err := fn(carry, need-width); err != nil {
+				return err
+			}
+			carry, i = carry[:0], need
+		}
+		whole := (len(vals) - i) / width * width
+		if whole > 0 {
+			if err := fn(vals[i:i+whole], i); err != nil {
+				return err
+			}
+		}
+		carry = append(carry, vals[i+whole:]...)
+		return nil
+	}
+	st := arrayState{}
+	if p.opts.Size >= parallelMin {
+		if err := p.parallel(&st, emit); err != nil {
+			return err
+		}
+	}
+	p.region = nil
+	for !st.done {
+		n, err := s.uints(p.vals, &st)
+		if err != nil {
+			return err
+		}
+		if err := emit(p.vals[:n]); err != nil {
+			return err
+		}
+	}
+	if len(carry) != 0 {
+		return s.errorf("the %s array ends in the middle of a row (%d values is not a multiple of %d)", key, st.values, width)
+	}
+	s.batch = -1 // let fill discard the array's bytes
+	p.arrays[key] = st
+	return nil
+}
+
+// parallel reads as much of a number array as it can in regions parsed by
+// worker goroutines. It returns with st.done set, or leaves the rest (a
+// truncated or odd tail) to the sequential scanner.
+func (p *parser) parallel(st *arrayState, emit func([]uint64) error) error {
+	pn := newParallelNumbers(p.s)
+	defer func() {
+		p.region, p.prevRegion = nil, nil
+		pn.close()
+	}()
+	expect := uint8(expectFirst)
+	stuck := false
+	for {
+		for !pn.done && !stuck && len(pn.pending) < cap(pn.work) {
+			r, ok := pn.cut(expect)
+			if !ok {
+				stuck = true
+				break
+			}
+			expect = expectValue
+			pn.pending = append(pn.pending, r)
+			pn.work <- r
+		}
+		if len(pn.pending) == 0 {
+			st.expect = expect
+			return nil
+		}
+		r := pn.pending[0]
+		pn.pending = pn.pending[1:]
+		<-r.finished
+		if prev := pn.prev; prev != nil && !prev.pinned {
+			regionPool.Put(prev)
+		}
+		pn.prev, pn.cur = pn.cur, r
+		p.prevRegion, p.region = pn.prev, r
+		st.values += r.st.values
+		st.newlines += r.st.newlines
+		st.other += r.st.other
+		if r.errPos >= 0 {
+			return ir.Errorf(ir.FormatV8, r.off+int64(r.errPos), "%s", r.errMsg)
+		}
+		if err := emit(r.vals); err != nil {
+			return err
+		}
+		if r.st.done {
+			st.done = true
+			return nil
+		}
+	}
+}
+
+// nodes reads the nodes array into the node columns.
+func (p *parser) nodes() error {
 	nf := len(p.nodeFields)
 	nd := &p.snap.Nodes
 	capN := p.capacity(p.nodeCount, nf)
 	nd.Kind = make([]uint8, 0, capN)
 	nd.Name = make([]uint32, 0, capN)
 	nd.FirstEdge = make([]uint32, 1, capN+1)
-	const (
-		fType = iota
-		fName
-		fID
-		fSize
-		fEdges
-		fExtra
-	)
-	role := make([]int, nf)
-	extra := make([]int, nf)
+	nd.ID.Reserve(capN)
+	nd.SelfSize.Reserve(capN)
+	iType, iName, iID, iSize, iEdges := -1, -1, -1, -1, -1
+	var extras []int // field positions of the extra columns
 	for i, f := range p.nodeFields {
 		switch f {
 		case "type":
-			role[i] = fType
+			iType = i
 		case "name":
-			role[i] = fName
+			iName = i
 		case "id":
-			role[i] = fID
+			iID = i
 		case "self_size":
-			role[i] = fSize
+			iSize = i
 		case "edge_count":
-			role[i] = fEdges
+			iEdges = i
 		default:
-			role[i] = fExtra
-			extra[i] = len(p.v8.NodeExtra)
+			extras = append(extras, i)
 			p.v8.NodeExtra = append(p.v8.NodeExtra, ir.Column{Name: f})
+			p.v8.NodeExtra[len(p.v8.NodeExtra)-1].Values.Reserve(capN)
 		}
 	}
 	nk := uint64(len(p.snap.NodeKinds))
 	collect := p.opts.Collect != nil
 	var edgeSum uint64
-	st := arrayState{}
-	field := 0
-	buf := p.vals[:len(p.vals)/nf*nf]
-	for !st.done {
-		n, err := s.uints(buf, &st)
-		if err != nil {
-			return err
+	var ids, sizes []uint64
+	extraVals := make([][]uint64, len(extras))
+	err := p.numbers(ir.V8KeyNodes, nf, func(rows []uint64, k0 int) error {
+		n := len(rows) / nf
+		if collect {
+			if err := p.wide(rows, k0, nd.Len(), p.nodeFields, "node"); err != nil {
+				return err
+			}
 		}
-		for k, v := range buf[:n] {
-			if collect && v > math.MaxUint32 {
-				if err := p.violation(p.at(k), "node %d: %s %d does not fit in 32 bits (DevTools wraps it)", nd.Len(), p.nodeFields[field], v); err != nil {
+		if uint64(nd.Len()+n) > p.nodeCount {
+			return ir.Errorf(ir.FormatV8, p.at(k0+(int(p.nodeCount)-nd.Len())*nf), "the nodes array holds more than node_count (%d) nodes", p.nodeCount)
+		}
+		ids, sizes = ids[:0], sizes[:0]
+		for i := range extraVals {
+			extraVals[i] = extraVals[i][:0]
+		}
+		for r := 0; r < n; r++ {
+			row := rows[r*nf : r*nf+nf]
+			t := row[iType]
+			if t >= nk {
+				if err := p.violation(p.at(k0+r*nf+iType), "node %d: type %d is not in meta.node_types[0] (%d types)", nd.Len(), t, nk); err != nil {
 					return err
 				}
+				t = 0
 			}
-			switch role[field] {
-			case fType:
-				if uint64(nd.Len()) >= p.nodeCount {
-					return p.violationFatal(p.at(k), "the nodes array holds more than node_count (%d) nodes", p.nodeCount)
+			name := row[iName]
+			if name >= uint64(p.maxString) {
+				if name > math.MaxUint32 {
+					return ir.Errorf(ir.FormatV8, p.at(k0+r*nf+iName), "node name index %d beyond 2^32", name)
 				}
-				if v >= nk {
-					if err := p.violation(p.at(k), "node %d: type %d is not in meta.node_types[0] (%d types)", nd.Len(), v, nk); err != nil {
-						return err
-					}
-					v = 0
-				}
-				nd.Kind = append(nd.Kind, uint8(v))
-			case fName:
-				if v > math.MaxUint32 {
-					return ir.Errorf(ir.FormatV8, p.at(k), "node name index %d beyond 2^32", v)
-				}
-				if uint32(v) >= p.maxString && v > 0 {
-					p.noteString(uint32(v), p.at(k))
-				}
-				nd.Name = append(nd.Name, uint32(v))
-			case fID:
-				nd.ID.Append(v)
-			case fSize:
-				nd.SelfSize.Append(v)
-			case fEdges:
-				edgeSum += v
-				if edgeSum > p.edgeCount {
-					return p.violationFatal(p.at(k), "node %d: edge_counts add up to more than edge_count (%d)", nd.Len()-1, p.edgeCount)
-				}
-				nd.FirstEdge = append(nd.FirstEdge, uint32(edgeSum))
-			default:
-				p.v8.NodeExtra[extra[field]].Values.Append(v)
+				p.noteString(uint32(name), k0+r*nf+iName)
 			}
-			field++
-			if field == nf {
-				field = 0
+			edgeSum += row[iEdges]
+			if edgeSum > p.edgeCount {
+				return ir.Errorf(ir.FormatV8, p.at(k0+r*nf+iEdges), "node %d: edge_counts add up to more than edge_count (%d)", nd.Len(), p.edgeCount)
+			}
+			nd.Kind = append(nd.Kind, uint8(t))
+			nd.Name = append(nd.Name, uint32(name))
+			nd.FirstEdge = append(nd.FirstEdge, uint32(edgeSum))
+			ids = append(ids, row[iID])
+			sizes = append(sizes, row[iSize])
+			for i, f := range extras {
+				extraVals[i] = append(extraVals[i], row[f])
+			}
+		}
+		nd.ID.AppendAll(ids)
+		nd.SelfSize.AppendAll(sizes)
+		for i := range extraVals {
+			p.v8.NodeExtra[i].Values.AppendAll(extraVals[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if uint64(nd.Len()) != p.nodeCount {
+		return p.s.errorf("the nodes array holds %d nodes, but node_count is %d", nd.Len(), p.nodeCount)
+	}
+	if edgeSum != p.edgeCount {
+		return p.s.errorf("node edge_counts add up to %d, but edge_count is %d", edgeSum, p.edgeCount)
+	}
+	return nil
+}
+
+// wide reports values DevTools would wrap (validate only).
+func (p *parser) wide(rows []uint64, k0, first int, fields []string, what string) error {
+	for k, v := range rows {
+		if v > math.MaxUint32 {
+			if err := p.violation(p.at(k0+k), "%s %d: %s %d does not fit in 32 bits (DevTools wraps it)", what, first+k/len(fields), fields[k%len(fields)], v); err != nil {
+				return err
 			}
 		}
 	}
-	if field != 0 {
-		return s.errorf("the nodes array ends in the middle of a row (%d values is not a multiple of %d fields)", st.values, nf)
-	}
-	if uint64(nd.Len()) != p.nodeCount {
-		return s.errorf("the nodes array holds %d nodes, but node_count is %d", nd.Len(), p.nodeCount)
-	}
-	if edgeSum != p.edgeCount {
-		return s.errorf("node edge_counts add up to %d, but edge_count is %d", edgeSum, p.edgeCount)
-	}
-	p.arrays[ir.V8KeyNodes] = st
 	return nil
 }
 
@@ -472,45 +602,77 @@ func (p *parser) violationFatal(off int64, format string, args ...any) error {
 	return ir.Errorf(ir.FormatV8, off, format, args...)
 }
 
-func (p *parser) noteString(v uint32, off int64) {
+// noteString records the largest string index seen so far and where; it is
+// checked against the string table, which comes last.
+func (p *parser) noteString(v uint32, k int) {
+	if v == 0 || v < p.maxString {
+		return
+	}
 	p.maxString = v
-	p.maxStringOff = off
+	p.maxStringK = k
+	switch {
+	case p.region != nil:
+		// Keep the region; the offset is worked out only if needed.
+		if p.maxRegion != p.region {
+			if old := p.maxRegion; old != nil {
+				old.pinned = false
+				// The current and previous regions go back to the pool
+				// when the reader moves past them; older ones go now.
+				if old != p.region && old != p.prevRegion {
+					regionPool.Put(old)
+				}
+			}
+			p.region.pinned = true
+			p.maxRegion = p.region
+		}
+	default:
+		// The scanner's cursor makes these lookups one pass per batch.
+		p.maxRegion = nil
+		p.maxStringOff, p.maxStringExact = p.at(k), true
+	}
+}
+
+// divider divides by a constant with a multiplication (Lemire's method),
+// exact for dividends below 2^32: edges hold one to_node division each.
+type divider struct{ d, m uint64 }
+
+func newDivider(d uint64) divider { return divider{d, ^uint64(0)/d + 1} }
+
+// divExact returns x/d and whether d divides x.
+func (v divider) divExact(x uint64) (uint64, bool) {
+	var q uint64
+	if x < 1<<32 {
+		q, _ = bits.Mul64(x, v.m)
+	} else {
+		q = x / v.d
+	}
+	return q, q*v.d == x
 }
 
 // edges reads the edges array into the edge columns.
 func (p *parser) edges() error {
-	s := p.s
-	if err := s.expect('['); err != nil {
-		return err
-	}
 	ef := len(p.edgeFields)
-	nf := uint64(len(p.nodeFields))
 	n := uint64(p.snap.Nodes.Len())
+	div := newDivider(uint64(len(p.nodeFields)))
 	ed := &p.snap.Edges
 	capE := p.capacity(p.edgeCount, ef)
 	ed.Kind = make([]uint8, 0, capE)
 	ed.Name = make([]uint32, 0, capE)
 	ed.Target = make([]uint32, 0, capE)
-	const (
-		fType = iota
-		fName
-		fTo
-		fExtra
-	)
-	role := make([]int, ef)
-	extra := make([]int, ef)
+	iType, iName, iTo := -1, -1, -1
+	var extras []int
 	for i, f := range p.edgeFields {
 		switch f {
 		case "type":
-			role[i] = fType
+			iType = i
 		case "name_or_index":
-			role[i] = fName
+			iName = i
 		case "to_node":
-			role[i] = fTo
+			iTo = i
 		default:
-			role[i] = fExtra
-			extra[i] = len(p.v8.EdgeExtra)
+			extras = append(extras, i)
 			p.v8.EdgeExtra = append(p.v8.EdgeExtra, ir.Column{Name: f})
+			p.v8.EdgeExtra[len(p.v8.EdgeExtra)-1].Values.Reserve(capE)
 		}
 	}
 	ek := uint64(len(p.snap.EdgeKinds))
@@ -518,93 +680,74 @@ func (p *parser) edges() error {
 	for i, k := range p.snap.EdgeKinds {
 		indexed[i] = k.Indexed
 	}
+	stringKind := uint64(max(slices.Index(indexed, false), 0))
 	collect := p.opts.Collect != nil
-	st := arrayState{}
-	field := 0
-	// Name and type may come in either order: names are checked once the
-	// row is whole.
-	var kind uint8
-	var name uint64
-	nameAt := 0
-	buf := p.vals[:len(p.vals)/ef*ef]
-	for !st.done {
-		cnt, err := s.uints(buf, &st)
-		if err != nil {
-			return err
+	extraVals := make([][]uint64, len(extras))
+	err := p.numbers(ir.V8KeyEdges, ef, func(rows []uint64, k0 int) error {
+		m := len(rows) / ef
+		if collect {
+			if err := p.wide(rows, k0, ed.Len(), p.edgeFields, "edge"); err != nil {
+				return err
+			}
 		}
-		for k, v := range buf[:cnt] {
-			if collect && v > math.MaxUint32 {
-				if err := p.violation(p.at(k), "edge %d: %s %d does not fit in 32 bits (DevTools wraps it)", ed.Len(), p.edgeFields[field], v); err != nil {
+		if uint64(ed.Len()+m) > p.edgeCount {
+			return ir.Errorf(ir.FormatV8, p.at(k0+(int(p.edgeCount)-ed.Len())*ef), "the edges array holds more than edge_count (%d) edges", p.edgeCount)
+		}
+		for i := range extraVals {
+			extraVals[i] = extraVals[i][:0]
+		}
+		for r := 0; r < m; r++ {
+			row := rows[r*ef : r*ef+ef]
+			t := row[iType]
+			if t >= ek {
+				if err := p.violation(p.at(k0+r*ef+iType), "edge %d: type %d is not in meta.edge_types[0] (%d types)", ed.Len(), t, ek); err != nil {
 					return err
 				}
+				t = stringKind
 			}
-			switch role[field] {
-			case fType:
-				if v >= ek {
-					if err := p.violation(p.at(k), "edge %d: type %d is not in meta.edge_types[0] (%d types)", ed.Len(), v, ek); err != nil {
-						return err
-					}
-					v = uint64(max(slices.Index(indexed, false), 0)) // carry on as any string-named kind
+			to, ok := div.divExact(row[iTo])
+			if !ok || to >= n {
+				if err := p.violation(p.at(k0+r*ef+iTo), "edge %d: to_node %d is not a node (a multiple of %d below %d)", ed.Len(), row[iTo], div.d, n*div.d); err != nil {
+					return err
 				}
-				kind = uint8(v)
-			case fName:
-				name, nameAt = v, k
-			case fTo:
-				if v%nf != 0 || v/nf >= n {
-					if err := p.violation(p.at(k), "edge %d: to_node %d is not a node (a multiple of %d below %d)", ed.Len(), v, nf, n*nf); err != nil {
-						return err
-					}
-					v = 0
-				}
-				ed.Target = append(ed.Target, uint32(v/nf))
-			default:
-				p.v8.EdgeExtra[extra[field]].Values.Append(v)
+				to = 0
 			}
-			field++
-			if field == ef {
-				field = 0
-				if uint64(ed.Len()) >= p.edgeCount {
-					return p.violationFatal(p.at(k), "the edges array holds more than edge_count (%d) edges", p.edgeCount)
-				}
+			name := row[iName]
+			if name >= uint64(p.maxString) && !indexed[t] {
 				if name > math.MaxUint32 {
-					return ir.Errorf(ir.FormatV8, p.at(nameAt), "edge name_or_index %d beyond 2^32", name)
+					return ir.Errorf(ir.FormatV8, p.at(k0+r*ef+iName), "edge name %d beyond 2^32", name)
 				}
-				if !indexed[kind] && uint32(name) >= p.maxString && name > 0 {
-					p.noteString(uint32(name), p.at(nameAt))
-				}
-				ed.Kind = append(ed.Kind, kind)
-				ed.Name = append(ed.Name, uint32(name))
+				p.noteString(uint32(name), k0+r*ef+iName)
+			} else if name > math.MaxUint32 {
+				return ir.Errorf(ir.FormatV8, p.at(k0+r*ef+iName), "edge index %d beyond 2^32", name)
+			}
+			ed.Kind = append(ed.Kind, uint8(t))
+			ed.Name = append(ed.Name, uint32(name))
+			ed.Target = append(ed.Target, uint32(to))
+			for i, f := range extras {
+				extraVals[i] = append(extraVals[i], row[f])
 			}
 		}
-	}
-	if field != 0 {
-		return s.errorf("the edges array ends in the middle of a row (%d values is not a multiple of %d fields)", st.values, ef)
+		for i := range extraVals {
+			p.v8.EdgeExtra[i].Values.AppendAll(extraVals[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if uint64(ed.Len()) != p.edgeCount {
-		return s.errorf("the edges array holds %d edges, but edge_count is %d", ed.Len(), p.edgeCount)
+		return p.s.errorf("the edges array holds %d edges, but edge_count is %d", ed.Len(), p.edgeCount)
 	}
-	p.arrays[ir.V8KeyEdges] = st
 	return nil
 }
 
 // flat reads an array of unsigned integers into a column.
 func (p *parser) flat(key string, dst *ir.Uints) error {
-	s := p.s
-	if err := s.expect('['); err != nil {
-		return err
-	}
-	st := arrayState{}
-	for !st.done {
-		n, err := s.uints(p.vals, &st)
-		if err != nil {
-			return err
-		}
-		for _, v := range p.vals[:n] {
-			dst.Append(v)
-		}
-	}
-	p.arrays[key] = st
-	return nil
+	return p.numbers(key, 1, func(rows []uint64, _ int) error {
+		dst.AppendAll(rows)
+		return nil
+	})
 }
 
 // traceTree reads the nested trace_tree array, flattening it in pre-order
@@ -741,13 +884,20 @@ func (p *parser) finish(sepExact bool) (*ir.File, error) {
 		}
 	}
 	if last := p.v8.Keys[len(p.v8.Keys)-1].Name; last != ir.V8KeyStrings {
-		if err := p.violation(-1, "\"strings\" must be the last key (it is followed by %q); DevTools cannot load the file", last); err != nil {
+		if err := p.violation(p.afterStrings, "\"strings\" must be the last key (it is followed by %q); DevTools cannot load the file", last); err != nil {
 			return nil, err
 		}
 	}
 	ns := uint32(len(p.f.Strings))
 	if ns == 0 || p.maxString >= ns {
-		if err := p.violation(p.maxStringOff, "string index %d out of range (%d strings)", p.maxString, ns); err != nil {
+		if p.maxRegion != nil {
+			p.maxStringOff, p.maxStringExact = p.maxRegion.valueOffset(p.maxStringK), true
+		}
+		where := ""
+		if !p.maxStringExact {
+			where = " (near this offset)"
+		}
+		if err := p.violation(p.maxStringOff, "string index %d out of range (%d strings)%s", p.maxString, ns, where); err != nil {
 			return nil, err
 		}
 	}

@@ -22,8 +22,13 @@ type scanner struct {
 	// ws counts white-space bytes seen by skipWS, by kind, for the layout check.
 	wsNewline, wsOther int64
 
-	// batch is the buffer index where the last batch of numbers began.
-	batch int
+	// batch is the buffer index where the last batch of numbers began; fill
+	// keeps the bytes from there on, so that valueOffset can find any value
+	// of the batch however the input arrives. curPos/curK is a cursor into
+	// the batch (value curK starts at curPos) that makes successive lookups
+	// of increasing values cost one pass over the batch in all.
+	batch        int
+	curPos, curK int
 
 	// slab holds string bytes; strings point into it (see str).
 	slab []byte
@@ -32,7 +37,8 @@ type scanner struct {
 const bufSize = 4 << 20
 
 func newScanner(r io.Reader) *scanner {
-	return &scanner{r: r, buf: make([]byte, bufSize)}
+	// One spare byte past the buffer holds a sentinel (see fill).
+	return &scanner{r: r, buf: make([]byte, bufSize, bufSize+1), batch: -1}
 }
 
 // offset returns the file offset of the next byte.
@@ -44,18 +50,27 @@ func (s *scanner) fill() bool {
 	if s.eof {
 		return false
 	}
-	if s.pos > 0 {
-		n := copy(s.buf, s.buf[s.pos:s.end])
-		s.base += int64(s.pos)
-		s.batch -= s.pos
-		s.pos, s.end = 0, n
+	from := s.pos
+	if s.batch >= 0 {
+		from = min(from, s.batch)
+	}
+	if from > 0 {
+		n := copy(s.buf, s.buf[from:s.end])
+		s.base += int64(from)
+		s.batch -= from
+		s.curPos -= from
+		s.pos -= from
+		s.end = n
 	}
 	if s.end == len(s.buf) {
 		// A single token larger than the buffer (a long string): grow.
-		nb := make([]byte, 2*len(s.buf))
+		nb := make([]byte, 2*len(s.buf), 2*len(s.buf)+1)
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}
+	// The byte after the data is always a non-digit, so digit loops stop at
+	// the end of the data without a bounds test of their own.
+	defer func() { s.buf[:s.end+1][s.end] = 0 }()
 	for {
 		n, err := s.r.Read(s.buf[s.end:])
 		s.end += n
@@ -77,6 +92,17 @@ func (s *scanner) errorf(format string, args ...any) error {
 		return ir.Errorf(ir.FormatV8, s.offset(), "read error: %v", s.err)
 	}
 	return ir.Errorf(ir.FormatV8, s.offset(), format, args...)
+}
+
+// ensure reads until n bytes are buffered or the input ends; it reports
+// whether n bytes are there.
+func (s *scanner) ensure(n int) bool {
+	for s.end-s.pos < n {
+		if !s.fill() {
+			return false
+		}
+	}
+	return true
 }
 
 // peek returns the next byte without consuming it; ok is false at EOF.
@@ -172,10 +198,9 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 		case c < 0x20:
 			return "", s.errorf("control character 0x%02x inside a string", c)
 		}
-		// Backslash escape: make sure the whole escape is buffered.
-		if s.end-s.pos < 12 {
-			s.fill()
-		}
+		// Backslash escape: make sure the whole escape (and a second one,
+		// for a surrogate pair) is buffered.
+		s.ensure(12)
 		if s.end-s.pos < 2 {
 			return "", s.errorf("unexpected end of file inside a string")
 		}
@@ -198,7 +223,10 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 		case 't':
 			out = '\t'
 		case 'u':
-			r, upper, ok := hex4(s.buf[s.pos+2 : min(s.pos+6, s.end)])
+			if s.end-s.pos < 6 {
+				return "", s.errorf("unexpected end of file inside a \\u escape")
+			}
+			r, upper, ok := hex4(s.buf[s.pos+2 : s.pos+6])
 			if !ok {
 				return "", s.errorf("bad \\u escape")
 			}

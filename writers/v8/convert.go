@@ -140,7 +140,7 @@ func (c *converter) convert() (*ir.File, error) {
 	// The root must be node 0. Otherwise a synthetic root goes in front,
 	// with the source's root and its GC roots (grouped by category) below.
 	var synth []v8Node
-	if s.Root != 0 || n == 0 {
+	if s.Root != 0 || n == 0 || len(s.Roots) > 0 {
 		synth = c.syntheticRoots()
 	}
 	c.shift = uint32(len(synth))
@@ -304,13 +304,15 @@ func (c *converter) ids(out *ir.Snapshot) {
 		if n > 0 {
 			next = sorted[n-1] + 2
 		}
-		taken := func(id uint64) bool { _, ok := slices.BinarySearch(sorted, id); return ok }
+		given := map[uint64]bool{}
+		taken := func(id uint64) bool { _, ok := slices.BinarySearch(sorted, id); return ok || given[id] }
 		for i := uint32(0); i < c.shift; i++ {
 			// V8's own root is id 1 and (GC roots) id 3: use them when free.
 			want := uint64(1 + 2*i)
 			if taken(want) {
 				want, next = next, next+2
 			}
+			given[want] = true
 			nd.ID.Append(want)
 		}
 		for i := 0; i < n; i++ {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 
 	"heapconv/ir"
@@ -160,36 +161,37 @@ func (w *serializer) nodes() error {
 		}
 	}
 	w.b = append(w.b, '[')
-	n := nd.Len()
-	for i := 0; i < n; i++ {
-		w.rowSep(i == 0)
-		for j := range cols {
-			if j > 0 {
-				w.b = append(w.b, ',')
+	err := w.rowsParallel(nd.Len(), func(b []byte, lo, hi int) []byte {
+		for i := lo; i < hi; i++ {
+			if i > 0 {
+				b = append(b, ',')
 			}
-			c := &cols[j]
-			var v uint64
-			switch {
-			case c.u8 != nil:
-				v = uint64(c.u8[i])
-			case c.u32 != nil:
-				v = uint64(c.u32[i])
-			case c.fe:
-				v = uint64(nd.FirstEdge[i+1] - nd.FirstEdge[i])
-			default:
-				v = c.u.At(i)
+			for j := range cols {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				c := &cols[j]
+				var v uint64
+				switch {
+				case c.u8 != nil:
+					v = uint64(c.u8[i])
+				case c.u32 != nil:
+					v = uint64(c.u32[i])
+				case c.fe:
+					v = uint64(nd.FirstEdge[i+1] - nd.FirstEdge[i])
+				default:
+					v = c.u.At(i)
+				}
+				b = strconv.AppendUint(b, v, 10)
 			}
-			w.b = strconv.AppendUint(w.b, v, 10)
+			if w.rows {
+				b = append(b, '\n')
+			}
 		}
-		if w.rows {
-			w.b = append(w.b, '\n')
-		}
-		if err := w.flush(false); err != nil {
-			return err
-		}
-	}
+		return b
+	})
 	w.b = append(w.b, ']')
-	return nil
+	return err
 }
 
 func (w *serializer) edges() error {
@@ -224,35 +226,97 @@ func (w *serializer) edges() error {
 		}
 	}
 	w.b = append(w.b, '[')
-	m := ed.Len()
-	for e := 0; e < m; e++ {
-		w.rowSep(e == 0)
-		for j, r := range role {
-			if j > 0 {
-				w.b = append(w.b, ',')
+	err := w.rowsParallel(ed.Len(), func(b []byte, lo, hi int) []byte {
+		for e := lo; e < hi; e++ {
+			if e > 0 {
+				b = append(b, ',')
 			}
-			var v uint64
-			switch r {
-			case fType:
-				v = uint64(ed.Kind[e])
-			case fName:
-				v = uint64(ed.Name[e])
-			case fTo:
-				v = uint64(ed.Target[e]) * nf
-			default:
-				v = ext[j].At(e)
+			for j, r := range role {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				var v uint64
+				switch r {
+				case fType:
+					v = uint64(ed.Kind[e])
+				case fName:
+					v = uint64(ed.Name[e])
+				case fTo:
+					v = uint64(ed.Target[e]) * nf
+				default:
+					v = ext[j].At(e)
+				}
+				b = strconv.AppendUint(b, v, 10)
 			}
-			w.b = strconv.AppendUint(w.b, v, 10)
+			if w.rows {
+				b = append(b, '\n')
+			}
 		}
-		if w.rows {
-			w.b = append(w.b, '\n')
+		return b
+	})
+	w.b = append(w.b, ']')
+	return err
+}
+
+// rowsChunk is how many rows one formatting job covers.
+const rowsChunk = 1 << 15
+
+// rowsParallel formats rows [0, n) with format, in chunks spread over the
+// cores, and writes the chunks in order.
+func (w *serializer) rowsParallel(n int, format func(b []byte, lo, hi int) []byte) error {
+	if err := w.flush(true); err != nil {
+		return err
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	if n < 4*rowsChunk || workers == 1 {
+		w.b = format(w.b, 0, n)
+		return w.flush(false)
+	}
+	type job struct {
+		lo, hi int
+		out    chan []byte
+	}
+	jobs := make(chan job, 2*workers)
+	pending := make(chan job, 2*workers)
+	free := make(chan []byte, 4*workers) // formatted buffers, reused
+	for i := 0; i < workers; i++ {
+		go func() {
+			for j := range jobs {
+				var b []byte
+				select {
+				case b = <-free:
+				default:
+				}
+				j.out <- format(b[:0], j.lo, j.hi)
+			}
+		}()
+	}
+	go func() {
+		for lo := 0; lo < n; lo += rowsChunk {
+			j := job{lo, min(lo+rowsChunk, n), make(chan []byte, 1)}
+			pending <- j
+			jobs <- j
 		}
-		if err := w.flush(false); err != nil {
-			return err
+		close(jobs)
+		close(pending)
+	}()
+	var err error
+	for j := range pending {
+		b := <-j.out
+		if err == nil {
+			var k int
+			k, err = w.w.Write(b)
+			w.written += int64(k)
+			if w.opts.Progress != nil {
+				w.opts.Progress(w.written)
+			}
+		}
+		select {
+		case free <- b:
+		default:
 		}
 	}
-	w.b = append(w.b, ']')
-	return nil
+	return err
 }
 
 // flat writes a flat number array in rows of width values.

@@ -1,0 +1,696 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"heapconv/ir"
+	rv8 "heapconv/readers/v8"
+)
+
+var smallDir = filepath.Join("..", "..", "testdata", "v8", "small")
+
+// cliRun runs one command line in-process.
+func cliRun(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: bytes.NewReader(stdin), stdout: &out, stderr: &errb}
+	code = run(e, args)
+	return code, out.String(), errb.String()
+}
+
+func cliReadFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// cliCopy copies a small fixture into dir and returns its path.
+func cliCopy(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, cliReadFile(t, filepath.Join(smallDir, name)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// cliDir lists the names in dir, sorted.
+func cliDir(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// cliFixture decompresses testdata/v8/NAME.heapsnapshot.zst into dir.
+func cliFixture(t *testing.T, dir, name string) string {
+	t.Helper()
+	zr, err := zstd.NewReader(bytes.NewReader(cliReadFile(t, filepath.Join("..", "..", "testdata", "v8", name+".heapsnapshot.zst"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name+".heapsnapshot")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	in := cliCopy(t, dir, "rows.heapsnapshot")
+	out := filepath.Join(dir, "out.heapsnapshot")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // substring of standard error
+	}{
+		{"no arguments", nil, 2, "Usage:"},
+		{"help", []string{"help"}, 0, ""},
+		{"--help", []string{"--help"}, 0, ""},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"convert without arguments", []string{"convert"}, 2, "convert needs IN and OUT"},
+		{"convert with one argument", []string{"convert", in}, 2, "convert needs IN and OUT"},
+		{"convert with three arguments", []string{"convert", in, out, out}, 2, "convert needs IN and OUT"},
+		{"convert with a bad flag", []string{"convert", "--bogus", in, out}, 2, "bogus"},
+		{"convert with unknown --to", []string{"convert", "--to", "nope", in, out}, 2, `unknown format "nope"`},
+		{"convert with unknown --from", []string{"convert", "--from", "nope", in, out}, 2, `unknown format "nope"`},
+		{"convert to stdout without --to", []string{"convert", in, "-"}, 2, "needs --to"},
+		{"convert to an unknown extension", []string{"convert", in, filepath.Join(dir, "x.txt")}, 2, "give --to"},
+		{"convert with a bad --snapshot", []string{"convert", "--snapshot", "x", in, out}, 2, "--snapshot"},
+		{"convert --snapshot all without %d", []string{"convert", "--snapshot", "all", in, out}, 2, "%d"},
+		{"info without arguments", []string{"info"}, 2, "info needs IN"},
+		{"info with a bad --top", []string{"info", "--top", "many", in}, 2, "top"},
+		{"validate without arguments", []string{"validate"}, 2, "validate needs IN"},
+		{"roundtrip of stdin", []string{"roundtrip", "-"}, 2, "roundtrip needs a file IN"},
+		{"dump without arguments", []string{"dump"}, 2, "dump needs IN"},
+		{"formats with an argument", []string{"formats", "v8"}, 2, "formats takes no arguments"},
+		{"convert a missing file", []string{"convert", filepath.Join(dir, "missing"), out}, 1, "missing"},
+		{"info of a missing file", []string{"info", filepath.Join(dir, "missing")}, 1, "missing"},
+		{"info of a directory", []string{"info", dir}, 1, "is a directory"},
+		{"info of an empty file", []string{"info", filepath.Join(dir, "empty")}, 1, "is empty"},
+		{"info of an unknown format", []string{"info", filepath.Join(dir, "junk")}, 1, "unrecognized format"},
+		{"convert to dart", []string{"convert", in, filepath.Join(dir, "x.dartheap")}, 1, "writing dart is not available"},
+		{"convert to moarvm by --to", []string{"convert", "--to", "moarvm", in, filepath.Join(dir, "x.bin")}, 1, "not available"},
+		{"convert", []string{"convert", in, out}, 0, ""},
+		{"info", []string{"info", in}, 0, ""},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "junk"), []byte("hello, world"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := cliRun(t, nil, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr does not contain %q:\n%s", tc.stderr, stderr)
+			}
+			if tc.code == 2 && tc.args != nil && len(tc.args) > 0 && tc.args[0] != "frobnicate" && !strings.Contains(stderr, "Usage: heapconv "+tc.args[0]) {
+				t.Errorf("usage error without the command's usage:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, c := range commands {
+		for _, flag := range []string{"--help", "-h"} {
+			t.Run(c.name+" "+flag, func(t *testing.T) {
+				code, stdout, stderr := cliRun(t, nil, c.name, flag)
+				if code != 0 {
+					t.Errorf("exit %d, want 0", code)
+				}
+				if stderr != "" {
+					t.Errorf("stderr: %q", stderr)
+				}
+				if !strings.HasPrefix(stdout, "Usage: heapconv "+c.name) {
+					t.Errorf("stdout does not start with the usage line:\n%s", stdout)
+				}
+				if !strings.Contains(stdout, "\nExamples:\n  heapconv "+c.name) {
+					t.Errorf("usage has no Examples section with a %q example:\n%s", c.name, stdout)
+				}
+			})
+		}
+	}
+	code, stdout, _ := cliRun(t, nil, "--help")
+	if code != 0 || !strings.Contains(stdout, "Examples:") {
+		t.Errorf("heapconv --help: exit %d\n%s", code, stdout)
+	}
+	for _, c := range commands {
+		if !strings.Contains(stdout, "  "+c.name+" ") {
+			t.Errorf("main usage does not list %s", c.name)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	code, stdout, _ := cliRun(t, nil, "formats")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+		fs := strings.Fields(line)
+		rows[fs[0]] = fs
+	}
+	tests := []struct {
+		name         string
+		read, write  string
+		notAvailable bool
+	}{
+		{"v8", "yes", "yes", false},
+		{"ir", "yes", "yes", false},
+		{"dart", "no", "no", true},
+		{"moarvm", "no", "no", true},
+		{"fuchsia", "no", "no", true},
+	}
+	for _, tc := range tests {
+		r := rows[tc.name]
+		if len(r) < 3 {
+			t.Errorf("no row for %s:\n%s", tc.name, stdout)
+			continue
+		}
+		if r[1] != tc.read || r[2] != tc.write {
+			t.Errorf("%s: read %s write %s, want %s %s", tc.name, r[1], r[2], tc.read, tc.write)
+		}
+		line := strings.Join(r, " ")
+		if got := strings.Contains(line, "not available"); got != tc.notAvailable {
+			t.Errorf("%s: says not available = %v:\n%s", tc.name, got, line)
+		}
+	}
+	if !strings.Contains(strings.Join(rows["v8"], " "), ".heapsnapshot") {
+		t.Errorf("v8 row lacks its extension: %q", rows["v8"])
+	}
+}
+
+// TestConvertRoundTrip converts V8 -> IR -> V8 (plain and zstd IR) and gets
+// the input's bytes back.
+func TestConvertRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	inputs := []string{cliCopy(t, dir, "rows.heapsnapshot"), cliCopy(t, dir, "compact.heapsnapshot"), cliFixture(t, dir, "node26")}
+	for _, in := range inputs {
+		for _, ext := range []string{".heapir", ".heapir.zst"} {
+			t.Run(filepath.Base(in)+ext, func(t *testing.T) {
+				mid := in + ext
+				back := in + ext + ".heapsnapshot"
+				if code, _, stderr := cliRun(t, nil, "convert", in, mid); code != 0 {
+					t.Fatalf("to IR: exit %d: %s", code, stderr)
+				}
+				magic := ir.Magic
+				if ext == ".heapir.zst" {
+					magic = ir.ZstdMagic
+				}
+				if m := cliReadFile(t, mid); !bytes.HasPrefix(m, magic) {
+					t.Errorf("%s starts with % x, want % x", mid, m[:min(8, len(m))], magic)
+				}
+				if code, _, stderr := cliRun(t, nil, "convert", mid, back); code != 0 {
+					t.Fatalf("to V8: exit %d: %s", code, stderr)
+				}
+				if !bytes.Equal(cliReadFile(t, back), cliReadFile(t, in)) {
+					t.Errorf("%s differs from %s", back, in)
+				}
+			})
+		}
+	}
+}
+
+func TestConvertStdio(t *testing.T) {
+	in := cliReadFile(t, filepath.Join(smallDir, "rows.heapsnapshot"))
+	code, irData, stderr := cliRun(t, in, "convert", "--to", "ir", "-", "-")
+	if code != 0 {
+		t.Fatalf("V8 -> IR on stdio: exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(irData, string(ir.Magic)) {
+		t.Fatalf("stdout is not an IR stream: %q", irData[:min(16, len(irData))])
+	}
+	code, back, stderr := cliRun(t, []byte(irData), "convert", "--to", "v8", "-", "-")
+	if code != 0 {
+		t.Fatalf("IR -> V8 on stdio: exit %d: %s", code, stderr)
+	}
+	if back != string(in) {
+		t.Errorf("stdio round trip changed the file")
+	}
+	// stdin to a file, and the other commands on stdin.
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.heapir.zst")
+	if code, _, stderr := cliRun(t, in, "convert", "-", out); code != 0 {
+		t.Fatalf("stdin -> file: exit %d: %s", code, stderr)
+	}
+	if !bytes.HasPrefix(cliReadFile(t, out), ir.ZstdMagic) {
+		t.Errorf("%s is not zstd", out)
+	}
+	for _, cmd := range [][]string{{"info", "-"}, {"dump", "-"}, {"validate", "-"}} {
+		code, stdout, stderr := cliRun(t, in, cmd...)
+		if code != 0 || stdout == "" {
+			t.Errorf("%v on stdin: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)
+		}
+	}
+}
+
+func TestConvertExistingOut(t *testing.T) {
+	dir := t.TempDir()
+	in := cliCopy(t, dir, "compact.heapsnapshot")
+	out := filepath.Join(dir, "out.heapsnapshot")
+	old := []byte("old contents")
+	if err := os.WriteFile(out, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cliRun(t, nil, "convert", in, out)
+	if code != 1 || !strings.Contains(stderr, "exists") || !strings.Contains(stderr, "--force") {
+		t.Errorf("without --force: exit %d, stderr %q", code, stderr)
+	}
+	if !bytes.Equal(cliReadFile(t, out), old) {
+		t.Errorf("OUT changed without --force")
+	}
+	code, _, stderr = cliRun(t, nil, "convert", "--force", in, out)
+	if code != 0 {
+		t.Fatalf("with --force: exit %d: %s", code, stderr)
+	}
+	if !bytes.Equal(cliReadFile(t, out), cliReadFile(t, in)) {
+		t.Errorf("OUT not replaced by the conversion")
+	}
+	if got := cliDir(t, dir); !slices.Equal(got, []string{"compact.heapsnapshot", "out.heapsnapshot"}) {
+		t.Errorf("directory holds %q", got)
+	}
+	// A directory is never replaced.
+	sub := filepath.Join(dir, "sub.heapsnapshot")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := cliRun(t, nil, "convert", "--force", in, sub); code != 1 || !strings.Contains(stderr, "directory") {
+		t.Errorf("OUT a directory: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestConvertOntoInput(t *testing.T) {
+	tests := []struct {
+		name string
+		out  func(t *testing.T, in string) string
+	}{
+		{"same path", func(t *testing.T, in string) string { return in }},
+		{"same path, spelled differently", func(t *testing.T, in string) string {
+			return filepath.Join(filepath.Dir(in), ".", filepath.Base(in))
+		}},
+		{"symlink to IN", func(t *testing.T, in string) string {
+			l := filepath.Join(filepath.Dir(in), "link.heapsnapshot")
+			if err := os.Symlink(in, l); err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}},
+		{"hard link to IN", func(t *testing.T, in string) string {
+			l := filepath.Join(filepath.Dir(in), "hard.heapsnapshot")
+			if err := os.Link(in, l); err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}},
+	}
+	for _, tc := range tests {
+		for _, force := range []bool{false, true} {
+			name := tc.name
+			if force {
+				name += " --force"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := t.TempDir()
+				in := cliCopy(t, dir, "rows.heapsnapshot")
+				orig := cliReadFile(t, in)
+				out := tc.out(t, in)
+				before := cliDir(t, dir)
+				args := []string{"convert", "--to", "ir", in, out}
+				if force {
+					args = []string{"convert", "--force", "--to", "ir", in, out}
+				}
+				code, _, stderr := cliRun(t, nil, args...)
+				if code != 1 {
+					t.Errorf("exit %d, want 1; stderr %q", code, stderr)
+				}
+				if force && !strings.Contains(stderr, "input file") {
+					t.Errorf("stderr does not say OUT is the input: %q", stderr)
+				}
+				if !bytes.Equal(cliReadFile(t, in), orig) {
+					t.Errorf("IN was changed")
+				}
+				if after := cliDir(t, dir); !slices.Equal(after, before) {
+					t.Errorf("directory went from %q to %q", before, after)
+				}
+			})
+		}
+	}
+}
+
+func TestConvertFailureLeavesNothing(t *testing.T) {
+	tests := []struct {
+		name  string
+		input func(t *testing.T) []byte
+		want  string
+	}{
+		{"truncated V8 input", func(t *testing.T) []byte {
+			b := cliReadFile(t, filepath.Join(smallDir, "rows.heapsnapshot"))
+			return b[:len(b)/2]
+		}, "unexpected end of file"},
+		{"corrupt V8 input", func(t *testing.T) []byte {
+			b := cliReadFile(t, filepath.Join(smallDir, "compact.heapsnapshot"))
+			return bytes.Replace(b, []byte(`"edges":[1,1,7`), []byte(`"edges":[1,1,8`), 1)
+		}, "to_node 8"},
+		{"corrupt IR input", func(t *testing.T) []byte {
+			var b bytes.Buffer
+			if err := ir.Encode(&b, cliSmallIR(t, "rows.heapsnapshot")); err != nil {
+				t.Fatal(err)
+			}
+			return b.Bytes()[:b.Len()-3]
+		}, "ir: offset"},
+		{"write fails midway", func(t *testing.T) []byte {
+			// A V8 section whose meta names a node field it has no column
+			// for: reading succeeds, writing fails after it began.
+			f := cliSmallIR(t, "rows.heapsnapshot")
+			v := f.Snapshots[0].V8
+			v.NodeExtra = v.NodeExtra[:1]
+			var b bytes.Buffer
+			if err := ir.Encode(&b, f); err != nil {
+				t.Fatal(err)
+			}
+			return b.Bytes()
+		}, "has no column"},
+	}
+	for _, tc := range tests {
+		for _, ext := range []string{".heapsnapshot", ".heapir.zst"} {
+			t.Run(tc.name+ext, func(t *testing.T) {
+				dir := t.TempDir()
+				in := filepath.Join(dir, "in.data")
+				if err := os.WriteFile(in, tc.input(t), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if ext == ".heapir.zst" && tc.name == "write fails midway" {
+					return // the IR writer has nothing to fail on
+				}
+				code, _, stderr := cliRun(t, nil, "convert", in, filepath.Join(dir, "out"+ext))
+				if code != 1 {
+					t.Errorf("exit %d, want 1", code)
+				}
+				if !strings.Contains(stderr, tc.want) {
+					t.Errorf("stderr %q does not mention %q", stderr, tc.want)
+				}
+				if got := cliDir(t, dir); !slices.Equal(got, []string{"in.data"}) {
+					t.Errorf("directory holds %q after a failed conversion", got)
+				}
+			})
+		}
+	}
+}
+
+// cliSmallIR reads a small V8 fixture.
+func cliSmallIR(t *testing.T, name string) *ir.File {
+	t.Helper()
+	f, err := rv8.Read(bytes.NewReader(cliReadFile(t, filepath.Join(smallDir, name))), rv8.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestDartInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "app.heapsnapshot") // Dart and V8 share the extension
+	if err := os.WriteFile(in, []byte("dartheap\x00\x01\x02 some bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"convert", in, filepath.Join(dir, "out.heapir")}, {"info", in}, {"dump", in}, {"roundtrip", in}} {
+		code, _, stderr := cliRun(t, nil, args...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1", args, code)
+		}
+		if !strings.Contains(stderr, "Dart") || !strings.Contains(stderr, "reading dart is not available") {
+			t.Errorf("%v: stderr %q does not say Dart reading is not available", args, stderr)
+		}
+	}
+	if got := cliDir(t, dir); !slices.Equal(got, []string{"app.heapsnapshot"}) {
+		t.Errorf("directory holds %q", got)
+	}
+}
+
+func TestSnapshotSelection(t *testing.T) {
+	dir := t.TempDir()
+	f := cliSmallIR(t, "rows.heapsnapshot")
+	f.Snapshots = append(f.Snapshots, f.Snapshots[0])
+	multi := filepath.Join(dir, "multi.heapir")
+	var b bytes.Buffer
+	if err := ir.Encode(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(multi, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := cliReadFile(t, filepath.Join(smallDir, "rows.heapsnapshot"))
+
+	code, _, stderr := cliRun(t, nil, "convert", multi, filepath.Join(dir, "one.heapsnapshot"))
+	if code != 1 || !strings.Contains(stderr, "holds 2 snapshots") || !strings.Contains(stderr, "1: 4 nodes, 4 edges") {
+		t.Errorf("several snapshots to V8 without --snapshot: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cliRun(t, nil, "convert", "--snapshot", "5", multi, filepath.Join(dir, "five.heapsnapshot"))
+	if code != 1 || !strings.Contains(stderr, "snapshot 5 does not exist") {
+		t.Errorf("--snapshot 5: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cliRun(t, nil, "convert", "--snapshot", "1", multi, filepath.Join(dir, "one.heapsnapshot"))
+	if code != 0 || !bytes.Equal(cliReadFile(t, filepath.Join(dir, "one.heapsnapshot")), want) {
+		t.Errorf("--snapshot 1: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cliRun(t, nil, "convert", "--snapshot", "all", multi, filepath.Join(dir, "s%d.heapsnapshot"))
+	if code != 0 {
+		t.Fatalf("--snapshot all: exit %d: %s", code, stderr)
+	}
+	for _, n := range []string{"s0.heapsnapshot", "s1.heapsnapshot"} {
+		if !bytes.Equal(cliReadFile(t, filepath.Join(dir, n)), want) {
+			t.Errorf("%s differs from the snapshot", n)
+		}
+	}
+	// IR output keeps every snapshot.
+	if code, _, stderr := cliRun(t, nil, "convert", multi, filepath.Join(dir, "copy.heapir")); code != 0 {
+		t.Errorf("IR to IR: exit %d: %s", code, stderr)
+	}
+}
+
+func TestInfoJSON(t *testing.T) {
+	dir := t.TempDir()
+	in := cliCopy(t, dir, "rows.heapsnapshot")
+	irIn := filepath.Join(dir, "rows.heapir.zst")
+	if code, _, stderr := cliRun(t, nil, "convert", in, irIn); code != 0 {
+		t.Fatalf("convert: %s", stderr)
+	}
+	topKeys := []string{"format", "format_version", "snapshots"}
+	snapKeys := []string{"classes", "edges", "external_size", "nodes", "roots", "self_size", "top_classes"}
+	classKeys := []string{"count", "name", "self_size"}
+	keysOf := func(m map[string]json.RawMessage) []string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		sort.Strings(k)
+		return k
+	}
+	tests := []struct {
+		name string
+		file string
+		via  bool
+	}{{"v8 input", in, false}, {"IR input", irIn, true}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cliRun(t, nil, "info", "--json", tc.file)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var top map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(stdout), &top); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, stdout)
+			}
+			want := slices.Clone(topKeys)
+			if tc.via {
+				want = append(want, "via")
+			}
+			sort.Strings(want)
+			if got := keysOf(top); !slices.Equal(got, want) {
+				t.Errorf("top-level keys %q, want %q", got, want)
+			}
+			if tc.via && string(top["via"]) != `"ir"` {
+				t.Errorf("via = %s", top["via"])
+			}
+			if string(top["format"]) != `"v8"` {
+				t.Errorf("format = %s", top["format"])
+			}
+			var snaps []map[string]json.RawMessage
+			if err := json.Unmarshal(top["snapshots"], &snaps); err != nil || len(snaps) != 1 {
+				t.Fatalf("snapshots: %v %s", err, top["snapshots"])
+			}
+			if got := keysOf(snaps[0]); !slices.Equal(got, snapKeys) {
+				t.Errorf("snapshot keys %q, want %q", got, snapKeys)
+			}
+			var classes []map[string]json.RawMessage
+			if err := json.Unmarshal(snaps[0]["top_classes"], &classes); err != nil || len(classes) == 0 {
+				t.Fatalf("top_classes: %v %s", err, snaps[0]["top_classes"])
+			}
+			for _, c := range classes {
+				if got := keysOf(c); !slices.Equal(got, classKeys) {
+					t.Errorf("class keys %q, want %q", got, classKeys)
+				}
+			}
+			// The values, for the rows fixture.
+			var s ir.SnapshotSummary
+			if err := json.Unmarshal(mustJSON(t, snaps[0]), &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Nodes != 4 || s.Edges != 4 || s.SelfSize != 48 || s.ExternalSize != 0 || s.Classes != 3 || s.Roots != 2 {
+				t.Errorf("summary %+v", s)
+			}
+			wantTop := []ir.ClassStat{{Name: "Café 名前 \uf600", Count: 1, SelfSize: 32}, {Name: "(string)", Count: 1, SelfSize: 16}, {Name: "(synthetic)", Count: 2, SelfSize: 0}}
+			if !slices.Equal(s.TopClasses, wantTop) {
+				t.Errorf("top classes %+v, want %+v", s.TopClasses, wantTop)
+			}
+		})
+	}
+	code, stdout, _ := cliRun(t, nil, "info", "--json", "--top", "1", in)
+	if code != 0 || strings.Count(stdout, `"name"`) != 1 {
+		t.Errorf("--top 1: exit %d, %s", code, stdout)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestValidateCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := cliCopy(t, dir, "compact.heapsnapshot")
+	bad := filepath.Join(dir, "bad.heapsnapshot")
+	data := string(cliReadFile(t, good))
+	// node 2 type 99, node 1 id 2^32, edge 0 to_node 8.
+	data = strings.Replace(data, `"nodes":[9,1,1,0,1,0,0,9,2,3,0,1,0,0,3,3,5,40,0,2,2]`, `"nodes":[9,1,1,0,1,0,0,9,2,4294967296,0,1,0,0,99,3,5,40,0,2,2]`, 1)
+	data = strings.Replace(data, `"edges":[1,1,7,`, `"edges":[1,1,8,`, 1)
+	if err := os.WriteFile(bad, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	irFile := filepath.Join(dir, "good.heapir")
+	if code, _, stderr := cliRun(t, nil, "convert", good, irFile); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := cliRun(t, nil, "validate", good)
+	if code != 0 || !strings.Contains(stdout, "valid v8 file") || stderr != "" {
+		t.Errorf("valid file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, _ = cliRun(t, nil, "validate", irFile)
+	if code != 0 || !strings.Contains(stdout, "valid ir file") {
+		t.Errorf("valid IR file: exit %d, stdout %q", code, stdout)
+	}
+	code, stdout, stderr = cliRun(t, nil, "validate", bad)
+	if code != 1 {
+		t.Errorf("invalid file: exit %d, want 1", code)
+	}
+	if stdout != "" {
+		t.Errorf("stdout %q", stdout)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[3], "3 violation(s)") {
+		t.Fatalf("want 3 violation lines and a count, got:\n%s", stderr)
+	}
+	offsets := []string{
+		"offset " + itoaIndex(data, "4294967296"),
+		"offset " + itoaIndex(data, "99,3,5,40"),
+		"offset " + itoaIndex(data, `8,1,1,14]`),
+	}
+	for i, l := range lines[:3] {
+		if !strings.HasPrefix(l, bad+": ") || !strings.Contains(l, "offset") {
+			t.Errorf("violation line %q does not name the file and an offset", l)
+		}
+		if !strings.Contains(stderr, offsets[i]) {
+			t.Errorf("no violation at %s:\n%s", offsets[i], stderr)
+		}
+	}
+}
+
+func itoaIndex(s, sub string) string {
+	i := strings.Index(s, sub)
+	if i < 0 {
+		panic("missing " + sub)
+	}
+	return strconv.Itoa(i)
+}
+
+func TestRoundtripCommand(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		file      string
+		byteExact bool
+	}{
+		{cliFixture(t, dir, "node20"), true},
+		{cliFixture(t, dir, "node22"), true},
+		{cliFixture(t, dir, "node24"), true},
+		{cliFixture(t, dir, "node26"), true},
+		{cliFixture(t, dir, "node26-tracking"), true},
+		{cliCopy(t, dir, "rows.heapsnapshot"), true},
+		{cliCopy(t, dir, "compact.heapsnapshot"), true},
+		{cliCopy(t, dir, "other.heapsnapshot"), false},
+	}
+	for _, tc := range tests {
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+			code, stdout, stderr := cliRun(t, nil, "roundtrip", tc.file)
+			if !strings.Contains(stdout, "IR msgpack+zstd round trip: identical") {
+				t.Errorf("IR round trip not identical:\n%s%s", stdout, stderr)
+			}
+			if tc.byteExact {
+				if code != 0 || !strings.Contains(stdout, "v8 -> IR -> v8: byte-exact") {
+					t.Errorf("exit %d:\n%s%s", code, stdout, stderr)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(stdout, "differs at byte 1 ") {
+				t.Errorf("a non-V8 layout: exit %d, want 1 and the first difference:\n%s%s", code, stdout, stderr)
+			}
+		})
+	}
+	// An IR input has only the IR round trip.
+	irFile := filepath.Join(dir, "rows.heapir.zst")
+	if code, _, stderr := cliRun(t, nil, "convert", filepath.Join(dir, "rows.heapsnapshot"), irFile); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, _ := cliRun(t, nil, "roundtrip", irFile)
+	if code != 0 || !strings.Contains(stdout, "identical") || strings.Contains(stdout, "byte-exact") {
+		t.Errorf("IR input: exit %d:\n%s", code, stdout)
+	}
+}

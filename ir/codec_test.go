@@ -1,0 +1,388 @@
+package ir_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+)
+
+// ctFull builds a file that sets every field the IR has: classes, values of
+// every kind, GC roots, totals, external sizes, 64-bit ids, a V8 section with
+// header, keys (one with a value), extra columns, trace data and locations,
+// several snapshots and an empty one.
+func ctFull() *ir.File {
+	f := &ir.File{
+		Format:        "moarvm",
+		FormatVersion: "moarvm v3",
+		Producer:      "hand-built test",
+		Strings:       []string{"", "Foo", "Bar", "lib", "field", "stack", "x\x00y", "lone \xed\xa0\x80 surrogate", "bad \xff byte", "é😀"},
+		Classes: ir.Classes{
+			Name:       []uint32{1, 2},
+			Library:    []uint32{3, 0},
+			FirstField: []uint32{0, 2, 3},
+			FieldName:  []uint32{4, 5, 4},
+		},
+	}
+	s0 := &ir.Snapshot{
+		Name:        1,
+		CaptureTime: -1234567890123,
+		Totals:      []ir.Total{{"capacity", 1 << 40}, {"external_size", math.MaxUint64}, {"zero", 0}},
+		NodeKinds:   []string{"object", "string", "custom kind"},
+		EdgeKinds:   []ir.EdgeKind{{Name: "property"}, {Name: "element", Indexed: true}, {Name: "weird", Indexed: true}},
+		Root:        2,
+		Roots:       []ir.RootRef{{Node: 0, Category: 5}, {Node: 3, Category: 5}, {Node: 1, Category: 6}},
+		Nodes: ir.Nodes{
+			Kind:         []uint8{0, 1, 2, 0, 1, 0},
+			Name:         []uint32{1, 9, 0, 2, 7, 8},
+			Class:        []uint32{1, 0, 0, 2, 0, 1},
+			ID:           ir.UintsOf(1<<40, 2, 4, 6, 8, math.MaxUint64),
+			SelfSize:     ir.UintsOf(16, 300, 0, 1<<33, 1, 2),
+			ExternalSize: ir.UintsOf(0, 0, 0, 5, 0, 0),
+			FirstEdge:    []uint32{0, 2, 2, 5, 5, 6, 6},
+		},
+		Edges: ir.Edges{
+			Kind:   []uint8{0, 1, 2, 0, 1, 0},
+			Name:   []uint32{4, 1 << 31, 7, 5, 0, 9},
+			Target: []uint32{1, 3, 0, 4, 5, 2},
+		},
+		Values: ir.Values{
+			Node: []uint32{0, 1, 2, 3, 4, 5},
+			Kind: []ir.ValueKind{ir.ValueString, ir.ValueInt, ir.ValueFloat, ir.ValueBool, ir.ValueLength, ir.ValueNull},
+			Bits: []uint64{9, uint64(1<<64 - 42), math.Float64bits(-2.5), 1, 1 << 35, 0},
+			Aux:  []uint64{1 << 20, 0, 0, 0, 0, 0},
+		},
+	}
+	meta := jsObj(
+		jsF("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness")),
+		jsF("trace_node_fields", ir.JSONStrs("id", "function_info_index", "count", "size", "children")),
+		jsF("location_fields", ir.JSONStrs("object_index", "script_id", "script_object_index", "line", "column")),
+	)
+	header := jsObj(
+		jsF("meta", meta),
+		jsF("node_count", ir.JSONNum(3)),
+		jsF("negative", ir.JSONNum(-7)),
+		jsF("big", ir.JSONNum(math.MaxInt64)),
+		jsF("float", ir.JSON{Kind: ir.JSONFloat, Float: 0.5}),
+		jsF("whole float", ir.JSON{Kind: ir.JSONFloat, Float: 2}),
+		jsF("flag", ir.JSON{Kind: ir.JSONBool, Bool: true}),
+		jsF("off", ir.JSON{Kind: ir.JSONBool}),
+		jsF("nothing", ir.JSON{}),
+		jsF("title", ir.JSONStr("t\u00e9st")),
+		jsF("nested", jsArr(jsArr(), jsObj(), jsArr(ir.JSONNum(1), ir.JSONStr("a")))),
+	)
+	extra := jsObj(jsF("name", ir.JSONStr("hand")), jsF("v", jsArr(ir.JSONNum(1), ir.JSONNum(2))))
+	var zeros ir.Uints
+	zeros.AppendZeros(3)
+	s1 := &ir.Snapshot{
+		Name:      2,
+		NodeKinds: []string{"synthetic", "object"},
+		EdgeKinds: []ir.EdgeKind{{Name: "element", Indexed: true}, {Name: "property"}},
+		Root:      0,
+		Nodes: ir.Nodes{
+			Kind:      []uint8{0, 1, 1},
+			Name:      []uint32{0, 1, 2},
+			ID:        ir.UintsOf(1, 3, 5),
+			SelfSize:  ir.UintsOf(0, 0, 0), // all zero: stored as zeros records
+			FirstEdge: []uint32{0, 2, 3, 3},
+		},
+		Edges: ir.Edges{Kind: []uint8{0, 1, 1}, Name: []uint32{1, 4, 4}, Target: []uint32{1, 2, 2}},
+		V8: &ir.V8Snapshot{
+			Header: header,
+			Keys: []ir.V8Key{{Name: "snapshot"}, {Name: "nodes"}, {Name: "edges"}, {Name: "x_extra", Value: &extra},
+				{Name: "trace_tree"}, {Name: "locations"}, {Name: "strings"}},
+			Layout:             ir.V8LayoutRows,
+			Escape:             ir.V8EscapeRaw,
+			NodeExtra:          []ir.Column{{Name: "trace_node_id", Values: zeros}, {Name: "detachedness", Values: ir.UintsOf(0, 1, 2)}},
+			EdgeExtra:          []ir.Column{{Name: "edge_extra", Values: ir.UintsOf(1<<40, 0, 3)}},
+			TraceFunctionInfos: ir.UintsOf(0, 4, 1, 0, 0, 0),
+			TraceTree:          ir.UintsOf(1, 1, 0, 3, 40, 1, 2, 0, 1, 8, 0),
+			Samples:            ir.UintsOf(0, 100, 50, 70000),
+			Locations:          ir.UintsOf(1, 7, 2, 3, 4, 0, 0, 0, 0, 0),
+		},
+	}
+	s2 := &ir.Snapshot{Name: 0, Root: ir.NoNode, Nodes: ir.Nodes{FirstEdge: []uint32{0}}}
+	s3 := &ir.Snapshot{Name: 0, Root: ir.NoNode, Nodes: ir.Nodes{FirstEdge: []uint32{0}},
+		V8: &ir.V8Snapshot{Header: jsObj(), Layout: ir.V8LayoutOther}}
+	f.Snapshots = []*ir.Snapshot{s0, s1, s2, s3}
+	return f
+}
+
+// ctLarge has columns and a string table that span several stream chunks.
+func ctLarge() *ir.File {
+	const n, nstr = 70000, 20000
+	f := &ir.File{Format: "v8"}
+	for i := 0; i < nstr; i++ {
+		f.Strings = append(f.Strings, fmt.Sprintf("s%d", i))
+	}
+	s := &ir.Snapshot{NodeKinds: []string{"a", "b"}, EdgeKinds: []ir.EdgeKind{{Name: "e"}}, Root: 0}
+	s.Nodes.FirstEdge = []uint32{0}
+	for i := 0; i < n; i++ {
+		s.Nodes.Kind = append(s.Nodes.Kind, uint8(i%2))
+		s.Nodes.Name = append(s.Nodes.Name, uint32(i%nstr))
+		s.Nodes.ID.Append(uint64(2*i + 1))
+		s.Nodes.SelfSize.Append(uint64(i) << 20)
+		for k := 0; k < 2; k++ {
+			s.Edges.Kind = append(s.Edges.Kind, 0)
+			s.Edges.Name = append(s.Edges.Name, uint32((i+k)%nstr))
+			s.Edges.Target = append(s.Edges.Target, uint32((i*7+k)%n))
+		}
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+	s.Nodes.ExternalSize.AppendZeros(n)
+	f.Snapshots = []*ir.Snapshot{s}
+	return f
+}
+
+func ctText(t *testing.T, f *ir.File) string {
+	t.Helper()
+	var b strings.Builder
+	if err := ir.WriteText(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func() *ir.File
+	}{
+		{"every field", ctFull},
+		{"several chunks", ctLarge},
+		{"no snapshots", func() *ir.File { return &ir.File{Format: "x"} }},
+	}
+	codecs := []struct {
+		name   string
+		encode func(w *bytes.Buffer, f *ir.File) error
+		magic  []byte
+	}{
+		{"plain", func(w *bytes.Buffer, f *ir.File) error { return ir.Encode(w, f) }, ir.Magic},
+		{"zstd", func(w *bytes.Buffer, f *ir.File) error { return ir.EncodeZstd(w, f) }, ir.ZstdMagic},
+	}
+	for _, tc := range tests {
+		for _, codec := range codecs {
+			t.Run(tc.name+"/"+codec.name, func(t *testing.T) {
+				f := tc.f()
+				if err := f.Validate(); err != nil {
+					t.Fatalf("test file invalid: %v", err)
+				}
+				var buf bytes.Buffer
+				if err := codec.encode(&buf, f); err != nil {
+					t.Fatalf("encode: %v", err)
+				}
+				if !bytes.HasPrefix(buf.Bytes(), codec.magic) {
+					t.Fatalf("stream starts % x, want % x", buf.Bytes()[:min(8, buf.Len())], codec.magic)
+				}
+				g, err := ir.Decode(bytes.NewReader(buf.Bytes()))
+				if err != nil {
+					t.Fatalf("decode: %v", err)
+				}
+				if d := ir.Diff(f, g, 20); len(d) > 0 {
+					t.Errorf("round trip differs:\n%s", strings.Join(d, "\n"))
+				}
+				if a, b := ctText(t, f), ctText(t, g); a != b {
+					t.Errorf("text dumps differ:\nbefore:\n%s\nafter:\n%s", a, b)
+				}
+				// Encoding is deterministic.
+				var again bytes.Buffer
+				if err := codec.encode(&again, g); err != nil {
+					t.Fatal(err)
+				}
+				if codec.name == "plain" && !bytes.Equal(buf.Bytes(), again.Bytes()) {
+					t.Errorf("encoding the decoded file gives different bytes (%d vs %d)", buf.Len(), again.Len())
+				}
+			})
+		}
+	}
+}
+
+// TestDecodeKeepsDetails checks what Diff might overlook: key values, the
+// absence of optional columns, NoNode roots.
+func TestDecodeKeepsDetails(t *testing.T) {
+	f := ctFull()
+	var buf bytes.Buffer
+	if err := ir.Encode(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ir.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Snapshots) != 4 {
+		t.Fatalf("%d snapshots", len(g.Snapshots))
+	}
+	s1 := g.Snapshots[1]
+	if len(s1.Nodes.Class) != 0 || s1.Nodes.ExternalSize.Len() != 0 {
+		t.Errorf("snapshot 1 gained optional columns: class %d external %d", len(s1.Nodes.Class), s1.Nodes.ExternalSize.Len())
+	}
+	if g.Snapshots[0].Nodes.ExternalSize.Len() != 6 {
+		t.Errorf("snapshot 0 external sizes: %d", g.Snapshots[0].Nodes.ExternalSize.Len())
+	}
+	if k := s1.V8.Keys[3]; k.Name != "x_extra" || k.Value == nil || k.Value.Get("name").Str != "hand" {
+		t.Errorf("key 3 = %+v", k)
+	}
+	if k := s1.V8.Keys[0]; k.Value != nil {
+		t.Errorf("key 0 has a value: %v", k.Value)
+	}
+	if got := s1.V8.Header.Get("whole float"); got == nil || got.Kind != ir.JSONFloat || got.Float != 2 {
+		t.Errorf("header whole float = %+v", got)
+	}
+	if got := s1.V8.Header.Get("big"); got == nil || got.Kind != ir.JSONInt || got.Int != math.MaxInt64 {
+		t.Errorf("header big = %+v", got)
+	}
+	for i, s := range g.Snapshots[2:] {
+		if s.Root != ir.NoNode || s.Nodes.Len() != 0 || len(s.Nodes.FirstEdge) != 1 {
+			t.Errorf("empty snapshot %d: root %d nodes %d first edge %v", i+2, s.Root, s.Nodes.Len(), s.Nodes.FirstEdge)
+		}
+	}
+	if g.Snapshots[3].V8 == nil || g.Snapshots[2].V8 != nil {
+		t.Errorf("v8 sections of the empty snapshots: %v %v", g.Snapshots[2].V8, g.Snapshots[3].V8)
+	}
+	if got := g.Strings[7]; got != "lone \xed\xa0\x80 surrogate" {
+		t.Errorf("WTF-8 string = %q", got)
+	}
+	if got := g.Strings[8]; got != "bad \xff byte" {
+		t.Errorf("invalid UTF-8 string = %q", got)
+	}
+}
+
+// ctHeader returns msgpack ["heapir", v] for a positive fixint v.
+func ctHeader(v byte) []byte { return append(append([]byte(nil), ir.Magic...), v) }
+
+func TestDecodeRefusesVersions(t *testing.T) {
+	tests := []struct {
+		name  string
+		input []byte
+		want  []string
+	}{
+		{"newer version", append(ctHeader(2), 0x92, 0xa3, 'e', 'n', 'd', 0x80), []string{"version 2", "newer", "upgrade"}},
+		{"much newer version", ctHeader(0x7f), []string{"version 127", "newer", "upgrade"}},
+		{"version 0", ctHeader(0), []string{"version 0 does not exist"}},
+		{"not IR", []byte("{\"snapshot\":{}}"), []string{"not a heapconv IR stream"}},
+		{"wrong magic", []byte{0x92, 0xa6, 'h', 'e', 'a', 'p', 'x', 'x', 0x01}, []string{"not a heapconv IR stream"}},
+		{"empty", nil, []string{"not a heapconv IR stream"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ir.Decode(bytes.NewReader(tc.input))
+			if err == nil {
+				t.Fatal("Decode accepted the stream")
+			}
+			var fe *ir.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T %v is not a *ir.FormatError", err, err)
+			}
+			if fe.Format != ir.FormatIR || fe.Offset != 0 {
+				t.Errorf("error format %q offset %d, want %q 0", fe.Format, fe.Offset, ir.FormatIR)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeTruncated cuts a stream at every byte: every prefix is refused
+// with a *ir.FormatError whose offset lies within the prefix and whose
+// message says the stream ended (not that some value was wrong).
+func TestDecodeTruncated(t *testing.T) {
+	var buf bytes.Buffer
+	if err := ir.Encode(&buf, ctFull()); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	// Failures are grouped per check, with the first prefix and a count.
+	type failure struct {
+		first int
+		msg   string
+		count int
+	}
+	fails := map[string]*failure{}
+	fail := func(check string, n int, err error) {
+		f := fails[check]
+		if f == nil {
+			f = &failure{first: n, msg: fmt.Sprint(err)}
+			fails[check] = f
+		}
+		f.count++
+	}
+	for n := 0; n < len(data); n++ {
+		_, err := ir.Decode(bytes.NewReader(data[:n]))
+		if err == nil {
+			fail("decoded without error", n, err)
+			continue
+		}
+		var fe *ir.FormatError
+		if !errors.As(err, &fe) {
+			fail("no *ir.FormatError in the chain", n, err)
+			continue
+		}
+		if fe.Offset < 0 || fe.Offset > int64(n) {
+			fail("offset outside the prefix", n, err)
+		}
+		if _, ok := err.(*ir.FormatError); !ok {
+			fail(fmt.Sprintf("error is a %T wrapping the *ir.FormatError, not a *ir.FormatError", err), n, err)
+		}
+		if m := err.Error(); !strings.Contains(m, "EOF") && !strings.Contains(m, "not a heapconv IR stream") {
+			fail("message does not say the stream ended", n, err)
+		}
+	}
+	for check, f := range fails {
+		t.Errorf("%s: %d of %d prefixes, first at %d bytes: %s", check, f.count, len(data), f.first, f.msg)
+	}
+}
+
+func TestDecodeZstdTruncated(t *testing.T) {
+	var buf bytes.Buffer
+	if err := ir.EncodeZstd(&buf, ctFull()); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	for _, n := range []int{5, len(data) / 2, len(data) - 1} {
+		_, err := ir.Decode(bytes.NewReader(data[:n]))
+		var fe *ir.FormatError
+		if !errors.As(err, &fe) || fe.Offset < 0 {
+			t.Errorf("zstd prefix of %d/%d bytes: error %v, want a *ir.FormatError with an offset", n, len(data), err)
+		}
+	}
+}
+
+func TestDecodeTrailingData(t *testing.T) {
+	var buf bytes.Buffer
+	if err := ir.Encode(&buf, ctFull()); err != nil {
+		t.Fatal(err)
+	}
+	n := int64(buf.Len())
+	buf.WriteByte(0xc0)
+	_, err := ir.Decode(&buf)
+	var fe *ir.FormatError
+	if !errors.As(err, &fe) {
+		t.Fatalf("error %v is not a *ir.FormatError", err)
+	}
+	if fe.Offset != n || !strings.Contains(fe.Msg, "after the end") {
+		t.Errorf("error %v: want offset %d and \"after the end\"", err, n)
+	}
+}
+
+// TestDecodeRejectsInvalidGraph: a well-formed stream holding a graph that
+// breaks the IR invariants is refused by the decoder's validation.
+func TestDecodeRejectsInvalidGraph(t *testing.T) {
+	f := vtFile()
+	f.Snapshots[0].Edges.Target[1] = 7
+	var buf bytes.Buffer
+	if err := ir.Encode(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ir.Decode(&buf)
+	var fe *ir.FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "target node 7 out of range") {
+		t.Errorf("Decode = %v, want a format error about the edge target", err)
+	}
+}

@@ -1,0 +1,166 @@
+package ir_test
+
+import (
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+)
+
+// vtFile is a small valid file that every Validate case breaks in one way.
+func vtFile() *ir.File {
+	s := &ir.Snapshot{
+		Name:      1,
+		NodeKinds: []string{"hidden", "object"},
+		EdgeKinds: []ir.EdgeKind{{Name: "property"}, {Name: "element", Indexed: true}},
+		Root:      0,
+		Roots:     []ir.RootRef{{Node: 1, Category: 3}},
+		Nodes: ir.Nodes{
+			Kind:         []uint8{0, 1, 1},
+			Name:         []uint32{0, 1, 2},
+			Class:        []uint32{0, 1, 0},
+			ID:           ir.UintsOf(1, 3, 5),
+			SelfSize:     ir.UintsOf(0, 10, 20),
+			ExternalSize: ir.UintsOf(0, 0, 7),
+			FirstEdge:    []uint32{0, 2, 3, 3},
+		},
+		Edges: ir.Edges{
+			Kind:   []uint8{0, 1, 0},
+			Name:   []uint32{1, 1000, 2}, // 1000 is an element index, not a string
+			Target: []uint32{1, 2, 2},
+		},
+		Values: ir.Values{
+			Node: []uint32{1, 2},
+			Kind: []ir.ValueKind{ir.ValueString, ir.ValueInt},
+			Bits: []uint64{2, 5},
+			Aux:  []uint64{0, 0},
+		},
+	}
+	return &ir.File{
+		Format:    "test",
+		Strings:   []string{"", "a", "b", "cat"},
+		Classes:   ir.Classes{Name: []uint32{1}, Library: []uint32{0}, FirstField: []uint32{0, 1}, FieldName: []uint32{2}},
+		Snapshots: []*ir.Snapshot{s},
+	}
+}
+
+func vtV8() *ir.V8Snapshot {
+	meta := jsObj(jsF("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column")))
+	return &ir.V8Snapshot{
+		Header:    jsObj(jsF("meta", meta)),
+		NodeExtra: []ir.Column{{Name: "detachedness", Values: ir.UintsOf(0, 1, 2)}},
+		EdgeExtra: []ir.Column{{Name: "extra", Values: ir.UintsOf(0, 0, 0)}},
+		Locations: ir.UintsOf(2, 7, 0, 0),
+	}
+}
+
+func TestValidateAcceptsValid(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(f *ir.File)
+	}{
+		{"base", func(f *ir.File) {}},
+		{"with v8 section", func(f *ir.File) { f.Snapshots[0].V8 = vtV8() }},
+		{"no root", func(f *ir.File) { f.Snapshots[0].Root = ir.NoNode }},
+		{"no optional columns", func(f *ir.File) {
+			f.Snapshots[0].Nodes.Class = nil
+			f.Snapshots[0].Nodes.ExternalSize = ir.Uints{}
+		}},
+		{"no classes", func(f *ir.File) { f.Classes = ir.Classes{}; f.Snapshots[0].Nodes.Class = nil }},
+		{"empty snapshot", func(f *ir.File) {
+			f.Snapshots = append(f.Snapshots, &ir.Snapshot{Root: ir.NoNode, Nodes: ir.Nodes{FirstEdge: []uint32{0}}})
+		}},
+		{"value kinds", func(f *ir.File) {
+			v := &f.Snapshots[0].Values
+			v.Node = []uint32{0, 1, 2}
+			v.Kind = []ir.ValueKind{ir.ValueFloat, ir.ValueBool, ir.ValueNull}
+			v.Bits = []uint64{1 << 63, 1, 0}
+			v.Aux = []uint64{0, 0, 0}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := vtFile()
+			tc.mod(f)
+			if err := f.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(f *ir.File, s *ir.Snapshot)
+		want string // substring of the error
+	}{
+		{"node kind out of range", func(f *ir.File, s *ir.Snapshot) { s.Nodes.Kind[1] = 9 }, "node 1: kind 9 is not in the kind table"},
+		{"no node kinds", func(f *ir.File, s *ir.Snapshot) { s.NodeKinds = nil }, "node 0: kind 0 is not in the kind table (0 entries)"},
+		{"edge kind out of range", func(f *ir.File, s *ir.Snapshot) { s.Edges.Kind[2] = 2 }, "edge 2: kind 2 is not in the kind table"},
+		{"edge target out of range", func(f *ir.File, s *ir.Snapshot) { s.Edges.Target[1] = 7 }, "edge 1: target node 7 out of range (3 nodes)"},
+		{"edge name string out of range", func(f *ir.File, s *ir.Snapshot) { s.Edges.Name[0] = 4 }, "edge 0: name string 4 out of range"},
+		{"FirstEdge not monotone", func(f *ir.File, s *ir.Snapshot) { s.Nodes.FirstEdge = []uint32{0, 2, 1, 3} }, "edge offsets decrease at 2"},
+		{"FirstEdge not from 0", func(f *ir.File, s *ir.Snapshot) { s.Nodes.FirstEdge = []uint32{1, 2, 3, 3} }, "edge offsets must start at 0"},
+		{"FirstEdge end", func(f *ir.File, s *ir.Snapshot) { s.Nodes.FirstEdge = []uint32{0, 1, 2, 2} }, "edge offsets end at 2, but there are 3"},
+		{"FirstEdge length", func(f *ir.File, s *ir.Snapshot) { s.Nodes.FirstEdge = []uint32{0, 2, 3} }, "edge offsets: 3 entries for 3 nodes"},
+		{"node name column short", func(f *ir.File, s *ir.Snapshot) { s.Nodes.Name = s.Nodes.Name[:2] }, "disagree on the node count"},
+		{"node id column short", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(1, 3) }, "disagree on the node count"},
+		{"self size column long", func(f *ir.File, s *ir.Snapshot) { s.Nodes.SelfSize.Append(1) }, "disagree on the node count"},
+		{"edge columns disagree", func(f *ir.File, s *ir.Snapshot) { s.Edges.Target = s.Edges.Target[:2] }, "disagree on the edge count"},
+		{"node name out of range", func(f *ir.File, s *ir.Snapshot) { s.Nodes.Name[2] = 4 }, "node 2: name string 4 out of range (4 strings)"},
+		{"snapshot name out of range", func(f *ir.File, s *ir.Snapshot) { s.Name = 10 }, "name: string index 10 out of range"},
+		{"class out of range", func(f *ir.File, s *ir.Snapshot) { s.Nodes.Class[2] = 5 }, "node 2: class 5 out of range (1 classes)"},
+		{"class column length", func(f *ir.File, s *ir.Snapshot) { s.Nodes.Class = []uint32{0} }, "class column has 1 entries for 3 nodes"},
+		{"external size column length", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ExternalSize = ir.UintsOf(1) }, "external size column has 1 entries for 3 nodes"},
+		{"root out of range", func(f *ir.File, s *ir.Snapshot) { s.Root = 3 }, "root node 3 out of range"},
+		{"gc root node out of range", func(f *ir.File, s *ir.Snapshot) { s.Roots[0].Node = 3 }, "root 0: node or category out of range"},
+		{"gc root category out of range", func(f *ir.File, s *ir.Snapshot) { s.Roots[0].Category = 4 }, "root 0: node or category out of range"},
+		{"value nodes out of order", func(f *ir.File, s *ir.Snapshot) { s.Values.Node = []uint32{2, 1} }, "value 1: node 1 out of range or out of order"},
+		{"value nodes duplicate", func(f *ir.File, s *ir.Snapshot) { s.Values.Node = []uint32{1, 1} }, "value 1: node 1 out of range or out of order"},
+		{"value node out of range", func(f *ir.File, s *ir.Snapshot) { s.Values.Node = []uint32{1, 3} }, "value 1: node 3 out of range or out of order"},
+		{"value columns disagree", func(f *ir.File, s *ir.Snapshot) { s.Values.Aux = nil }, "value columns disagree"},
+		{"value kind unknown", func(f *ir.File, s *ir.Snapshot) { s.Values.Kind[1] = 0 }, "value 1: unknown kind"},
+		{"value kind too big", func(f *ir.File, s *ir.Snapshot) { s.Values.Kind[1] = 7 }, "value 1: unknown kind"},
+		{"value string out of range", func(f *ir.File, s *ir.Snapshot) { s.Values.Bits[0] = 99 }, "value 0: string 99 out of range"},
+		{"too many kinds", func(f *ir.File, s *ir.Snapshot) { s.NodeKinds = make([]string, 257) }, "at most 256"},
+		{"class library column", func(f *ir.File, s *ir.Snapshot) { f.Classes.Library = nil }, "class table: 1 names but 0 libraries"},
+		{"class field offsets length", func(f *ir.File, s *ir.Snapshot) { f.Classes.FirstField = []uint32{0} }, "1 classes need 2 field offsets"},
+		{"class field offsets end", func(f *ir.File, s *ir.Snapshot) { f.Classes.FirstField = []uint32{0, 2} }, "class field offsets end at 2"},
+		{"class name out of range", func(f *ir.File, s *ir.Snapshot) { f.Classes.Name[0] = 4 }, "class 0: string index out of range"},
+		{"class field name out of range", func(f *ir.File, s *ir.Snapshot) { f.Classes.FieldName[0] = 4 }, "class field 0: string index 4 out of range"},
+		{"field names without classes", func(f *ir.File, s *ir.Snapshot) {
+			f.Classes = ir.Classes{FieldName: []uint32{1}}
+			s.Nodes.Class = nil
+		}, "field names without classes"},
+		{"v8 header not an object", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Header = ir.JSONStr("x") }, "v8: header is not an object"},
+		{"v8 node field length", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.NodeExtra[0].Values = ir.UintsOf(1) }, `v8: node field "detachedness" has 1 values for 3 nodes`},
+		{"v8 edge field length", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.EdgeExtra[0].Values.Append(0) }, `v8: edge field "extra" has 4 values for 3 edges`},
+		{"v8 locations not whole rows", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Locations.Append(1) }, "5 location values is not a multiple of 4 fields"},
+		{"v8 location node out of range", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Locations.Set(0, 3) }, "location 0: object_index 3 out of range"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := vtFile()
+			tc.mod(f, f.Snapshots[0])
+			err := f.Validate()
+			if err == nil {
+				t.Fatalf("Validate accepted the file, want an error containing %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateNamesTheSnapshot(t *testing.T) {
+	f := vtFile()
+	g := vtFile().Snapshots[0]
+	g.Edges.Target[0] = 9
+	f.Snapshots = append(f.Snapshots, g)
+	err := f.Validate()
+	if err == nil || !strings.HasPrefix(err.Error(), "snapshot 1: ") {
+		t.Errorf("Validate = %v, want an error starting with \"snapshot 1: \"", err)
+	}
+}

@@ -1,0 +1,206 @@
+package v8
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// A region is a self-contained run of a number array, cut by the reader at
+// a separator: "12,3,\n45," or "6,7]". Workers parse regions into values in
+// parallel; the reader consumes the results in order. This is what makes
+// reading scale with cores: digit scanning is most of the work.
+type region struct {
+	data   []byte // the region's bytes plus one sentinel byte
+	off    int64  // file offset of data[0]
+	expect uint8  // the array state at the start of the region
+	// results
+	vals     []uint64
+	st       arrayState
+	errPos   int // index into data, or -1
+	errMsg   string
+	finished chan struct{}
+	pinned   bool // kept by the parser for an error offset; not to be reused
+}
+
+const regionSize = 1 << 20
+
+var regionPool = sync.Pool{New: func() any {
+	return &region{data: make([]byte, 0, regionSize+1), vals: make([]uint64, 0, regionSize/2+1)}
+}}
+
+// parse scans the region (which ends in ',' or ']') into r.vals.
+func (r *region) parse() {
+	d := r.data[:len(r.data)-1]
+	buf := r.data // sentinel at buf[len(d)]
+	r.vals = r.vals[:0]
+	r.errPos = -1
+	st := arrayState{expect: r.expect}
+	pos, end := 0, len(d)
+	for pos < end {
+		c := buf[pos]
+		if st.expect != expectSep && c-'0' < 10 {
+			start := pos
+			v := uint64(c - '0')
+			pos++
+			for {
+				x := buf[pos] - '0'
+				if x >= 10 {
+					break
+				}
+				v = v*10 + uint64(x)
+				pos++
+			}
+			if pos-start > 19 {
+				var ok bool
+				if v, ok = parseBig(buf[start:pos]); !ok {
+					r.fail(&st, start, "number does not fit in 64 bits")
+					return
+				}
+			}
+			r.vals = append(r.vals, v)
+			st.values++
+			if buf[pos] == ',' {
+				pos++
+				st.expect = expectValue
+				continue
+			}
+			if c := buf[pos]; c == '.' || c == 'e' || c == 'E' {
+				r.fail(&st, start, "number is not an unsigned integer")
+				return
+			}
+			st.expect = expectSep
+			continue
+		}
+		switch {
+		case c == '\n':
+			st.newlines++
+		case c == ' ' || c == '\r' || c == '\t':
+			st.other++
+		case st.expect == expectSep && c == ',':
+			st.expect = expectValue
+		case (st.expect == expectSep || (st.expect == expectFirst && len(r.vals) == 0)) && c == ']':
+			st.done = true
+		case st.expect == expectSep:
+			r.fail(&st, pos, "expected ',' or ']' in a number array, found %q", c)
+			return
+		case c == '-':
+			r.fail(&st, pos, "negative number in a number array (V8 writes unsigned integers only)")
+			return
+		case c == ']':
+			r.fail(&st, pos, "expected a number after ','")
+			return
+		default:
+			r.fail(&st, pos, "expected an unsigned integer, found %q", c)
+			return
+		}
+		pos++
+	}
+	r.st = st
+}
+
+func (r *region) fail(st *arrayState, pos int, format string, args ...any) {
+	r.st = *st
+	r.errPos = pos
+	r.errMsg = fmt.Sprintf(format, args...)
+}
+
+// valueOffset returns the file offset of value k of the region.
+func (r *region) valueOffset(k int) int64 {
+	return r.off + int64(nthValue(r.data[:len(r.data)-1], k))
+}
+
+// nthValue returns the index in d where value k starts (len(d) if absent).
+func nthValue(d []byte, k int) int {
+	if k < 0 {
+		return 0
+	}
+	for pos, i := 0, 0; pos < len(d); {
+		if c := d[pos]; c >= '0' && c <= '9' {
+			if i == k {
+				return pos
+			}
+			for pos < len(d) && d[pos] >= '0' && d[pos] <= '9' {
+				pos++
+			}
+			i++
+			continue
+		}
+		pos++
+	}
+	return len(d)
+}
+
+// parallelNumbers hands regions of one number array to worker goroutines
+// and returns their values in order.
+type parallelNumbers struct {
+	s       *scanner
+	work    chan *region
+	pending []*region // dispatched, in order
+	done    bool      // the last region has been dispatched
+	cur     *region   // the region whose values were returned last
+	prev    *region   // the one before it
+	wg      sync.WaitGroup
+}
+
+func newParallelNumbers(s *scanner) *parallelNumbers {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	pn := &parallelNumbers{s: s, work: make(chan *region, 2*workers)}
+	for i := 0; i < workers; i++ {
+		pn.wg.Add(1)
+		go func() {
+			defer pn.wg.Done()
+			for r := range pn.work {
+				r.parse()
+				close(r.finished)
+			}
+		}()
+	}
+	return pn
+}
+
+// close stops the workers.
+func (pn *parallelNumbers) close() {
+	close(pn.work)
+	pn.wg.Wait()
+	for _, r := range pn.pending {
+		regionPool.Put(r)
+	}
+	for _, r := range []*region{pn.cur, pn.prev} {
+		if r != nil && !r.pinned {
+			regionPool.Put(r)
+		}
+	}
+	pn.cur, pn.prev = nil, nil
+}
+
+// cut takes the next region from the scanner's buffer; ok is false when the
+// buffer holds no separator to cut at (absurd white space, or the end of
+// the file), and the caller falls back to the sequential scanner.
+func (pn *parallelNumbers) cut(expect uint8) (*region, bool) {
+	s := pn.s
+	if s.end-s.pos < regionSize && !s.eof {
+		s.fill()
+	}
+	avail := s.buf[s.pos:min(s.end, s.pos+regionSize)]
+	n := -1
+	last := false
+	if i := bytes.IndexByte(avail, ']'); i >= 0 {
+		n, last = i+1, true
+	} else if i := bytes.LastIndexByte(avail, ','); i >= 0 {
+		n = i + 1
+	}
+	if n < 0 {
+		return nil, false
+	}
+	r := regionPool.Get().(*region)
+	r.data = append(r.data[:0], avail[:n]...)
+	r.data = append(r.data, 0)
+	r.off = s.offset()
+	r.expect = expect
+	r.finished = make(chan struct{})
+	s.pos += n
+	pn.done = last
+	return r, true
+}

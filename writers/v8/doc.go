@@ -1,0 +1,11 @@
+// Package v8 writes the IR as V8 / Chrome DevTools heap snapshots
+// (.heapsnapshot).
+//
+// A snapshot read from a V8 file is written back byte for byte in that
+// file's layout and escaping style. Any other snapshot is converted first
+// (Convert) into a file that Chrome DevTools loads: root first, V8's type
+// tables, "<dummy>" as string 0, unique odd 32-bit ids, sizes below 2^32,
+// names of at most 1024 UTF-16 units and a strings section below Chrome's
+// maximum string length; what does not fit is listed in a loss report. The
+// rules come from shared/formats/v8.md §3–4.
+package v8

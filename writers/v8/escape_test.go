@@ -1,0 +1,115 @@
+package v8
+
+import (
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+	rv8 "heapconv/readers/v8"
+)
+
+func TestAppendString(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		v8   string // V8 style
+		raw  string // raw style
+	}{
+		{"empty", "", `""`, `""`},
+		{"ASCII", "abc XYZ 019", `"abc XYZ 019"`, `"abc XYZ 019"`},
+		{"quote and backslash", `a"b\c`, `"a\"b\\c"`, `"a\"b\\c"`},
+		{"short escapes", "\b\f\n\r\t", `"\b\f\n\r\t"`, `"\b\f\n\r\t"`},
+		{"other controls uppercase hex", "\x00\x01\x0b\x1a\x1f", `"\u0000\u0001\u000B\u001A\u001F"`, `"\u0000\u0001\u000B\u001A\u001F"`},
+		{"DEL, slash and angle brackets raw", "\x7f/</script>", "\"\x7f/</script>\"", "\"\x7f/</script>\""},
+		{"2-byte", "Café", `"Caf\u00E9"`, "\"Café\""},
+		{"3-byte", "名前", `"\u540D\u524D"`, "\"名前\""},
+		{"line separators", "\u2028\u2029\ufeff", `"\u2028\u2029\uFEFF"`, "\"\u2028\u2029\ufeff\""},
+		{"V8-truncated astral (BMP)", "\uf600", `"\uF600"`, "\"\uf600\""},
+		{"astral from a foreign source", "a😀b", `"a\uD83D\uDE00b"`, "\"a😀b\""},
+		{"astral 𝄞 and U+10FFFF", "𝄞\U0010FFFF", `"\uD834\uDD1E\uDBFF\uDFFF"`, "\"𝄞\U0010FFFF\""},
+		{"WTF-8 lone high surrogate", "x\xed\xa0\x80y", `"x\uD800y"`, `"x\uD800y"`},
+		{"WTF-8 lone low surrogate", "\xed\xbf\xbf", `"\uDFFF"`, `"\uDFFF"`},
+		{"WTF-8 surrogates in reverse order", "\xed\xb8\x80\xed\xa0\xbd", `"\uDE00\uD83D"`, `"\uDE00\uD83D"`},
+		{"invalid byte", "a\xffb", `"a?b"`, "\"a\xffb\""},
+		{"truncated sequence", "a\xe4\xb8", `"a??"`, "\"a\xe4\xb8\""},
+		{"lone continuation byte", "\x80", `"?"`, "\"\x80\""},
+		{"overlong encoding", "\xc0\xaf", `"??"`, "\"\xc0\xaf\""},
+		{"CESU-style pair stays two escapes", "\xed\xa0\xbd\xed\xb8\x80", `"\uD83D\uDE00"`, `"\uD83D\uDE00"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(appendString([]byte("<"), tc.in, ir.V8EscapeV8)); got != "<"+tc.v8 {
+				t.Errorf("V8 style: %s, want %s", got, tc.v8)
+			}
+			if got := string(appendString(nil, tc.in, ir.V8EscapeRaw)); got != tc.raw {
+				t.Errorf("raw style: %q, want %q", got, tc.raw)
+			}
+		})
+	}
+}
+
+// TestAppendStringV8IsASCII: V8 style output is pure printable ASCII (plus
+// DEL), whatever the input.
+func TestAppendStringV8IsASCII(t *testing.T) {
+	var all []byte
+	for i := 0; i < 256; i++ {
+		all = append(all, byte(i))
+	}
+	inputs := []string{string(all), "é😀\xed\xa0\x80", strings.Repeat("\xf0\x9f", 3)}
+	for _, in := range inputs {
+		out := appendString(nil, in, ir.V8EscapeV8)
+		for i, c := range out {
+			if c < 0x20 || c > 0x7f {
+				t.Errorf("input %q: byte %d of the output is 0x%02x", in, i, c)
+				break
+			}
+		}
+	}
+}
+
+// TestStringsReadBack: every valid WTF-8 string written in either style is
+// read back by readers/v8 as the same bytes.
+func TestStringsReadBack(t *testing.T) {
+	strs := []string{"<dummy>", "", "A", "\b\f\n\r\t\"\\/", "\x00\x01\x1f\x7f", "Café 名前", "😀 𝄞", "\xed\xa0\x80", "a\xed\xb0\x80b",
+		"\xed\xb8\x80\xed\xa0\xbd", "\uf600", strings.Repeat("é", 3000)}
+	for _, esc := range []ir.V8Escape{ir.V8EscapeV8, ir.V8EscapeRaw} {
+		t.Run(esc.String(), func(t *testing.T) {
+			f := wtMinimal(strs)
+			f.Snapshots[0].V8.Escape = esc
+			var b strings.Builder
+			if _, err := Write(&b, f, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			g, err := rv8.Read(strings.NewReader(b.String()), rv8.Options{})
+			if err != nil {
+				t.Fatalf("re-read: %v\n%s", err, b.String())
+			}
+			for i, s := range strs {
+				if g.Strings[i] != s {
+					t.Errorf("string %d: read back %q, wrote %q", i, g.Strings[i], s)
+				}
+			}
+		})
+	}
+}
+
+// wtMinimal is a one-node V8-shaped file holding strs as its string table.
+func wtMinimal(strs []string) *ir.File {
+	meta := ir.JSON{Kind: ir.JSONObject}
+	meta.Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count"))
+	meta.Set("node_types", ir.JSON{Kind: ir.JSONArray, Elems: []ir.JSON{ir.JSONStrs("synthetic")}})
+	meta.Set("edge_fields", ir.JSONStrs("type", "name_or_index", "to_node"))
+	meta.Set("edge_types", ir.JSON{Kind: ir.JSONArray, Elems: []ir.JSON{ir.JSONStrs("element")}})
+	h := ir.JSON{Kind: ir.JSONObject}
+	h.Set("meta", meta)
+	h.Set("node_count", ir.JSONNum(1))
+	h.Set("edge_count", ir.JSONNum(0))
+	s := &ir.Snapshot{
+		NodeKinds: []string{"synthetic"},
+		EdgeKinds: []ir.EdgeKind{{Name: "element", Indexed: true}},
+		Root:      0,
+		Nodes:     ir.Nodes{Kind: []uint8{0}, Name: []uint32{1}, ID: ir.UintsOf(1), SelfSize: ir.UintsOf(0), FirstEdge: []uint32{0, 0}},
+		V8:        &ir.V8Snapshot{Header: h, Keys: []ir.V8Key{{Name: "snapshot"}, {Name: "nodes"}, {Name: "edges"}, {Name: "strings"}}},
+	}
+	return &ir.File{Format: ir.FormatV8, Strings: strs, Snapshots: []*ir.Snapshot{s}}
+}

@@ -1,0 +1,193 @@
+package v8
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+	rv8 "heapconv/readers/v8"
+)
+
+func wtRead(t *testing.T, data []byte) *ir.File {
+	t.Helper()
+	f, err := rv8.Read(bytes.NewReader(data), rv8.Options{})
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return f
+}
+
+func wtWrite(t *testing.T, f *ir.File) ([]byte, ir.LossReport) {
+	t.Helper()
+	var b bytes.Buffer
+	loss, err := Write(&b, f, Options{})
+	if err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	return b.Bytes(), loss
+}
+
+func wtFirstDiff(a, b []byte) string {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	lo := max(0, i-30)
+	return fmt.Sprintf("at byte %d:\n got:  %q\n want: %q", i, a[lo:min(len(a), i+30)], b[lo:min(len(b), i+30)])
+}
+
+// TestWriteByteExact: the hand-written V8-style files in both layouts are
+// written back byte for byte.
+func TestWriteByteExact(t *testing.T) {
+	tests := []struct {
+		file   string
+		layout ir.V8Layout
+	}{
+		{"rows.heapsnapshot", ir.V8LayoutRows},
+		{"compact.heapsnapshot", ir.V8LayoutCompact},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v8", "small", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := wtRead(t, in)
+			if got := f.Snapshots[0].V8.Layout; got != tc.layout {
+				t.Fatalf("fixture read as layout %v, want %v", got, tc.layout)
+			}
+			out, loss := wtWrite(t, f)
+			if len(loss) != 0 {
+				t.Errorf("loss report for a V8 file: %q", loss)
+			}
+			if !bytes.Equal(out, in) {
+				t.Errorf("output (%d bytes) differs from input (%d bytes) %s", len(out), len(in), wtFirstDiff(out, in))
+			}
+		})
+	}
+}
+
+// TestWriteOtherLayout: a file in another producer's style is written in
+// V8's compact layout with the file's escaping; the graph, strings and
+// extra keys survive, and writing the result again is stable.
+func TestWriteOtherLayout(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v8", "small", "other.heapsnapshot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := wtRead(t, in)
+	out, _ := wtWrite(t, f)
+	g := wtRead(t, out)
+	if d := ir.GraphDiff(f, f.Snapshots[0], g, g.Snapshots[0], 10); len(d) > 0 {
+		t.Errorf("graph differs: %q", d)
+	}
+	if strings.Join(f.Strings, "\x00") != strings.Join(g.Strings, "\x00") {
+		t.Errorf("strings differ: %q vs %q", f.Strings, g.Strings)
+	}
+	v := g.Snapshots[0].V8
+	if v.Layout != ir.V8LayoutCompact || v.Escape != ir.V8EscapeRaw {
+		t.Errorf("rewritten layout %v escape %v, want compact raw", v.Layout, v.Escape)
+	}
+	if g.Snapshots[0].Root != 2 {
+		t.Errorf("root %d, want 2 (root_index kept)", g.Snapshots[0].Root)
+	}
+	if len(v.Keys) != 5 || v.Keys[3].Name != "x_producer" || v.Keys[3].Value == nil || !v.Keys[3].Value.Equal(f.Snapshots[0].V8.Keys[3].Value) {
+		t.Errorf("extra key lost: %+v", v.Keys)
+	}
+	if !v.Header.Equal(&f.Snapshots[0].V8.Header) {
+		t.Errorf("header changed: %s", v.Header.String())
+	}
+	again, _ := wtWrite(t, g)
+	if !bytes.Equal(again, out) {
+		t.Errorf("second write differs %s", wtFirstDiff(again, out))
+	}
+	if bytes.Count(out, []byte("\n")) != 4 {
+		t.Errorf("compact output has %d newlines, want 4 (one per section separator)", bytes.Count(out, []byte("\n")))
+	}
+}
+
+// TestWriteSwitchLayout writes a compact file in the rows layout and the
+// rows file compactly: the reader recognizes the layout written and the
+// data is unchanged.
+func TestWriteSwitchLayout(t *testing.T) {
+	tests := []struct {
+		file string
+		to   ir.V8Layout
+	}{
+		{"compact.heapsnapshot", ir.V8LayoutRows},
+		{"rows.heapsnapshot", ir.V8LayoutCompact},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v8", "small", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := wtRead(t, in)
+			f.Snapshots[0].V8.Layout = tc.to
+			out, _ := wtWrite(t, f)
+			g := wtRead(t, out)
+			if got := g.Snapshots[0].V8.Layout; got != tc.to {
+				t.Errorf("written file reads as layout %v, want %v:\n%s", got, tc.to, out)
+			}
+			if d := ir.Diff(f, g, 10); len(d) > 1 || (len(d) == 1 && !strings.Contains(d[0], "layout")) {
+				t.Errorf("data changed: %q", d)
+			}
+		})
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(f *ir.File)
+		want string
+	}{
+		{"two snapshots", func(f *ir.File) { f.Snapshots = append(f.Snapshots, f.Snapshots[0]) }, "--snapshot"},
+		{"no snapshot", func(f *ir.File) { f.Snapshots = nil }, "has 0"},
+		{"node field without column", func(f *ir.File) {
+			meta := f.Snapshots[0].V8.Header.Get("meta")
+			meta.Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "detachedness"))
+		}, `node field "detachedness" has no column`},
+		{"edge field without column", func(f *ir.File) {
+			meta := f.Snapshots[0].V8.Header.Get("meta")
+			meta.Set("edge_fields", ir.JSONStrs("type", "name_or_index", "to_node", "weight"))
+		}, `edge field "weight" has no column`},
+		{"unknown key without value", func(f *ir.File) {
+			v := f.Snapshots[0].V8
+			v.Keys = append(v.Keys[:3], ir.V8Key{Name: "mystery"}, v.Keys[3])
+		}, `key "mystery" has no value`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := wtMinimal([]string{"<dummy>", ""})
+			tc.mod(f)
+			var b bytes.Buffer
+			_, err := Write(&b, f, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Write = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteProgress(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v8", "small", "rows.heapsnapshot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	calls := 0
+	var b bytes.Buffer
+	if _, err := Write(&b, wtRead(t, in), Options{Progress: func(n int64) { calls++; last = n }}); err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || last != int64(b.Len()) {
+		t.Errorf("progress called %d times, last %d, output %d bytes", calls, last, b.Len())
+	}
+}
