@@ -150,7 +150,12 @@ func (j *JSON) AppendJSON(b []byte, esc func([]byte, string) []byte) []byte {
 	case JSONInt:
 		b = strconv.AppendInt(b, j.Int, 10)
 	case JSONFloat:
+		// Keep a float a float when read back: 1.0 stays "1.0", not "1".
+		n := len(b)
 		b = strconv.AppendFloat(b, j.Float, 'g', -1, 64)
+		if !strings.ContainsAny(string(b[n:]), ".eEN") {
+			b = append(b, ".0"...)
+		}
 	case JSONString:
 		b = esc(b, j.Str)
 	case JSONArray:

@@ -39,7 +39,7 @@ Examples:
 `
 
 func runConvert(e *env, args []string) error {
-	fs := newFlags(e, "convert", convertUsage)
+	fs := newFlags("convert")
 	from := fs.String("from", "", "")
 	to := fs.String("to", "", "")
 	snap := fs.String("snapshot", "", "")
@@ -178,7 +178,7 @@ type infoJSON struct {
 }
 
 func runInfo(e *env, args []string) error {
-	fs := newFlags(e, "info", infoUsage)
+	fs := newFlags("info")
 	asJSON := fs.Bool("json", false, "")
 	top := fs.Int("top", 10, "")
 	if err := parse(e, fs, infoUsage, args); err != nil {
@@ -238,7 +238,7 @@ Examples:
 `
 
 func runValidate(e *env, args []string) error {
-	fs := newFlags(e, "validate", validateUsage)
+	fs := newFlags("validate")
 	if err := parse(e, fs, validateUsage, args); err != nil {
 		return err
 	}
@@ -280,7 +280,7 @@ Examples:
 `
 
 func runRoundtrip(e *env, args []string) error {
-	fs := newFlags(e, "roundtrip", roundtripUsage)
+	fs := newFlags("roundtrip")
 	if err := parse(e, fs, roundtripUsage, args); err != nil {
 		return err
 	}
@@ -408,7 +408,7 @@ Examples:
 `
 
 func runDump(e *env, args []string) error {
-	fs := newFlags(e, "dump", dumpUsage)
+	fs := newFlags("dump")
 	if err := parse(e, fs, dumpUsage, args); err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ Examples:
 `
 
 func runFormats(e *env, args []string) error {
-	fs := newFlags(e, "formats", formatsUsage)
+	fs := newFlags("formats")
 	if err := parse(e, fs, formatsUsage, args); err != nil {
 		return err
 	}

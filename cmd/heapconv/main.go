@@ -134,13 +134,13 @@ func printMainUsage(w io.Writer) {
 	fmt.Fprintf(w, mainUsage, list)
 }
 
-// newFlags returns a flag set that prints the command's usage for --help.
-func newFlags(e *env, name, usage string) *pflag.FlagSet {
+// newFlags returns a quiet flag set: parse prints the usage for --help and
+// turns flag errors into usage errors.
+func newFlags(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	_ = usage
 	return fs
 }
 

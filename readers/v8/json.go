@@ -146,8 +146,8 @@ func (s *scanner) number() (ir.JSON, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil && f == 0 {
-		return ir.JSON{}, s.errorAtOffset(start, "invalid number %q", b)
+	if err != nil {
+		return ir.JSON{}, s.errorAtOffset(start, "invalid or out-of-range number %q", b)
 	}
 	return ir.JSON{Kind: ir.JSONFloat, Float: f}, nil
 }

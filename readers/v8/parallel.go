@@ -2,6 +2,8 @@ package v8
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"fmt"
 	"runtime"
 	"sync"
@@ -12,7 +14,7 @@ import (
 // parallel; the reader consumes the results in order. This is what makes
 // reading scale with cores: digit scanning is most of the work.
 type region struct {
-	data   []byte // the region's bytes plus one sentinel byte
+	data   []byte // the region's bytes plus padPar zero bytes (a sentinel for the digit loops)
 	off    int64  // file offset of data[0]
 	expect uint8  // the array state at the start of the region
 	// results
@@ -24,16 +26,40 @@ type region struct {
 	pinned   bool // kept by the parser for an error offset; not to be reused
 }
 
-const regionSize = 1 << 20
+const (
+	regionSize = 1 << 20
+	// padPar zero bytes follow a region's data, so that 8-byte loads at any
+	// position of the data stay inside the slice.
+	padPar = 8
+)
 
 var regionPool = sync.Pool{New: func() any {
-	return &region{data: make([]byte, 0, regionSize+1), vals: make([]uint64, 0, regionSize/2+1)}
+	return &region{data: make([]byte, 0, regionSize+padPar), vals: make([]uint64, 0, regionSize/2+1)}
 }}
+
+// digits8 returns how many of the 8 bytes of x (little-endian: x's low
+// byte first) are leading ASCII digits, and their value when there are
+// fewer than 8 of them. It converts all digits at once (SWAR), which is
+// what makes number parsing cheap.
+func digits8(x uint64) (n int, v uint64) {
+	const ones = 0x0101010101010101
+	// A byte is a digit when its high nibble is 3 and adding 6 keeps it 3.
+	nd := ((x & (0xF0 * ones)) ^ (0x30 * ones)) | (((x + 0x06*ones) & (0xF0 * ones)) ^ (0x30 * ones))
+	n = bits.TrailingZeros64(nd) >> 3
+	if n == 0 || n == 8 {
+		return n, 0
+	}
+	d := (x - 0x30*ones) << (64 - 8*uint(n)) // the n digits in the high bytes, zeros below
+	d = (d & (0x0F * ones)) * (10<<8 + 1) >> 8
+	d = (d & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+	d = (d & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
+	return n, d
+}
 
 // parse scans the region (which ends in ',' or ']') into r.vals.
 func (r *region) parse() {
-	d := r.data[:len(r.data)-1]
-	buf := r.data // sentinel at buf[len(d)]
+	d := r.data[:len(r.data)-padPar]
+	buf := r.data // zero padding from buf[len(d)]
 	r.vals = r.vals[:0]
 	r.errPos = -1
 	st := arrayState{expect: r.expect}
@@ -42,15 +68,19 @@ func (r *region) parse() {
 		c := buf[pos]
 		if st.expect != expectSep && c-'0' < 10 {
 			start := pos
-			v := uint64(c - '0')
-			pos++
-			for {
-				x := buf[pos] - '0'
-				if x >= 10 {
-					break
+			k, v := digits8(binary.LittleEndian.Uint64(buf[pos:]))
+			pos += k
+			if k == 8 {
+				// Eight digits or more: the plain loop (the padding stops it).
+				v, pos = 0, start
+				for {
+					x := buf[pos] - '0'
+					if x >= 10 {
+						break
+					}
+					v = v*10 + uint64(x)
+					pos++
 				}
-				v = v*10 + uint64(x)
-				pos++
 			}
 			if pos-start > 19 {
 				var ok bool
@@ -108,7 +138,7 @@ func (r *region) fail(st *arrayState, pos int, format string, args ...any) {
 
 // valueOffset returns the file offset of value k of the region.
 func (r *region) valueOffset(k int) int64 {
-	return r.off + int64(nthValue(r.data[:len(r.data)-1], k))
+	return r.off + int64(nthValue(r.data[:len(r.data)-padPar], k))
 }
 
 // nthValue returns the index in d where value k starts (len(d) if absent).
@@ -196,7 +226,7 @@ func (pn *parallelNumbers) cut(expect uint8) (*region, bool) {
 	}
 	r := regionPool.Get().(*region)
 	r.data = append(r.data[:0], avail[:n]...)
-	r.data = append(r.data, 0)
+	r.data = append(r.data, make([]byte, padPar)...)
 	r.off = s.offset()
 	r.expect = expect
 	r.finished = make(chan struct{})

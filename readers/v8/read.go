@@ -310,22 +310,30 @@ func (p *parser) header() error {
 	if dup := firstDuplicate(p.edgeFields); dup != "" {
 		return s.errorAtOffset(start, "meta.edge_fields lists %q twice", dup)
 	}
-	// The type name lists are the first element of node_types / edge_types;
-	// V8 13.6 writes more entries than there are fields, so the lengths are
-	// not checked (see formats/v8.md §2.2).
-	nt := meta.Get("node_types")
-	et := meta.Get("edge_types")
-	if nt == nil || nt.Kind != ir.JSONArray || len(nt.Elems) == 0 || nt.Elems[0].Strings() == nil {
-		return s.errorAtOffset(start, "meta.node_types[0] is not a list of type names")
+	// The type names are the entry of node_types / edge_types at the
+	// position of "type" in the field list, as DevTools looks them up (V8
+	// puts type first). V8 13.6 writes more entries than there are fields,
+	// so the lengths are not checked (see formats/v8.md §2.2).
+	typeNames := func(key string, fields []string) ([]string, error) {
+		list := meta.Get(key)
+		i := slices.Index(fields, "type")
+		if list == nil || list.Kind != ir.JSONArray || i >= len(list.Elems) || list.Elems[i].Strings() == nil {
+			return nil, s.errorAtOffset(start, "meta.%s[%d] (the entry for \"type\") is not a list of type names", key, i)
+		}
+		names := list.Elems[i].Strings()
+		if len(names) > 256 {
+			return nil, s.errorAtOffset(start, "meta.%s lists more than 256 types", key)
+		}
+		return names, nil
 	}
-	if et == nil || et.Kind != ir.JSONArray || len(et.Elems) == 0 || et.Elems[0].Strings() == nil {
-		return s.errorAtOffset(start, "meta.edge_types[0] is not a list of type names")
+	if p.snap.NodeKinds, err = typeNames("node_types", p.nodeFields); err != nil {
+		return err
 	}
-	p.snap.NodeKinds = nt.Elems[0].Strings()
-	if len(p.snap.NodeKinds) > 256 || len(et.Elems[0].Elems) > 256 {
-		return s.errorAtOffset(start, "more than 256 node or edge types")
+	edgeTypes, err := typeNames("edge_types", p.edgeFields)
+	if err != nil {
+		return err
 	}
-	for _, name := range et.Elems[0].Strings() {
+	for _, name := range edgeTypes {
 		p.snap.EdgeKinds = append(p.snap.EdgeKinds, ir.EdgeKind{Name: name, Indexed: ir.EdgeKindIndexed(name)})
 	}
 	if tf := meta.Get("trace_node_fields").Strings(); len(tf) > 0 {
@@ -595,11 +603,6 @@ func (p *parser) wide(rows []uint64, k0, first int, fields []string, what string
 		}
 	}
 	return nil
-}
-
-// violationFatal reports a violation after which the graph cannot be read on.
-func (p *parser) violationFatal(off int64, format string, args ...any) error {
-	return ir.Errorf(ir.FormatV8, off, format, args...)
 }
 
 // noteString records the largest string index seen so far and where; it is
@@ -906,13 +909,16 @@ func (p *parser) finish(sepExact bool) (*ir.File, error) {
 	case n == 0:
 		return nil, ir.Errorf(ir.FormatV8, -1, "snapshot has no nodes (DevTools needs a root node)")
 	case p.rootIndex >= 0:
-		if p.rootIndex != 0 && p.rootIndex != int64(n-1) {
-			if err := p.violation(-1, "root_index %d: the root must be the first or the last node", p.rootIndex); err != nil {
+		// root_index is an offset into the nodes array, like to_node.
+		nf := int64(len(p.nodeFields))
+		root := p.rootIndex / nf
+		if p.rootIndex%nf != 0 || (root != 0 && root != int64(n-1)) {
+			if err := p.violation(-1, "root_index %d: the root must be the first or the last node (offset 0 or %d)", p.rootIndex, int64(n-1)*nf); err != nil {
 				return nil, err
 			}
-			p.rootIndex = 0
+			root = 0
 		}
-		p.snap.Root = uint32(p.rootIndex)
+		p.snap.Root = uint32(root)
 	default:
 		p.snap.Root = 0
 	}

@@ -346,7 +346,7 @@ func TestReadRootIndex(t *testing.T) {
 		}, 0, ""},
 		{"root last", func() rdParts {
 			p := rdBase()
-			p.counts += `,"root_index":2`
+			p.counts += `,"root_index":10` // an offset into nodes: node 2 of 5 fields
 			// B (leaf) first, then A, then the root.
 			p.nodes = `[1,3,5,20,0,1,2,3,10,1,2,1,1,0,2]`
 			p.edges = `[1,4,0,0,1,5,1,4,0]`
@@ -354,9 +354,14 @@ func TestReadRootIndex(t *testing.T) {
 		}, 2, ""},
 		{"root in the middle", func() rdParts {
 			p := rdBase()
-			p.counts += `,"root_index":1`
+			p.counts += `,"root_index":5`
 			return p
-		}, 0, "root_index 1"},
+		}, 0, "root_index 5"},
+		{"root_index not a node offset", func() rdParts {
+			p := rdBase()
+			p.counts += `,"root_index":2`
+			return p
+		}, 0, "root_index 2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -442,7 +447,7 @@ func TestReadMetaVariants(t *testing.T) {
 		},
 		{
 			name:      "fields in another order, with extra fields",
-			meta:      `{"node_fields":["id","detachedness","edge_count","type","self_size","name"],"node_types":[["hidden","object","synthetic"]],"edge_fields":["to_node","name_or_index","weight","type"],"edge_types":[["element","property"]]}`,
+			meta:      `{"node_fields":["id","detachedness","edge_count","type","self_size","name"],"node_types":["number","number","number",["hidden","object","synthetic"],"number","string"],"edge_fields":["to_node","name_or_index","weight","type"],"edge_types":["node","string_or_number","number",["element","property"]]}`,
 			nodes:     `[1,0,2,2,0,1,3,1,1,1,10,2,5,2,0,1,20,3]`,
 			edges:     `[6,1,7,0,12,4,8,1,12,4,9,1]`,
 			nodeKinds: "hidden,object,synthetic",

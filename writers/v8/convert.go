@@ -332,7 +332,10 @@ func (c *converter) external(out *ir.Snapshot) {
 	ext := s.Nodes.ExternalSize.Sum()
 	for _, t := range s.Totals {
 		if t.Name == "extra_native_bytes" || t.Name == "external_size" {
-			ext += t.Value
+			ext = min(ext+t.Value, math.MaxUint64) // saturate
+			if ext < t.Value {
+				ext = math.MaxUint64
+			}
 		}
 	}
 	if s.Nodes.ExternalSize.Sum() > 0 {

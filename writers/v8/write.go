@@ -73,7 +73,7 @@ func (w *serializer) write() error {
 		if i > 0 {
 			w.b = append(w.b, ",\n"...)
 		}
-		w.b = appendString(w.b, k.Name, ir.V8EscapeV8)
+		w.b = appendString(w.b, k.Name, w.v.Escape)
 		w.b = append(w.b, ':')
 		if k.Value != nil {
 			w.b = k.Value.AppendJSON(w.b, w.esc)
@@ -118,13 +118,6 @@ func (w *serializer) header() {
 	h.Set("node_count", ir.JSONNum(int64(w.s.Nodes.Len())))
 	h.Set("edge_count", ir.JSONNum(int64(w.s.Edges.Len())))
 	w.b = h.AppendJSON(w.b, w.esc)
-}
-
-// rowEnd is written after each row in the rows layout.
-func (w *serializer) rowSep(first bool) {
-	if !first {
-		w.b = append(w.b, ',')
-	}
 }
 
 func (w *serializer) nodes() error {

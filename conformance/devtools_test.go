@@ -1,0 +1,330 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// devtoolsDir is the Node project holding Chrome DevTools' loader.
+const devtoolsDir = "devtools"
+
+// classAgg is one row of DevTools' Summary view, as summary.js prints it.
+type classAgg struct {
+	Count    int64 `json:"count"`
+	Self     int64 `json:"self"`
+	MaxRet   int64 `json:"maxRet"`
+	Distance int64 `json:"distance"`
+}
+
+// summary is summary.js's line for one file.
+type summary struct {
+	NodeCount int64               `json:"nodeCount"`
+	EdgeCount int64               `json:"edgeCount"`
+	RootIndex int64               `json:"rootIndex"`
+	TotalSize float64             `json:"totalSize"` // DevTools adds extra_native_bytes as a double
+	Classes   map[string]classAgg `json:"classes"`
+	Error     string              `json:"error"`
+}
+
+var (
+	nodeOnce sync.Once
+	nodeErr  error
+)
+
+// requireNode makes sure node and npm exist and DevTools' loader is
+// installed (running `npm ci` when node_modules is missing). It fails the
+// test otherwise: the oracle is never skipped.
+func requireNode(t *testing.T) {
+	t.Helper()
+	nodeOnce.Do(func() {
+		for _, tool := range []string{"node", "npm"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				nodeErr = fmt.Errorf("%s is not on PATH: the conformance suite needs Node.js and npm to run Chrome DevTools' "+
+					"loader (conformance/devtools); install them (Node >= 18)", tool)
+				return
+			}
+		}
+		marker := filepath.Join(devtoolsDir, "node_modules", "heap-snapshot-toolkit", "package.json")
+		if _, err := os.Stat(marker); err == nil {
+			return
+		}
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = devtoolsDir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			nodeErr = fmt.Errorf("npm ci in conformance/devtools failed: %v\n%s", err, out)
+			return
+		}
+		if _, err := os.Stat(marker); err != nil {
+			nodeErr = fmt.Errorf("npm ci in conformance/devtools did not install heap-snapshot-toolkit: %v", err)
+		}
+	})
+	if nodeErr != nil {
+		t.Fatal(nodeErr)
+	}
+}
+
+// oracle collects V8 files the suite writes and the expectations on
+// DevTools' view of them, then loads them all with as few Node processes as
+// the machine has cores (summary.js takes many files per process).
+type oracle struct {
+	dir    string
+	mu     sync.Mutex
+	files  []string // in registration order, unique
+	seen   map[string]bool
+	checks []oracleCheck
+	serial int
+}
+
+type oracleCheck struct {
+	name string
+	fn   func(t *testing.T, sum func(path string) *summary)
+}
+
+func newOracle(dir string) *oracle { return &oracle{dir: dir, seen: map[string]bool{}} }
+
+// file writes data under a new name in the oracle's directory and
+// registers it for loading; it returns the path.
+func (o *oracle) file(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	o.mu.Lock()
+	o.serial++
+	path := filepath.Join(o.dir, fmt.Sprintf("%03d-%s.heapsnapshot", o.serial, sanitize(name)))
+	o.mu.Unlock()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.load(path)
+	return path
+}
+
+// load registers an existing file.
+func (o *oracle) load(path string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.seen[path] {
+		o.seen[path] = true
+		o.files = append(o.files, path)
+	}
+}
+
+// expect registers a check that runs once every file is loaded.
+func (o *oracle) expect(name string, fn func(t *testing.T, sum func(path string) *summary)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.checks = append(o.checks, oracleCheck{name, fn})
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func sanitize(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
+
+// run loads every registered file with DevTools and runs the checks as
+// subtests.
+func (o *oracle) run(t *testing.T) {
+	if len(o.checks) == 0 {
+		t.Fatal("no DevTools checks were registered (did the format subtests run?)")
+	}
+	requireNode(t)
+	// Files with the same bytes load the same way: load each content once.
+	byHash := map[[32]byte]string{}
+	alias := map[string]string{}
+	var unique []string
+	sizes := map[string]int64{}
+	for _, p := range o.files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(data)
+		if first, ok := byHash[h]; ok {
+			alias[p] = first
+			continue
+		}
+		byHash[h] = p
+		alias[p] = p
+		unique = append(unique, p)
+		sizes[p] = int64(len(data))
+	}
+	results, err := summarize(unique, sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("DevTools loaded %d files (%d registered)", len(unique), len(o.files))
+	get := func(path string) *summary {
+		s := results[alias[path]]
+		if s == nil {
+			return &summary{Error: "file was not registered with the oracle: " + path}
+		}
+		return s
+	}
+	for _, c := range o.checks {
+		t.Run(c.name, func(t *testing.T) { c.fn(t, get) })
+	}
+}
+
+// summarize runs summary.js over files, split across up to two Node
+// processes of about equal input size.
+func summarize(files []string, sizes map[string]int64) (map[string]*summary, error) {
+	script, err := filepath.Abs(filepath.Join(devtoolsDir, "summary.js"))
+	if err != nil {
+		return nil, err
+	}
+	procs := 2
+	if len(files) < procs {
+		procs = len(files)
+	}
+	groups := make([][]string, procs)
+	load := make([]int64, procs)
+	sorted := append([]string(nil), files...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sizes[sorted[i]] > sizes[sorted[j]] })
+	for _, f := range sorted {
+		k := 0
+		for i := range load {
+			if load[i] < load[k] {
+				k = i
+			}
+		}
+		groups[k] = append(groups[k], f)
+		load[k] += sizes[f] + 1<<20 // a Node worker costs about as much as a megabyte
+	}
+	results := map[string]*summary{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, procs)
+	for i, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := runSummary(script, g)
+			errs[i] = err
+			mu.Lock()
+			for k, v := range res {
+				results[k] = v
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return results, errors.Join(errs...)
+}
+
+// runSummary runs one summary.js process. A file DevTools cannot load gets
+// a summary with Error set (summary.js exits 1 then, which is not an error
+// here); a missing or unparsable output line is.
+func runSummary(script string, files []string) (map[string]*summary, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	cmd := exec.Command("node", append([]string{script}, files...)...)
+	cmd.Dir = devtoolsDir
+	// A watchdog against a DevTools busy loop (each file here loads in a
+	// few seconds at most), not a timing assertion.
+	cmd.Env = append(os.Environ(), "SUMMARY_TIMEOUT=60")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var exitErr *exec.ExitError
+	if runErr != nil && !(errors.As(runErr, &exitErr) && exitErr.ExitCode() == 1) {
+		return nil, fmt.Errorf("node summary.js: %v\n%s", runErr, stderr.String())
+	}
+	res := map[string]*summary{}
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	i := 0
+	for sc.Scan() {
+		if i >= len(files) {
+			return res, fmt.Errorf("summary.js printed more lines than files")
+		}
+		var s summary
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			return res, fmt.Errorf("summary.js output for %s: %v", files[i], err)
+		}
+		if s.Error != "" {
+			s.Error += "\n" + stderr.String()
+		}
+		res[files[i]] = &s
+		i++
+	}
+	if i != len(files) {
+		return res, fmt.Errorf("summary.js printed %d lines for %d files (exit %v)\n%s", i, len(files), runErr, stderr.String())
+	}
+	return res, nil
+}
+
+// loaded fails the test unless DevTools loaded the file.
+func loaded(t *testing.T, s *summary) bool {
+	t.Helper()
+	if s.Error != "" {
+		t.Errorf("DevTools could not load the file: %s", s.Error)
+		return false
+	}
+	return true
+}
+
+// jsonCounts is what a plain JSON.parse of a V8 file says about its size.
+type jsonCounts struct {
+	NodeCount  int64  `json:"node_count"`
+	EdgeCount  int64  `json:"edge_count"`
+	NodeRows   int64  `json:"node_rows"`
+	EdgeRows   int64  `json:"edge_rows"`
+	NodeFields int64  `json:"node_fields"`
+	EdgeFields int64  `json:"edge_fields"`
+	Error      string `json:"error"`
+}
+
+// jsonParseScript prints, per file, the header counts and the array
+// lengths divided by the field counts, read with nothing but JSON.parse.
+const jsonParseScript = `
+const fs = require('node:fs');
+for (const f of process.argv.slice(1)) {
+  try {
+    const j = JSON.parse(fs.readFileSync(f, 'utf8'));
+    const m = j.snapshot.meta;
+    console.log(JSON.stringify({
+      node_count: j.snapshot.node_count, edge_count: j.snapshot.edge_count,
+      node_rows: j.nodes.length / m.node_fields.length, edge_rows: j.edges.length / m.edge_fields.length,
+      node_fields: m.node_fields.length, edge_fields: m.edge_fields.length}));
+  } catch (e) {
+    console.log(JSON.stringify({error: String(e)}));
+  }
+}`
+
+// parseCounts runs jsonParseScript over files in one Node process.
+func parseCounts(t *testing.T, files []string) []jsonCounts {
+	t.Helper()
+	requireNode(t)
+	cmd := exec.Command("node", append([]string{"-e", jsonParseScript}, files...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node -e (JSON.parse): %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(files) {
+		t.Fatalf("JSON.parse script printed %d lines for %d files:\n%s", len(lines), len(files), out)
+	}
+	res := make([]jsonCounts, len(files))
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &res[i]); err != nil {
+			t.Fatalf("JSON.parse script output %q: %v", l, err)
+		}
+		if res[i].Error != "" {
+			t.Fatalf("JSON.parse of %s: %s", files[i], res[i].Error)
+		}
+	}
+	return res
+}

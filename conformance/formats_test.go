@@ -1,0 +1,99 @@
+package conformance
+
+import (
+	"io"
+
+	"heapconv/internal/formats"
+	"heapconv/ir"
+	"heapconv/ir/irtest"
+)
+
+// format is one row of the conformance table: everything the harness needs
+// to know about a format. Adding a format (dart, moarvm, fuchsia) is one
+// entry here.
+type format struct {
+	// name is the format's name in internal/formats.
+	name string
+	// fixtures is a glob below the module root; "" when the format has
+	// none. Files ending in .zst are decompressed in memory.
+	fixtures string
+	// read and write are the format's reader and writer; write is nil for a
+	// read-only format.
+	read  func(io.Reader) (*ir.File, error)
+	write func(io.Writer, *ir.File) (ir.LossReport, error)
+	// byteExact: writing what was read reproduces the input byte for byte.
+	byteExact bool
+	// lossless: writing any valid IR file and reading it back gives an
+	// ir.Diff-equal file (only the IR itself).
+	lossless bool
+	// oneSnapshot: a file holds exactly one snapshot.
+	oneSnapshot bool
+	// holds lists random graphs the format holds exactly: written and read
+	// back, every snapshot is ir.GraphDiff-equal (and, with a V8 section,
+	// the section too). The harness sets the node count range.
+	holds []genCase
+	// v8Output: write produces V8 .heapsnapshot files (and the fixtures are
+	// V8 files), so DevTools' loader checks them.
+	v8Output bool
+}
+
+// genCase is a named set of irtest options.
+type genCase struct {
+	name string
+	opts irtest.Options
+}
+
+// table lists every format the suite checks.
+var table = []format{
+	{
+		name: ir.FormatIR, read: registryRead(ir.FormatIR), write: registryWrite(ir.FormatIR),
+		byteExact: true, lossless: true,
+		holds: []genCase{
+			{"everything", irtest.Everything(0, 0)},
+			{"v8-section", withV8(irtest.Options{Kinds: irtest.KindsMixed, IDs: irtest.IDsAny, BigSizes: true,
+				Values: true, Classes: true, Strings: irtest.AllStrings, Snapshots: 2}, v8Everything)},
+		},
+	},
+	{
+		name: ir.FormatV8, fixtures: "testdata/v8/*.heapsnapshot.zst",
+		read: registryRead(ir.FormatV8), write: registryWrite(ir.FormatV8),
+		byteExact: true, oneSnapshot: true, v8Output: true,
+		holds: []genCase{
+			// Through writers/v8.Convert (no V8 section).
+			{"v8-shaped", irtest.V8Shaped(1, 0)},
+			// Through the byte path, in each style V8 writes.
+			{"section-node26", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: ir.V8LayoutCompact,
+				Escape: ir.V8EscapeV8, Detachedness: true, ExtraNativeBytes: true})},
+			{"section-node20", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: ir.V8LayoutRows,
+				Escape: ir.V8EscapeV8, TraceNodeID: true, Detachedness: true})},
+			{"section-tracking", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: ir.V8LayoutCompact,
+				Escape: ir.V8EscapeV8, TraceNodeID: true, Detachedness: true, Trace: true, Locations: true,
+				ExtraNativeBytes: true})},
+			// Other producers: raw UTF-8, extra keys and columns, fields in
+			// another order, made-up kinds, 64-bit numbers.
+			{"section-other", withV8(irtest.Options{RootFirst: true, Kinds: irtest.KindsMixed, IDs: irtest.IDsAny,
+				BigSizes: true, Strings: irtest.AllStrings}, v8Everything)},
+		},
+	},
+}
+
+var v8Everything = &irtest.V8Options{Layout: ir.V8LayoutRows, Escape: ir.V8EscapeRaw, TraceNodeID: true,
+	Detachedness: true, EdgeExtra: true, Trace: true, Locations: true, ExtraNativeBytes: true, ExtraKeys: true,
+	ShuffleFields: true}
+
+func withV8(o irtest.Options, v *irtest.V8Options) irtest.Options {
+	o.V8 = v
+	return o
+}
+
+// registryRead and registryWrite take a format's reader and writer from
+// internal/formats, so the suite checks what the command line runs.
+func registryRead(name string) func(io.Reader) (*ir.File, error) {
+	return func(r io.Reader) (*ir.File, error) { return formats.ByName(name).Read(r, formats.ReadOptions{}) }
+}
+
+func registryWrite(name string) func(io.Writer, *ir.File) (ir.LossReport, error) {
+	return func(w io.Writer, f *ir.File) (ir.LossReport, error) {
+		return formats.ByName(name).Write(w, f, formats.WriteOptions{})
+	}
+}

@@ -1,0 +1,252 @@
+package ir_test
+
+// This file is in package ir_test: ir/irtest imports ir.
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"heapconv/ir"
+	"heapconv/ir/irtest"
+)
+
+// fuzzGraphs are small random files of every shape, for the seed corpus.
+func fuzzGraphs() []*ir.File {
+	v8 := &irtest.V8Options{Layout: ir.V8LayoutRows, TraceNodeID: true, Detachedness: true, EdgeExtra: true,
+		Trace: true, Locations: true, ExtraNativeBytes: true, ExtraKeys: true}
+	opts := []irtest.Options{
+		{MaxNodes: 4, MaxStringUnits: 6},
+		{MinNodes: 0, MaxNodes: 0, MaxStringUnits: 2},
+		{MaxNodes: 6, MaxStringUnits: 6, Classes: true, ExternalSizes: true, Values: true, GCRoots: true, Totals: true,
+			Snapshots: 2, Kinds: irtest.KindsMixed, IDs: irtest.IDsAny, BigSizes: true, Strings: irtest.AllStrings},
+		{MaxNodes: 5, MaxStringUnits: 6, Kinds: irtest.KindsCustom, Strings: irtest.AllStrings, V8: v8},
+	}
+	var fs []*ir.File
+	for i, o := range opts {
+		fs = append(fs, irtest.Random(int64(i), o))
+	}
+	return fs
+}
+
+func encode(t testing.TB, f *ir.File, zstd bool) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	var err error
+	if zstd {
+		err = ir.EncodeZstd(&b, f)
+	} else {
+		err = ir.Encode(&b, f)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// FuzzDecode: Decode never panics, and a file it returns re-encodes and
+// decodes to the same file.
+func FuzzDecode(f *testing.F) {
+	for i, g := range fuzzGraphs() {
+		b := encode(f, g, false)
+		f.Add(b)
+		for _, cut := range []int{8, len(b) / 2, len(b) - 1} {
+			f.Add(b[:cut])
+		}
+		if i == 0 {
+			f.Add(encode(f, g, true))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g, err := ir.Decode(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("Decode returned an invalid file: %v", err)
+		}
+		b := encode(t, g, false)
+		h, err := ir.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("decoding a re-encoded file: %v", err)
+		}
+		if d := ir.Diff(g, h, 10); len(d) > 0 {
+			t.Fatalf("re-encoded file differs:\n%s", strings.Join(d, "\n"))
+		}
+		if c := encode(t, h, false); !bytes.Equal(b, c) {
+			t.Fatalf("encoding is not deterministic")
+		}
+	})
+}
+
+// mp builds msgpack streams by hand, including headers that lie.
+type mp struct {
+	b bytes.Buffer
+	e *msgpack.Encoder
+}
+
+func newMP() *mp {
+	m := &mp{}
+	m.e = msgpack.NewEncoder(&m.b)
+	m.e.UseCompactInts(true)
+	return m
+}
+
+func (m *mp) arr(n int) *mp     { m.e.EncodeArrayLen(n); return m }
+func (m *mp) mapn(n int) *mp    { m.e.EncodeMapLen(n); return m }
+func (m *mp) str(s string) *mp  { m.e.EncodeString(s); return m }
+func (m *mp) uint(v uint64) *mp { m.e.EncodeUint(v); return m }
+func (m *mp) int(v int64) *mp   { m.e.EncodeInt(v); return m }
+func (m *mp) bin(b []byte) *mp  { m.e.EncodeBytes(b); return m }
+func (m *mp) raw(b ...byte) *mp { m.b.Write(b); return m }
+
+// head writes the stream header.
+func (m *mp) head(version uint64) *mp { return m.arr(2).str("heapir").uint(version) }
+
+// file writes a file record.
+func (m *mp) file(strs, snaps uint64) *mp {
+	return m.arr(2).str("file").mapn(6).
+		str("format").str("test").str("format_version").str("").str("producer").str("").
+		str("strings").uint(strs).str("classes").uint(0).str("snapshots").uint(snaps)
+}
+
+// snapshot writes a snapshot record declaring the given counts.
+func (m *mp) snapshot(nodes, edges uint64) *mp {
+	return m.arr(2).str("snapshot").mapn(7).str("node_kinds").arr(1).str("k").
+		str("name").uint(0).str("root").int(-1).str("nodes").uint(nodes).str("edges").uint(edges).
+		str("values").uint(0).str("roots").uint(0)
+}
+
+func (m *mp) col(snap int64, name string, width uint64, data []byte) *mp {
+	return m.arr(5).str("col").int(snap).str(name).uint(width).bin(data)
+}
+
+func (m *mp) zeros(snap int64, name string, n uint64) *mp {
+	return m.arr(4).str("zeros").int(snap).str(name).uint(n)
+}
+
+func (m *mp) end(strs, snaps uint64) *mp {
+	return m.arr(2).str("end").mapn(2).str("strings").uint(strs).str("snapshots").uint(snaps)
+}
+
+func (m *mp) bytes() []byte { return m.b.Bytes() }
+
+// validStream is a small valid stream built by hand: the base the hostile
+// cases below change.
+func validStream() []byte {
+	return newMP().head(ir.Version).file(1, 1).arr(2).str("strings").arr(1).str("").
+		snapshot(1, 0).
+		arr(2).str("v8").mapn(2).str("header").mapn(0).str("node_extra").arr(1).str("x").
+		col(0, "node.kind", 1, []byte{0}).col(0, "node.name", 4, []byte{0, 0, 0, 0}).
+		zeros(0, "node.id", 1).zeros(0, "node.self_size", 1).col(0, "node.edge_count", 4, []byte{0, 0, 0, 0}).
+		col(0, "v8.node.x", 1, []byte{7}).
+		end(1, 1).bytes()
+}
+
+// TestHostileStreams feeds crafted streams whose headers claim huge sizes:
+// each must fail with an error, without allocating by what it claims.
+func TestHostileStreams(t *testing.T) {
+	head := func() *mp { return newMP().head(ir.Version) }
+	withSnap := func() *mp { return head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1, 0) }
+	// amplify declares n nodes (backed by n bytes of node.kind) and 256
+	// extra node columns, each widened to 8 bytes by one value and then
+	// filled with zeros records: a few dozen bytes of records per column
+	// claim 8n bytes each.
+	amplify := func(n int, zerosFirst bool) []byte {
+		m := head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(uint64(n), 0)
+		m.arr(2).str("v8").mapn(2).str("header").mapn(0).str("node_extra").arr(256)
+		for i := 0; i < 256; i++ {
+			m.str("c" + string(rune('A'+i/26)) + string(rune('a'+i%26)))
+		}
+		for i := 0; i < n; i += 1 << 16 {
+			m.col(0, "node.kind", 1, make([]byte, min(1<<16, n-i)))
+		}
+		for _, c := range []string{"node.name", "node.id", "node.self_size", "node.edge_count"} {
+			for k := 0; k < n; k += 1 << 16 {
+				m.zeros(0, c, uint64(min(1<<16, n-k)))
+			}
+		}
+		for i := 0; i < 256; i++ {
+			name := "v8.node.c" + string(rune('A'+i/26)) + string(rune('a'+i%26))
+			if !zerosFirst {
+				m.col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+			}
+			for k := 1; k < n; k += 1 << 16 {
+				m.zeros(0, name, uint64(min(1<<16, n-k)))
+			}
+			if zerosFirst {
+				m.col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+			}
+		}
+		return m.end(1, 1).bytes()
+	}
+	cases := []struct {
+		name    string
+		data    []byte
+		wantErr string // a substring of the error
+	}{
+		{"newer schema version", newMP().head(ir.Version + 1).bytes(), "newer"},
+		{"2^32 strings declared", head().file(1<<32, 0).end(0, 0).bytes(), "2^32"},
+		{"2^32-1 strings declared, none sent", head().file(1<<32-1, 0).end(0, 0).bytes(), "strings"},
+		{"str32 claiming 4 GiB", head().file(1, 0).arr(2).str("strings").arr(1).raw(0xdb, 0xff, 0xff, 0xff, 0xff, 'a', 'b').bytes(), "EOF"},
+		{"array32 of 2^32 strings", head().file(1<<32-1, 0).arr(2).str("strings").raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"record array32 of 2^32 elements", head().raw(0xdd, 0xff, 0xff, 0xff, 0xff).str("file").bytes(), "file record"},
+		{"map32 of 2^32 file fields", head().arr(2).str("file").raw(0xdf, 0xff, 0xff, 0xff, 0xff).bytes(), "map of"},
+		{"array32 node kinds", head().file(0, 1).arr(2).str("snapshot").mapn(1).str("node_kinds").raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"JSON array32 in the v8 header", withSnap().arr(2).str("v8").mapn(1).str("header").raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "JSON array"},
+		{"JSON map32 in the v8 header", withSnap().arr(2).str("v8").mapn(1).str("header").raw(0xdf, 0xff, 0xff, 0xff, 0xff).bytes(), "JSON object"},
+		{"JSON nested 100000 deep", func() []byte {
+			m := withSnap().arr(2).str("v8").mapn(1).str("header")
+			for i := 0; i < 100000; i++ {
+				m.raw(0x91)
+			}
+			return m.bytes()
+		}(), "deeper"},
+		{"bin32 column chunk of 4 GiB", withSnap().arr(5).str("col").int(0).str("node.kind").uint(1).raw(0xc6, 0xff, 0xff, 0xff, 0xff).bytes(), "chunk of"},
+		{"bin32 column chunk of 2^31-1 bytes", withSnap().arr(5).str("col").int(0).str("node.id").uint(8).raw(0xc6, 0x7f, 0xff, 0xff, 0xf8).bytes(), "chunk of"},
+		{"zeros record of 2^40 values", withSnap().col(0, "node.kind", 1, []byte{0}).zeros(0, "node.id", 1<<40).bytes(), "zeros record"},
+		{"zeros on value.node", withSnap().zeros(0, "value.node", 1<<16).bytes(), "zeros"},
+		{"zeros on root.node", withSnap().zeros(0, "root.node", 1<<16).bytes(), "zeros"},
+		{"zeros on class.name", head().file(0, 0).zeros(-1, "class.name", 1<<16).bytes(), "zeros"},
+		{"zeros on v8.trace_tree", withSnap().arr(2).str("v8").mapn(0).zeros(0, "v8.trace_tree", 1<<16).bytes(), "zeros"},
+		{"zeros on node.kind", withSnap().zeros(0, "node.kind", 1<<16).bytes(), "bytes"},
+		{"zeros on a node column beyond the node count", withSnap().zeros(0, "node.id", 1<<16).bytes(), "more values"},
+		{"2^32-2 nodes declared, none sent", head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1<<32-2, 1<<32-1).end(1, 1).bytes(), "declared"},
+		{"2^32 nodes declared", head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1<<32, 0).bytes(), "2^32"},
+		{"2^40 snapshots declared", head().file(0, 1<<40).end(0, 1<<40).bytes(), "snapshots"},
+		// About 80 KB declaring 64 Ki nodes: if each of 256 extra columns
+		// could hold one 8-byte value and zeros records, it would cost the
+		// decoder 8 bytes per node while the input pays one zeros record
+		// per 65536 nodes (about 130 MiB here). A column is all zeros
+		// records or all values (SPEC.md).
+		{"256 extra columns: zeros after a value (64 Ki nodes)", amplify(64<<10, false), "mixes"},
+		{"256 extra columns: a value after zeros (64 Ki nodes)", amplify(64<<10, true), "mixes"},
+	}
+	if _, err := ir.Decode(bytes.NewReader(validStream())); err != nil {
+		t.Fatalf("the hand-built base stream does not decode: %v", err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			f, err := ir.Decode(bytes.NewReader(tc.data))
+			runtime.ReadMemStats(&after)
+			if tc.wantErr != "" {
+				if err == nil {
+					t.Fatalf("decoded %d snapshots; want an error", len(f.Snapshots))
+				}
+				if !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("error %q does not mention %q", err, tc.wantErr)
+				}
+			}
+			const limit = 64 << 20
+			if d := after.TotalAlloc - before.TotalAlloc; d > limit {
+				t.Errorf("decoding %d bytes allocated %d MiB (limit %d MiB); err = %v", len(tc.data), d>>20, limit>>20, err)
+			}
+		})
+	}
+}
