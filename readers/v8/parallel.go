@@ -3,8 +3,8 @@ package v8
 import (
 	"bytes"
 	"encoding/binary"
-	"math/bits"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"sync"
 )
