@@ -33,13 +33,16 @@ const maxViolations = 1000
 // It streams: memory use is the columnar graph, not the text.
 func Read(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.Size == 0 {
-		if f, ok := r.(*os.File); ok {
-			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		switch r := r.(type) {
+		case *os.File:
+			if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
 				opts.Size = st.Size()
 			}
+		case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+			opts.Size = int64(r.Len())
 		}
 	}
-	p := &parser{s: newScanner(r), opts: opts}
+	p := &parser{s: newScanner(r, opts.Size), opts: opts}
 	f, err := p.file()
 	if err != nil {
 		return nil, err
@@ -127,7 +130,11 @@ func (p *parser) file() (*ir.File, error) {
 	p.afterStrings = -1
 	// 65520 values: a multiple of every usual row width (3 to 7), so that
 	// batches hold whole rows.
-	p.vals = make([]uint64, 65520)
+	if p.opts.Size > 0 && p.opts.Size < 1<<20 {
+		p.vals = make([]uint64, 4200) // also a multiple of 3 to 7
+	} else {
+		p.vals = make([]uint64, 65520)
+	}
 
 	// A UTF-8 byte order mark is tolerated (DevTools accepts it).
 	bom := s.ensure(3) && string(s.buf[s.pos:s.pos+3]) == "\xef\xbb\xbf"

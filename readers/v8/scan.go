@@ -30,15 +30,23 @@ type scanner struct {
 	batch        int
 	curPos, curK int
 
-	// slab holds string bytes; strings point into it (see str).
-	slab []byte
+	// slab holds string bytes; strings point into it (see str). Slabs
+	// start small and grow to 1 MiB.
+	slab     []byte
+	slabSize int
 }
 
 const bufSize = 4 << 20
 
-func newScanner(r io.Reader) *scanner {
+// newScanner returns a scanner for r; size is the input's size when known
+// (0 otherwise), so that small inputs get small buffers.
+func newScanner(r io.Reader, size int64) *scanner {
+	n := bufSize
+	if size > 0 {
+		n = int(min(max(size+64, 4<<10), bufSize))
+	}
 	// One spare byte past the buffer holds a sentinel (see fill).
-	return &scanner{r: r, buf: make([]byte, bufSize, bufSize+1), batch: -1}
+	return &scanner{r: r, buf: make([]byte, n, n+1), batch: -1, slabSize: 16 << 10}
 }
 
 // offset returns the file offset of the next byte.
@@ -270,7 +278,8 @@ func (s *scanner) appendSlab(b []byte, start *int) {
 // newSlab starts a new slab with room for at least n bytes. Strings already
 // handed out keep pointing into the old one.
 func (s *scanner) newSlab(n int) {
-	s.slab = make([]byte, 0, max(n*2, 1<<20))
+	s.slab = make([]byte, 0, max(n*2, s.slabSize))
+	s.slabSize = min(2*s.slabSize, 1<<20)
 }
 
 func hex4(b []byte) (r rune, upper, ok bool) {
