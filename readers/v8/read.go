@@ -311,10 +311,10 @@ func (p *parser) header() error {
 			return s.errorAtOffset(start, "meta.edge_fields lacks %q (DevTools needs it)", f)
 		}
 	}
-	if dup := firstDuplicate(p.nodeFields); dup != "" {
+	if dup, ok := firstDuplicate(p.nodeFields); ok {
 		return s.errorAtOffset(start, "meta.node_fields lists %q twice", dup)
 	}
-	if dup := firstDuplicate(p.edgeFields); dup != "" {
+	if dup, ok := firstDuplicate(p.edgeFields); ok {
 		return s.errorAtOffset(start, "meta.edge_fields lists %q twice", dup)
 	}
 	// The type names are the entry of node_types / edge_types at the
@@ -369,13 +369,14 @@ func (p *parser) header() error {
 	return nil
 }
 
-func firstDuplicate(l []string) string {
+// firstDuplicate returns the first name listed twice (which may be "").
+func firstDuplicate(l []string) (string, bool) {
 	for i, a := range l {
 		if slices.Contains(l[i+1:], a) {
-			return a
+			return a, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // capacity returns how many rows of width fields to reserve for a declared
