@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -783,14 +782,10 @@ func satAdd(a, b uint64) uint64 {
 func truncate(s string) string {
 	units := 0
 	for i := 0; i < len(s); {
-		size, u := 1, 1
-		if len(s)-i >= 3 && s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2]&0xC0 == 0x80 {
-			size = 3 // a WTF-8 lone surrogate
-		} else if r, sz := utf8.DecodeRuneInString(s[i:]); !(r == utf8.RuneError && sz <= 1) {
-			size = sz
-			if r > 0xFFFF {
-				u = 2
-			}
+		r, size := ir.DecodeWTF8(s[i:])
+		u := 1
+		if r > 0xFFFF {
+			u = 2
 		}
 		if units+u > wv8.MaxNameUnits {
 			return s[:i]

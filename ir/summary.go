@@ -24,19 +24,29 @@ type SnapshotSummary struct {
 	TopClasses   []ClassStat `json:"top_classes"`
 }
 
-// externalTotals are the Totals entries that count memory outside the heap.
-var externalTotals = map[string]bool{"extra_native_bytes": true, "external_size": true}
+// IsExternalTotal reports whether a snapshot total counts memory outside the
+// managed heap (V8's extra_native_bytes, a format's external size).
+func IsExternalTotal(name string) bool {
+	return name == "extra_native_bytes" || name == "external_size"
+}
+
+// ExternalSize returns a snapshot's memory outside the managed heap: the
+// per-node external sizes plus the external totals, saturating at 2^64-1.
+func ExternalSize(s *Snapshot) uint64 {
+	ext := s.Nodes.ExternalSize.Sum()
+	for _, t := range s.Totals {
+		if IsExternalTotal(t.Name) {
+			ext = satAdd(ext, t.Value)
+		}
+	}
+	return ext
+}
 
 // Summarize computes a snapshot's summary with its top classes by self size.
 func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
 	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len())}
 	sum.SelfSize = s.Nodes.SelfSize.Sum()
-	sum.ExternalSize = s.Nodes.ExternalSize.Sum()
-	for _, t := range s.Totals {
-		if externalTotals[t.Name] {
-			sum.ExternalSize = satAdd(sum.ExternalSize, t.Value)
-		}
-	}
+	sum.ExternalSize = ExternalSize(s)
 	switch {
 	case len(s.Roots) > 0:
 		sum.Roots = uint64(len(s.Roots))

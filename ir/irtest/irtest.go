@@ -264,7 +264,7 @@ func (g *gen) str() string {
 			// directly followed by a low one would be a pair, which WTF-8
 			// does not allow.
 			r := 0xD800 + g.intn(0x800)
-			piece = string([]byte{0xED, byte(0x80 | (r>>6)&0x3F), byte(0x80 | r&0x3F), 'x'})
+			piece = string(ir.AppendWTF8(nil, rune(r))) + "x"
 		default:
 			piece = string(ascii[g.intn(len(ascii))])
 		}

@@ -75,14 +75,13 @@ type parser struct {
 
 	// the largest string index used, and where, checked once the strings
 	// have been read
-	maxString      uint32
-	maxStringK     int
-	maxStringOff   int64
-	maxStringExact bool
-	region         *region // the region being consumed, in parallel mode
-	maxRegion      *region // the region holding maxString, kept for its offset
-	prevRegion     *region // the region before p.region: rows can straddle the two
-	vals           []uint64
+	maxString    uint32
+	maxStringK   int
+	maxStringOff int64
+	region       *region // the region being consumed, in parallel mode
+	maxRegion    *region // the region holding maxString, kept for its offset
+	prevRegion   *region // the region before p.region: rows can straddle the two
+	vals         []uint64
 
 	headerCompact bool  // the header object has no white space
 	afterStrings  int64 // offset of the first key after "strings", or -1
@@ -128,6 +127,7 @@ func (p *parser) file() (*ir.File, error) {
 	p.arrays = map[string]arrayState{}
 	p.rootIndex = -1
 	p.afterStrings = -1
+	p.maxStringOff = -1
 	// 65520 values: a multiple of every usual row width (3 to 7), so that
 	// batches hold whole rows.
 	if p.opts.Size > 0 && p.opts.Size < 1<<20 {
@@ -639,7 +639,7 @@ func (p *parser) noteString(v uint32, k int) {
 	default:
 		// The scanner's cursor makes these lookups one pass per batch.
 		p.maxRegion = nil
-		p.maxStringOff, p.maxStringExact = p.at(k), true
+		p.maxStringOff = p.at(k)
 	}
 }
 
@@ -902,13 +902,11 @@ func (p *parser) finish(sepExact bool) (*ir.File, error) {
 	ns := uint32(len(p.f.Strings))
 	if ns == 0 || p.maxString >= ns {
 		if p.maxRegion != nil {
-			p.maxStringOff, p.maxStringExact = p.maxRegion.valueOffset(p.maxStringK), true
+			p.maxStringOff = p.maxRegion.valueOffset(p.maxStringK)
 		}
-		where := ""
-		if !p.maxStringExact {
-			where = " (near this offset)"
-		}
-		if err := p.violation(p.maxStringOff, "string index %d out of range (%d strings)%s", p.maxString, ns, where); err != nil {
+		// With no index above 0 noted, the fault is the empty table itself:
+		// maxStringOff is still -1, the whole file.
+		if err := p.violation(p.maxStringOff, "string index %d out of range (%d strings)", p.maxString, ns); err != nil {
 			return nil, err
 		}
 	}

@@ -2,7 +2,6 @@ package v8
 
 import (
 	"io"
-	"unicode/utf8"
 	"unsafe"
 
 	"heapconv/ir"
@@ -253,7 +252,7 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 				es.nonV8 = true // V8 writes these characters plainly or with a short escape
 			}
 			var tmp [4]byte
-			s.appendSlab(appendWTF8(tmp[:0], r), &start)
+			s.appendSlab(ir.AppendWTF8(tmp[:0], r), &start)
 			continue
 		default:
 			return "", s.errorf("bad escape \\%c", e)
@@ -321,13 +320,4 @@ func shortEscape(c byte) byte {
 		return 't'
 	}
 	return 0
-}
-
-// appendWTF8 appends r as UTF-8, encoding a lone surrogate as its three-byte
-// generalized UTF-8 form (WTF-8) so that it survives a round trip.
-func appendWTF8(b []byte, r rune) []byte {
-	if r >= 0xD800 && r < 0xE000 {
-		return append(b, 0xED, byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
-	}
-	return utf8.AppendRune(b, r)
 }

@@ -42,23 +42,10 @@ func Validate(r io.Reader, opts Options) []error {
 	}
 	units := 2
 	for _, s := range f.Strings {
-		units += utf16Len(s) + 3
+		units += ir.UTF16Len(s) + 3
 	}
 	if units > 536_870_888 {
 		errs = append(errs, ir.Errorf(ir.FormatV8, -1, "the strings section is about %d UTF-16 units; Chrome cannot hold more than 536870888 in one string", units))
 	}
 	return errs
-}
-
-// utf16Len returns the length of a WTF-8 string in UTF-16 code units.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r > 0xFFFF {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }

@@ -45,7 +45,7 @@ type converter struct {
 
 // intern returns the output string index of s, capping its length.
 func (c *converter) intern(s string) uint32 {
-	if utf16Len(s) > MaxNameUnits {
+	if ir.UTF16Len(s) > MaxNameUnits {
 		s = truncateUnits(s, MaxNameUnits)
 	}
 	if i, ok := c.strIndex[s]; ok {
@@ -62,7 +62,7 @@ func (c *converter) intern(s string) uint32 {
 func truncateUnits(s string, n int) string {
 	units := 0
 	for i := 0; i < len(s); {
-		r, size := decodeWTF8(s[i:])
+		r, size := ir.DecodeWTF8(s[i:])
 		u := 1
 		if r > 0xFFFF {
 			u = 2
@@ -329,21 +329,13 @@ func (c *converter) ids(out *ir.Snapshot) {
 // external records external sizes, which V8 has only as a total.
 func (c *converter) external(out *ir.Snapshot) {
 	s := c.s
-	ext := s.Nodes.ExternalSize.Sum()
-	for _, t := range s.Totals {
-		if t.Name == "extra_native_bytes" || t.Name == "external_size" {
-			ext = min(ext+t.Value, math.MaxUint64) // saturate
-			if ext < t.Value {
-				ext = math.MaxUint64
-			}
-		}
-	}
+	ext := ir.ExternalSize(s)
 	if s.Nodes.ExternalSize.Sum() > 0 {
 		c.loss.Addf("per-node external sizes are summed into extra_native_bytes (%d bytes)", ext)
 	}
 	out.Totals = []ir.Total{{Name: "extra_native_bytes", Value: ext}}
 	for _, t := range s.Totals {
-		if t.Name != "extra_native_bytes" && t.Name != "external_size" {
+		if !ir.IsExternalTotal(t.Name) {
 			c.loss.Addf("total %s = %d has no place in a V8 snapshot", t.Name, t.Value)
 		}
 	}
@@ -355,7 +347,7 @@ func (c *converter) checkStringsSize() error {
 	size := func() int {
 		total := 2
 		for _, s := range c.strings {
-			total += utf16Len(s) + 3 // quotes, comma; escapes make it larger, so keep a margin
+			total += ir.UTF16Len(s) + 3 // quotes, comma; escapes make it larger, so keep a margin
 		}
 		return total
 	}

@@ -103,7 +103,7 @@ func cvConvert(t *testing.T, f *ir.File) (*ir.File, ir.LossReport) {
 		}
 	}
 	for i, str := range out.Strings {
-		if n := utf16Len(str); n > MaxNameUnits {
+		if n := ir.UTF16Len(str); n > MaxNameUnits {
 			t.Errorf("string %d is %d UTF-16 units long", i, n)
 		}
 	}
@@ -284,7 +284,7 @@ func TestConvertCases(t *testing.T) {
 			want := []string{long[:1024], strings.Repeat("a", 1023), strings.Repeat("é", 1024), strings.Repeat("😀", 512)}
 			for i, w := range want {
 				if got := out.String(s.Nodes.Name[4+i]); got != w {
-					t.Errorf("source node %d: name of %d bytes (%d units), want %d bytes", i, len(got), utf16Len(got), len(w))
+					t.Errorf("source node %d: name of %d bytes (%d units), want %d bytes", i, len(got), ir.UTF16Len(got), len(w))
 				}
 			}
 			lo, _ := s.Nodes.EdgeRange(4)

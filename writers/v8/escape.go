@@ -40,7 +40,7 @@ func appendString(b []byte, s string, esc ir.V8Escape) []byte {
 			i++
 			continue
 		}
-		r, size := decodeWTF8(s[i:])
+		r, size := ir.DecodeWTF8(s[i:])
 		switch {
 		case r < 0: // invalid byte
 			if esc == ir.V8EscapeRaw {
@@ -82,33 +82,4 @@ func shortEscape(c byte) byte {
 		return 't'
 	}
 	return 0
-}
-
-// decodeWTF8 decodes one code point of UTF-8 that may encode surrogates;
-// it returns -1 and 1 for an invalid byte.
-func decodeWTF8(s string) (rune, int) {
-	if len(s) >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF && s[2]&0xC0 == 0x80 {
-		return rune(s[0]&0x0F)<<12 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F), 3
-	}
-	r, size := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError && size <= 1 {
-		return -1, 1
-	}
-	return r, size
-}
-
-// utf16Len returns the length of s in UTF-16 code units, the unit of
-// DevTools' string limits.
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		r, size := decodeWTF8(s[i:])
-		if r > 0xFFFF {
-			n += 2
-		} else {
-			n++
-		}
-		i += size
-	}
-	return n
 }
