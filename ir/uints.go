@@ -37,17 +37,53 @@ func (c *Uints) AppendAll(vs []uint64) {
 	c.widen(m)
 	switch {
 	case c.u64 != nil:
-		c.u64 = append(c.u64, vs...)
+		c.u64 = append(roomFor(c.u64, len(vs)), vs...)
 	case c.u32 != nil:
+		c.u32 = roomFor(c.u32, len(vs))
 		for _, v := range vs {
 			c.u32 = append(c.u32, uint32(v))
 		}
 	case c.u8 != nil:
+		c.u8 = roomFor(c.u8, len(vs))
 		for _, v := range vs {
 			c.u8 = append(c.u8, uint8(v))
 		}
 	}
 	c.n += len(vs)
+}
+
+// roomFor returns s with room for n more elements. Unlike append, which grows
+// big slices by a quarter at a time (allocating five times the final size on
+// the way), it doubles, so that a column read without a declared count costs
+// at most twice its size in allocations; Trim gives back the excess.
+func roomFor[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), max(len(s)+n, 2*cap(s)))
+	copy(t, s)
+	return t
+}
+
+// Trim releases the column's unused capacity when it is more than an eighth
+// of the values: for columns grown without a declared count.
+func (c *Uints) Trim() {
+	switch {
+	case c.u64 != nil:
+		c.u64 = trim(c.u64)
+	case c.u32 != nil:
+		c.u32 = trim(c.u32)
+	case c.u8 != nil:
+		c.u8 = trim(c.u8)
+	}
+	c.hint = 0
+}
+
+func trim[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/8 {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // Width reports the bytes per value currently used: 0, 1, 4 or 8.
@@ -108,11 +144,11 @@ func (c *Uints) Append(v uint64) {
 	c.widen(v)
 	switch {
 	case c.u64 != nil:
-		c.u64 = append(c.u64, v)
+		c.u64 = append(roomFor(c.u64, 1), v)
 	case c.u32 != nil:
-		c.u32 = append(c.u32, uint32(v))
+		c.u32 = append(roomFor(c.u32, 1), uint32(v))
 	case c.u8 != nil:
-		c.u8 = append(c.u8, uint8(v))
+		c.u8 = append(roomFor(c.u8, 1), uint8(v))
 	}
 	c.n++
 }
@@ -139,7 +175,20 @@ func (c *Uints) widen(v uint64) {
 	if need <= c.Width() {
 		return
 	}
-	c.setWidth(need, max(c.n+1, c.n*5/4))
+	c.setWidth(need, max(c.n+1, c.capacity()))
+}
+
+// capacity reports how many values the current storage holds without growing.
+func (c *Uints) capacity() int {
+	switch {
+	case c.u64 != nil:
+		return cap(c.u64)
+	case c.u32 != nil:
+		return cap(c.u32)
+	case c.u8 != nil:
+		return cap(c.u8)
+	}
+	return 0
 }
 
 // setWidth converts the column to width w (which must not be narrower than

@@ -33,28 +33,50 @@ const (
 	padPar = 8
 )
 
-var regionPool = sync.Pool{New: func() any {
-	return &region{data: make([]byte, 0, regionSize+padPar), vals: make([]uint64, 0, regionSize/2+1)}
-}}
+// regionPool keeps the regions of one read for reuse. It is not a
+// sync.Pool: that is emptied by every garbage collection, and a big read
+// collects often, so its regions would be allocated again and again.
+type regionPool struct {
+	mu   sync.Mutex
+	free []*region
+}
+
+func (rp *regionPool) get() *region {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if n := len(rp.free); n > 0 {
+		r := rp.free[n-1]
+		rp.free = rp.free[:n-1]
+		return r
+	}
+	// vals grows as needed: a region of one-digit values needs
+	// regionSize/2 of them, typical ones a fifth of that.
+	return &region{data: make([]byte, 0, regionSize+padPar), vals: make([]uint64, 0, regionSize/8)}
+}
+
+func (rp *regionPool) put(r *region) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	rp.free = append(rp.free, r)
+}
 
 // digits8 returns how many of the 8 bytes of x (little-endian: x's low
-// byte first) are leading ASCII digits, and their value when there are
-// fewer than 8 of them. It converts all digits at once (SWAR), which is
-// what makes number parsing cheap.
+// byte first) are leading ASCII digits, and their value. It converts all
+// digits at once (SWAR), which is what makes number parsing cheap.
 func digits8(x uint64) (n int, v uint64) {
 	const ones = 0x0101010101010101
 	// A byte is a digit when its high nibble is 3 and adding 6 keeps it 3.
 	nd := ((x & (0xF0 * ones)) ^ (0x30 * ones)) | (((x + 0x06*ones) & (0xF0 * ones)) ^ (0x30 * ones))
 	n = bits.TrailingZeros64(nd) >> 3
-	if n == 0 || n == 8 {
-		return n, 0
-	}
-	d := (x - 0x30*ones) << (64 - 8*uint(n)) // the n digits in the high bytes, zeros below
+	d := (x - 0x30*ones) << (64 - 8*uint(n)) // the n digits in the high bytes, zeros below (n = 0: all zero)
 	d = (d & (0x0F * ones)) * (10<<8 + 1) >> 8
 	d = (d & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
 	d = (d & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
 	return n, d
 }
+
+// pow10 holds 10^0 … 10^8.
+var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
 
 // parse scans the region (which ends in ',' or ']') into r.vals.
 func (r *region) parse() {
@@ -71,15 +93,20 @@ func (r *region) parse() {
 			k, v := digits8(binary.LittleEndian.Uint64(buf[pos:]))
 			pos += k
 			if k == 8 {
-				// Eight digits or more: the plain loop (the padding stops it).
-				v, pos = 0, start
-				for {
-					x := buf[pos] - '0'
-					if x >= 10 {
-						break
+				// V8 ids and edge targets often have eight digits or more.
+				k2, v2 := digits8(binary.LittleEndian.Uint64(buf[pos:]))
+				v = v*pow10[k2] + v2
+				pos += k2
+				if k2 == 8 {
+					// Sixteen digits or more: the plain loop (the padding stops it).
+					for {
+						x := buf[pos] - '0'
+						if x >= 10 {
+							break
+						}
+						v = v*10 + uint64(x)
+						pos++
 					}
-					v = v*10 + uint64(x)
-					pos++
 				}
 			}
 			if pos-start > 19 {
@@ -166,6 +193,7 @@ func nthValue(d []byte, k int) int {
 // and returns their values in order.
 type parallelNumbers struct {
 	s       *scanner
+	pool    *regionPool
 	work    chan *region
 	pending []*region // dispatched, in order
 	done    bool      // the last region has been dispatched
@@ -174,9 +202,9 @@ type parallelNumbers struct {
 	wg      sync.WaitGroup
 }
 
-func newParallelNumbers(s *scanner) *parallelNumbers {
+func newParallelNumbers(s *scanner, pool *regionPool) *parallelNumbers {
 	workers := max(1, runtime.GOMAXPROCS(0))
-	pn := &parallelNumbers{s: s, work: make(chan *region, 2*workers)}
+	pn := &parallelNumbers{s: s, pool: pool, work: make(chan *region, 2*workers)}
 	for i := 0; i < workers; i++ {
 		pn.wg.Add(1)
 		go func() {
@@ -195,11 +223,11 @@ func (pn *parallelNumbers) close() {
 	close(pn.work)
 	pn.wg.Wait()
 	for _, r := range pn.pending {
-		regionPool.Put(r)
+		pn.pool.put(r)
 	}
 	for _, r := range []*region{pn.cur, pn.prev} {
 		if r != nil && !r.pinned {
-			regionPool.Put(r)
+			pn.pool.put(r)
 		}
 	}
 	pn.cur, pn.prev = nil, nil
@@ -224,7 +252,7 @@ func (pn *parallelNumbers) cut(expect uint8) (*region, bool) {
 	if n < 0 {
 		return nil, false
 	}
-	r := regionPool.Get().(*region)
+	r := pn.pool.get()
 	r.data = append(r.data[:0], avail[:n]...)
 	r.data = append(r.data, make([]byte, padPar)...)
 	r.off = s.offset()

@@ -30,11 +30,59 @@ func TestDigits8(t *testing.T) {
 		if gn != n {
 			t.Fatalf("%q: %d digits, want %d", b, gn, n)
 		}
-		if n > 0 && n < 8 {
+		if n > 0 {
 			want, _ := strconv.ParseUint(string(b[:n]), 10, 64)
 			if gv != want {
 				t.Fatalf("%q: value %d, want %d", b, gv, want)
 			}
+		} else if gv != 0 {
+			t.Fatalf("%q: value %d, want 0", b, gv)
 		}
+	}
+}
+
+// TestRegionParseLengths parses numbers of every length from 1 to 20
+// digits, in both layouts, and checks them against strconv; a number past
+// 2^64 is an error at its first digit.
+func TestRegionParseLengths(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, sep := range []string{",", ",\n"} {
+		var text []byte
+		var want []uint64
+		for i := 0; i < 5000; i++ {
+			n := 1 + r.Intn(20)
+			digits := make([]byte, n)
+			digits[0] = byte('1' + r.Intn(9))
+			for j := 1; j < n; j++ {
+				digits[j] = byte('0' + r.Intn(10))
+			}
+			v, err := strconv.ParseUint(string(digits), 10, 64)
+			if err != nil {
+				continue // 20 digits beyond 2^64-1
+			}
+			text = append(append(text, digits...), sep...)
+			want = append(want, v)
+		}
+		text = append(text, "18446744073709551615]"...)
+		want = append(want, 1<<64-1)
+		reg := &region{data: append(text, make([]byte, padPar)...), expect: expectFirst}
+		reg.parse()
+		if reg.errPos >= 0 {
+			t.Fatalf("sep %q: error at %d: %s", sep, reg.errPos, reg.errMsg)
+		}
+		if !reg.st.done || len(reg.vals) != len(want) {
+			t.Fatalf("sep %q: %d values (done %v), want %d", sep, len(reg.vals), reg.st.done, len(want))
+		}
+		for i := range want {
+			if reg.vals[i] != want[i] {
+				t.Fatalf("sep %q: value %d = %d, want %d", sep, i, reg.vals[i], want[i])
+			}
+		}
+	}
+	bad := []byte("1,18446744073709551616,2]")
+	reg := &region{data: append(bad, make([]byte, padPar)...), expect: expectFirst}
+	reg.parse()
+	if reg.errPos != 2 {
+		t.Errorf("2^64: error at %d (%q), want 2", reg.errPos, reg.errMsg)
 	}
 }

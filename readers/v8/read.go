@@ -78,9 +78,10 @@ type parser struct {
 	maxString    uint32
 	maxStringK   int
 	maxStringOff int64
-	region       *region // the region being consumed, in parallel mode
-	maxRegion    *region // the region holding maxString, kept for its offset
-	prevRegion   *region // the region before p.region: rows can straddle the two
+	region       *region    // the region being consumed, in parallel mode
+	maxRegion    *region    // the region holding maxString, kept for its offset
+	prevRegion   *region    // the region before p.region: rows can straddle the two
+	regions      regionPool // regions for reuse, in parallel mode
 	vals         []uint64
 
 	headerCompact bool  // the header object has no white space
@@ -458,7 +459,7 @@ func (p *parser) numbers(key string, width int, fn func(rows []uint64, k0 int) e
 // worker goroutines. It returns with st.done set, or leaves the rest (a
 // truncated or odd tail) to the sequential scanner.
 func (p *parser) parallel(st *arrayState, emit func([]uint64) error) error {
-	pn := newParallelNumbers(p.s)
+	pn := newParallelNumbers(p.s, &p.regions)
 	defer func() {
 		p.region, p.prevRegion = nil, nil
 		pn.close()
@@ -484,7 +485,7 @@ func (p *parser) parallel(st *arrayState, emit func([]uint64) error) error {
 		pn.pending = pn.pending[1:]
 		<-r.finished
 		if prev := pn.prev; prev != nil && !prev.pinned {
-			regionPool.Put(prev)
+			p.regions.put(prev)
 		}
 		pn.prev, pn.cur = pn.cur, r
 		p.prevRegion, p.region = pn.prev, r
@@ -630,7 +631,7 @@ func (p *parser) noteString(v uint32, k int) {
 				// The current and previous regions go back to the pool
 				// when the reader moves past them; older ones go now.
 				if old != p.region && old != p.prevRegion {
-					regionPool.Put(old)
+					p.regions.put(old)
 				}
 			}
 			p.region.pinned = true
@@ -755,10 +756,12 @@ func (p *parser) edges() error {
 
 // flat reads an array of unsigned integers into a column.
 func (p *parser) flat(key string, dst *ir.Uints) error {
-	return p.numbers(key, 1, func(rows []uint64, _ int) error {
+	err := p.numbers(key, 1, func(rows []uint64, _ int) error {
 		dst.AppendAll(rows)
 		return nil
 	})
+	dst.Trim()
+	return err
 }
 
 // traceTree reads the nested trace_tree array, flattening it in pre-order
@@ -852,12 +855,44 @@ func (p *parser) strings() error {
 		s.pos++
 		return nil
 	}
+	// The count is not declared. The table usually ends with the largest
+	// index nodes and edges use, so room for that many is made at once (no
+	// more than the bytes left can hold: a string takes at least 3); any
+	// further strings are collected in chunks and the table is made once,
+	// so that its growth does not allocate several times its size.
+	want := uint64(p.maxString) + 1
+	if p.opts.Size > 0 {
+		want = min(want, uint64(max(p.opts.Size-s.offset(), 0))/3+1)
+	} else {
+		want = min(want, 1<<16)
+	}
+	chunk := make([]string, 0, max(want, 1024))
+	var chunks [][]string
+	defer func() {
+		if len(chunks) == 0 {
+			p.f.Strings = chunk
+			return
+		}
+		n := len(chunk)
+		for _, c := range chunks {
+			n += len(c)
+		}
+		p.f.Strings = make([]string, 0, n)
+		for _, c := range chunks {
+			p.f.Strings = append(p.f.Strings, c...)
+		}
+		p.f.Strings = append(p.f.Strings, chunk...)
+	}()
 	for {
 		str, err := s.str(&p.es)
 		if err != nil {
 			return err
 		}
-		p.f.Strings = append(p.f.Strings, str)
+		if len(chunk) == cap(chunk) {
+			chunks = append(chunks, chunk)
+			chunk = make([]string, 0, min(2*cap(chunk), 1<<16))
+		}
+		chunk = append(chunk, str)
 		s.skipWS()
 		c, ok := s.peek()
 		if !ok {
