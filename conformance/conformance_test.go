@@ -518,6 +518,9 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 									t.Fatalf("snapshot %d: V8 section read back differs:\n%s", i, strings.Join(d, "\n"))
 								}
 							}
+							if d := dartSectionDiff(f, s, back, back.Snapshots[i]); len(d) > 0 {
+								t.Fatalf("snapshot %d: Dart section read back differs:\n%s", i, strings.Join(d, "\n"))
+							}
 						}
 					}
 					if fm.byteExact {

@@ -75,6 +75,18 @@ var table = []format{
 				BigSizes: true, Strings: irtest.AllStrings}, v8Everything)},
 		},
 	},
+	{
+		name: ir.FormatDart, fixtures: "testdata/dart/*.dartheap*",
+		read: registryRead(ir.FormatDart), write: registryWrite(ir.FormatDart),
+		byteExact: true, oneSnapshot: true,
+		holds: []genCase{
+			{"vm-current", irtest.Options{Dart: &irtest.DartOptions{Hashes: true, ZeroRefs: true, External: true, Data: true}}},
+			{"vm-2020", irtest.Options{Dart: &irtest.DartOptions{OldRoot: true, ZeroRefs: true, Data: true}}},
+			{"devtools-export", irtest.Options{Dart: &irtest.DartOptions{Hashes: true, Padding: true}}},
+			{"everything", irtest.Options{Strings: irtest.AllStrings, MaxOutDegree: 12, Dart: &irtest.DartOptions{
+				Hashes: true, Padding: true, ZeroRefs: true, External: true, Data: true}}},
+		},
+	},
 }
 
 var v8Everything = &irtest.V8Options{Layout: ir.V8LayoutRows, Escape: ir.V8EscapeRaw, TraceNodeID: true,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -260,7 +261,7 @@ func TestDecodeRefusesVersions(t *testing.T) {
 		input []byte
 		want  []string
 	}{
-		{"newer version", append(ctHeader(2), 0x92, 0xa3, 'e', 'n', 'd', 0x80), []string{"version 2", "newer", "upgrade"}},
+		{"newer version", append(ctHeader(ir.Version+1), 0x92, 0xa3, 'e', 'n', 'd', 0x80), []string{fmt.Sprintf("version %d", ir.Version+1), "newer", "upgrade"}},
 		{"much newer version", ctHeader(0x7f), []string{"version 127", "newer", "upgrade"}},
 		{"version 0", ctHeader(0), []string{"version 0 does not exist"}},
 		{"not IR", []byte("{\"snapshot\":{}}"), []string{"not a heapconv IR stream"}},
@@ -384,5 +385,44 @@ func TestDecodeRejectsInvalidGraph(t *testing.T) {
 	var fe *ir.FormatError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "target node 7 out of range") {
 		t.Errorf("Decode = %v, want a format error about the edge target", err)
+	}
+}
+
+// TestDecodePastVersions reads a stream of every earlier schema version,
+// kept in testdata/versions as the heapconv of that time wrote it, and
+// checks it against the current encoding of the same file.
+func TestDecodePastVersions(t *testing.T) {
+	tests := []struct {
+		file   string
+		format string
+		nodes  int
+	}{
+		{"testdata/versions/v1-rows.heapir", ir.FormatV8, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			data, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := ir.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Format != tc.format || len(f.Snapshots) != 1 || f.Snapshots[0].Nodes.Len() != tc.nodes {
+				t.Fatalf("decoded %s with %d snapshots", f.Format, len(f.Snapshots))
+			}
+			var buf bytes.Buffer
+			if err := ir.Encode(&buf, f); err != nil {
+				t.Fatal(err)
+			}
+			g, err := ir.Decode(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diffs := ir.Diff(f, g, 10); len(diffs) > 0 {
+				t.Errorf("re-encoded as version %d, the file differs: %v", ir.Version, diffs)
+			}
+		})
 	}
 }

@@ -177,6 +177,11 @@ func (d *decoder) record() (done bool, err error) {
 		return false, d.snapshotRecord(n)
 	case "v8":
 		return false, d.v8Record(n)
+	case "dart":
+		if d.version < 2 {
+			return false, d.errorf("dart record in a version %d stream (dart sections arrived in version 2)", d.version)
+		}
+		return false, d.dartRecord(n)
 	case "col", "zeros":
 		return false, d.colRecord(n, kind == "zeros")
 	case "end":
@@ -508,6 +513,34 @@ func (d *decoder) v8Record(n int) error {
 		return err
 	})
 	s.V8 = v
+	return err
+}
+
+func (d *decoder) dartRecord(n int) error {
+	if n != 2 || len(d.f.Snapshots) == 0 {
+		return d.errorf("dart record without a snapshot")
+	}
+	s := d.f.Snapshots[len(d.f.Snapshots)-1]
+	if s.Dart != nil || s.Nodes.Len() > 0 {
+		return d.errorf("dart record must follow its snapshot record, once")
+	}
+	v := &DartSnapshot{}
+	err := d.mapFields("dart", func(k string) (err error) {
+		switch k {
+		case "flags":
+			v.Flags, err = d.uint()
+		case "reference_count":
+			v.ReferenceCount, err = d.uint()
+		case "identity_hashes":
+			v.IdentityHashes, err = d.dec.DecodeBool()
+		case "padding":
+			v.Padding, err = d.uint()
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+	s.Dart = v
 	return err
 }
 
@@ -928,6 +961,33 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 					return uints(&v.EdgeExtra[i].Values, ne)
 				}
 			}
+		}
+	}
+	if v := s.Dart; v != nil {
+		nc, nf := len(f.Classes.Name), len(f.Classes.FieldName)
+		switch name {
+		case "dart.class.flags":
+			return uints(&v.ClassFlags, nc)
+		case "dart.class.uri":
+			return u32(&v.ClassURI, nc)
+		case "dart.class.reserved":
+			return u32(&v.ClassReserved, nc)
+		case "dart.field.flags":
+			return uints(&v.FieldFlags, nf)
+		case "dart.field.index":
+			return uints(&v.FieldIndex, nf)
+		case "dart.field.reserved":
+			return u32(&v.FieldReserved, nf)
+		case "dart.zero_ref.node":
+			return u32(&v.ZeroRefNode, -1)
+		case "dart.zero_ref.slot":
+			return u32(&v.ZeroRefSlot, len(v.ZeroRefNode))
+		case "dart.external.node":
+			return u32(&v.ExternalNode, -1)
+		case "dart.external.size":
+			return uints(&v.ExternalSize, len(v.ExternalNode))
+		case "dart.external.name":
+			return u32(&v.ExternalName, len(v.ExternalNode))
 		}
 	}
 	return d.errorf("unknown column %q", name)

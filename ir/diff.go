@@ -114,6 +114,30 @@ func (d *differ) snapshot(a, b *Snapshot) {
 	case a.V8 != nil:
 		d.v8(a.V8, b.V8)
 	}
+	switch {
+	case (a.Dart == nil) != (b.Dart == nil):
+		d.addf("dart section present %v != %v", a.Dart != nil, b.Dart != nil)
+	case a.Dart != nil:
+		d.dart(a.Dart, b.Dart)
+	}
+}
+
+func (d *differ) dart(a, b *DartSnapshot) {
+	d.check(a.Flags == b.Flags, "dart flags %d != %d", a.Flags, b.Flags)
+	d.check(a.ReferenceCount == b.ReferenceCount, "dart reference count %d != %d", a.ReferenceCount, b.ReferenceCount)
+	d.check(a.IdentityHashes == b.IdentityHashes, "dart identity hashes %v != %v", a.IdentityHashes, b.IdentityHashes)
+	d.check(a.Padding == b.Padding, "dart padding %d != %d", a.Padding, b.Padding)
+	d.uints("dart class flags", &a.ClassFlags, &b.ClassFlags)
+	d.u32s("dart class uri", a.ClassURI, b.ClassURI)
+	d.u32s("dart class reserved", a.ClassReserved, b.ClassReserved)
+	d.uints("dart field flags", &a.FieldFlags, &b.FieldFlags)
+	d.uints("dart field index", &a.FieldIndex, &b.FieldIndex)
+	d.u32s("dart field reserved", a.FieldReserved, b.FieldReserved)
+	d.u32s("dart zero-reference node", a.ZeroRefNode, b.ZeroRefNode)
+	d.u32s("dart zero-reference slot", a.ZeroRefSlot, b.ZeroRefSlot)
+	d.u32s("dart external node", a.ExternalNode, b.ExternalNode)
+	d.uints("dart external size", &a.ExternalSize, &b.ExternalSize)
+	d.u32s("dart external name", a.ExternalName, b.ExternalName)
 }
 
 func valueKindBytes(k []ValueKind) []uint8 {

@@ -12,7 +12,7 @@ import (
 
 // Version is the IR schema version this package writes. The decoder reads
 // every version up to it and refuses newer ones.
-const Version = 1
+const Version = 2
 
 // Magic is the first value of every IR stream, msgpack ["heapir", version]
 // without the version byte.
@@ -229,6 +229,9 @@ func (e *encoder) snapshot(idx int, s *Snapshot) {
 	if s.V8 != nil {
 		e.v8(s.V8)
 	}
+	if s.Dart != nil {
+		e.dart(s.Dart)
+	}
 
 	// node.kind and edge.kind come first and are always stored byte by byte:
 	// they fix the node and edge counts that bound every "zeros" record.
@@ -277,6 +280,33 @@ func (e *encoder) snapshot(idx int, s *Snapshot) {
 		e.uintsCol(idx, "v8.samples", &s.V8.Samples)
 		e.uintsCol(idx, "v8.locations", &s.V8.Locations)
 	}
+	if d := s.Dart; d != nil {
+		e.uintsCol(idx, "dart.class.flags", &d.ClassFlags)
+		e.u32col(idx, "dart.class.uri", d.ClassURI)
+		e.u32col(idx, "dart.class.reserved", d.ClassReserved)
+		e.uintsCol(idx, "dart.field.flags", &d.FieldFlags)
+		e.uintsCol(idx, "dart.field.index", &d.FieldIndex)
+		e.u32col(idx, "dart.field.reserved", d.FieldReserved)
+		e.u32col(idx, "dart.zero_ref.node", d.ZeroRefNode)
+		e.u32col(idx, "dart.zero_ref.slot", d.ZeroRefSlot)
+		e.u32col(idx, "dart.external.node", d.ExternalNode)
+		e.uintsCol(idx, "dart.external.size", &d.ExternalSize)
+		e.u32col(idx, "dart.external.name", d.ExternalName)
+	}
+}
+
+func (e *encoder) dart(d *DartSnapshot) {
+	e.arr(2)
+	e.str("dart")
+	e.mapLen(4)
+	e.str("flags")
+	e.uint(d.Flags)
+	e.str("reference_count")
+	e.uint(d.ReferenceCount)
+	e.str("identity_hashes")
+	e.bool(d.IdentityHashes)
+	e.str("padding")
+	e.uint(d.Padding)
 }
 
 func (e *encoder) v8(v *V8Snapshot) {

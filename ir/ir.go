@@ -68,6 +68,9 @@ type Snapshot struct {
 	// V8 holds what a V8 .heapsnapshot has beyond the common model; nil for
 	// snapshots read from other formats.
 	V8 *V8Snapshot
+	// Dart holds what a Dart VM heap snapshot has beyond the common model;
+	// nil for snapshots read from other formats.
+	Dart *DartSnapshot
 }
 
 // Total is one named whole-snapshot figure.

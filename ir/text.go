@@ -120,6 +120,29 @@ func writeSnapshotText(p func(string, ...any), f *File, si int, s *Snapshot) {
 		uintsLine(p, "v8 samples", &v.Samples)
 		uintsLine(p, "v8 locations", &v.Locations)
 	}
+	if d := s.Dart; d != nil {
+		p("  dart flags=%d reference_count=%d identity_hashes=%v padding=%d\n", d.Flags, d.ReferenceCount, d.IdentityHashes, d.Padding)
+		c := &f.Classes
+		for k := 0; k < d.ClassFlags.Len() && k < c.Len(); k++ {
+			p("  dart c%d flags=%d uri=%s reserved=%s fields=[", k+1, d.ClassFlags.At(k), q(f.String(d.ClassURI[k])), q(f.String(d.ClassReserved[k])))
+			for j := c.FirstField[k]; j < c.FirstField[k+1]; j++ {
+				if j > c.FirstField[k] {
+					p(" ")
+				}
+				p("%s@%d/flags=%d", q(f.String(c.FieldName[j])), d.FieldIndex.At(int(j)), d.FieldFlags.At(int(j)))
+				if r := d.FieldReserved[j]; r != 0 {
+					p("/reserved=%s", q(f.String(r)))
+				}
+			}
+			p("]\n")
+		}
+		for k := range d.ZeroRefNode {
+			p("  dart zero reference n%d slot %d\n", d.ZeroRefNode[k], d.ZeroRefSlot[k])
+		}
+		for k := range d.ExternalNode {
+			p("  dart external n%d size=%d name=%s\n", d.ExternalNode[k], d.ExternalSize.At(k), q(f.String(d.ExternalName[k])))
+		}
+	}
 }
 
 func uintsLine(p func(string, ...any), what string, c *Uints) {
@@ -142,7 +165,11 @@ func valueText(f *File, v *Values, j int) string {
 		}
 		return s
 	case ValueInt:
-		return strconv.FormatInt(int64(v.Bits[j]), 10)
+		s := strconv.FormatInt(int64(v.Bits[j]), 10)
+		if v.Aux[j] != 0 {
+			s += fmt.Sprintf("(aux %d)", v.Aux[j])
+		}
+		return s
 	case ValueFloat:
 		return strconv.FormatFloat(floatFromBits(v.Bits[j]), 'g', -1, 64)
 	case ValueBool:

@@ -133,7 +133,51 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 		return err
 	}
 	if s.V8 != nil {
-		return s.V8.validate(n, m)
+		if err := s.V8.validate(n, m); err != nil {
+			return err
+		}
+	}
+	if s.Dart != nil {
+		return s.Dart.validate(f, n, ns)
+	}
+	return nil
+}
+
+func (d *DartSnapshot) validate(f *File, n int, ns uint32) error {
+	nc, nf := f.Classes.Len(), len(f.Classes.FieldName)
+	if d.ClassFlags.Len() != nc || len(d.ClassURI) != nc || len(d.ClassReserved) != nc {
+		return fmt.Errorf("dart: class columns have %d, %d and %d entries for %d classes",
+			d.ClassFlags.Len(), len(d.ClassURI), len(d.ClassReserved), nc)
+	}
+	if d.FieldFlags.Len() != nf || d.FieldIndex.Len() != nf || len(d.FieldReserved) != nf {
+		return fmt.Errorf("dart: field columns have %d, %d and %d entries for %d fields",
+			d.FieldFlags.Len(), d.FieldIndex.Len(), len(d.FieldReserved), nf)
+	}
+	for _, col := range [][]uint32{d.ClassURI, d.ClassReserved, d.FieldReserved, d.ExternalName} {
+		for i, v := range col {
+			if v >= ns {
+				return fmt.Errorf("dart: string %d out of range at entry %d", v, i)
+			}
+		}
+	}
+	if len(d.ZeroRefNode) != len(d.ZeroRefSlot) {
+		return fmt.Errorf("dart: %d zero-reference nodes for %d slots", len(d.ZeroRefNode), len(d.ZeroRefSlot))
+	}
+	for i, v := range d.ZeroRefNode {
+		if int(v) >= n {
+			return fmt.Errorf("dart: zero reference %d: node %d out of range", i, v)
+		}
+		if i > 0 && (v < d.ZeroRefNode[i-1] || (v == d.ZeroRefNode[i-1] && d.ZeroRefSlot[i] <= d.ZeroRefSlot[i-1])) {
+			return fmt.Errorf("dart: zero reference %d out of order", i)
+		}
+	}
+	if len(d.ExternalNode) != d.ExternalSize.Len() || len(d.ExternalNode) != len(d.ExternalName) {
+		return fmt.Errorf("dart: external property columns disagree")
+	}
+	for i, v := range d.ExternalNode {
+		if int(v) >= n {
+			return fmt.Errorf("dart: external property %d: node %d out of range", i, v)
+		}
 	}
 	return nil
 }

@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"heapconv/ir"
+	rdart "heapconv/readers/dart"
 	rv8 "heapconv/readers/v8"
+	wdart "heapconv/writers/dart"
 	wv8 "heapconv/writers/v8"
 )
 
@@ -75,7 +77,19 @@ var All = []*Format{
 		},
 		ByteExact: true,
 	},
-	{Name: ir.FormatDart, Description: "Dart VM heap snapshot (dartheap)", Extensions: []string{".dartheap"}},
+	{
+		Name:        ir.FormatDart,
+		Description: "Dart VM heap snapshot (dartheap; also named .heapsnapshot, .data or .json)",
+		Extensions:  []string{".dartheap"},
+		Versions:    "VM layouts 2019-2020, 2021 (identity hash codes) and 2022+ (Root/Read-Only Pages/Isolate classes); DevTools exports",
+		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
+			return rdart.Read(r, rdart.Options{Size: o.Size, Progress: o.Progress})
+		},
+		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+			return wdart.Write(w, f, wdart.Options{Progress: o.Progress})
+		},
+		ByteExact: true,
+	},
 	{Name: ir.FormatMoarVM, Description: "MoarVM heap snapshot", Extensions: []string{".mvmheap"}},
 	{Name: ir.FormatFuchsia, Description: "Fuchsia heapdump pprof profile", Extensions: []string{".pb", ".pb.gz"}},
 	{Name: ir.FormatFuchsiaFIDL, Description: "Fuchsia heapdump FIDL SnapshotElement stream"},

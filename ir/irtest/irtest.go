@@ -115,6 +115,11 @@ type Options struct {
 	// and Totals hold extra_native_bytes when the header has it. Kinds, IDs
 	// and BigSizes still apply (a V8 file holds any 64-bit number).
 	V8 *V8Options
+
+	// Dart, when set, makes a one-snapshot file shaped as the Dart reader
+	// produces it (see ir/dart.go); only MinNodes, MaxNodes, MaxOutDegree,
+	// Strings and MaxStringUnits apply.
+	Dart *DartOptions
 }
 
 // V8Options describe the V8 section Random attaches.
@@ -164,7 +169,12 @@ func Everything(minNodes, maxNodes int) Options {
 func Random(seed int64, opts Options) *ir.File {
 	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), o: opts, seed: seed}
 	g.defaults()
-	f := g.file()
+	var f *ir.File
+	if opts.Dart != nil {
+		f = g.dartFile()
+	} else {
+		f = g.file()
+	}
 	if err := f.Validate(); err != nil {
 		panic(fmt.Sprintf("irtest: generated an invalid file (seed %d): %v", seed, err))
 	}

@@ -1,0 +1,19 @@
+// Package dart reads Dart VM heap snapshots into the IR.
+//
+// A Dart heap snapshot ("dartheap") is what the VM writes for the service
+// protocol's requestHeapSnapshot, NativeRuntime.writeHeapSnapshotToFile and
+// Dart_WriteHeapSnapshot, and what DevTools' Memory screen exports: the
+// magic "dartheap", a header, the class table with field names, every object
+// (class, shallow size, one tagged primitive payload, its references), the
+// external properties and, since 2021, one identity hash code per object.
+// Numbers are LEB128 (_Mint values signed, everything else unsigned). There
+// is no version field: generations differ in structure. The format as the
+// VM really writes it, with the errors of its own documentation corrected,
+// is described in shared/formats/dart.md; ir/dart.go says how it maps into
+// the IR.
+//
+// The reader streams through a buffer, so memory holds the columnar graph
+// but never the file, and believes a declared count only as far as the
+// bytes left can hold it. Every error names the byte offset where the
+// problem is.
+package dart

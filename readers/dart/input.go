@@ -1,0 +1,189 @@
+package dart
+
+import (
+	"io"
+
+	"heapconv/ir"
+)
+
+// input is a buffered byte reader that knows the file offset of every byte,
+// so that errors can name it.
+type input struct {
+	r        io.Reader
+	buf      []byte
+	pos, end int
+	base     int64 // file offset of buf[0]
+	eof      bool
+	err      error // a read error other than io.EOF
+	size     int64 // input size when known, else 0
+	progress func(int64)
+	reported int64
+}
+
+const bufSize = 1 << 20
+
+func newInput(r io.Reader, size int64, progress func(int64)) *input {
+	n := bufSize
+	if size > 0 && size < int64(n) {
+		n = int(size) + 16 // room for the look-ahead of uleb's fast path
+	}
+	return &input{r: r, buf: make([]byte, n), size: size, progress: progress}
+}
+
+// offset returns the file offset of the next byte.
+func (in *input) offset() int64 { return in.base + int64(in.pos) }
+
+// fill moves the unread bytes to the front of the buffer and reads more. It
+// returns false when nothing more can be read.
+func (in *input) fill() bool {
+	if in.eof {
+		return false
+	}
+	n := copy(in.buf, in.buf[in.pos:in.end])
+	in.base += int64(in.pos)
+	in.pos, in.end = 0, n
+	for in.end < len(in.buf) {
+		k, err := in.r.Read(in.buf[in.end:])
+		in.end += k
+		if err != nil {
+			in.eof = true
+			if err != io.EOF {
+				in.err = err
+			}
+			break
+		}
+		if k == 0 {
+			continue
+		}
+		if in.end-in.pos >= 64<<10 {
+			break // enough to go on with; short reads from pipes are normal
+		}
+	}
+	if in.progress != nil && in.base+int64(in.end)-in.reported >= 4<<20 {
+		in.reported = in.base + int64(in.end)
+		in.progress(in.reported)
+	}
+	return in.end > in.pos
+}
+
+// ensure makes at least n bytes available if the input has them.
+func (in *input) ensure(n int) bool {
+	for in.end-in.pos < n {
+		if !in.fill() {
+			return false
+		}
+	}
+	return true
+}
+
+// atEOF reports whether every byte has been read.
+func (in *input) atEOF() bool { return in.pos >= in.end && !in.fill() }
+
+// remaining returns how many bytes are left when the input size is known,
+// and -1 otherwise.
+func (in *input) remaining() int64 {
+	if in.size <= 0 {
+		return -1
+	}
+	return max(in.size-in.offset(), 0)
+}
+
+func (in *input) errorf(off int64, format string, args ...any) error {
+	return ir.Errorf(ir.FormatDart, off, format, args...)
+}
+
+// eofError reports the input ending where more was needed.
+func (in *input) eofError(what string) error {
+	if in.err != nil {
+		return in.err
+	}
+	return in.errorf(in.offset(), "unexpected end of file in %s", what)
+}
+
+// uleb reads an unsigned LEB128 value of at most 64 bits.
+func (in *input) uleb(what string) (uint64, error) {
+	if in.end-in.pos < 10 && !in.ensure(10) && in.pos >= in.end {
+		return 0, in.eofError(what)
+	}
+	start := in.offset()
+	var v uint64
+	var shift uint
+	for {
+		if in.pos >= in.end && !in.fill() {
+			return 0, in.eofError(what)
+		}
+		c := in.buf[in.pos]
+		in.pos++
+		if shift == 63 && c > 1 {
+			return 0, in.errorf(start, "%s: LEB128 value does not fit in 64 bits", what)
+		}
+		v |= uint64(c&0x7F) << shift
+		if c < 0x80 {
+			return v, nil
+		}
+		shift += 7
+	}
+}
+
+// sleb reads a signed LEB128 value of at most 64 bits.
+func (in *input) sleb(what string) (int64, error) {
+	start := in.offset()
+	var v int64
+	var shift uint
+	for {
+		if in.pos >= in.end && !in.fill() {
+			return 0, in.eofError(what)
+		}
+		c := in.buf[in.pos]
+		in.pos++
+		if shift == 63 && c != 0 && c != 0x7F {
+			return 0, in.errorf(start, "%s: LEB128 value does not fit in 64 bits", what)
+		}
+		v |= int64(c&0x7F) << shift
+		shift += 7
+		if c < 0x80 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, nil
+		}
+	}
+}
+
+// bytes returns the next n bytes, valid until the next read. The buffer
+// grows in steps as the bytes arrive, so a declared length alone never
+// allocates more than the input holds.
+func (in *input) bytes(n int, what string) ([]byte, error) {
+	for in.end-in.pos < n {
+		if in.end-in.pos == len(in.buf) {
+			// The buffer is full of unread bytes: double it.
+			nb := make([]byte, min(2*len(in.buf), n+16))
+			copy(nb, in.buf[in.pos:in.end])
+			in.base += int64(in.pos)
+			in.end -= in.pos
+			in.pos = 0
+			in.buf = nb
+		}
+		if !in.fill() {
+			in.pos = in.end
+			return nil, in.eofError(what)
+		}
+	}
+	b := in.buf[in.pos : in.pos+n]
+	in.pos += n
+	return b, nil
+}
+
+// count reads a declared count and believes it only as far as the bytes left
+// can hold it, each entry taking at least minBytes.
+func (in *input) count(what string, minBytes int64) (uint64, error) {
+	off := in.offset()
+	n, err := in.uleb(what)
+	if err != nil {
+		return 0, err
+	}
+	if rem := in.remaining(); rem >= 0 && n > uint64(rem/minBytes) {
+		return 0, in.errorf(off, "%s %d: the %d bytes left cannot hold that many", what, n, rem)
+	}
+	return n, nil
+}

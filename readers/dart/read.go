@@ -1,0 +1,728 @@
+package dart
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"unicode/utf8"
+
+	"heapconv/ir"
+)
+
+// Magic is the first 8 bytes of every Dart VM heap snapshot.
+const Magic = "dartheap"
+
+// Options control Read.
+type Options struct {
+	// Size is the input's size in bytes when known (0 = unknown). Declared
+	// counts are believed only as far as the remaining bytes can hold them.
+	Size int64
+	// Progress, if set, is called now and then with the bytes read so far.
+	Progress func(read int64)
+}
+
+// Read reads a Dart VM heap snapshot into the IR: one snapshot, node k-1
+// for object id k (see ir/dart.go for the mapping).
+func Read(r io.Reader, opts Options) (*ir.File, error) {
+	if opts.Size == 0 {
+		switch r := r.(type) {
+		case *os.File:
+			if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+				opts.Size = st.Size()
+			}
+		case interface{ Len() int }:
+			opts.Size = int64(r.Len())
+		}
+	}
+	p := &parser{in: newInput(r, opts.Size, opts.Progress), strIndex: map[string]uint32{}}
+	if err := p.file(); err != nil {
+		return nil, err
+	}
+	if err := p.f.Validate(); err != nil {
+		return nil, fmt.Errorf("dart: internal error: the IR read is invalid: %w", err)
+	}
+	return p.f, nil
+}
+
+type parser struct {
+	in       *input
+	f        *ir.File
+	s        *ir.Snapshot
+	d        *ir.DartSnapshot
+	strIndex map[string]uint32
+	classes  []classInfo
+	scratch  []byte
+}
+
+// classInfo is what the object loop needs to know about a class.
+type classInfo struct {
+	name      uint32
+	intCoding uint8 // ir.DartIntULEB or ir.DartIntSLEB for IntData
+	nFields   int
+	// slots maps a reference slot to the edge it becomes: kind and name.
+	slots map[uint64]slot
+	dense []slot // slots 0..len(dense)-1, when the field indices are small
+}
+
+type slot struct {
+	kind uint8
+	name uint32
+	ok   bool
+}
+
+// intern returns the string table index of s.
+func (p *parser) intern(s []byte) uint32 {
+	if i, ok := p.strIndex[string(s)]; ok {
+		return i
+	}
+	str := string(s)
+	i := uint32(len(p.f.Strings))
+	p.f.Strings = append(p.f.Strings, str)
+	p.strIndex[str] = i
+	return i
+}
+
+// capHint bounds a preallocation by a declared count when the input size is
+// unknown (it is already bounded by the bytes left otherwise).
+func (p *parser) capHint(n uint64) int {
+	if p.in.size <= 0 {
+		return int(min(n, 1<<16))
+	}
+	return int(n)
+}
+
+// utf8 reads a Utf8String (uleb length + bytes) and interns it.
+func (p *parser) utf8(what string) (uint32, error) {
+	off := p.in.offset()
+	n, err := p.in.uleb(what)
+	if err != nil {
+		return 0, err
+	}
+	if rem := p.in.remaining(); rem >= 0 && n > uint64(rem) {
+		return 0, p.in.errorf(off, "%s: length %d, but only %d bytes are left", what, n, rem)
+	}
+	if n > math.MaxInt32 {
+		return 0, p.in.errorf(off, "%s: length %d", what, n)
+	}
+	b, err := p.in.bytes(int(n), what)
+	if err != nil {
+		return 0, err
+	}
+	return p.intern(b), nil
+}
+
+func (p *parser) file() error {
+	in := p.in
+	magic, err := in.bytes(len(Magic), "the magic")
+	if err != nil || string(magic) != Magic {
+		return in.errorf(0, "not a Dart heap snapshot (the file does not start with %q)", Magic)
+	}
+	p.f = &ir.File{Format: ir.FormatDart}
+	p.intern(nil) // string 0 is ""
+	p.s = &ir.Snapshot{
+		Root:      0,
+		NodeKinds: append([]string(nil), ir.DartNodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), ir.DartEdgeKinds...),
+	}
+	p.d = &ir.DartSnapshot{}
+	p.s.Dart = p.d
+	p.f.Snapshots = []*ir.Snapshot{p.s}
+
+	if p.d.Flags, err = in.uleb("flags"); err != nil {
+		return err
+	}
+	if p.s.Name, err = p.utf8("name"); err != nil {
+		return err
+	}
+	for _, name := range []string{ir.DartTotalShallowSize, ir.DartTotalCapacity, ir.DartTotalExternalSize} {
+		v, err := in.uleb(name)
+		if err != nil {
+			return err
+		}
+		p.s.Totals = append(p.s.Totals, ir.Total{Name: name, Value: v})
+	}
+	if err := p.readClasses(); err != nil {
+		return err
+	}
+	refOff := in.offset()
+	if p.d.ReferenceCount, err = in.uleb("referenceCount"); err != nil {
+		return err
+	}
+	if err := p.readObjects(); err != nil {
+		return err
+	}
+	if refs := uint64(p.s.Edges.Len() + len(p.d.ZeroRefNode)); refs > p.d.ReferenceCount {
+		return in.errorf(refOff, "referenceCount is %d, but the objects hold %d references", p.d.ReferenceCount, refs)
+	}
+	if err := p.readExternal(); err != nil {
+		return err
+	}
+	if err := p.readTail(); err != nil {
+		return err
+	}
+	p.f.FormatVersion = p.describe()
+	return nil
+}
+
+func (p *parser) readClasses() error {
+	in := p.in
+	// A class takes at least 6 bytes: flags, 4 empty strings, fieldCount.
+	n, err := in.count("classCount", 6)
+	if err != nil {
+		return err
+	}
+	c := &p.f.Classes
+	d := p.d
+	hint := p.capHint(n)
+	c.Name = make([]uint32, 0, hint)
+	c.Library = make([]uint32, 0, hint)
+	c.FirstField = make([]uint32, 1, hint+1)
+	d.ClassURI = make([]uint32, 0, hint)
+	d.ClassReserved = make([]uint32, 0, hint)
+	p.classes = make([]classInfo, 0, hint)
+	for k := uint64(0); k < n; k++ {
+		flags, err := in.uleb("class flags")
+		if err != nil {
+			return err
+		}
+		d.ClassFlags.Append(flags)
+		var name, lib, uri, res uint32
+		if name, err = p.utf8("class name"); err != nil {
+			return err
+		}
+		if lib, err = p.utf8("library name"); err != nil {
+			return err
+		}
+		if uri, err = p.utf8("library URI"); err != nil {
+			return err
+		}
+		if res, err = p.utf8("class reserved"); err != nil {
+			return err
+		}
+		c.Name = append(c.Name, name)
+		c.Library = append(c.Library, lib)
+		d.ClassURI = append(d.ClassURI, uri)
+		d.ClassReserved = append(d.ClassReserved, res)
+		// A field takes at least 4 bytes: flags, index, 2 empty strings.
+		nf, err := in.count("fieldCount", 4)
+		if err != nil {
+			return err
+		}
+		info := classInfo{name: name, nFields: int(nf)}
+		className := p.f.Strings[name]
+		if className == "_Mint" {
+			info.intCoding = ir.DartIntSLEB
+		}
+		var maxIndex uint64
+		first := len(c.FieldName)
+		for j := uint64(0); j < nf; j++ {
+			ff, err := in.uleb("field flags")
+			if err != nil {
+				return err
+			}
+			idx, err := in.uleb("field index")
+			if err != nil {
+				return err
+			}
+			fname, err := p.utf8("field name")
+			if err != nil {
+				return err
+			}
+			fres, err := p.utf8("field reserved")
+			if err != nil {
+				return err
+			}
+			d.FieldFlags.Append(ff)
+			d.FieldIndex.Append(idx)
+			c.FieldName = append(c.FieldName, fname)
+			d.FieldReserved = append(d.FieldReserved, fres)
+			maxIndex = max(maxIndex, idx)
+		}
+		// Map slots to edges. Field indices are positions in the reference
+		// list; keep a dense table unless a file declares absurd ones.
+		if nf > 0 && maxIndex < 4*nf+64 {
+			info.dense = make([]slot, maxIndex+1)
+		} else if nf > 0 {
+			info.slots = make(map[uint64]slot, nf)
+		}
+		for j := first; j < len(c.FieldName); j++ {
+			fname := c.FieldName[j]
+			sl := slot{kind: ir.DartProperty, name: fname, ok: true}
+			if ir.IsDartWeakSlot(className, p.f.Strings[fname]) {
+				sl.kind = ir.DartWeak
+			}
+			idx := d.FieldIndex.At(j)
+			if info.dense != nil {
+				if !info.dense[idx].ok { // the first field of an index names it
+					info.dense[idx] = sl
+				}
+			} else if _, dup := info.slots[idx]; !dup {
+				info.slots[idx] = sl
+			}
+		}
+		c.FirstField = append(c.FirstField, uint32(len(c.FieldName)))
+		p.classes = append(p.classes, info)
+	}
+	return nil
+}
+
+// edge returns the kind and name of the edge at reference slot j of an
+// object of class info.
+func (info *classInfo) edge(j int) (uint8, uint32) {
+	if j < len(info.dense) {
+		if s := info.dense[j]; s.ok {
+			return s.kind, s.name
+		}
+	} else if info.slots != nil {
+		if s, ok := info.slots[uint64(j)]; ok {
+			return s.kind, s.name
+		}
+	}
+	if j >= info.nFields {
+		return ir.DartElement, uint32(j - info.nFields)
+	}
+	return ir.DartElement, uint32(j)
+}
+
+func (p *parser) readObjects() error {
+	in := p.in
+	// An object takes at least 4 bytes: class, size, tag, referenceCount.
+	countOff := in.offset()
+	n, err := in.count("objectCount", 4)
+	if err != nil {
+		return err
+	}
+	if n >= math.MaxUint32 {
+		return in.errorf(countOff, "objectCount %d: at most 2^32-2 objects are supported", n)
+	}
+	nd := &p.s.Nodes
+	hint := p.capHint(n)
+	nd.Kind = make([]uint8, 0, hint)
+	nd.Name = make([]uint32, 0, hint)
+	nd.Class = make([]uint32, 0, hint)
+	nd.FirstEdge = make([]uint32, 1, hint+1)
+	nd.SelfSize.Reserve(hint)
+	ed := &p.s.Edges
+	// The header's referenceCount bounds the edges (it is at least their
+	// number); believe it only as far as the bytes left hold one byte each.
+	eh := p.d.ReferenceCount
+	if rem := in.remaining(); rem >= 0 {
+		eh = min(eh, uint64(rem))
+	} else {
+		eh = min(eh, 1<<16)
+	}
+	ed.Kind = make([]uint8, 0, eh)
+	ed.Name = make([]uint32, 0, eh)
+	ed.Target = make([]uint32, 0, eh)
+	rootName := p.intern([]byte("Root"))
+	nc := uint64(len(p.classes))
+	var none classInfo
+	for i := uint64(0); i < n; i++ {
+		off := in.offset()
+		cls, err := in.uleb("object class")
+		if err != nil {
+			return err
+		}
+		if cls > nc {
+			return in.errorf(off, "object %d: class %d, but there are %d classes", i+1, cls, nc)
+		}
+		info := &none
+		name := uint32(0)
+		if cls > 0 {
+			info = &p.classes[cls-1]
+			name = info.name
+		} else if i == 0 {
+			name = rootName // the 2019–2020 writers gave the root class 0
+		}
+		size, err := in.uleb("shallow size")
+		if err != nil {
+			return err
+		}
+		tagOff := in.offset()
+		tag, err := in.uleb("data tag")
+		if err != nil {
+			return err
+		}
+		if tag > ir.DartNameData {
+			return in.errorf(tagOff, "object %d: unknown data tag %d", i+1, tag)
+		}
+		nd.Kind = append(nd.Kind, uint8(tag))
+		nd.Name = append(nd.Name, name)
+		nd.Class = append(nd.Class, uint32(cls))
+		nd.SelfSize.Append(size)
+		if tag != ir.DartNoData {
+			if err := p.readData(uint32(i), uint8(tag), info); err != nil {
+				return err
+			}
+		}
+		rcOff := in.offset()
+		rc, err := in.uleb("reference count")
+		if err != nil {
+			return err
+		}
+		if rem := in.remaining(); rem >= 0 && rc > uint64(rem) {
+			return in.errorf(rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
+		}
+		if uint64(ed.Len())+rc > math.MaxUint32 {
+			return in.errorf(rcOff, "more than 2^32 references")
+		}
+		for j := 0; j < int(rc); j++ {
+			ref, err := p.ref(n, i)
+			if err != nil {
+				return err
+			}
+			if ref == 0 {
+				p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
+				p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
+				continue
+			}
+			k, nm := info.edge(j)
+			ed.Kind = append(ed.Kind, k)
+			ed.Name = append(ed.Name, nm)
+			ed.Target = append(ed.Target, uint32(ref-1))
+		}
+		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
+	}
+	return nil
+}
+
+// ref reads one reference of object i (0-origin) and checks it.
+func (p *parser) ref(n, i uint64) (uint64, error) {
+	in := p.in
+	// Fast path: a one-byte reference.
+	if in.pos < in.end {
+		if c := in.buf[in.pos]; c < 0x80 {
+			in.pos++
+			if uint64(c) > n {
+				return 0, in.errorf(in.offset()-1, "object %d: reference to object %d, but there are %d objects", i+1, c, n)
+			}
+			return uint64(c), nil
+		}
+	}
+	off := in.offset()
+	ref, err := in.uleb("reference")
+	if err != nil {
+		return 0, err
+	}
+	if ref > n {
+		return 0, in.errorf(off, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
+	}
+	return ref, nil
+}
+
+// readData reads the NonReferenceData payload of node i.
+func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
+	in := p.in
+	v := &p.s.Values
+	add := func(k ir.ValueKind, bits, aux uint64) {
+		v.Node = append(v.Node, i)
+		v.Kind = append(v.Kind, k)
+		v.Bits = append(v.Bits, bits)
+		v.Aux = append(v.Aux, aux)
+	}
+	switch tag {
+	case ir.DartNullData:
+		add(ir.ValueNull, 0, 0)
+	case ir.DartBoolData:
+		b, err := in.uleb("bool")
+		if err != nil {
+			return err
+		}
+		add(ir.ValueBool, b, 0)
+	case ir.DartIntData:
+		bits, coding, err := p.readInt(info.intCoding)
+		if err != nil {
+			return err
+		}
+		add(ir.ValueInt, bits, uint64(coding))
+	case ir.DartDoubleData:
+		b, err := in.bytes(8, "double")
+		if err != nil {
+			return err
+		}
+		add(ir.ValueFloat, binary.LittleEndian.Uint64(b), 0)
+	case ir.DartLatin1Data, ir.DartUTF16Data:
+		off := in.offset()
+		length, err := in.uleb("string length")
+		if err != nil {
+			return err
+		}
+		trunc, err := in.uleb("string truncated length")
+		if err != nil {
+			return err
+		}
+		if trunc > length {
+			return in.errorf(off, "object %d: string of %d code units stores %d of them", i+1, length, trunc)
+		}
+		unit := uint64(1)
+		if tag == ir.DartUTF16Data {
+			unit = 2
+		}
+		if rem := in.remaining(); (rem >= 0 && trunc > uint64(rem)/unit) || trunc > math.MaxInt32/2 {
+			return in.errorf(off, "object %d: string stores %d code units, more than the bytes left", i+1, trunc)
+		}
+		b, err := in.bytes(int(trunc*unit), "string")
+		if err != nil {
+			return err
+		}
+		p.scratch = p.scratch[:0]
+		if unit == 1 {
+			for _, c := range b {
+				p.scratch = utf8.AppendRune(p.scratch, rune(c))
+			}
+		} else {
+			p.scratch = appendUTF16(p.scratch, b)
+		}
+		aux := uint64(0)
+		if length != trunc {
+			aux = length
+		}
+		add(ir.ValueString, uint64(p.intern(p.scratch)), aux)
+	case ir.DartLengthData:
+		l, err := in.uleb("length")
+		if err != nil {
+			return err
+		}
+		add(ir.ValueLength, l, 0)
+	case ir.DartNameData:
+		s, err := p.utf8("name")
+		if err != nil {
+			return err
+		}
+		add(ir.ValueString, uint64(s), 0)
+	}
+	return nil
+}
+
+// appendUTF16 appends little-endian UTF-16 code units as WTF-8: pairs
+// become one code point, lone surrogates stay.
+func appendUTF16(dst, b []byte) []byte {
+	for k := 0; k+1 < len(b); k += 2 {
+		u := rune(b[k]) | rune(b[k+1])<<8
+		if u >= 0xD800 && u < 0xDC00 && k+3 < len(b) {
+			if u2 := rune(b[k+2]) | rune(b[k+3])<<8; u2 >= 0xDC00 && u2 < 0xE000 {
+				dst = utf8.AppendRune(dst, 0x10000+(u-0xD800)<<10+(u2-0xDC00))
+				k += 2
+				continue
+			}
+		}
+		dst = ir.AppendWTF8(dst, u)
+	}
+	return dst
+}
+
+// readInt reads an IntData payload. The VM writes _Mint values as SLEB128
+// and _Smi values as ULEB128 of their two's complement; want is the class's
+// coding. DevTools' re-export writes ULEB128 for both, so when the bytes are
+// not the canonical form of want but are of the other, the other is taken.
+func (p *parser) readInt(want uint8) (bits uint64, coding uint8, err error) {
+	in := p.in
+	off := in.offset()
+	if !in.ensure(1) {
+		return 0, 0, in.eofError("integer")
+	}
+	// Find the encoded length first.
+	n := 0
+	for {
+		if !in.ensure(n + 1) {
+			return 0, 0, in.eofError("integer")
+		}
+		c := in.buf[in.pos+n]
+		n++
+		if c < 0x80 {
+			break
+		}
+		if n == 10 {
+			return 0, 0, in.errorf(off, "integer: LEB128 value longer than 10 bytes")
+		}
+	}
+	raw := in.buf[in.pos : in.pos+n]
+	u, uok := decodeULEB(raw)
+	s := decodeSLEB(raw)
+	in.pos += n
+	switch {
+	case want == ir.DartIntSLEB && slebLen(s) == n:
+		return uint64(s), ir.DartIntSLEB, nil
+	case uok && ulebLen(u) == n:
+		return u, ir.DartIntULEB, nil
+	case slebLen(s) == n:
+		return uint64(s), ir.DartIntSLEB, nil
+	case want == ir.DartIntSLEB:
+		return uint64(s), ir.DartIntSLEB, nil // an overlong form: written back canonically
+	case uok:
+		return u, ir.DartIntULEB, nil
+	}
+	return 0, 0, in.errorf(off, "integer: LEB128 value does not fit in 64 bits")
+}
+
+func decodeULEB(b []byte) (uint64, bool) {
+	var v uint64
+	for k, c := range b {
+		if k == 9 && c > 1 {
+			return 0, false
+		}
+		v |= uint64(c&0x7F) << (7 * uint(k))
+	}
+	return v, true
+}
+
+func decodeSLEB(b []byte) int64 {
+	var v int64
+	shift := uint(0)
+	for _, c := range b {
+		v |= int64(c&0x7F) << shift
+		shift += 7
+	}
+	if shift < 64 && b[len(b)-1]&0x40 != 0 {
+		v |= -1 << shift
+	}
+	return v
+}
+
+// ulebLen and slebLen return the canonical encoded lengths.
+func ulebLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+func slebLen(v int64) int {
+	n := 1
+	for {
+		b := v & 0x7F
+		v >>= 7
+		if (v == 0 && b&0x40 == 0) || (v == -1 && b&0x40 != 0) {
+			return n
+		}
+		n++
+	}
+}
+
+func (p *parser) readExternal() error {
+	in := p.in
+	// An external property takes at least 3 bytes: object, size, name.
+	n, err := in.count("externalPropertyCount", 3)
+	if err != nil {
+		return err
+	}
+	d := p.d
+	nn := uint64(p.s.Nodes.Len())
+	hint := p.capHint(n)
+	d.ExternalNode = make([]uint32, 0, hint)
+	d.ExternalName = make([]uint32, 0, hint)
+	var sums []uint64
+	if n > 0 {
+		sums = make([]uint64, nn)
+	}
+	for k := uint64(0); k < n; k++ {
+		off := in.offset()
+		obj, err := in.uleb("external property object")
+		if err != nil {
+			return err
+		}
+		if obj == 0 || obj > nn {
+			return in.errorf(off, "external property %d: object %d, but there are %d objects", k, obj, nn)
+		}
+		size, err := in.uleb("external size")
+		if err != nil {
+			return err
+		}
+		name, err := p.utf8("external property name")
+		if err != nil {
+			return err
+		}
+		d.ExternalNode = append(d.ExternalNode, uint32(obj-1))
+		d.ExternalSize.Append(size)
+		d.ExternalName = append(d.ExternalName, name)
+		if s := sums[obj-1] + size; s >= sums[obj-1] {
+			sums[obj-1] = s
+		} else {
+			sums[obj-1] = math.MaxUint64
+		}
+	}
+	if n > 0 {
+		p.s.Nodes.ExternalSize.AppendAll(sums)
+	}
+	return nil
+}
+
+// readTail reads the identity hash codes, if the file has them, and counts
+// the zero padding of DevTools exports.
+func (p *parser) readTail() error {
+	in := p.in
+	nd := &p.s.Nodes
+	n := nd.Len()
+	if in.atEOF() {
+		nd.ID.AppendZeros(n)
+		return nil
+	}
+	p.d.IdentityHashes = true
+	nd.ID.Reserve(n)
+	for i := 0; i < n; i++ {
+		h, err := in.uleb("identity hash code")
+		if err != nil {
+			return err
+		}
+		nd.ID.Append(h)
+	}
+	for !in.atEOF() {
+		for k, c := range in.buf[in.pos:in.end] {
+			if c != 0 {
+				return in.errorf(in.offset()+int64(k), "byte 0x%02x after the identity hash codes (only zero padding may follow them)", c)
+			}
+		}
+		p.d.Padding += uint64(in.end - in.pos)
+		in.pos = in.end
+	}
+	if in.err != nil {
+		return in.err
+	}
+	return nil
+}
+
+// describe names the generation of the file for FormatVersion.
+func (p *parser) describe() string {
+	c := &p.f.Classes
+	name := func(k int) string {
+		if k < c.Len() {
+			return p.f.Strings[c.Name[k]]
+		}
+		return ""
+	}
+	var layout string
+	switch {
+	case name(0) == "Root" && name(1) == "Read-Only Pages" && name(2) == "Isolate":
+		layout = "VM 2022+ layout (Root, Read-Only Pages and Isolate classes)"
+	case p.s.Nodes.Len() > 0 && p.s.Nodes.Class[0] == 0:
+		layout = "VM 2019-2021 layout (root of class 0)"
+	default:
+		layout = "VM layout"
+	}
+	hashes := "without identity hash codes (VM before 2021)"
+	if p.d.IdentityHashes {
+		hashes = "with identity hash codes"
+	}
+	s := "dartheap, " + layout + ", " + hashes
+	if p.isExport() {
+		s += fmt.Sprintf(", DevTools export (no object data, no external properties, padded with %d zero bytes)", p.d.Padding)
+	}
+	return s
+}
+
+// isExport reports whether the file looks like DevTools' re-serialization:
+// zero padding, or no object data, no external properties and field flags 0
+// where the VM writes 1.
+func (p *parser) isExport() bool {
+	if p.d.Padding > 0 {
+		return true
+	}
+	if len(p.s.Values.Node) > 0 || len(p.d.ExternalNode) > 0 || !p.d.IdentityHashes || p.d.FieldFlags.Len() == 0 {
+		return false
+	}
+	return p.d.FieldFlags.Max() == 0
+}

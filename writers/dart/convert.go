@@ -1,0 +1,386 @@
+package dart
+
+import (
+	"fmt"
+	"math"
+
+	"heapconv/ir"
+)
+
+// Convert turns a one-snapshot IR file from another format into the shape
+// of one read from a Dart file (with a Dart section), which Write then
+// writes. The result is a valid file of the VM's current layout:
+//
+//   - object 1 is the root: the source's root when it is node 0 and there
+//     are no GC roots, else a synthetic "Root" object that references the
+//     source's root and then every GC root;
+//   - classes are the source's classes; a node without one gets a class
+//     named after the node (objects, closures, natives) or after its kind in
+//     parentheses ("(string)", "(number)", …), since Dart has no node kinds;
+//   - a class's fields are the names of its objects' named edges when all
+//     its objects have the same ones in the same order; each object then
+//     lists those references first, then its other ones as unnamed
+//     references (the variable part);
+//   - values become data (strings Latin-1 or UTF-16, never truncated; ints,
+//     doubles, bools, lengths, null); a node without a value whose name is
+//     not its class's name carries the name as NameData;
+//   - node ids become identity hash codes, external sizes become external
+//     properties named "external".
+//
+// What Dart cannot hold (edge kinds, GC root categories, a node's kind)
+// is listed in the loss report.
+func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
+	if len(f.Snapshots) != 1 {
+		return nil, nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with --snapshot)", len(f.Snapshots))
+	}
+	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: ir.FormatDart, FormatVersion: "dartheap, converted from " + f.Format}, strs: map[string]uint32{}}
+	if err := c.convert(); err != nil {
+		return nil, nil, err
+	}
+	if err := c.out.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("dart: internal error: the converted IR is invalid: %w", err)
+	}
+	return c.out, c.loss, nil
+}
+
+type converter struct {
+	src  *ir.File
+	s    *ir.Snapshot
+	out  *ir.File
+	o    *ir.Snapshot
+	d    *ir.DartSnapshot
+	strs map[string]uint32
+	loss ir.LossReport
+}
+
+func (c *converter) str(s string) uint32 {
+	if i, ok := c.strs[s]; ok {
+		return i
+	}
+	i := uint32(len(c.out.Strings))
+	c.out.Strings = append(c.out.Strings, s)
+	c.strs[s] = i
+	return i
+}
+
+// classKey names a Dart class made for source nodes.
+type classKey struct {
+	srcClass uint32 // 1 + source class index, or 0
+	name     string // the class name when srcClass is 0
+}
+
+func (c *converter) convert() error {
+	s := c.s
+	n := s.Nodes.Len()
+	c.str("")
+	synthetic := s.Root != 0 || len(s.Roots) > 0 || n == 0
+	shift := 0
+	if synthetic {
+		shift = 1
+	}
+	if uint64(n)+uint64(shift) >= math.MaxUint32 {
+		return fmt.Errorf("dart: %d nodes is too many", n)
+	}
+	c.o = &ir.Snapshot{
+		Name:      c.str(c.src.String(s.Name)),
+		Root:      0,
+		NodeKinds: append([]string(nil), ir.DartNodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), ir.DartEdgeKinds...),
+	}
+	c.d = &ir.DartSnapshot{IdentityHashes: true}
+	c.o.Dart = c.d
+	c.out.Snapshots = []*ir.Snapshot{c.o}
+
+	// Classes: one per key, in order of first use.
+	classOf := make([]uint32, n) // 1-origin Dart class per node
+	index := map[classKey]uint32{}
+	var keys []classKey
+	addClass := func(k classKey) uint32 {
+		if id, ok := index[k]; ok {
+			return id
+		}
+		keys = append(keys, k)
+		id := uint32(len(keys))
+		index[k] = id
+		return id
+	}
+	rootClass := uint32(0)
+	if synthetic {
+		rootClass = addClass(classKey{name: "Root"})
+	}
+	kindsLost := 0
+	for i := 0; i < n; i++ {
+		k := classKey{}
+		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] != 0 {
+			k.srcClass = s.Nodes.Class[i]
+		} else {
+			switch kind := s.NodeKindName(i); kind {
+			case "object", "native", "closure", "regexp":
+				k.name = c.src.String(s.Nodes.Name[i])
+			default:
+				k.name = "(" + kind + ")"
+			}
+			kindsLost++
+		}
+		classOf[i] = addClass(k)
+	}
+	if kindsLost > 0 && c.src.Format != ir.FormatDart {
+		c.loss.Addf("node kinds: Dart has none; %d nodes without a class got one named after them or their kind", kindsLost)
+	}
+
+	// Fields: the named edges of a class's objects, when they all agree.
+	type classFields struct {
+		names  []string
+		agreed bool
+		seen   bool
+	}
+	fields := make([]classFields, len(keys)+1)
+	var scratch []string
+	for i := 0; i < n; i++ {
+		cf := &fields[classOf[i]]
+		if cf.seen && !cf.agreed {
+			continue
+		}
+		scratch = scratch[:0]
+		lo, hi := s.Nodes.EdgeRange(i)
+		for e := lo; e < hi; e++ {
+			if !s.EdgeKindOf(e).Indexed {
+				scratch = append(scratch, c.src.String(s.Edges.Name[e]))
+			}
+		}
+		if !cf.seen {
+			cf.seen, cf.agreed = true, true
+			cf.names = append([]string(nil), scratch...)
+			continue
+		}
+		if len(scratch) != len(cf.names) {
+			cf.agreed = false
+			continue
+		}
+		for j := range scratch {
+			if scratch[j] != cf.names[j] {
+				cf.agreed = false
+				break
+			}
+		}
+	}
+
+	oc := &c.out.Classes
+	oc.FirstField = []uint32{0}
+	namesLost := 0
+	for id, k := range keys {
+		name, lib := k.name, ""
+		if k.srcClass != 0 {
+			sc := k.srcClass - 1
+			name = c.src.String(c.src.Classes.Name[sc])
+			if int(sc) < len(c.src.Classes.Library) {
+				lib = c.src.String(c.src.Classes.Library[sc])
+			}
+		}
+		oc.Name = append(oc.Name, c.str(name))
+		oc.Library = append(oc.Library, c.str(lib))
+		c.d.ClassFlags.Append(0)
+		c.d.ClassURI = append(c.d.ClassURI, c.str(lib))
+		c.d.ClassReserved = append(c.d.ClassReserved, 0)
+		cf := &fields[id+1]
+		if cf.agreed {
+			for j, fn := range cf.names {
+				oc.FieldName = append(oc.FieldName, c.str(fn))
+				c.d.FieldFlags.Append(1)
+				c.d.FieldIndex.Append(uint64(j))
+				c.d.FieldReserved = append(c.d.FieldReserved, 0)
+			}
+		}
+		oc.FirstField = append(oc.FirstField, uint32(len(oc.FieldName)))
+	}
+
+	// Objects.
+	o := c.o
+	nd, ed := &o.Nodes, &o.Edges
+	var shallow, external uint64
+	var weak, otherKinds int
+	addNode := func(class, name uint32, kind uint8, size, id uint64) {
+		nd.Kind = append(nd.Kind, kind)
+		nd.Name = append(nd.Name, name)
+		nd.Class = append(nd.Class, class)
+		nd.SelfSize.Append(size)
+		nd.ID.Append(id)
+		shallow += size
+	}
+	nd.FirstEdge = []uint32{0}
+	if synthetic {
+		addNode(rootClass, c.str("Root"), ir.DartNoData, 0, 0)
+		if s.Root != ir.NoNode {
+			c.edge(ir.DartElement, 0, s.Root+1)
+		}
+		for _, r := range s.Roots {
+			c.edge(ir.DartElement, uint32(ed.Len()), r.Node+1)
+		}
+		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
+		if len(s.Roots) > 0 {
+			c.loss.Addf("GC roots: %d roots become references of the synthetic root object; their categories are lost", len(s.Roots))
+		}
+	}
+	v := &s.Values
+	vi := 0
+	for i := 0; i < n; i++ {
+		cls := classOf[i]
+		kind := uint8(ir.DartNoData)
+		name := c.str(c.src.String(s.Nodes.Name[i]))
+		for vi < len(v.Node) && v.Node[vi] < uint32(i) {
+			vi++
+		}
+		node := uint32(nd.Len())
+		if vi < len(v.Node) && v.Node[vi] == uint32(i) {
+			kind = c.value(node, v.Kind[vi], v.Bits[vi], v.Aux[vi], oc.Name[cls-1])
+		} else if oc.Name[cls-1] != name {
+			kind = ir.DartNameData
+			c.addValue(node, ir.ValueString, uint64(name), 0)
+		}
+		addNode(cls, oc.Name[cls-1], kind, s.Nodes.SelfSize.At(i), s.Nodes.ID.At(i))
+		if s.Nodes.ExternalSize.Len() > 0 {
+			if x := s.Nodes.ExternalSize.At(i); x > 0 {
+				c.d.ExternalNode = append(c.d.ExternalNode, node)
+				c.d.ExternalSize.Append(x)
+				c.d.ExternalName = append(c.d.ExternalName, c.str("external"))
+				external += x
+			}
+		}
+		// References: named edges first (the fields, when the class has
+		// them), then the indexed ones.
+		lo, hi := s.Nodes.EdgeRange(i)
+		nf := int(oc.FirstField[cls] - oc.FirstField[cls-1])
+		named := 0
+		for pass := 0; pass < 2; pass++ {
+			for e := lo; e < hi; e++ {
+				k := s.EdgeKindOf(e)
+				if k.Indexed != (pass == 1) {
+					continue
+				}
+				switch k.Name {
+				case "property", "element":
+				case "weak":
+					weak++
+				default:
+					otherKinds++
+				}
+				to := s.Edges.Target[e] + uint32(shift)
+				if pass == 0 && named < nf {
+					c.edge(ir.DartProperty, oc.FieldName[int(oc.FirstField[cls-1])+named], to)
+					named++
+				} else {
+					slot := uint32(ed.Len() - int(nd.FirstEdge[len(nd.FirstEdge)-1]))
+					c.edge(ir.DartElement, slot-uint32(nf), to)
+					if pass == 0 {
+						namesLost++
+					}
+				}
+			}
+		}
+		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
+	}
+	if weak > 0 {
+		c.loss.Addf("weak edges: Dart marks none; %d weak edges become ordinary references", weak)
+	}
+	if otherKinds > 0 {
+		c.loss.Addf("edge kinds: %d edges of kinds Dart lacks (context, internal, hidden, shortcut, …) become fields or elements", otherKinds)
+	}
+	if namesLost > 0 {
+		c.loss.Addf("edge names: %d named edges of classes whose objects disagree on their fields become unnamed references", namesLost)
+	}
+	if s.V8 != nil {
+		c.loss.Addf("V8 section: the meta, trace and location data have no place in a Dart file")
+	}
+	if s.CaptureTime != 0 {
+		c.loss.Addf("capture time: Dart files have none")
+	}
+	c.d.ReferenceCount = uint64(ed.Len())
+	capacity := shallow
+	for _, t := range s.Totals {
+		if t.Name == ir.DartTotalCapacity || t.Name == "capacity" {
+			capacity = max(capacity, t.Value)
+		}
+	}
+	o.Totals = []ir.Total{
+		{Name: ir.DartTotalShallowSize, Value: shallow},
+		{Name: ir.DartTotalCapacity, Value: capacity},
+		{Name: ir.DartTotalExternalSize, Value: external},
+	}
+	if len(c.d.ExternalNode) > 0 {
+		sums := make([]uint64, nd.Len())
+		for k, node := range c.d.ExternalNode {
+			sums[node] += c.d.ExternalSize.At(k)
+		}
+		nd.ExternalSize.AppendAll(sums)
+	}
+	return nil
+}
+
+func (c *converter) edge(kind uint8, name, target uint32) {
+	ed := &c.o.Edges
+	ed.Kind = append(ed.Kind, kind)
+	ed.Name = append(ed.Name, name)
+	ed.Target = append(ed.Target, target)
+}
+
+func (c *converter) addValue(node uint32, k ir.ValueKind, bits, aux uint64) {
+	v := &c.o.Values
+	v.Node = append(v.Node, node)
+	v.Kind = append(v.Kind, k)
+	v.Bits = append(v.Bits, bits)
+	v.Aux = append(v.Aux, aux)
+}
+
+// value adds a source value to node and returns its data tag.
+func (c *converter) value(node uint32, k ir.ValueKind, bits, aux uint64, class uint32) uint8 {
+	switch k {
+	case ir.ValueNull:
+		c.addValue(node, k, 0, 0)
+		return ir.DartNullData
+	case ir.ValueBool:
+		c.addValue(node, k, bits, 0)
+		return ir.DartBoolData
+	case ir.ValueInt:
+		coding := uint64(ir.DartIntULEB)
+		if c.out.Strings[class] == "_Mint" {
+			coding = ir.DartIntSLEB // the reader decodes _Mint values as SLEB128
+		}
+		c.addValue(node, k, bits, coding)
+		return ir.DartIntData
+	case ir.ValueFloat:
+		c.addValue(node, k, bits, 0)
+		return ir.DartDoubleData
+	case ir.ValueLength:
+		c.addValue(node, k, bits, 0)
+		return ir.DartLengthData
+	case ir.ValueString:
+		str := c.src.String(uint32(bits))
+		tag := uint8(ir.DartLatin1Data)
+		units := 0
+		for i := 0; i < len(str); {
+			r, size := ir.DecodeWTF8(str[i:])
+			if r < 0 {
+				// Not text: keep the bytes as a name.
+				c.addValue(node, k, uint64(c.str(str)), 0)
+				return ir.DartNameData
+			}
+			if r > 0xFF {
+				tag = ir.DartUTF16Data
+			}
+			if r > 0xFFFF {
+				units += 2
+			} else {
+				units++
+			}
+			i += size
+		}
+		full := uint64(0)
+		if aux > uint64(units) {
+			full = aux
+		}
+		c.addValue(node, k, uint64(c.str(str)), full)
+		return tag
+	}
+	c.loss.Addf("value of node %d: kind %v has no Dart form", node, k)
+	return ir.DartNoData
+}
