@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"testing"
 
 	"heapconv/ir"
 )
@@ -94,4 +95,77 @@ func dartSectionDiff(fa *ir.File, a *ir.Snapshot, fb *ir.File, b *ir.Snapshot) [
 		}
 	}
 	return out
+}
+
+// checkDartConverted checks writers/v8.Convert's output for a snapshot read
+// from a Dart file: "" and "(GC roots)" in front of the Dart objects, which
+// keep their order, sizes and references (weak slots as weak edges), one
+// native node per external property after them, owned by its object, and
+// unique odd ids, 2h+1 for an object whose identity hash h is its own.
+func checkDartConverted(t *testing.T, src, out *ir.File) {
+	t.Helper()
+	s, c := src.Snapshots[0], out.Snapshots[0]
+	d := s.Dart
+	n, k := s.Nodes.Len(), len(d.ExternalNode)
+	if c.Nodes.Len() != n+2+k {
+		t.Fatalf("converted graph has %d nodes; want 2 + %d objects + %d external properties", c.Nodes.Len(), n, k)
+	}
+	if out.String(c.Nodes.Name[1]) != "(GC roots)" || c.NodeKindName(0) != "synthetic" {
+		t.Errorf("converted graph does not start with the synthetic root and (GC roots)")
+	}
+	hashes := map[uint64]int{}
+	for i := 0; i < n; i++ {
+		if h := s.Nodes.ID.At(i); h != 0 {
+			hashes[h]++
+		}
+	}
+	ids := map[uint64]bool{}
+	for i := 0; i < c.Nodes.Len(); i++ {
+		id := c.Nodes.ID.At(i)
+		if id%2 == 0 || id >= 1<<32 || ids[id] {
+			t.Fatalf("node %d: id %d is not a unique odd 32-bit id", i, id)
+		}
+		ids[id] = true
+	}
+	native := n + 2
+	for i := 0; i < n; i++ {
+		j := i + 2
+		if h := s.Nodes.ID.At(i); d.IdentityHashes && h != 0 && hashes[h] == 1 && h < 1<<31 && c.Nodes.ID.At(j) != 2*h+1 {
+			t.Errorf("object %d: id %d, want 2×hash+1 = %d", i+1, c.Nodes.ID.At(j), 2*h+1)
+		}
+		if got, want := c.Nodes.SelfSize.At(j), min(s.Nodes.SelfSize.At(i), 1<<32-1); got != want {
+			t.Errorf("object %d: self size %d, want %d", i+1, got, want)
+		}
+		lo, hi := s.Nodes.EdgeRange(i)
+		clo, chi := c.Nodes.EdgeRange(j)
+		var externals []int
+		for x, node := range d.ExternalNode {
+			if node == uint32(i) {
+				externals = append(externals, x)
+			}
+		}
+		if chi-clo != hi-lo+len(externals) {
+			t.Fatalf("object %d: %d edges, want %d references and %d external properties", i+1, chi-clo, hi-lo, len(externals))
+		}
+		for e := lo; e < hi; e++ {
+			ce := clo + e - lo
+			if c.Edges.Target[ce] != s.Edges.Target[e]+2 {
+				t.Errorf("object %d reference %d: target %d, want %d", i+1, e-lo, c.Edges.Target[ce], s.Edges.Target[e]+2)
+			}
+			if weak := s.EdgeKindOf(e).Name == "weak"; weak != (c.EdgeKindOf(ce).Name == "weak") {
+				t.Errorf("object %d reference %d: kind %q for a Dart %q slot", i+1, e-lo, c.EdgeKindOf(ce).Name, s.EdgeKindOf(e).Name)
+			}
+		}
+		for q, x := range externals {
+			ce := chi - len(externals) + q
+			to := int(c.Edges.Target[ce])
+			if to < n+2 || c.NodeKindName(to) != "native" || c.Nodes.SelfSize.At(to) != min(d.ExternalSize.At(x), 1<<32-1) {
+				t.Errorf("object %d: external property %d is not a native node of its size", i+1, x)
+			}
+			native++
+		}
+	}
+	if native != c.Nodes.Len() {
+		t.Errorf("%d native nodes owned, %d present", native-n-2, c.Nodes.Len()-n-2)
+	}
 }

@@ -153,6 +153,9 @@ func (p *parser) file() error {
 	if err := p.readObjects(); err != nil {
 		return err
 	}
+	if p.s.Nodes.Len() == 0 {
+		p.s.Root = ir.NoNode // no objects, so no root
+	}
 	if refs := uint64(p.s.Edges.Len() + len(p.d.ZeroRefNode)); refs > p.d.ReferenceCount {
 		return in.errorf(refOff, "referenceCount is %d, but the objects hold %d references", p.d.ReferenceCount, refs)
 	}

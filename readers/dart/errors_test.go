@@ -1,0 +1,124 @@
+package dart_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"heapconv/ir"
+	rdart "heapconv/readers/dart"
+)
+
+func readSample(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/synthetic_vm_layout.dartheap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Offsets in the sample (see synthetic_expected.json and xxd).
+const (
+	offRefCount   = 0x125 // header referenceCount (10)
+	offObj1Class  = 0x127 // object 1: class 1
+	offObj1Tag    = 0x129 // object 1: data tag 0
+	offObj1Ref0   = 0x12b // object 1: first reference (4)
+	offHashes     = 0x1a4 // the identity hash codes start here
+	sampleObjects = 10
+)
+
+// TestReadErrors mutates the sample: each error names the offending byte's
+// offset, in every reading mode.
+func TestReadErrors(t *testing.T) {
+	sample := readSample(t)
+	for _, c := range []struct{ off, want int }{{offRefCount, 10}, {offObj1Class, 1}, {offObj1Tag, 0}, {offObj1Ref0, 4}} {
+		if int(sample[c.off]) != c.want {
+			t.Fatalf("sample byte at %#x is %d, the test expects %d", c.off, sample[c.off], c.want)
+		}
+	}
+	set := func(off int, b ...byte) []byte {
+		out := bytes.Clone(sample)
+		copy(out[off:], b)
+		return out
+	}
+	tests := []struct {
+		name string
+		in   []byte
+		off  int64
+		want string
+	}{
+		{"bad magic", append([]byte("dartheaq"), sample[8:]...), 0, "not a Dart heap snapshot"},
+		{"unknown data tag", set(offObj1Tag, 9), offObj1Tag, "unknown data tag 9"},
+		{"class beyond the table", set(offObj1Class, 10), offObj1Class, "class 10, but there are 9 classes"},
+		{"reference beyond the objects", set(offObj1Ref0, sampleObjects+1), offObj1Ref0, "reference to object 11"},
+		{"referenceCount too small", set(offRefCount, 5), offRefCount, "referenceCount is 5"},
+		{"data after the hashes", append(bytes.Clone(sample), 0, 0, 7), int64(len(sample) + 2), "byte 0x07 after the identity hash codes"},
+		{"LEB128 past 64 bits", set(offObj1Class, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), offObj1Class, "does not fit in 64 bits"},
+		{"huge class count", set(20, 0xff, 0xff, 0xff, 0xff, 0x0f), 20, "cannot hold that many"},
+	}
+	modes := []struct {
+		name string
+		read func([]byte) (*ir.File, error)
+	}{
+		{"sized", func(b []byte) (*ir.File, error) { return rdart.Read(bytes.NewReader(b), rdart.Options{}) }},
+		{"byte by byte", func(b []byte) (*ir.File, error) {
+			return rdart.Read(iotest.OneByteReader(bytes.NewReader(b)), rdart.Options{})
+		}},
+	}
+	for _, tc := range tests {
+		for _, m := range modes {
+			t.Run(tc.name+"/"+m.name, func(t *testing.T) {
+				if tc.name == "huge class count" && m.name == "byte by byte" {
+					// Without a size the count is believed; the classes
+					// then run out of bytes, which is also an error.
+					_, err := m.read(tc.in)
+					if err == nil {
+						t.Fatal("read succeeded")
+					}
+					return
+				}
+				_, err := m.read(tc.in)
+				var fe *ir.FormatError
+				if !errors.As(err, &fe) {
+					t.Fatalf("error %v (%T), want a *ir.FormatError", err, err)
+				}
+				if fe.Offset != tc.off || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("error %q at offset %d, want %q at %d", err, fe.Offset, tc.want, tc.off)
+				}
+			})
+		}
+	}
+}
+
+// TestReadTruncated cuts the sample at every length: each cut is an error
+// that says where the bytes ran out, except the cut right before the
+// identity hash codes, which is a complete file of the pre-2021 layout.
+func TestReadTruncated(t *testing.T) {
+	sample := readSample(t)
+	for cut := 0; cut < len(sample); cut++ {
+		f, err := rdart.Read(bytes.NewReader(sample[:cut]), rdart.Options{})
+		if cut == offHashes {
+			if err != nil {
+				t.Fatalf("cut at the hashes: %v", err)
+			}
+			if f.Snapshots[0].Dart.IdentityHashes || !strings.Contains(f.FormatVersion, "without identity hash codes") {
+				t.Errorf("cut at the hashes: read as %q", f.FormatVersion)
+			}
+			continue
+		}
+		var fe *ir.FormatError
+		if !errors.As(err, &fe) {
+			t.Fatalf("cut at %d: error %v, want a *ir.FormatError", cut, err)
+		}
+		if fe.Offset > int64(cut) {
+			t.Errorf("cut at %d: offset %d beyond the input: %v", cut, fe.Offset, err)
+		}
+		if !strings.Contains(err.Error(), "end of file") && !strings.Contains(err.Error(), "left") && !strings.Contains(err.Error(), "not a Dart") {
+			t.Errorf("cut at %d: %v does not say the input ended", cut, err)
+		}
+	}
+}
