@@ -104,7 +104,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport) {
 			if s.EdgeKindOf(e).Indexed {
 				continue
 			}
-			switch strings.TrimLeft(f.String(s.Edges.Name[e]), "_") {
+			switch strings.Trim(f.String(s.Edges.Name[e]), "_") {
 			case "data", "index":
 				backing[s.Edges.Target[e]] = true
 			}
