@@ -32,6 +32,16 @@ func DecodeWTF8(s string) (rune, int) {
 // UTF16Len returns the length of s in UTF-16 code units, the unit of V8's
 // and Chrome's string limits. An invalid byte counts as one unit.
 func UTF16Len(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return len(s) // the common case: one unit per byte
+	}
 	n := 0
 	for i := 0; i < len(s); {
 		r, size := DecodeWTF8(s[i:])

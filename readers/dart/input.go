@@ -102,6 +102,31 @@ func (in *input) eofError(what string) error {
 
 // uleb reads an unsigned LEB128 value of at most 64 bits.
 func (in *input) uleb(what string) (uint64, error) {
+	// Fast path: the whole encoding is buffered (at most 10 bytes).
+	if in.end-in.pos >= 10 {
+		b := in.buf[in.pos : in.pos+10]
+		if b[0] < 0x80 {
+			in.pos++
+			return uint64(b[0]), nil
+		}
+		v := uint64(b[0] & 0x7F)
+		for k := 1; k < 10; k++ {
+			c := b[k]
+			if k == 9 && c > 1 {
+				break // past 64 bits: the slow path reports it
+			}
+			v |= uint64(c&0x7F) << (7 * uint(k))
+			if c < 0x80 {
+				in.pos += k + 1
+				return v, nil
+			}
+		}
+	}
+	return in.ulebSlow(what)
+}
+
+// ulebSlow is uleb near the end of the buffer, and its error cases.
+func (in *input) ulebSlow(what string) (uint64, error) {
 	if in.end-in.pos < 10 && !in.ensure(10) && in.pos >= in.end {
 		return 0, in.eofError(what)
 	}

@@ -319,7 +319,19 @@ func (p *parser) readObjects() error {
 	ed.Kind = make([]uint8, 0, eh)
 	ed.Name = make([]uint32, 0, eh)
 	ed.Target = make([]uint32, 0, eh)
+	// String payloads are interned too: size the index for them now rather
+	// than rehashing it again and again (a heap has about one distinct
+	// string per twenty objects).
+	if want := p.capHint(n / 16); want > 2*len(p.strIndex) {
+		m := make(map[string]uint32, want)
+		for k, v := range p.strIndex {
+			m[k] = v
+		}
+		p.strIndex = m
+	}
 	rootName := p.intern([]byte("Root"))
+	sizes := newBatch(&nd.SelfSize)
+	defer sizes.flush()
 	nc := uint64(len(p.classes))
 	var none classInfo
 	for i := uint64(0); i < n; i++ {
@@ -354,7 +366,7 @@ func (p *parser) readObjects() error {
 		nd.Kind = append(nd.Kind, uint8(tag))
 		nd.Name = append(nd.Name, name)
 		nd.Class = append(nd.Class, uint32(cls))
-		nd.SelfSize.Append(size)
+		sizes.add(size)
 		if tag != ir.DartNoData {
 			if err := p.readData(uint32(i), uint8(tag), info); err != nil {
 				return err
@@ -372,9 +384,29 @@ func (p *parser) readObjects() error {
 			return in.errorf(rcOff, "more than 2^32 references")
 		}
 		for j := 0; j < int(rc); j++ {
-			ref, err := p.ref(n, i)
-			if err != nil {
-				return err
+			// Fast path: a buffered reference of one or two bytes.
+			var ref uint64
+			if in.end-in.pos >= 2 && in.buf[in.pos] < 0x80 {
+				ref = uint64(in.buf[in.pos])
+				in.pos++
+			} else if in.end-in.pos >= 2 && in.buf[in.pos+1] < 0x80 {
+				ref = uint64(in.buf[in.pos]&0x7F) | uint64(in.buf[in.pos+1])<<7
+				in.pos += 2
+			} else {
+				off := in.offset()
+				if ref, err = in.uleb("reference"); err != nil {
+					return err
+				}
+				if ref > n {
+					return in.errorf(off, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
+				}
+			}
+			if ref > n {
+				k := int64(1)
+				if ref >= 0x80 {
+					k = 2
+				}
+				return in.errorf(in.offset()-k, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
 			}
 			if ref == 0 {
 				p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
@@ -389,30 +421,6 @@ func (p *parser) readObjects() error {
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
 	return nil
-}
-
-// ref reads one reference of object i (0-origin) and checks it.
-func (p *parser) ref(n, i uint64) (uint64, error) {
-	in := p.in
-	// Fast path: a one-byte reference.
-	if in.pos < in.end {
-		if c := in.buf[in.pos]; c < 0x80 {
-			in.pos++
-			if uint64(c) > n {
-				return 0, in.errorf(in.offset()-1, "object %d: reference to object %d, but there are %d objects", i+1, c, n)
-			}
-			return uint64(c), nil
-		}
-	}
-	off := in.offset()
-	ref, err := in.uleb("reference")
-	if err != nil {
-		return 0, err
-	}
-	if ref > n {
-		return 0, in.errorf(off, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
-	}
-	return ref, nil
 }
 
 // readData reads the NonReferenceData payload of node i.
@@ -666,13 +674,15 @@ func (p *parser) readTail() error {
 	}
 	p.d.IdentityHashes = true
 	nd.ID.Reserve(n)
+	ids := newBatch(&nd.ID)
 	for i := 0; i < n; i++ {
 		h, err := in.uleb("identity hash code")
 		if err != nil {
 			return err
 		}
-		nd.ID.Append(h)
+		ids.add(h)
 	}
+	ids.flush()
 	for !in.atEOF() {
 		for k, c := range in.buf[in.pos:in.end] {
 			if c != 0 {
@@ -686,6 +696,27 @@ func (p *parser) readTail() error {
 		return in.err
 	}
 	return nil
+}
+
+// batch appends to a column in batches: Uints.Append checks the width of
+// every value, AppendAll once per batch.
+type batch struct {
+	dst *ir.Uints
+	buf []uint64
+}
+
+func newBatch(dst *ir.Uints) *batch { return &batch{dst: dst, buf: make([]uint64, 0, 4096)} }
+
+func (b *batch) add(v uint64) {
+	b.buf = append(b.buf, v)
+	if len(b.buf) == cap(b.buf) {
+		b.flush()
+	}
+}
+
+func (b *batch) flush() {
+	b.dst.AppendAll(b.buf)
+	b.buf = b.buf[:0]
 }
 
 // describe names the generation of the file for FormatVersion.

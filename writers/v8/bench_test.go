@@ -1,12 +1,15 @@
 package v8
 
 import (
+	"bytes"
 	"io"
 	"math/rand"
 	"strconv"
 	"testing"
 
+	"heapconv/internal/dartgen"
 	"heapconv/ir"
+	rdart "heapconv/readers/dart"
 )
 
 // benchFile builds a V8-shaped snapshot of n nodes (about 3 edges each)
@@ -70,3 +73,26 @@ func BenchmarkWriteCompact(b *testing.B) { benchmarkWrite(b, ir.V8LayoutCompact)
 
 // BenchmarkWriteRows measures writing a Node ≤ 22 style file.
 func BenchmarkWriteRows(b *testing.B) { benchmarkWrite(b, ir.V8LayoutRows) }
+
+// BenchmarkDartToV8 converts a generated 1 M-object Dart heap (read once,
+// outside the timing) to a V8 .heapsnapshot in memory: fromDart, Convert
+// and Write.
+func BenchmarkDartToV8(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 1, Objects: 1_000_000}); err != nil {
+		b.Fatal(err)
+	}
+	f, err := rdart.Read(bytes.NewReader(buf.Bytes()), rdart.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var out bytes.Buffer
+	for i := 0; i < b.N; i++ {
+		out.Reset()
+		if _, err := Write(&out, f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(out.Len()), "out-bytes")
+}

@@ -44,7 +44,9 @@ type converter struct {
 
 	strings  []string
 	strIndex map[string]uint32
-	shift    uint32 // synthetic nodes put in front of the source's nodes
+	// bySrc memoizes intern by source string index (+1; 0 = not yet).
+	bySrc []uint32
+	shift uint32 // synthetic nodes put in front of the source's nodes
 }
 
 // intern returns the output string index of s, capping its length.
@@ -59,6 +61,23 @@ func (c *converter) intern(s string) uint32 {
 	c.strings = append(c.strings, s)
 	c.strIndex[s] = i
 	return i
+}
+
+// internSrc is intern of the source's string i, memoized: most nodes share
+// their names, and a map lookup per node would dominate big conversions.
+func (c *converter) internSrc(i uint32) uint32 {
+	if int(i) >= len(c.src.Strings) {
+		return c.intern(c.src.String(i))
+	}
+	if c.bySrc == nil {
+		c.bySrc = make([]uint32, len(c.src.Strings))
+	}
+	if v := c.bySrc[i]; v != 0 {
+		return v - 1
+	}
+	v := c.intern(c.src.Strings[i])
+	c.bySrc[i] = v + 1
+	return v
 }
 
 // truncateUnits cuts s to at most n UTF-16 code units, at a code point
@@ -173,12 +192,12 @@ func (c *converter) convert() (*ir.File, error) {
 	var bigSizes, renamed int
 	for i := 0; i < n; i++ {
 		nd.Kind = append(nd.Kind, nodeKind[s.Nodes.Kind[i]])
-		name := src.String(s.Nodes.Name[i])
-		if name == "" && len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
-			name = src.String(src.Classes.Name[s.Nodes.Class[i]-1])
+		name := s.Nodes.Name[i]
+		if src.String(name) == "" && len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
+			name = src.Classes.Name[s.Nodes.Class[i]-1]
 			renamed++
 		}
-		nd.Name = append(nd.Name, c.intern(name))
+		nd.Name = append(nd.Name, c.internSrc(name))
 		size := s.Nodes.SelfSize.At(i)
 		if size > math.MaxUint32 {
 			size = math.MaxUint32
@@ -206,7 +225,7 @@ func (c *converter) convert() (*ir.File, error) {
 		case s.EdgeKinds[k].Indexed:
 			ed.Name = append(ed.Name, s.Edges.Name[e])
 		default:
-			ed.Name = append(ed.Name, c.intern(src.String(s.Edges.Name[e])))
+			ed.Name = append(ed.Name, c.internSrc(s.Edges.Name[e]))
 		}
 		ed.Target = append(ed.Target, s.Edges.Target[e]+c.shift)
 	}

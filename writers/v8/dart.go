@@ -121,12 +121,24 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport) {
 	nd.Name = make([]uint32, 0, total)
 	nd.FirstEdge = make([]uint32, 1, total+1)
 	ids := make([]uint64, 0, total)
-	addNode := func(k uint8, name string, size, id uint64) {
+	classIdx := make([]uint32, len(className)) // interned class names, +1
+	srcIdx := make([]uint32, len(f.Strings))   // interned source strings, +1
+	srcName := func(i uint32) uint32 {
+		if int(i) >= len(srcIdx) {
+			return intern(f.String(i))
+		}
+		if srcIdx[i] == 0 {
+			srcIdx[i] = intern(f.Strings[i]) + 1
+		}
+		return srcIdx[i] - 1
+	}
+	addNodeIdx := func(k uint8, name uint32, size, id uint64) {
 		nd.Kind = append(nd.Kind, k)
-		nd.Name = append(nd.Name, intern(name))
+		nd.Name = append(nd.Name, name)
 		nd.SelfSize.Append(min(size, math.MaxUint32))
 		ids = append(ids, id)
 	}
+	addNode := func(k uint8, name string, size, id uint64) { addNodeIdx(k, intern(name), size, id) }
 	edge := func(k uint8, name uint32, target int) {
 		ed.Kind = append(ed.Kind, k)
 		ed.Name = append(ed.Name, name)
@@ -156,98 +168,105 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport) {
 	slices.SortStableFunc(extOrder, func(a, b int) int { return int(d.ExternalNode[a]) - int(d.ExternalNode[b]) })
 	nextNative := n + shift
 	var truncated int
-	for i := 0; i < n; i++ {
-		cls := s.Nodes.Class[i]
-		name := className[cls]
+	// What each class makes of its objects, decided once per class.
+	kindOf := make([]uint8, len(className))
+	special := make([]uint8, len(className)) // 1 Read-Only Pages, 2 Isolate
+	for cls := range kindOf {
 		cname := ""
 		if cls > 0 {
 			cname = f.String(c.Name[cls-1])
 		}
-		var val string
-		hasVal := false
+		switch {
+		case cls > 0 && cls <= 3 && internal[cls] && cname == "Read-Only Pages":
+			kindOf[cls], special[cls] = kSynthetic, 1
+		case cls > 0 && cls <= 3 && internal[cls] && cname == "Isolate":
+			kindOf[cls], special[cls] = kSynthetic, 2
+		case dartString(cname):
+			kindOf[cls] = kString
+		case cname == "_Smi" || cname == "_Mint" || cname == "_Double":
+			kindOf[cls] = kNumber
+		case cname == "_Closure":
+			kindOf[cls] = kClosure
+		case dartCode(cname):
+			kindOf[cls] = kCode
+		case cls == 0 || internal[cls]:
+			kindOf[cls] = kHidden
+		default:
+			kindOf[cls] = kObject
+		}
+	}
+	for i := 0; i < n; i++ {
+		cls := s.Nodes.Class[i]
 		for vi < len(v.Node) && v.Node[vi] < uint32(i) {
 			vi++
 		}
-		if vi < len(v.Node) && v.Node[vi] == uint32(i) {
-			hasVal = true
+		hasVal := vi < len(v.Node) && v.Node[vi] == uint32(i)
+		value := func() string {
 			switch v.Kind[vi] {
 			case ir.ValueString:
-				val = f.String(uint32(v.Bits[vi]))
 				if v.Aux[vi] != 0 {
-					val += "..."
 					truncated++
+					return f.String(uint32(v.Bits[vi])) + "..."
 				}
+				return f.String(uint32(v.Bits[vi]))
 			case ir.ValueInt:
-				val = strconv.FormatInt(int64(v.Bits[vi]), 10)
+				return strconv.FormatInt(int64(v.Bits[vi]), 10)
 			case ir.ValueFloat:
-				val = strconv.FormatFloat(math.Float64frombits(v.Bits[vi]), 'g', -1, 64)
+				return strconv.FormatFloat(math.Float64frombits(v.Bits[vi]), 'g', -1, 64)
 			case ir.ValueBool:
-				val = strconv.FormatBool(v.Bits[vi] != 0)
+				return strconv.FormatBool(v.Bits[vi] != 0)
 			case ir.ValueLength:
-				val = "length " + strconv.FormatUint(v.Bits[vi], 10)
-			case ir.ValueNull:
-				val = "null"
+				return "length " + strconv.FormatUint(v.Bits[vi], 10)
 			}
+			return "null"
 		}
-		k := kObject
+		k := kindOf[cls]
+		name := ""
+		named := false // name set; else the class's
 		switch {
-		case i == int(s.Root) || (cls <= 3 && internal[cls] && (cname == "Read-Only Pages" || cname == "Isolate")):
-			k = kSynthetic
-			switch {
-			case i == int(s.Root):
-				name = "(Dart VM roots)"
-			case cname == "Isolate":
-				name = "(Isolate " + f.String(s.Name) + ")"
-				if hasVal {
-					name = "(Isolate " + f.String(s.Name) + " port " + val + ")"
-				}
-			default:
-				name = "(" + cname + ")"
-			}
-		case dartString(cname):
-			k = kString
+		case i == int(s.Root):
+			k, name, named = kSynthetic, "(Dart VM roots)", true
+		case special[cls] == 1:
+			name, named = "(Read-Only Pages)", true
+		case special[cls] == 2:
+			name, named = "(Isolate "+f.String(s.Name)+")", true
 			if hasVal {
-				name = val
+				name = "(Isolate " + f.String(s.Name) + " port " + value() + ")"
 			}
-		case cname == "_Smi" || cname == "_Mint" || cname == "_Double":
-			k = kNumber
+		case k == kString || k == kNumber:
 			if hasVal {
-				name = val
+				name, named = value(), true
 			}
-		case backing[i]:
+		case k == kObject && backing[i]:
 			k = kArray
-		case cname == "_Closure":
-			k = kClosure
-		case dartCode(cname):
-			k = kCode
-			if hasVal && s.Nodes.Kind[i] == ir.DartNameData {
-				name += " " + val
-			}
-		case cls == 0 || internal[cls]:
-			k = kHidden
-			if hasVal && s.Nodes.Kind[i] == ir.DartNameData {
-				name += " " + val
-			}
+		case (k == kCode || k == kHidden) && hasVal && s.Nodes.Kind[i] == ir.DartNameData:
+			name, named = className[cls]+" "+value(), true
 		}
 		id := uint64(0)
 		if d.IdentityHashes {
 			id = s.Nodes.ID.At(i)
 		}
-		addNode(k, name, s.Nodes.SelfSize.At(i), id)
+		if !named {
+			if classIdx[cls] == 0 {
+				classIdx[cls] = intern(className[cls]) + 1
+			}
+			addNodeIdx(k, classIdx[cls]-1, s.Nodes.SelfSize.At(i), id)
+		} else {
+			addNode(k, name, s.Nodes.SelfSize.At(i), id)
+		}
 		lo, hi := s.Nodes.EdgeRange(i)
 		for e := lo; e < hi; e++ {
 			to := int(s.Edges.Target[e]) + shift
 			switch ek := s.EdgeKindOf(e); {
 			case ek.Name == "weak":
-				edge(eWeak, intern(f.String(s.Edges.Name[e])), to)
+				edge(eWeak, srcName(s.Edges.Name[e]), to)
 			case ek.Indexed:
 				edge(eElement, s.Edges.Name[e], to)
 			default:
-				fn := f.String(s.Edges.Name[e])
-				if fn == "" {
+				if f.String(s.Edges.Name[e]) == "" {
 					edge(eElement, uint32(e-lo), to)
 				} else {
-					edge(eProperty, intern(fn), to)
+					edge(eProperty, srcName(s.Edges.Name[e]), to)
 				}
 			}
 		}
@@ -276,39 +295,73 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport) {
 }
 
 // assignIDs gives every node a unique odd id below 2^32: 2h+1 for a node
-// with a hash h no other node has, else the free odd ids from the top.
+// with a hash h (below 2^31) no other node has, else the free odd ids from
+// the top. Nodes are sorted by hash with a radix sort: a map or a
+// comparison sort would dominate converting a big heap.
 func assignIDs(nd *ir.Nodes, hashes []uint64) {
-	count := map[uint64]int{}
-	for _, h := range hashes {
-		if h != 0 && h < math.MaxUint32/2 {
-			count[h]++
-		}
-	}
-	used := map[uint64]bool{}
-	for _, h := range hashes {
-		if count[h] == 1 {
-			used[2*h+1] = true
-		}
-	}
-	next := uint64(math.MaxUint32 - 4) // odd, and below what Convert keeps
-	// V8's root is id 1, (GC roots) id 3, as V8 numbers them, when free.
+	// Keys: hash in the high 32 bits, node in the low; nodes without a
+	// usable hash are left out.
+	keys := make([]uint64, 0, len(hashes))
 	for i, h := range hashes {
-		id := uint64(0)
+		if h != 0 && h < 1<<31 {
+			keys = append(keys, h<<32|uint64(i))
+		}
+	}
+	tmp := make([]uint64, len(keys))
+	for shift := uint(32); shift < 64; shift += 11 { // LSD radix on the hash bits
+		var count [1 << 11]int
+		for _, k := range keys {
+			count[(k>>shift)&(1<<11-1)]++
+		}
+		sum := 0
+		for b := range count {
+			count[b], sum = sum, sum+count[b]
+		}
+		for _, k := range keys {
+			b := (k >> shift) & (1<<11 - 1)
+			tmp[count[b]] = k
+			count[b]++
+		}
+		keys, tmp = tmp, keys
+	}
+	ids := make([]uint64, len(hashes))
+	var used []uint64 // ascending
+	for a := 0; a < len(keys); {
+		b := a + 1
+		for b < len(keys) && keys[b]>>32 == keys[a]>>32 {
+			b++
+		}
+		if b == a+1 {
+			id := 2*(keys[a]>>32) + 1
+			ids[keys[a]&(1<<32-1)] = id
+			used = append(used, id)
+		}
+		a = b
+	}
+	taken := func(id uint64) bool { _, ok := slices.BinarySearch(used, id); return ok }
+	// Free ids from the top: walk down, skipping the used ones in step.
+	next := uint64(math.MaxUint32 - 4) // odd, and below what Convert keeps
+	top := len(used) - 1
+	for i := range ids {
 		switch {
-		case count[h] == 1:
-			id = 2*h + 1
-		case i < 2 && !used[uint64(2*i+1)]:
-			id = uint64(2*i + 1)
-			used[id] = true
+		case ids[i] != 0:
+		case i < 2 && !taken(uint64(2*i+1)):
+			ids[i] = uint64(2*i + 1) // V8's root is id 1 and (GC roots) id 3, when free
 		default:
-			for used[next] {
+			for {
+				for top >= 0 && used[top] > next {
+					top--
+				}
+				if (top < 0 || used[top] != next) && next > 3 {
+					break
+				}
 				next -= 2
 			}
-			id = next
-			used[id] = true
+			ids[i] = next
+			next -= 2
 		}
-		nd.ID.Append(id)
 	}
+	nd.ID.AppendAll(ids)
 }
 
 // dartString reports whether a Dart class is one of the VM's string classes.
