@@ -384,6 +384,9 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 		if got.NodeCount != n || got.EdgeCount != m {
 			t.Errorf("DevTools: %d nodes %d edges; we wrote %d and %d", got.NodeCount, got.EdgeCount, n, m)
 		}
+		if src.Snapshots[0].Dart != nil {
+			compareDartRetained(t, got, src, conv)
+		}
 		if srcPath == "" {
 			return
 		}
@@ -533,6 +536,10 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 					}
 					if fm.v8Output {
 						expectCounts(t, o, fm.name+"/random/"+name, out, back)
+					}
+					if s := f.Snapshots[0]; len(f.Snapshots) == 1 && s.Dart != nil && s.Nodes.Len() > 0 {
+						// Dart heaps go to DevTools through their own reshaping.
+						testToV8(t, fm, "random-"+strings.ReplaceAll(name, "/", "-"), f, 0, "", o)
 					}
 				})
 			}

@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"heapconv/ir"
 )
@@ -97,6 +99,22 @@ func dartSectionDiff(fa *ir.File, a *ir.Snapshot, fb *ir.File, b *ir.Snapshot) [
 	return out
 }
 
+// jsonName is a name as summary.js's JSON brings it back: DevTools' strings
+// are UTF-16, and a lone surrogate (which WTF-8 names can hold) arrives as
+// U+FFFD.
+func jsonName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := ir.DecodeWTF8(s[i:])
+		if r < 0 || (r >= 0xD800 && r < 0xE000) {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+		i += size
+	}
+	return b.String()
+}
+
 // checkDartConverted checks writers/v8.Convert's output for a snapshot read
 // from a Dart file: "" and "(GC roots)" in front of the Dart objects, which
 // keep their order, sizes and references (weak slots as weak edges), one
@@ -167,5 +185,49 @@ func checkDartConverted(t *testing.T, src, out *ir.File) {
 	}
 	if native != c.Nodes.Len() {
 		t.Errorf("%d native nodes owned, %d present", native-n-2, c.Nodes.Len()-n-2)
+	}
+}
+
+// compareDartRetained requires DevTools' per-class retained sizes of a
+// converted Dart heap to equal those heapconv computes on the Dart graph
+// itself: dominators over the Dart references (weak slots ignored, external
+// sizes owned by their object, unreachable objects hung from the root as
+// DevTools hangs them), summed per class as DevTools' Summary sums them.
+// Classes are named as the converted nodes are (node i is node i+2 there).
+func compareDartRetained(t *testing.T, got *summary, src, conv *ir.File) {
+	t.Helper()
+	s, c := src.Snapshots[0], conv.Snapshots[0]
+	tree, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true})
+	if err != nil {
+		t.Fatalf("Dominators: %v", err)
+	}
+	want := ir.ClassRetained(tree,
+		func(i int) string { return jsonName(ir.ClassName(conv, c, i+2)) },
+		func(i int) bool { return s.Nodes.SelfSize.At(i) > 0 })
+	// DevTools counts native nodes (the external properties) under their
+	// names too: a class sharing a name with one cannot be compared.
+	natives := map[string]bool{}
+	for i := 0; i < c.Nodes.Len(); i++ {
+		if c.NodeKindName(i) == "native" {
+			natives[jsonName(conv.String(c.Nodes.Name[i]))] = true
+		}
+	}
+	checked := 0
+	for name, w := range want {
+		if natives[name] {
+			continue
+		}
+		g, ok := got.Classes[name]
+		if !ok {
+			t.Errorf("class %q: not in DevTools' Summary (heapconv: retained %d)", name, w)
+			continue
+		}
+		if uint64(g.MaxRet) != w {
+			t.Errorf("class %q: DevTools retains %d, heapconv %d", name, uint64(g.MaxRet), w)
+		}
+		checked++
+	}
+	if checked == 0 && s.Nodes.SelfSize.Sum() > 0 {
+		t.Errorf("no class compared")
 	}
 }

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -11,7 +12,17 @@ type ClassStat struct {
 	Name     string `json:"name"`
 	Count    uint64 `json:"count"`
 	SelfSize uint64 `json:"self_size"`
+	// Retained is the class's retained size (see ClassRetained), when the
+	// summary was asked to compute it.
+	Retained *uint64 `json:"retained_size,omitempty"`
 }
+
+// Orders for SummarizeBy.
+const (
+	BySelf     = "self"
+	ByCount    = "count"
+	ByRetained = "retained"
+)
 
 // SnapshotSummary is what `heapconv info` reports per snapshot.
 type SnapshotSummary struct {
@@ -44,6 +55,32 @@ func ExternalSize(s *Snapshot) uint64 {
 
 // Summarize computes a snapshot's summary with its top classes by self size.
 func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
+	sum, _ := SummarizeBy(f, s, top, BySelf)
+	return sum
+}
+
+// SummarizeBy computes a snapshot's summary with its top classes ordered by
+// self size, count or retained size. Retained sizes need the dominator tree
+// (weak edges ignored, external sizes owned by their node, nodes
+// unreachable from the root hung from it as Chrome DevTools does) and are
+// summed per class as DevTools' Summary view sums them; a snapshot without
+// a root has none.
+func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, error) {
+	var retained map[string]uint64
+	switch by {
+	case BySelf, ByCount:
+	case ByRetained:
+		tree, err := s.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true})
+		if err != nil {
+			return SnapshotSummary{}, err
+		}
+		labels := classLabels(f)
+		retained = ClassRetained(tree, func(i int) string { return nodeClass(f, s, i, labels) }, func(i int) bool {
+			return s.Nodes.SelfSize.At(i) > 0 || s.NodeKindName(i) == KindNative
+		})
+	default:
+		return SnapshotSummary{}, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
+	}
 	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len())}
 	sum.SelfSize = s.Nodes.SelfSize.Sum()
 	sum.ExternalSize = ExternalSize(s)
@@ -56,7 +93,20 @@ func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
 	}
 	stats := ClassStats(f, s)
 	sum.Classes = uint64(len(stats))
+	if retained != nil {
+		for i := range stats {
+			r := retained[stats[i].Name]
+			stats[i].Retained = &r
+		}
+	}
 	sort.Slice(stats, func(i, j int) bool {
+		a, b := stats[i], stats[j]
+		switch {
+		case retained != nil && *a.Retained != *b.Retained:
+			return *a.Retained > *b.Retained
+		case by == ByCount && a.Count != b.Count:
+			return a.Count > b.Count
+		}
 		if stats[i].SelfSize != stats[j].SelfSize {
 			return stats[i].SelfSize > stats[j].SelfSize
 		}
@@ -69,7 +119,7 @@ func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
 		stats = stats[:top]
 	}
 	sum.TopClasses = stats
-	return sum
+	return sum, nil
 }
 
 func satAdd(a, b uint64) uint64 {
@@ -90,6 +140,7 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 		class uint32
 	}
 	groups := map[key]*ClassStat{}
+	labels := classLabels(f)
 	for i := 0; i < s.Nodes.Len(); i++ {
 		k := key{kind: s.Nodes.Kind[i], name: s.Nodes.Name[i]}
 		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
@@ -99,7 +150,7 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 		}
 		g := groups[k]
 		if g == nil {
-			g = &ClassStat{Name: ClassName(f, s, i)}
+			g = &ClassStat{Name: nodeClass(f, s, i, labels)}
 			groups[k] = g
 		}
 		g.Count++
@@ -119,6 +170,53 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 		out = append(out, *g)
 	}
 	return out
+}
+
+// classLabels names every class of the table, qualified by its library
+// where two libraries define a class of the same name (Dart apps have
+// several "Node"s), so that their objects are not counted as one class.
+func classLabels(f *File) []string {
+	c := &f.Classes
+	var uris []uint32 // Dart keeps library URIs apart from names
+	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
+		uris = f.Snapshots[0].Dart.ClassURI
+	}
+	lib := func(k int) string {
+		l := ""
+		if k < len(c.Library) {
+			l = f.String(c.Library[k])
+		}
+		if l == "" && k < len(uris) {
+			l = f.String(uris[k])
+		}
+		return l
+	}
+	libs := map[string]map[string]bool{}
+	for k := 0; k < c.Len(); k++ {
+		name := f.String(c.Name[k])
+		if libs[name] == nil {
+			libs[name] = map[string]bool{}
+		}
+		libs[name][lib(k)] = true
+	}
+	out := make([]string, c.Len())
+	for k := range out {
+		name := f.String(c.Name[k])
+		out[k] = name
+		if l := lib(k); len(libs[name]) > 1 && l != "" {
+			out[k] = name + " (" + l + ")"
+		}
+	}
+	return out
+}
+
+// nodeClass is ClassName with the class table's names qualified as
+// classLabels qualifies them.
+func nodeClass(f *File, s *Snapshot, i int, labels []string) string {
+	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
+		return labels[s.Nodes.Class[i]-1]
+	}
+	return ClassName(f, s, i)
 }
 
 // nameMatters reports whether a node kind's class name depends on the node's
@@ -145,10 +243,17 @@ func ClassName(f *File, s *Snapshot, i int) string {
 		return "RegExp"
 	case KindObject, KindNative:
 		name := f.String(s.Nodes.Name[i])
-		// DevTools shortens "<tag attr=...>" to "<tag>".
-		if strings.HasPrefix(name, "<") && strings.HasSuffix(name, ">") {
-			if sp := strings.IndexByte(name, ' '); sp > 0 {
+		// DevTools names the class of "<tag attr...": "<tag>" (everything
+		// up to the first space), and of "Detached <tag attr...":
+		// "Detached <tag>".
+		switch {
+		case strings.HasPrefix(name, "<"):
+			if sp := strings.IndexByte(name, ' '); sp >= 0 {
 				name = name[:sp] + ">"
+			}
+		case strings.HasPrefix(name, "Detached <"):
+			if sp := strings.IndexByte(name[10:], ' '); sp >= 0 {
+				name = name[:10+sp] + ">"
 			}
 		}
 		return name

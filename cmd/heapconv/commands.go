@@ -149,23 +149,30 @@ func writeOne(e *env, target *formats.Format, f *ir.File, name string, force, co
 	return nil
 }
 
-const infoUsage = `Usage: heapconv info [--json] [--top N] IN
+const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained] IN
 
 Summarizes IN: its format and variant, and per snapshot the node and edge
 counts, total self and external size, the number of classes and roots, and
-the top classes by self size.
+the top classes by self size, instance count or retained size.
 
 Flags:
   --json    print one JSON object:
             {"format": ..., "format_version": ..., "snapshots": [{"nodes": n,
              "edges": e, "self_size": s, "external_size": x, "classes": c,
              "roots": r, "top_classes": [{"name": ..., "count": n,
-             "self_size": s}]}]}
-            (an IR input adds "via": "ir")
+             "self_size": s, "retained_size": r}]}]}
+            (an IR input adds "via": "ir"; retained_size only with
+            --by retained)
   --top N   how many classes to list (default 10)
+  --by K    order classes by self (size, the default), count, or retained:
+            the memory a class keeps alive, from the dominator tree (weak
+            references do not retain; external memory counts for its owner;
+            a class's objects held by others of the class count once, as in
+            Chrome DevTools' Summary view)
 
 Examples:
   heapconv info app.heapsnapshot
+  heapconv info --top 20 --by retained flutter.dartheap
   heapconv info --json app.heapir.zst | jq '.snapshots[0].nodes'
 `
 
@@ -181,8 +188,14 @@ func runInfo(e *env, args []string) error {
 	fs := newFlags("info")
 	asJSON := fs.Bool("json", false, "")
 	top := fs.Int("top", 10, "")
+	by := fs.String("by", ir.BySelf, "")
 	if err := parse(e, fs, infoUsage, args); err != nil {
 		return err
+	}
+	switch *by {
+	case ir.BySelf, ir.ByCount, ir.ByRetained:
+	default:
+		return usagef("--by must be self, count or retained, not %q", *by)
 	}
 	if fs.NArg() != 1 {
 		return usagef("info needs IN")
@@ -200,8 +213,12 @@ func runInfo(e *env, args []string) error {
 		return err
 	}
 	out := infoJSON{Format: f.Format, FormatVersion: f.FormatVersion, Via: via, Snapshots: []ir.SnapshotSummary{}}
-	for _, s := range f.Snapshots {
-		out.Snapshots = append(out.Snapshots, ir.Summarize(f, s, *top))
+	for i, s := range f.Snapshots {
+		sum, err := ir.SummarizeBy(f, s, *top, *by)
+		if err != nil {
+			return fmt.Errorf("snapshot %d: %w", i, err)
+		}
+		out.Snapshots = append(out.Snapshots, sum)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -217,7 +234,12 @@ func runInfo(e *env, args []string) error {
 	for i, s := range out.Snapshots {
 		fmt.Fprintf(w, "\nsnapshot %d\n  nodes %d  edges %d  classes %d  roots %d\n  self size %d  external size %d\n",
 			i, s.Nodes, s.Edges, s.Classes, s.Roots, s.SelfSize, s.ExternalSize)
-		if len(s.TopClasses) > 0 {
+		if len(s.TopClasses) > 0 && *by == ir.ByRetained {
+			fmt.Fprintf(w, "  %12s %14s %16s  %s\n", "count", "self size", "retained size", "class")
+			for _, c := range s.TopClasses {
+				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, c.Name)
+			}
+		} else if len(s.TopClasses) > 0 {
 			fmt.Fprintf(w, "  %12s %14s  %s\n", "count", "self size", "class")
 			for _, c := range s.TopClasses {
 				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, c.Name)

@@ -129,7 +129,11 @@ func (g *gen) dartFile() *ir.File {
 		}
 		nd.Class = append(nd.Class, cls)
 		nd.Name = append(nd.Name, name)
-		nd.SelfSize.Append(g.size())
+		if i == 0 {
+			nd.SelfSize.Append(0) // the VM writes its root with size 0
+		} else {
+			nd.SelfSize.Append(g.size())
+		}
 		tag := uint8(ir.DartNoData)
 		if do.Data && g.chance(2) {
 			tag = uint8(1 + g.intn(8))

@@ -1,0 +1,60 @@
+package ir_test
+
+import (
+	"testing"
+
+	"heapconv/ir"
+)
+
+// retainedGraph builds a snapshot from an edge list; node i has size
+// sizes[i] and class classes[i].
+func retainedGraph(sizes []uint64, edges [][2]uint32) *ir.Snapshot {
+	s := &ir.Snapshot{NodeKinds: []string{"object"}, EdgeKinds: []ir.EdgeKind{{Name: "property"}, {Name: "weak"}}, Root: 0}
+	n := len(sizes)
+	s.Nodes.FirstEdge = []uint32{0}
+	for i := 0; i < n; i++ {
+		s.Nodes.Kind = append(s.Nodes.Kind, 0)
+		s.Nodes.Name = append(s.Nodes.Name, 0)
+		s.Nodes.ID.Append(uint64(i))
+		s.Nodes.SelfSize.Append(sizes[i])
+		for _, e := range edges {
+			if e[0] == uint32(i) {
+				s.Edges.Kind = append(s.Edges.Kind, 0)
+				s.Edges.Name = append(s.Edges.Name, 0)
+				s.Edges.Target = append(s.Edges.Target, e[1])
+			}
+		}
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+	return s
+}
+
+// TestClassRetained checks DevTools' per-class rule: a node's retained size
+// counts for its class unless a counted node of the same class dominates
+// it; uncounted nodes neither count nor hide others.
+func TestClassRetained(t *testing.T) {
+	//   0 root ─ 1 A(10) ─ 2 A(5) ─ 3 B(1)
+	//          ├ 4 B(7) ─ 5 A(2)
+	//          └ 6 C(0, not counted) ─ 7 C(3)
+	sizes := []uint64{0, 10, 5, 1, 7, 2, 0, 3}
+	class := []string{"root", "A", "A", "B", "B", "A", "C", "C"}
+	s := retainedGraph(sizes, [][2]uint32{{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {0, 6}, {6, 7}})
+	tree, err := s.Dominators(ir.DominatorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ir.ClassRetained(tree, func(i int) string { return class[i] }, func(i int) bool { return sizes[i] > 0 })
+	want := map[string]uint64{
+		"A": 16 + 2, // node 1 holds node 2 (and 3); node 5 is under a B, not an A
+		"B": 1 + 9,  // node 3 is under two As, not a B; node 4 holds node 5
+		"C": 3,      // node 6 does not count, so node 7 does
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("class %s: retained %d, want %d", name, got[name], w)
+		}
+	}
+	if _, ok := got["root"]; ok {
+		t.Errorf("the root has no size and must not count: %v", got)
+	}
+}
