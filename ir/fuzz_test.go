@@ -24,6 +24,8 @@ func fuzzGraphs() []*ir.File {
 		{MaxNodes: 6, MaxStringUnits: 6, Classes: true, ExternalSizes: true, Values: true, GCRoots: true, Totals: true,
 			Snapshots: 2, Kinds: irtest.KindsMixed, IDs: irtest.IDsAny, BigSizes: true, Strings: irtest.AllStrings},
 		{MaxNodes: 5, MaxStringUnits: 6, Kinds: irtest.KindsCustom, Strings: irtest.AllStrings, V8: v8},
+		{MaxNodes: 5, MaxStringUnits: 6, Strings: irtest.AllStrings, Dart: &irtest.DartOptions{Hashes: true,
+			Padding: true, ZeroRefs: true, External: true, Data: true}},
 	}
 	var fs []*ir.File
 	for i, o := range opts {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -712,5 +713,41 @@ func TestRoundtripCommand(t *testing.T) {
 	code, stdout, _ := cliRun(t, nil, "roundtrip", irFile)
 	if code != 0 || !strings.Contains(stdout, "identical") || strings.Contains(stdout, "byte-exact") {
 		t.Errorf("IR input: exit %d:\n%s", code, stdout)
+	}
+}
+
+// TestInfoBy orders classes by retained size and count, and refuses an
+// unknown order as a usage error.
+func TestInfoBy(t *testing.T) {
+	in := filepath.Join("..", "..", "testdata", "dart", "synthetic_vm_layout.dartheap")
+	code, stdout, stderr := cliRun(t, nil, "info", "--by", "retained", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Foo holds its string, Mint and double and 1024 external bytes.
+	if !strings.Contains(stdout, "retained size") || !regexp.MustCompile(`\n\s+1\s+48\s+1136\s+Foo\n`).MatchString(stdout) {
+		t.Errorf("info --by retained does not list Foo retaining 1136 bytes:\n%s", stdout)
+	}
+	code, stdout, _ = cliRun(t, nil, "info", "--json", "--by", "retained", in)
+	var out struct {
+		Snapshots []struct {
+			TopClasses []struct {
+				Name     string  `json:"name"`
+				Retained *uint64 `json:"retained_size"`
+			} `json:"top_classes"`
+		} `json:"snapshots"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != 0 {
+		t.Fatalf("info --json --by retained: exit %d, %v", code, err)
+	}
+	if top := out.Snapshots[0].TopClasses; len(top) == 0 || top[0].Name != "Foo" || top[0].Retained == nil || *top[0].Retained != 1136 {
+		t.Errorf("JSON top class %+v, want Foo retaining 1136", top)
+	}
+	code, stdout, _ = cliRun(t, nil, "info", "--by", "count", in)
+	if code != 0 || !regexp.MustCompile(`\n\s+2\s+0\s+_Smi\n`).MatchString(stdout) {
+		t.Errorf("info --by count: exit %d, the two Smis do not lead:\n%s", code, stdout)
+	}
+	if code, _, stderr := cliRun(t, nil, "info", "--by", "size", in); code != 2 || !strings.Contains(stderr, "--by") {
+		t.Errorf("info --by size: exit %d, stderr %q; want a usage error", code, stderr)
 	}
 }

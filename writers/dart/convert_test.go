@@ -1,0 +1,121 @@
+package dart_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+	rdart "heapconv/readers/dart"
+	wdart "heapconv/writers/dart"
+)
+
+// foreignFile is a small V8-like graph: a root (node 1, so a synthetic Dart
+// root goes in front) with GC roots, two "Point" objects that agree on their
+// fields x and y, two "Bag" objects that do not, a string with a value, a
+// weak edge and an external size.
+func foreignFile() *ir.File {
+	f := &ir.File{Format: "test", Strings: []string{"", "Point", "x", "y", "Bag", "a", "b", "hello", "(roots)", "root", "lib"}}
+	f.Classes = ir.Classes{Name: []uint32{1}, Library: []uint32{10}, FirstField: []uint32{0, 0}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 1}
+	const object, str = 3, 2
+	type node struct {
+		kind  uint8
+		name  uint32
+		class uint32
+		size  uint64
+		edges [][3]uint32 // kind, name, target
+	}
+	prop, elem, weak := uint32(2), uint32(1), uint32(6)
+	nodes := []node{
+		{object, 7, 0, 8, nil}, // 0: a "hello" object without a value
+		{object, 9, 0, 0, [][3]uint32{{elem, 0, 2}, {elem, 1, 3}, {elem, 2, 4}, {elem, 3, 5}}}, // 1: root
+		{object, 1, 1, 16, [][3]uint32{{prop, 2, 6}, {prop, 3, 6}}},                            // 2: Point
+		{object, 1, 1, 16, [][3]uint32{{prop, 2, 6}, {prop, 3, 0}}},                            // 3: Point
+		{object, 4, 0, 24, [][3]uint32{{prop, 5, 6}, {weak, 6, 0}}},                            // 4: Bag
+		{object, 4, 0, 24, [][3]uint32{{prop, 6, 6}, {prop, 5, 2}}},                            // 5: Bag (other names)
+		{str, 7, 0, 32, nil}, // 6: a string
+	}
+	s.Nodes.FirstEdge = []uint32{0}
+	for i, n := range nodes {
+		s.Nodes.Kind = append(s.Nodes.Kind, n.kind)
+		s.Nodes.Name = append(s.Nodes.Name, n.name)
+		s.Nodes.Class = append(s.Nodes.Class, n.class)
+		s.Nodes.ID.Append(uint64(2*i + 1))
+		s.Nodes.SelfSize.Append(n.size)
+		for _, e := range n.edges {
+			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
+			s.Edges.Name = append(s.Edges.Name, e[1])
+			s.Edges.Target = append(s.Edges.Target, e[2])
+		}
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+	s.Nodes.ExternalSize.AppendAll([]uint64{0, 0, 0, 0, 4096, 0, 0})
+	s.Values = ir.Values{Node: []uint32{6}, Kind: []ir.ValueKind{ir.ValueString}, Bits: []uint64{7}, Aux: []uint64{0}}
+	s.Roots = []ir.RootRef{{Node: 2, Category: 8}}
+	f.Snapshots = []*ir.Snapshot{s}
+	return f
+}
+
+func TestConvert(t *testing.T) {
+	src := foreignFile()
+	var b bytes.Buffer
+	loss, err := wdart.Write(&b, src, wdart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := rdart.Read(bytes.NewReader(b.Bytes()), rdart.Options{})
+	if err != nil {
+		t.Fatalf("the converted file does not read back: %v", err)
+	}
+	s := f.Snapshots[0]
+	if s.Nodes.Len() != 8 {
+		t.Fatalf("%d objects, want a synthetic root and the 7 nodes", s.Nodes.Len())
+	}
+	class := func(i int) string { return f.String(f.Classes.Name[s.Nodes.Class[i]-1]) }
+	fields := func(name string) []string {
+		for k := 0; k < f.Classes.Len(); k++ {
+			if f.String(f.Classes.Name[k]) == name {
+				var out []string
+				for j := f.Classes.FirstField[k]; j < f.Classes.FirstField[k+1]; j++ {
+					out = append(out, f.String(f.Classes.FieldName[j]))
+				}
+				return out
+			}
+		}
+		t.Fatalf("no class %q", name)
+		return nil
+	}
+	if class(0) != "Root" || s.Nodes.SelfSize.At(0) != 0 {
+		t.Errorf("object 1 is %q of size %d, want the synthetic Root", class(0), s.Nodes.SelfSize.At(0))
+	}
+	if got := strings.Join(fields("Point"), ","); got != "x,y" {
+		t.Errorf("Point fields %q, want x,y (its objects agree)", got)
+	}
+	if got := fields("Bag"); len(got) != 0 {
+		t.Errorf("Bag fields %q, want none (its objects disagree)", got)
+	}
+	if class(7) != "(string)" || s.Nodes.Kind[7] != ir.DartLatin1Data {
+		t.Errorf("the string is %q with tag %d, want (string) with Latin-1 data", class(7), s.Nodes.Kind[7])
+	}
+	if class(1) != "hello" {
+		t.Errorf("an object without class is in class %q, want its name", class(1))
+	}
+	if s.Nodes.ID.At(3) != 5 || s.Nodes.SelfSize.At(3) != 16 {
+		t.Errorf("Point 1: hash %d size %d, want the source's id 5 and size 16", s.Nodes.ID.At(3), s.Nodes.SelfSize.At(3))
+	}
+	if d := s.Dart; len(d.ExternalNode) != 1 || d.ExternalNode[0] != 5 || d.ExternalSize.At(0) != 4096 {
+		t.Errorf("external properties %v, want one of 4096 bytes on the first Bag", d.ExternalNode)
+	}
+	// The root's references: the source root, then the GC root.
+	lo, hi := s.Nodes.EdgeRange(0)
+	if hi-lo != 2 || s.Edges.Target[lo] != 2 || s.Edges.Target[lo+1] != 3 {
+		t.Errorf("root references %v, want the source root and its GC root", s.Edges.Target[lo:hi])
+	}
+	report := strings.Join(loss, "\n")
+	for _, want := range []string{"GC roots", "weak edges", "edge names"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("loss report does not mention %q:\n%s", want, report)
+		}
+	}
+}
