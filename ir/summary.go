@@ -74,7 +74,7 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 		if err != nil {
 			return SnapshotSummary{}, err
 		}
-		labels := classLabels(f)
+		labels := ClassLabels(f)
 		retained = ClassRetained(tree, func(i int) string { return nodeClass(f, s, i, labels) }, func(i int) bool {
 			return s.Nodes.SelfSize.At(i) > 0 || s.NodeKindName(i) == KindNative
 		})
@@ -140,7 +140,7 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 		class uint32
 	}
 	groups := map[key]*ClassStat{}
-	labels := classLabels(f)
+	labels := ClassLabels(f)
 	for i := 0; i < s.Nodes.Len(); i++ {
 		k := key{kind: s.Nodes.Kind[i], name: s.Nodes.Name[i]}
 		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
@@ -172,24 +172,25 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 	return out
 }
 
-// classLabels names every class of the table, qualified by its library
+// ClassLabels names every class of the table, qualified by its library
 // where two libraries define a class of the same name (Dart apps have
-// several "Node"s), so that their objects are not counted as one class.
-func classLabels(f *File) []string {
+// several "Node"s), so that their objects are not counted as one class:
+// "Node (package:app/tree.dart)". A Dart file's library URI is preferred to
+// its library name.
+func ClassLabels(f *File) []string {
 	c := &f.Classes
 	var uris []uint32 // Dart keeps library URIs apart from names
 	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
 		uris = f.Snapshots[0].Dart.ClassURI
 	}
 	lib := func(k int) string {
-		l := ""
+		if k < len(uris) && f.String(uris[k]) != "" {
+			return f.String(uris[k])
+		}
 		if k < len(c.Library) {
-			l = f.String(c.Library[k])
+			return f.String(c.Library[k])
 		}
-		if l == "" && k < len(uris) {
-			l = f.String(uris[k])
-		}
-		return l
+		return ""
 	}
 	libs := map[string]map[string]bool{}
 	for k := 0; k < c.Len(); k++ {
@@ -211,7 +212,7 @@ func classLabels(f *File) []string {
 }
 
 // nodeClass is ClassName with the class table's names qualified as
-// classLabels qualifies them.
+// ClassLabels qualifies them.
 func nodeClass(f *File, s *Snapshot, i int, labels []string) string {
 	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
 		return labels[s.Nodes.Class[i]-1]

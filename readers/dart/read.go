@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"unicode/utf8"
 
 	"heapconv/ir"
@@ -27,14 +26,7 @@ type Options struct {
 // for object id k (see ir/dart.go for the mapping).
 func Read(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.Size == 0 {
-		switch r := r.(type) {
-		case *os.File:
-			if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
-				opts.Size = st.Size()
-			}
-		case interface{ Len() int }:
-			opts.Size = int64(r.Len())
-		}
+		opts.Size = ir.InputSize(r)
 	}
 	p := &parser{in: newInput(r, opts.Size, opts.Progress), strIndex: map[string]uint32{}}
 	if err := p.file(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"slices"
 	"strings"
 
@@ -33,14 +32,7 @@ const maxViolations = 1000
 // It streams: memory use is the columnar graph, not the text.
 func Read(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.Size == 0 {
-		switch r := r.(type) {
-		case *os.File:
-			if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
-				opts.Size = st.Size()
-			}
-		case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
-			opts.Size = int64(r.Len())
-		}
+		opts.Size = ir.InputSize(r)
 	}
 	p := &parser{s: newScanner(r, opts.Size), opts: opts}
 	f, err := p.file()

@@ -68,28 +68,11 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport) {
 	// Class names, qualified where two libraries share one.
 	c := &f.Classes
 	className := make([]string, c.Len()+1) // by 1-origin class id
-	libOf := func(k int) string {
-		if k < len(d.ClassURI) && f.String(d.ClassURI[k]) != "" {
-			return f.String(d.ClassURI[k])
-		}
-		return f.String(c.Library[k])
-	}
-	libsOf := map[string]map[string]bool{}
-	for k := 0; k < c.Len(); k++ {
-		name := f.String(c.Name[k])
-		if libsOf[name] == nil {
-			libsOf[name] = map[string]bool{}
-		}
-		libsOf[name][libOf(k)] = true
-	}
+	labels := ir.ClassLabels(f)
 	internal := make([]bool, c.Len()+1)
 	for k := 0; k < c.Len(); k++ {
-		name := f.String(c.Name[k])
-		className[k+1] = name
-		if len(libsOf[name]) > 1 && libOf(k) != "" {
-			className[k+1] = name + " (" + libOf(k) + ")"
-		}
-		internal[k+1] = libOf(k) == "" && f.String(c.Library[k]) == ""
+		className[k+1] = labels[k]
+		internal[k+1] = f.String(d.ClassURI[k]) == "" && f.String(c.Library[k]) == ""
 	}
 
 	// Backing stores: what a collection's _data / _index slots hold.
