@@ -376,14 +376,22 @@ func (p *parser) readObjects() error {
 			return in.errorf(rcOff, "more than 2^32 references")
 		}
 		for j := 0; j < int(rc); j++ {
-			// Fast path: a buffered reference of one or two bytes.
+			// Fast path: a buffered reference of up to four bytes (object
+			// ids below 2^28).
 			var ref uint64
-			if in.end-in.pos >= 2 && in.buf[in.pos] < 0x80 {
-				ref = uint64(in.buf[in.pos])
+			start := in.pos
+			if b := in.buf[in.pos:min(in.end, in.pos+4)]; len(b) == 4 && b[0] < 0x80 {
+				ref = uint64(b[0])
 				in.pos++
-			} else if in.end-in.pos >= 2 && in.buf[in.pos+1] < 0x80 {
-				ref = uint64(in.buf[in.pos]&0x7F) | uint64(in.buf[in.pos+1])<<7
+			} else if len(b) == 4 && b[1] < 0x80 {
+				ref = uint64(b[0]&0x7F) | uint64(b[1])<<7
 				in.pos += 2
+			} else if len(b) == 4 && b[2] < 0x80 {
+				ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2])<<14
+				in.pos += 3
+			} else if len(b) == 4 && b[3] < 0x80 {
+				ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2]&0x7F)<<14 | uint64(b[3])<<21
+				in.pos += 4
 			} else {
 				off := in.offset()
 				if ref, err = in.uleb("reference"); err != nil {
@@ -394,11 +402,7 @@ func (p *parser) readObjects() error {
 				}
 			}
 			if ref > n {
-				k := int64(1)
-				if ref >= 0x80 {
-					k = 2
-				}
-				return in.errorf(in.offset()-k, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
+				return in.errorf(in.base+int64(start), "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
 			}
 			if ref == 0 {
 				p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
