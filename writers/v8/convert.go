@@ -28,11 +28,10 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d", len(f.Snapshots))
 	}
-	var loss ir.LossReport
 	if f.Snapshots[0].Dart != nil {
-		f, loss = fromDart(f)
+		return fromDart(f)
 	}
-	c := &converter{src: f, s: f.Snapshots[0], loss: loss}
+	c := &converter{src: f, s: f.Snapshots[0]}
 	out, err := c.convert()
 	return out, c.loss, err
 }

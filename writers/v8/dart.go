@@ -1,6 +1,7 @@
 package v8
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -10,9 +11,8 @@ import (
 )
 
 // A Dart heap converted to V8 should read in DevTools as naturally as a
-// JavaScript heap. fromDart reshapes a snapshot read from a Dart file (see
-// ir/dart.go) into a graph with V8's node and edge kinds, which Convert then
-// writes like any other:
+// JavaScript heap. fromDart (which Convert calls for a snapshot read from a
+// Dart file, see ir/dart.go) builds a graph with V8's node and edge kinds:
 //
 //   - node 0 is V8's synthetic root "", with one edge to "(GC roots)", whose
 //     only child is the Dart root; the Dart root, the read-only pages and
@@ -37,21 +37,17 @@ import (
 //   - node ids come from identity hash codes (2h+1), so objects keep their
 //     id across snapshots of one process; objects without a usable hash get
 //     the free odd ids from 2^32 down.
-func fromDart(f *ir.File) (*ir.File, ir.LossReport) {
+//
+// It builds the V8 file directly (not through Convert's general path), so
+// that a big heap is not copied twice.
+func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	s := f.Snapshots[0]
 	d := s.Dart
 	n := s.Nodes.Len()
-	out := &ir.File{Format: f.Format, FormatVersion: f.FormatVersion, Producer: f.Producer}
-	strs := map[string]uint32{}
-	intern := func(str string) uint32 {
-		if i, ok := strs[str]; ok {
-			return i
-		}
-		i := uint32(len(out.Strings))
-		out.Strings = append(out.Strings, str)
-		strs[str] = i
-		return i
-	}
+	out := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + f.Format, Producer: f.Producer}
+	conv := &converter{src: f, s: s, strIndex: map[string]uint32{}}
+	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
+	intern("<dummy>")
 	intern("")
 	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
 	ekind := func(name string) uint8 {
@@ -274,7 +270,17 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport) {
 		loss.Addf("%d references 0 (unboxed slots, omitted targets) are not references in V8", len(d.ZeroRefNode))
 	}
 	loss.Addf("the Dart header figures (shallowSize, capacity, externalSize) have no place in a V8 snapshot; external properties are native nodes")
-	return out, loss
+	if err := conv.checkStringsSize(); err != nil {
+		return nil, loss, err
+	}
+	loss = append(loss, conv.loss...)
+	out.Strings = conv.strings
+	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}}
+	o.V8 = newHeader(o)
+	if err := out.Validate(); err != nil {
+		return nil, loss, fmt.Errorf("v8: the Dart conversion produced an invalid graph: %w", err)
+	}
+	return out, loss, nil
 }
 
 // assignIDs gives every node a unique odd id below 2^32: 2h+1 for a node
