@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -70,7 +71,11 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 	switch by {
 	case BySelf, ByCount:
 	case ByRetained:
+		retained = map[string]uint64{}
 		tree, err := s.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true})
+		if errors.Is(err, ErrNoRoot) {
+			break // nothing is retained without a root
+		}
 		if err != nil {
 			return SnapshotSummary{}, err
 		}

@@ -138,13 +138,19 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 		}
 	}
 	if s.Dart != nil {
-		return s.Dart.validate(f, n, ns)
+		return s.Dart.validate(f, s, n, ns)
 	}
 	return nil
 }
 
-func (d *DartSnapshot) validate(f *File, n int, ns uint32) error {
+func (d *DartSnapshot) validate(f *File, s *Snapshot, n int, ns uint32) error {
 	nc, nf := f.Classes.Len(), len(f.Classes.FieldName)
+	if len(s.Nodes.Class) != n {
+		return fmt.Errorf("dart: every object has a class: %d classes for %d nodes", len(s.Nodes.Class), n)
+	}
+	if d.Padding >= DartExportChunk || (d.Padding > 0 && !d.IdentityHashes) {
+		return fmt.Errorf("dart: %d bytes of padding (DevTools pads an export, which has identity hash codes, to a multiple of %d)", d.Padding, DartExportChunk)
+	}
 	if d.ClassFlags.Len() != nc || len(d.ClassURI) != nc || len(d.ClassReserved) != nc {
 		return fmt.Errorf("dart: class columns have %d, %d and %d entries for %d classes",
 			d.ClassFlags.Len(), len(d.ClassURI), len(d.ClassReserved), nc)

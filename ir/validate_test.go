@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"heapconv/ir"
+	"heapconv/ir/irtest"
 )
 
 // vtFile is a small valid file that every Validate case breaks in one way.
@@ -162,5 +163,36 @@ func TestValidateNamesTheSnapshot(t *testing.T) {
 	err := f.Validate()
 	if err == nil || !strings.HasPrefix(err.Error(), "snapshot 1: ") {
 		t.Errorf("Validate = %v, want an error starting with \"snapshot 1: \"", err)
+	}
+}
+
+// TestValidateDart refuses Dart sections a writer could not honour: objects
+// without classes, and padding DevTools never writes (which a writer would
+// have to produce, however large).
+func TestValidateDart(t *testing.T) {
+	good := func() *ir.File {
+		return irtest.Random(1, irtest.Options{MaxNodes: 6, Dart: &irtest.DartOptions{Hashes: true, Padding: true}})
+	}
+	if err := good().Validate(); err != nil {
+		t.Fatalf("a generated Dart file is invalid: %v", err)
+	}
+	tests := []struct {
+		name  string
+		spoil func(s *ir.Snapshot)
+		want  string
+	}{
+		{"no class column", func(s *ir.Snapshot) { s.Nodes.Class = nil }, "every object has a class"},
+		{"a chunk of padding", func(s *ir.Snapshot) { s.Dart.Padding = ir.DartExportChunk }, "padding"},
+		{"huge padding", func(s *ir.Snapshot) { s.Dart.Padding = 1 << 50 }, "padding"},
+		{"padding without hashes", func(s *ir.Snapshot) { s.Dart.IdentityHashes = false }, "padding"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := good()
+			tc.spoil(f.Snapshots[0])
+			if err := f.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate: %v, want an error about %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -747,6 +747,17 @@ func TestInfoBy(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`\n\s+2\s+0\s+_Smi\n`).MatchString(stdout) {
 		t.Errorf("info --by count: exit %d, the two Smis do not lead:\n%s", code, stdout)
 	}
+	// No objects, so no root: nothing is retained, and that is no error.
+	empty := filepath.Join(t.TempDir(), "empty.dartheap")
+	if err := os.WriteFile(empty, append([]byte("dartheap"), make([]byte, 9)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := cliRun(t, nil, "info", "--by", "retained", empty); code != 0 {
+		t.Errorf("info --by retained of a heap without objects: exit %d: %s", code, stderr)
+	}
+	if code, stdout, _ := cliRun(t, nil, "roundtrip", empty); code != 0 || !strings.Contains(stdout, "identical") {
+		t.Errorf("roundtrip of a heap without objects: exit %d:\n%s", code, stdout)
+	}
 	if code, _, stderr := cliRun(t, nil, "info", "--by", "size", in); code != 2 || !strings.Contains(stderr, "--by") {
 		t.Errorf("info --by size: exit %d, stderr %q; want a usage error", code, stderr)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"heapconv/ir"
 	rdart "heapconv/readers/dart"
+	wdart "heapconv/writers/dart"
 )
 
 func readSample(t *testing.T) []byte {
@@ -120,5 +121,76 @@ func TestReadTruncated(t *testing.T) {
 		if !strings.Contains(err.Error(), "end of file") && !strings.Contains(err.Error(), "left") && !strings.Contains(err.Error(), "not a Dart") {
 			t.Errorf("cut at %d: %v does not say the input ended", cut, err)
 		}
+	}
+}
+
+// failingReader delivers data, then fails with err instead of io.EOF.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestReadTail covers the end of a file: a read error where the identity
+// hash codes would start is an error (not a file without them), and zero
+// padding is accepted only below DevTools' chunk size.
+func TestReadTail(t *testing.T) {
+	sample := readSample(t)
+	broken := errors.New("disk I/O error")
+	_, err := rdart.Read(&failingReader{data: bytes.Clone(sample[:offHashes]), err: broken}, rdart.Options{})
+	if !errors.Is(err, broken) {
+		t.Errorf("a read error before the hashes gave %v, want the read error", err)
+	}
+	pad := func(n int) []byte { return append(bytes.Clone(sample), make([]byte, n)...) }
+	f, err := rdart.Read(bytes.NewReader(pad(ir.DartExportChunk-1)), rdart.Options{})
+	if err != nil || f.Snapshots[0].Dart.Padding != ir.DartExportChunk-1 {
+		t.Fatalf("the largest padding DevTools writes: %v", err)
+	}
+	_, err = rdart.Read(bytes.NewReader(pad(ir.DartExportChunk)), rdart.Options{})
+	var fe *ir.FormatError
+	if !errors.As(err, &fe) || fe.Offset != int64(len(sample)+ir.DartExportChunk-1) {
+		t.Errorf("a chunk of padding: %v, want an error at offset %d", err, len(sample)+ir.DartExportChunk-1)
+	}
+}
+
+// TestSparseFieldIndices gives a class field indices far beyond its field
+// count: slots are still named by the first field listed for them, and the
+// others are elements.
+func TestSparseFieldIndices(t *testing.T) {
+	f, err := rdart.Read(bytes.NewReader(readSample(t)), rdart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Foo (class 9) has fields a, b, c, d at 0..3; its object (node 4)
+	// references slots 0, 2 and 3 (slot 1 is an unboxed 0).
+	d := f.Snapshots[0].Dart
+	lo := int(f.Classes.FirstField[8])
+	for j, idx := range []uint64{0, 1000, 2, 1000} {
+		d.FieldIndex.Set(lo+j, idx)
+	}
+	var b bytes.Buffer
+	if _, err := wdart.Write(&b, f, wdart.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := rdart.Read(bytes.NewReader(b.Bytes()), rdart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.Snapshots[0]
+	lo2, hi2 := s.Nodes.EdgeRange(4)
+	var got []string
+	for e := lo2; e < hi2; e++ {
+		got = append(got, s.EdgeKindOf(e).Name+":"+g.EdgeName(s, e))
+	}
+	if want := "property:a property:c element:3"; strings.Join(got, " ") != want {
+		t.Errorf("Foo's edges %q, want %q", strings.Join(got, " "), want)
 	}
 }

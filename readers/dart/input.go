@@ -42,9 +42,14 @@ func (in *input) fill() bool {
 	n := copy(in.buf, in.buf[in.pos:in.end])
 	in.base += int64(in.pos)
 	in.pos, in.end = 0, n
-	for in.end < len(in.buf) {
+	for zeros := 0; in.end < len(in.buf); {
 		k, err := in.r.Read(in.buf[in.end:])
 		in.end += k
+		if k == 0 && err == nil {
+			if zeros++; zeros > 100 {
+				err = io.ErrNoProgress // a reader that never delivers
+			}
+		}
 		if err != nil {
 			in.eof = true
 			if err != io.EOF {
@@ -147,31 +152,6 @@ func (in *input) ulebSlow(what string) (uint64, error) {
 			return v, nil
 		}
 		shift += 7
-	}
-}
-
-// sleb reads a signed LEB128 value of at most 64 bits.
-func (in *input) sleb(what string) (int64, error) {
-	start := in.offset()
-	var v int64
-	var shift uint
-	for {
-		if in.pos >= in.end && !in.fill() {
-			return 0, in.eofError(what)
-		}
-		c := in.buf[in.pos]
-		in.pos++
-		if shift == 63 && c != 0 && c != 0x7F {
-			return 0, in.errorf(start, "%s: LEB128 value does not fit in 64 bits", what)
-		}
-		v |= int64(c&0x7F) << shift
-		shift += 7
-		if c < 0x80 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v, nil
-		}
 	}
 }
 

@@ -1,10 +1,12 @@
 package dart
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"heapconv/ir"
@@ -53,15 +55,22 @@ type classInfo struct {
 	name      uint32
 	intCoding uint8 // ir.DartIntULEB or ir.DartIntSLEB for IntData
 	nFields   int
-	// slots maps a reference slot to the edge it becomes: kind and name.
-	slots map[uint64]slot
-	dense []slot // slots 0..len(dense)-1, when the field indices are small
+	// dense maps reference slots 0..len(dense)-1 to the edges they become,
+	// when the field indices are small; sparse holds the fields sorted by
+	// index otherwise (absurd indices must not cost memory).
+	dense  []slot
+	sparse []sparseSlot
 }
 
 type slot struct {
 	kind uint8
 	name uint32
 	ok   bool
+}
+
+type sparseSlot struct {
+	index uint64
+	slot
 }
 
 // intern returns the string table index of s.
@@ -237,10 +246,8 @@ func (p *parser) readClasses() error {
 		}
 		// Map slots to edges. Field indices are positions in the reference
 		// list; keep a dense table unless a file declares absurd ones.
-		if nf > 0 && maxIndex < 4*nf+64 {
+		if nf > 0 && maxIndex < 2*nf+8 {
 			info.dense = make([]slot, maxIndex+1)
-		} else if nf > 0 {
-			info.slots = make(map[uint64]slot, nf)
 		}
 		for j := first; j < len(c.FieldName); j++ {
 			fname := c.FieldName[j]
@@ -253,12 +260,17 @@ func (p *parser) readClasses() error {
 				if !info.dense[idx].ok { // the first field of an index names it
 					info.dense[idx] = sl
 				}
-			} else if _, dup := info.slots[idx]; !dup {
-				info.slots[idx] = sl
+			} else {
+				info.sparse = append(info.sparse, sparseSlot{idx, sl})
 			}
 		}
+		// Stable, so that the first field of an index still names it.
+		slices.SortStableFunc(info.sparse, func(a, b sparseSlot) int { return cmp.Compare(a.index, b.index) })
 		c.FirstField = append(c.FirstField, uint32(len(c.FieldName)))
 		p.classes = append(p.classes, info)
+	}
+	if n == 0 {
+		c.FirstField = nil // as the IR decoder leaves an empty table
 	}
 	return nil
 }
@@ -270,9 +282,10 @@ func (info *classInfo) edge(j int) (uint8, uint32) {
 		if s := info.dense[j]; s.ok {
 			return s.kind, s.name
 		}
-	} else if info.slots != nil {
-		if s, ok := info.slots[uint64(j)]; ok {
-			return s.kind, s.name
+	} else if len(info.sparse) > 0 {
+		k, ok := slices.BinarySearchFunc(info.sparse, uint64(j), func(s sparseSlot, t uint64) int { return cmp.Compare(s.index, t) })
+		if ok {
+			return info.sparse[k].kind, info.sparse[k].name
 		}
 	}
 	if j >= info.nFields {
@@ -304,7 +317,8 @@ func (p *parser) readObjects() error {
 	// number); believe it only as far as the bytes left hold one byte each.
 	eh := p.d.ReferenceCount
 	if rem := in.remaining(); rem >= 0 {
-		eh = min(eh, uint64(rem))
+		// References use what the objects' other 4 bytes at least leave.
+		eh = min(eh, uint64(max(rem-4*int64(n), 0)))
 	} else {
 		eh = min(eh, 1<<16)
 	}
@@ -665,6 +679,9 @@ func (p *parser) readTail() error {
 	nd := &p.s.Nodes
 	n := nd.Len()
 	if in.atEOF() {
+		if in.err != nil {
+			return in.err
+		}
 		nd.ID.AppendZeros(n)
 		return nil
 	}
@@ -679,6 +696,7 @@ func (p *parser) readTail() error {
 		ids.add(h)
 	}
 	ids.flush()
+	padStart := in.offset()
 	for !in.atEOF() {
 		for k, c := range in.buf[in.pos:in.end] {
 			if c != 0 {
@@ -687,6 +705,10 @@ func (p *parser) readTail() error {
 		}
 		p.d.Padding += uint64(in.end - in.pos)
 		in.pos = in.end
+		if p.d.Padding >= ir.DartExportChunk {
+			// DevTools pads to the next multiple of its chunk size only.
+			return in.errorf(padStart+ir.DartExportChunk-1, "%d or more zero bytes after the identity hash codes (DevTools pads exports with fewer than %d)", ir.DartExportChunk, ir.DartExportChunk)
+		}
 	}
 	if in.err != nil {
 		return in.err

@@ -297,7 +297,7 @@ func (c *converter) convert() error {
 	c.d.ReferenceCount = uint64(ed.Len())
 	capacity := shallow
 	for _, t := range s.Totals {
-		if t.Name == ir.DartTotalCapacity || t.Name == "capacity" {
+		if t.Name == ir.DartTotalCapacity {
 			capacity = max(capacity, t.Value)
 		}
 	}

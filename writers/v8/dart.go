@@ -96,6 +96,9 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	nd, ed := &o.Nodes, &o.Edges
 	const shift = 2 // "" and "(GC roots)" come first
 	total := n + shift + len(d.ExternalNode)
+	if uint64(total) >= math.MaxUint32/8 {
+		return nil, nil, fmt.Errorf("v8: %d nodes are more than DevTools can index", total)
+	}
 	nd.Kind = make([]uint8, 0, total)
 	nd.Name = make([]uint32, 0, total)
 	nd.FirstEdge = make([]uint32, 1, total+1)
@@ -111,10 +114,15 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		}
 		return srcIdx[i] - 1
 	}
+	var bigSizes int
 	addNodeIdx := func(k uint8, name uint32, size, id uint64) {
 		nd.Kind = append(nd.Kind, k)
 		nd.Name = append(nd.Name, name)
-		nd.SelfSize.Append(min(size, math.MaxUint32))
+		if size > math.MaxUint32 {
+			size = math.MaxUint32
+			bigSizes++
+		}
+		nd.SelfSize.Append(size)
 		ids = append(ids, id)
 	}
 	addNode := func(k uint8, name string, size, id uint64) { addNodeIdx(k, intern(name), size, id) }
@@ -266,6 +274,9 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if truncated > 0 {
 		loss.Addf("%d strings were truncated by the Dart VM (it keeps 128 code units); their names end in \"...\"", truncated)
 	}
+	if bigSizes > 0 {
+		loss.Addf("%d objects or external properties of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1", bigSizes)
+	}
 	if len(d.ZeroRefNode) > 0 {
 		loss.Addf("%d references 0 (unboxed slots, omitted targets) are not references in V8", len(d.ZeroRefNode))
 	}
@@ -368,7 +379,7 @@ func dartCollection(class string) bool {
 	switch class {
 	case "_GrowableList", "_Map", "_ConstMap", "_Set", "_ConstSet", "_HashMap", "_LinkedHashMap",
 		"_InternalLinkedHashMap", "_CompactLinkedHashSet", "_InternalImmutableLinkedHashMap",
-		"_CompactImmutableLinkedHashSet", "_LinkedHashSet", "_HashSet", "_Uint8ArrayView":
+		"_CompactImmutableLinkedHashSet", "_LinkedHashSet", "_HashSet":
 		return true
 	}
 	return false
