@@ -72,7 +72,7 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 	case BySelf, ByCount:
 	case ByRetained:
 		retained = map[string]uint64{}
-		tree, err := s.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true})
+		tree, err := s.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, s)})
 		if errors.Is(err, ErrNoRoot) {
 			break // nothing is retained without a root
 		}

@@ -1,0 +1,110 @@
+package ir
+
+import (
+	"regexp"
+	"strconv"
+)
+
+// weakMapEdge matches the names V8 gives the internal edges from a WeakMap's
+// table to its values: "<n> / part of key (<k> @<id>) -> value (<v> @<id>)
+// pair in WeakMap (table @<table id>)".
+var weakMapEdge = regexp.MustCompile(`^\d+ / part of key \(.*? @\d+\) -> value \(.*? @\d+\) pair in WeakMap \(table @(\d+)\)$`)
+
+// DevToolsIgnore returns, for DominatorOptions.Ignore, the edges Chrome
+// DevTools does not let retain their target when it computes dominators of
+// a V8 heap (besides weak edges, which never retain):
+//
+//   - shortcut edges, except from the root (V8 marks user globals with them);
+//   - the edge from a WeakMap's table to a value (the key's edge retains it);
+//   - edges from an object outside the page to one inside it: objects a
+//     shortcut from the root or the "(Document DOM trees)" root reaches are
+//     the page's, and what else holds them (the debugger, say) does not.
+//
+// Kinds are recognized by their V8 names, so for other formats, which have
+// none of these, it skips nothing (and returns nil).
+func DevToolsIgnore(f *File, s *Snapshot) func(edge int) bool {
+	kindID := func(name string) int {
+		for i, k := range s.EdgeKinds {
+			if k.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	shortcut, internal, weak, element := kindID("shortcut"), kindID("internal"), kindID(EdgeWeak), kindID("element")
+	if s.Root == NoNode || (shortcut < 0 && internal < 0) {
+		return nil
+	}
+	n, root := s.Nodes.Len(), int(s.Root)
+	kind := func(e int) int { return int(s.Edges.Kind[e]) }
+	// Page objects: reached from the root's shortcuts and DOM tree roots.
+	page := make([]bool, n)
+	var stack []uint32
+	lo, hi := s.Nodes.EdgeRange(root)
+	for e := lo; e < hi; e++ {
+		t := s.Edges.Target[e]
+		switch kind(e) {
+		case shortcut:
+		case element:
+			if s.NodeKindName(int(t)) != KindSynthetic || f.String(s.Nodes.Name[t]) != "(Document DOM trees)" {
+				continue
+			}
+		default:
+			continue
+		}
+		if !page[t] {
+			page[t] = true
+			stack = append(stack, t)
+		}
+	}
+	pages := len(stack) > 0
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		lo, hi := s.Nodes.EdgeRange(int(v))
+		for e := lo; e < hi; e++ {
+			if t := s.Edges.Target[e]; !page[t] && kind(e) != weak {
+				page[t] = true
+				stack = append(stack, t)
+			}
+		}
+	}
+	skip := make([]uint64, (s.Edges.Len()+63)/64)
+	any := false
+	weakMapNames := map[uint32]int64{} // edge name -> table id, or -1
+	for v := 0; v < n; v++ {
+		lo, hi := s.Nodes.EdgeRange(v)
+		for e := lo; e < hi; e++ {
+			t := int(s.Edges.Target[e])
+			drop := false
+			switch k := kind(e); {
+			case k == internal:
+				name := s.Edges.Name[e]
+				table, ok := weakMapNames[name]
+				if !ok {
+					table = -1
+					if m := weakMapEdge.FindStringSubmatch(f.String(name)); m != nil {
+						if id, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+							table = id
+						}
+					}
+					weakMapNames[name] = table
+				}
+				drop = table >= 0 && s.Nodes.ID.At(v) == uint64(table)
+			case k == shortcut && v != root:
+				drop = true
+			}
+			if !drop && v != root && pages && page[t] && !page[v] {
+				drop = true
+			}
+			if drop {
+				skip[e>>6] |= 1 << (e & 63)
+				any = true
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	return func(e int) bool { return skip[e>>6]&(1<<(e&63)) != 0 }
+}

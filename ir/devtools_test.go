@@ -1,0 +1,75 @@
+package ir_test
+
+import (
+	"testing"
+
+	"heapconv/ir"
+)
+
+// TestDevToolsIgnore builds a small V8-shaped heap and checks which edges
+// DevTools does not let retain: a shortcut not from the root, a WeakMap
+// table's edge to a value, and an edge from outside the page into it.
+func TestDevToolsIgnore(t *testing.T) {
+	f := &ir.File{Strings: []string{"", "global", "x", "debugger", "table", "v",
+		"1 / part of key (Object @5) -> value (Object @7) pair in WeakMap (table @9)", "(GC roots)"}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	const synthetic, object = 9, 3
+	const element, property, internal, shortcut = 1, 2, 3, 5
+	type edge struct {
+		kind uint8
+		name uint32
+		to   uint32
+	}
+	nodes := []struct {
+		kind  uint8
+		name  uint32
+		id    uint64
+		edges []edge
+	}{
+		{synthetic, 0, 1, []edge{{shortcut, 1, 1}, {element, 1, 2}}},   // 0 root: a user global, (GC roots)
+		{object, 1, 3, []edge{{property, 2, 3}, {internal, 4, 4}}},     // 1 global (page)
+		{synthetic, 7, 11, []edge{{property, 3, 3}, {shortcut, 2, 1}}}, // 2 (GC roots): into the page; a shortcut
+		{object, 2, 5, nil},                      // 3 x (page)
+		{object, 4, 9, []edge{{internal, 6, 5}}}, // 4 WeakMap table, id 9 (page)
+		{object, 5, 7, nil},                      // 5 value
+	}
+	s.Nodes.FirstEdge = []uint32{0}
+	for _, n := range nodes {
+		s.Nodes.Kind = append(s.Nodes.Kind, n.kind)
+		s.Nodes.Name = append(s.Nodes.Name, n.name)
+		s.Nodes.ID.Append(n.id)
+		s.Nodes.SelfSize.Append(8)
+		for _, e := range n.edges {
+			s.Edges.Kind = append(s.Edges.Kind, e.kind)
+			s.Edges.Name = append(s.Edges.Name, e.name)
+			s.Edges.Target = append(s.Edges.Target, e.to)
+		}
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+	f.Snapshots = []*ir.Snapshot{s}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ignore := ir.DevToolsIgnore(f, s)
+	if ignore == nil {
+		t.Fatal("DevToolsIgnore skipped nothing")
+	}
+	// Edges in order: 0 root→global (shortcut from the root: kept),
+	// 1 root→(GC roots), 2 global→x, 3 global→table, 4 (GC roots)→x (from
+	// outside the page into it), 5 (GC roots)→global (a shortcut not from
+	// the root), 6 table→value (the WeakMap edge from table 9).
+	want := []bool{false, false, false, false, true, true, true}
+	for e, w := range want {
+		if got := ignore(e); got != w {
+			t.Errorf("edge %d: ignored %v, want %v", e, got, w)
+		}
+	}
+	// The value is then held by nothing that retains it: an orphan.
+	tree, err := s.Dominators(ir.DominatorOptions{Ignore: ignore, Orphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.IDom[3] != 1 || tree.IDom[5] != 0 {
+		t.Errorf("idom of x %d (want the global 1), of the value %d (want the root 0)", tree.IDom[3], tree.IDom[5])
+	}
+}
