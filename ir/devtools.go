@@ -108,3 +108,86 @@ func DevToolsIgnore(f *File, s *Snapshot) func(edge int) bool {
 	}
 	return func(e int) bool { return skip[e>>6]&(1<<(e&63)) != 0 }
 }
+
+// DevToolsSelfSizes returns the self sizes Chrome DevTools shows for a V8
+// heap, or nil when they are the file's: when the root has a user root (a
+// child that is not synthetic: a JavaScript global), DevTools moves the size
+// of every array, hidden node and external string data that a single other
+// object owns (reaches through non-weak edges, through other owned nodes) to
+// that owner, unless the owner is synthetic or the root, so that an object's
+// backing stores count as its own.
+func DevToolsSelfSizes(f *File, s *Snapshot) *Uints {
+	n := s.Nodes.Len()
+	if s.Root == NoNode || n == 0 {
+		return nil
+	}
+	userRoots := false
+	lo, hi := s.Nodes.EdgeRange(int(s.Root))
+	for e := lo; e < hi; e++ {
+		t := int(s.Edges.Target[e])
+		if s.NodeKindName(t) != KindSynthetic ||
+			f.String(s.Nodes.Name[t]) == "(Document DOM trees)" {
+			userRoots = true
+			break
+		}
+	}
+	if !userRoots {
+		return nil
+	}
+	const unvisited, multiple = ^uint32(0), ^uint32(0) - 1
+	owners := make([]uint32, n)
+	var work []uint32
+	for i := 0; i < n; i++ {
+		k := s.NodeKindName(i)
+		if k == KindHidden || k == KindArray || (k == KindNative && f.String(s.Nodes.Name[i]) == "system / ExternalStringData") {
+			owners[i] = unvisited
+		} else {
+			owners[i] = uint32(i)
+			work = append(work, uint32(i))
+		}
+	}
+	weak := -1
+	for k, ek := range s.EdgeKinds {
+		if ek.Name == EdgeWeak {
+			weak = k
+		}
+	}
+	for len(work) > 0 {
+		id := work[len(work)-1]
+		work = work[:len(work)-1]
+		owner := owners[id]
+		lo, hi := s.Nodes.EdgeRange(int(id))
+		for e := lo; e < hi; e++ {
+			if int(s.Edges.Kind[e]) == weak {
+				continue
+			}
+			t := s.Edges.Target[e]
+			switch owners[t] {
+			case unvisited:
+				owners[t] = owner
+				work = append(work, t)
+			case t, owner, multiple:
+			default:
+				owners[t] = multiple
+				work = append(work, t)
+			}
+		}
+	}
+	sizes := make([]uint64, n)
+	for i := range sizes {
+		sizes[i] = s.Nodes.SelfSize.At(i)
+	}
+	for i, o := range owners {
+		if o == unvisited || o == multiple || o == uint32(i) {
+			continue
+		}
+		if int(o) == int(s.Root) || s.NodeKindName(int(o)) == KindSynthetic {
+			continue
+		}
+		sizes[o] += sizes[i]
+		sizes[i] = 0
+	}
+	var out Uints
+	out.AppendAll(sizes)
+	return &out
+}

@@ -26,6 +26,10 @@ type DominatorOptions struct {
 	// IncludeExternal counts Nodes.ExternalSize in a node's own size, for
 	// views that attribute memory outside the managed heap to its owner.
 	IncludeExternal bool
+	// SelfSizes, when set, replaces Nodes.SelfSize as each node's own size
+	// (DevTools, for one, moves the sizes of owned arrays to their owners:
+	// DevToolsSelfSizes).
+	SelfSizes *Uints
 	// Orphans makes the root hold what it cannot reach, as Chrome DevTools
 	// does, so that every node counts: each node other than the root that
 	// no other node retains (it has no edges in, or only weak, ignored or
@@ -164,7 +168,11 @@ func (s *Snapshot) Dominators(opts DominatorOptions) (*DominatorTree, error) {
 		t.IDom = out
 	}()
 	ext := opts.IncludeExternal && s.Nodes.ExternalSize.Len() > 0
-	t.Retained = d.retained(n, idom, &s.Nodes, ext)
+	self := &s.Nodes.SelfSize
+	if opts.SelfSizes != nil {
+		self = opts.SelfSizes
+	}
+	t.Retained = d.retained(n, idom, self, &s.Nodes.ExternalSize, ext)
 	wg.Wait()
 	if opts.Orphans && d.N < n {
 		// DevTools numbers the nodes no search reached under the root, each
@@ -177,7 +185,7 @@ func (s *Snapshot) Dominators(opts DominatorOptions) (*DominatorTree, error) {
 				continue
 			}
 			t.IDom[i] = r
-			own := s.Nodes.SelfSize.At(int(i))
+			own := self.At(int(i))
 			t.Retained[i] = own
 			if ext {
 				// DevTools holds external memory in native nodes of its
@@ -225,6 +233,9 @@ func (s *Snapshot) checkDominatorInput(opts DominatorOptions) error {
 	}
 	if s.Nodes.SelfSize.Len() != n {
 		return fmt.Errorf("ir: dominators: %d self sizes for %d nodes", s.Nodes.SelfSize.Len(), n)
+	}
+	if opts.SelfSizes != nil && opts.SelfSizes.Len() != n {
+		return fmt.Errorf("ir: dominators: %d self sizes given for %d nodes", opts.SelfSizes.Len(), n)
 	}
 	if c := s.Nodes.ExternalSize.Len(); opts.IncludeExternal && c != 0 && c != n {
 		return fmt.Errorf("ir: dominators: %d external sizes for %d nodes", c, n)
@@ -693,13 +704,13 @@ func link(p, w uint32, anc, ls, child, size []uint32) {
 // retained sums each node's own size over the dominator tree, by node index.
 // A node's number is higher than its dominator's, so one backward pass over
 // the numbers adds every subtree before its root is added to its parent.
-func (d *domSearch) retained(n uint32, idom []uint32, nodes *Nodes, ext bool) []uint64 {
+func (d *domSearch) retained(n uint32, idom []uint32, self, external *Uints, ext bool) []uint64 {
 	N, vertex := d.N, d.vertex
 	ret := make([]uint64, n)
 	order := vertex[1 : N+1]
-	addSizes(ret, order, &nodes.SelfSize)
+	addSizes(ret, order, self)
 	if ext {
-		addSizes(ret, order, &nodes.ExternalSize)
+		addSizes(ret, order, external)
 	}
 	for w := N; w >= 2; w-- {
 		p := vertex[idom[w]]

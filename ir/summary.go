@@ -72,7 +72,8 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 	case BySelf, ByCount:
 	case ByRetained:
 		retained = map[string]uint64{}
-		tree, err := s.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, s)})
+		sizes := DevToolsSelfSizes(f, s)
+		tree, err := s.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, s), SelfSizes: sizes})
 		if errors.Is(err, ErrNoRoot) {
 			break // nothing is retained without a root
 		}
@@ -80,8 +81,12 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 			return SnapshotSummary{}, err
 		}
 		labels := ClassLabels(f)
+		if sizes == nil {
+			sizes = &s.Nodes.SelfSize
+		}
+		// DevTools counts the nodes it shows a size for.
 		retained = ClassRetained(tree, func(i int) string { return nodeClass(f, s, i, labels) }, func(i int) bool {
-			return s.Nodes.SelfSize.At(i) > 0 || s.NodeKindName(i) == KindNative
+			return sizes.At(i) > 0
 		})
 	default:
 		return SnapshotSummary{}, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
