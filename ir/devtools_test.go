@@ -73,3 +73,63 @@ func TestDevToolsIgnore(t *testing.T) {
 		t.Errorf("idom of x %d (want the global 1), of the value %d (want the root 0)", tree.IDom[3], tree.IDom[5])
 	}
 }
+
+// TestDevToolsSelfSizes checks DevTools' folding: an array one object owns
+// (also through another owned array) counts as that object's; one two
+// objects reach stays apart, as does one a synthetic node owns; and nothing
+// moves in a heap without user roots.
+func TestDevToolsSelfSizes(t *testing.T) {
+	build := func(userRoot bool) (*ir.File, *ir.Snapshot) {
+		f := &ir.File{Strings: []string{"", "A", "B", "arr", "(GC roots)"}}
+		s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+		const synthetic, object, array, element = 9, 3, 1, 1
+		rootKid := uint8(object)
+		if !userRoot {
+			rootKid = synthetic
+		}
+		nodes := []struct {
+			kind  uint8
+			name  uint32
+			size  uint64
+			edges []uint32
+		}{
+			{synthetic, 0, 0, []uint32{1, 6}},   // 0 root
+			{rootKid, 1, 10, []uint32{3, 5, 2}}, // 1 A: owns 3 (and 4 through it), shares 5
+			{object, 2, 20, []uint32{5}},        // 2 B: shares 5
+			{array, 3, 100, []uint32{4}},        // 3 owned by A
+			{array, 3, 1000, nil},               // 4 owned by A through 3
+			{array, 3, 7, nil},                  // 5 A's and B's
+			{synthetic, 4, 0, []uint32{7}},      // 6 (GC roots)
+			{array, 3, 3, nil},                  // 7 owned by a synthetic node
+		}
+		s.Nodes.FirstEdge = []uint32{0}
+		for i, n := range nodes {
+			s.Nodes.Kind = append(s.Nodes.Kind, n.kind)
+			s.Nodes.Name = append(s.Nodes.Name, n.name)
+			s.Nodes.ID.Append(uint64(2*i + 1))
+			s.Nodes.SelfSize.Append(n.size)
+			for _, to := range n.edges {
+				s.Edges.Kind = append(s.Edges.Kind, element)
+				s.Edges.Name = append(s.Edges.Name, uint32(s.Edges.Len()))
+				s.Edges.Target = append(s.Edges.Target, to)
+			}
+			s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+		}
+		f.Snapshots = []*ir.Snapshot{s}
+		return f, s
+	}
+	f, s := build(true)
+	sizes := ir.DevToolsSelfSizes(f, s)
+	if sizes == nil {
+		t.Fatal("no folding in a heap with a user root")
+	}
+	want := []uint64{0, 1110, 20, 0, 0, 7, 0, 3}
+	for i, w := range want {
+		if got := sizes.At(i); got != w {
+			t.Errorf("node %d: size %d, want %d", i, got, w)
+		}
+	}
+	if f, s := build(false); ir.DevToolsSelfSizes(f, s) != nil {
+		t.Errorf("sizes moved in a heap without user roots")
+	}
+}
