@@ -11,7 +11,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
 
-// TestGoldenDump compares `heapconv dump` of the hand-made inputs with
+// TestGoldenDump compares `heapconv dump` of the hand-made inputs (V8 and
+// Dart) with
 // testdata/golden/NAME.txt. `go test ./cmd/heapconv -run Golden -update`
 // rewrites the golden files.
 func TestGoldenDump(t *testing.T) {
@@ -20,8 +21,11 @@ func TestGoldenDump(t *testing.T) {
 	if err != nil || len(inputs) < 3 {
 		t.Fatalf("inputs %v: %v", inputs, err)
 	}
+	// The Dart sample: every data tag, a zero reference, an external
+	// property, identity hashes.
+	inputs = append(inputs, filepath.Join("..", "..", "testdata", "dart", "synthetic_vm_layout.dartheap"))
 	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".heapsnapshot")
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(in), ".heapsnapshot"), ".dartheap")
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := cliRun(t, nil, "dump", in)
 			if code != 0 {
