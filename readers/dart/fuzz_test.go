@@ -3,9 +3,11 @@ package dart_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"heapconv/ir"
 	"heapconv/ir/irtest"
@@ -67,8 +69,14 @@ func FuzzRead(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, size := range []int64{int64(len(data)), 0} {
-			file, err := rdart.Read(bytes.NewReader(data), rdart.Options{Size: size})
+		// Sized, unsized, and a byte at a time (every buffer boundary).
+		var first *ir.File
+		for mode, size := range []int64{int64(len(data)), 0, 0} {
+			var r io.Reader = bytes.NewReader(data)
+			if mode == 2 {
+				r = iotest.OneByteReader(r)
+			}
+			file, err := rdart.Read(r, rdart.Options{Size: size})
 			if err != nil {
 				var fe *ir.FormatError
 				if !errors.As(err, &fe) {
@@ -81,6 +89,11 @@ func FuzzRead(f *testing.F) {
 			}
 			if err := file.Validate(); err != nil {
 				t.Fatalf("Read returned an invalid file: %v", err)
+			}
+			if first == nil {
+				first = file
+			} else if d := ir.Diff(first, file, 5); len(d) > 0 {
+				t.Fatalf("reading mode %d gives another file:\n%s", mode, strings.Join(d, "\n"))
 			}
 			var w bytes.Buffer
 			if _, err := wdart.Write(&w, file, wdart.Options{}); err != nil {
