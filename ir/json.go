@@ -206,3 +206,22 @@ func (j *JSON) describe() string {
 	}
 	return strings.ReplaceAll(s, "\n", " ")
 }
+
+// JSONShortEscape returns the letter of a control character's two-character
+// JSON escape (\b \f \n \r \t), or 0 when it has none: readers and writers
+// of JSON formats must agree on which characters these are.
+func JSONShortEscape(c byte) byte {
+	switch c {
+	case '\b':
+		return 'b'
+	case '\f':
+		return 'f'
+	case '\n':
+		return 'n'
+	case '\r':
+		return 'r'
+	case '\t':
+		return 't'
+	}
+	return 0
+}

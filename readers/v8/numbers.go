@@ -56,17 +56,9 @@ func (s *scanner) uintsFast(dst []uint64, n int, st *arrayState) (int, error) {
 		c := buf[pos]
 		if st.expect != expectSep && c-'0' < 10 {
 			start := pos
-			v := uint64(c - '0')
-			pos++
 			// buf[s.end] is a sentinel non-digit: the loop cannot run off.
-			for {
-				d := buf[pos] - '0'
-				if d >= 10 {
-					break
-				}
-				v = v*10 + uint64(d)
-				pos++
-			}
+			var v uint64
+			v, pos = moreDigits(buf, pos+1, uint64(c-'0'))
 			if pos-start > 19 {
 				if pos == s.end {
 					// The number may go on past the buffered data.

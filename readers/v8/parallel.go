@@ -75,6 +75,21 @@ func digits8(x uint64) (n int, v uint64) {
 	return n, d
 }
 
+// moreDigits continues the decimal number v with the digits from buf[pos]
+// on, returning the value and the position of the first non-digit. The
+// buffer must end in a non-digit (the readers keep a sentinel or padding),
+// so the loop needs no bounds check of its own.
+func moreDigits(buf []byte, pos int, v uint64) (uint64, int) {
+	for {
+		d := buf[pos] - '0'
+		if d >= 10 {
+			return v, pos
+		}
+		v = v*10 + uint64(d)
+		pos++
+	}
+}
+
 // pow10 holds 10^0 … 10^8.
 var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
 
@@ -99,14 +114,7 @@ func (r *region) parse() {
 				pos += k2
 				if k2 == 8 {
 					// Sixteen digits or more: the plain loop (the padding stops it).
-					for {
-						x := buf[pos] - '0'
-						if x >= 10 {
-							break
-						}
-						v = v*10 + uint64(x)
-						pos++
-					}
+					v, pos = moreDigits(buf, pos, v)
 				}
 			}
 			if pos-start > 19 {

@@ -248,7 +248,7 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 					s.pos += 6
 				}
 			}
-			if (r >= 0x20 && r <= 0x7f && r != '"' && r != '\\') || (r < 0x20 && shortEscape(byte(r)) != 0) {
+			if (r >= 0x20 && r <= 0x7f && r != '"' && r != '\\') || (r < 0x20 && ir.JSONShortEscape(byte(r)) != 0) {
 				es.nonV8 = true // V8 writes these characters plainly or with a short escape
 			}
 			var tmp [4]byte
@@ -302,22 +302,4 @@ func hex4(b []byte) (r rune, upper, ok bool) {
 		r = r<<4 | rune(v)
 	}
 	return r, upper, true
-}
-
-// shortEscape returns the letter of a control character's two-character
-// escape, or 0.
-func shortEscape(c byte) byte {
-	switch c {
-	case '\b':
-		return 'b'
-	case '\f':
-		return 'f'
-	case '\n':
-		return 'n'
-	case '\r':
-		return 'r'
-	case '\t':
-		return 't'
-	}
-	return 0
 }

@@ -29,7 +29,7 @@ func appendString(b []byte, s string, esc ir.V8Escape) []byte {
 			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
 			case c < 0x20:
-				if e := shortEscape(c); e != 0 {
+				if e := ir.JSONShortEscape(c); e != 0 {
 					b = append(b, '\\', e)
 				} else {
 					b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
@@ -66,20 +66,4 @@ func appendString(b []byte, s string, esc ir.V8Escape) []byte {
 
 func appendU(b []byte, r rune) []byte {
 	return append(b, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
-}
-
-func shortEscape(c byte) byte {
-	switch c {
-	case '\b':
-		return 'b'
-	case '\f':
-		return 'f'
-	case '\n':
-		return 'n'
-	case '\r':
-		return 'r'
-	case '\t':
-		return 't'
-	}
-	return 0
 }
