@@ -94,13 +94,14 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 	if err := checkOffsets(nd.FirstEdge, m, "edge"); err != nil {
 		return err
 	}
-	nk := uint8(len(s.NodeKinds) - 1)
-	for i := 0; i < n; i++ {
-		if len(s.NodeKinds) == 0 || nd.Kind[i] > nk {
-			return fmt.Errorf("node %d: kind %d is not in the kind table (%d entries)", i, nd.Kind[i], len(s.NodeKinds))
+	for i, k := range nd.Kind[:n] {
+		if int(k) >= len(s.NodeKinds) {
+			return fmt.Errorf("node %d: kind %d is not in the kind table (%d entries)", i, k, len(s.NodeKinds))
 		}
-		if nd.Name[i] >= ns {
-			return fmt.Errorf("node %d: name string %d out of range (%d strings)", i, nd.Name[i], ns)
+	}
+	for i, v := range nd.Name[:n] {
+		if v >= ns {
+			return fmt.Errorf("node %d: name string %d out of range (%d strings)", i, v, ns)
 		}
 	}
 	nc := uint32(f.Classes.Len())
@@ -109,16 +110,24 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 			return fmt.Errorf("node %d: class %d out of range (%d classes)", i, c, nc)
 		}
 	}
-	for e := 0; e < m; e++ {
-		k := s.Edges.Kind[e]
+	// One pass per column, with the kind table flattened, keeps this loop
+	// cheap next to reading (it runs after every parse).
+	var named [256]bool // kinds whose names are string indices
+	for k, ek := range s.EdgeKinds {
+		named[k] = !ek.Indexed
+	}
+	kinds, names, targets := s.Edges.Kind[:m], s.Edges.Name[:m], s.Edges.Target[:m]
+	for e, k := range kinds {
 		if int(k) >= len(s.EdgeKinds) {
 			return fmt.Errorf("edge %d: kind %d is not in the kind table (%d entries)", e, k, len(s.EdgeKinds))
 		}
-		if !s.EdgeKinds[k].Indexed && s.Edges.Name[e] >= ns {
-			return fmt.Errorf("edge %d: name string %d out of range (%d strings)", e, s.Edges.Name[e], ns)
+		if named[k] && names[e] >= ns {
+			return fmt.Errorf("edge %d: name string %d out of range (%d strings)", e, names[e], ns)
 		}
-		if int(s.Edges.Target[e]) >= n {
-			return fmt.Errorf("edge %d: target node %d out of range (%d nodes)", e, s.Edges.Target[e], n)
+	}
+	for e, t := range targets {
+		if int(t) >= n {
+			return fmt.Errorf("edge %d: target node %d out of range (%d nodes)", e, t, n)
 		}
 	}
 	if s.Root != NoNode && int(s.Root) >= n {

@@ -48,3 +48,30 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanLEB128 is the ceiling for any one-goroutine reader of the
+// format: it visits the same heap's bytes once, assembling LEB128 numbers,
+// and stores nothing. Compare BenchmarkRead with it, not with memory
+// bandwidth: every number's length depends on its bytes, so the scan is a
+// chain of dependent branches.
+func BenchmarkScanLEB128(b *testing.B) {
+	data := benchHeap(b)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var sum, v uint64
+		var shift uint
+		for _, c := range data {
+			v |= uint64(c&0x7F) << (shift & 63)
+			if c < 0x80 {
+				sum += v
+				v, shift = 0, 0
+			} else {
+				shift += 7
+			}
+		}
+		scanSink = sum
+	}
+}
+
+var scanSink uint64

@@ -60,6 +60,9 @@ type classInfo struct {
 	// index otherwise (absurd indices must not cost memory).
 	dense  []slot
 	sparse []sparseSlot
+	// kinds and names are edge(j) for j < len(dense), for the object loop.
+	kinds []uint8
+	names []uint32
 }
 
 type slot struct {
@@ -266,6 +269,11 @@ func (p *parser) readClasses() error {
 		}
 		// Stable, so that the first field of an index still names it.
 		slices.SortStableFunc(info.sparse, func(a, b sparseSlot) int { return cmp.Compare(a.index, b.index) })
+		for j := range info.dense {
+			k, nm := info.edge(j)
+			info.kinds = append(info.kinds, k)
+			info.names = append(info.names, nm)
+		}
 		c.FirstField = append(c.FirstField, uint32(len(c.FieldName)))
 		p.classes = append(p.classes, info)
 	}
@@ -389,45 +397,65 @@ func (p *parser) readObjects() error {
 		if uint64(ed.Len())+rc > math.MaxUint32 {
 			return in.errorf(rcOff, "more than 2^32 references")
 		}
+		// The references, on local copies of the edge columns (appends to
+		// fields through a pointer cost a load and store each).
+		kinds, names, targets := ed.Kind, ed.Name, ed.Target
+		buf, end := in.buf, in.end
 		for j := 0; j < int(rc); j++ {
 			// Fast path: a buffered reference of up to four bytes (object
 			// ids below 2^28).
 			var ref uint64
-			start := in.pos
-			if b := in.buf[in.pos:min(in.end, in.pos+4)]; len(b) == 4 && b[0] < 0x80 {
-				ref = uint64(b[0])
-				in.pos++
-			} else if len(b) == 4 && b[1] < 0x80 {
-				ref = uint64(b[0]&0x7F) | uint64(b[1])<<7
-				in.pos += 2
-			} else if len(b) == 4 && b[2] < 0x80 {
-				ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2])<<14
-				in.pos += 3
-			} else if len(b) == 4 && b[3] < 0x80 {
-				ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2]&0x7F)<<14 | uint64(b[3])<<21
-				in.pos += 4
+			pos := in.pos
+			start := in.base + int64(pos)
+			if pos+4 <= end {
+				b := buf[pos : pos+4]
+				switch {
+				case b[0] < 0x80:
+					ref = uint64(b[0])
+					pos++
+				case b[1] < 0x80:
+					ref = uint64(b[0]&0x7F) | uint64(b[1])<<7
+					pos += 2
+				case b[2] < 0x80:
+					ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2])<<14
+					pos += 3
+				case b[3] < 0x80:
+					ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2]&0x7F)<<14 | uint64(b[3])<<21
+					pos += 4
+				default:
+					pos = -1
+				}
 			} else {
-				off := in.offset()
+				pos = -1
+			}
+			if pos >= 0 {
+				in.pos = pos
+			} else {
 				if ref, err = in.uleb("reference"); err != nil {
 					return err
 				}
-				if ref > n {
-					return in.errorf(off, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
+				buf, end = in.buf, in.end
+			}
+			if ref-1 >= n { // ref == 0 or ref > n
+				if ref == 0 {
+					p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
+					p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
+					continue
 				}
+				return in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
 			}
-			if ref > n {
-				return in.errorf(in.base+int64(start), "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
+			var k uint8
+			var nm uint32
+			if j < len(info.kinds) {
+				k, nm = info.kinds[j], info.names[j]
+			} else {
+				k, nm = info.edge(j)
 			}
-			if ref == 0 {
-				p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
-				p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
-				continue
-			}
-			k, nm := info.edge(j)
-			ed.Kind = append(ed.Kind, k)
-			ed.Name = append(ed.Name, nm)
-			ed.Target = append(ed.Target, uint32(ref-1))
+			kinds = append(kinds, k)
+			names = append(names, nm)
+			targets = append(targets, uint32(ref-1))
 		}
+		ed.Kind, ed.Name, ed.Target = kinds, names, targets
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
 	return nil
@@ -490,9 +518,7 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 		}
 		p.scratch = p.scratch[:0]
 		if unit == 1 {
-			for _, c := range b {
-				p.scratch = utf8.AppendRune(p.scratch, rune(c))
-			}
+			p.scratch = appendLatin1(p.scratch, b)
 		} else {
 			p.scratch = appendUTF16(p.scratch, b)
 		}
@@ -517,11 +543,30 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 	return nil
 }
 
+// appendLatin1 appends Latin-1 bytes as UTF-8: ASCII as is, the rest as
+// two-byte sequences.
+func appendLatin1(dst, b []byte) []byte {
+	for k, c := range b {
+		if c >= 0x80 {
+			dst = append(dst, b[:k]...)
+			for _, c := range b[k:] {
+				dst = utf8.AppendRune(dst, rune(c))
+			}
+			return dst
+		}
+	}
+	return append(dst, b...)
+}
+
 // appendUTF16 appends little-endian UTF-16 code units as WTF-8: pairs
 // become one code point, lone surrogates stay.
 func appendUTF16(dst, b []byte) []byte {
 	for k := 0; k+1 < len(b); k += 2 {
 		u := rune(b[k]) | rune(b[k+1])<<8
+		if u < 0x80 {
+			dst = append(dst, byte(u))
+			continue
+		}
 		if u >= 0xD800 && u < 0xDC00 && k+3 < len(b) {
 			if u2 := rune(b[k+2]) | rune(b[k+3])<<8; u2 >= 0xDC00 && u2 < 0xE000 {
 				dst = utf8.AppendRune(dst, 0x10000+(u-0xD800)<<10+(u2-0xDC00))
@@ -636,9 +681,9 @@ func (p *parser) readExternal() error {
 	hint := p.capHint(n)
 	d.ExternalNode = make([]uint32, 0, hint)
 	d.ExternalName = make([]uint32, 0, hint)
-	var sums []uint64
+	ext := &p.s.Nodes.ExternalSize
 	if n > 0 {
-		sums = make([]uint64, nn)
+		ext.AppendZeros(int(nn)) // one byte per node until a size needs more
 	}
 	for k := uint64(0); k < n; k++ {
 		off := in.offset()
@@ -660,14 +705,11 @@ func (p *parser) readExternal() error {
 		d.ExternalNode = append(d.ExternalNode, uint32(obj-1))
 		d.ExternalSize.Append(size)
 		d.ExternalName = append(d.ExternalName, name)
-		if s := sums[obj-1] + size; s >= sums[obj-1] {
-			sums[obj-1] = s
+		if old := ext.At(int(obj - 1)); old+size >= old {
+			ext.Set(int(obj-1), old+size)
 		} else {
-			sums[obj-1] = math.MaxUint64
+			ext.Set(int(obj-1), math.MaxUint64)
 		}
-	}
-	if n > 0 {
-		p.s.Nodes.ExternalSize.AppendAll(sums)
 	}
 	return nil
 }
@@ -687,15 +729,46 @@ func (p *parser) readTail() error {
 	}
 	p.d.IdentityHashes = true
 	nd.ID.Reserve(n)
-	ids := newBatch(&nd.ID)
-	for i := 0; i < n; i++ {
-		h, err := in.uleb("identity hash code")
-		if err != nil {
-			return err
+	ids := make([]uint64, 0, 4096)
+	for i := 0; i < n; {
+		// Decode a run of buffered hashes (at most 10 bytes each) in one
+		// tight loop, then hand the next one to uleb, which refills.
+		buf := in.buf[in.pos:in.end]
+		pos := 0
+		for ; i < n && len(ids) < cap(ids) && len(buf)-pos >= 10; i++ {
+			var h uint64
+			var shift uint
+			for {
+				c := buf[pos]
+				pos++
+				h |= uint64(c&0x7F) << shift
+				if c < 0x80 {
+					break
+				}
+				if shift += 7; shift == 63 {
+					break // a tenth byte: uleb below checks it
+				}
+			}
+			if shift == 63 {
+				pos -= 9
+				break
+			}
+			ids = append(ids, h)
 		}
-		ids.add(h)
+		in.pos += pos
+		if i < n && len(ids) < cap(ids) {
+			h, err := in.uleb("identity hash code")
+			if err != nil {
+				return err
+			}
+			ids = append(ids, h)
+			i++
+		}
+		if len(ids) == cap(ids) || i == n {
+			nd.ID.AppendAll(ids)
+			ids = ids[:0]
+		}
 	}
-	ids.flush()
 	padStart := in.offset()
 	for !in.atEOF() {
 		for k, c := range in.buf[in.pos:in.end] {
