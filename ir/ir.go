@@ -35,6 +35,10 @@ type File struct {
 	Classes Classes
 	// Snapshots are the heap snapshots, in file order.
 	Snapshots []*Snapshot
+
+	// MoarVM holds what a MoarVM file has beyond the common model and shares
+	// between its snapshots; nil for other formats.
+	MoarVM *MoarVMFile
 }
 
 // Snapshot is one heap graph. Nodes and edges are stored column by column;
@@ -71,6 +75,9 @@ type Snapshot struct {
 	// Dart holds what a Dart VM heap snapshot has beyond the common model;
 	// nil for snapshots read from other formats.
 	Dart *DartSnapshot
+	// MoarVM holds what a MoarVM snapshot has beyond the common model; nil
+	// for snapshots read from other formats.
+	MoarVM *MoarVMSnapshot
 }
 
 // Total is one named whole-snapshot figure.

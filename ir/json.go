@@ -225,3 +225,26 @@ func JSONShortEscape(c byte) byte {
 	}
 	return 0
 }
+
+// AppendJSONString appends s as a JSON string literal, escaping only what
+// JSON requires (quote, backslash, control characters).
+func AppendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			if e := JSONShortEscape(c); e != 0 {
+				b = append(b, '\\', e)
+			} else {
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}

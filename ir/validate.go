@@ -11,6 +11,11 @@ func (f *File) Validate() error {
 	if err := f.Classes.validate(ns); err != nil {
 		return err
 	}
+	if f.MoarVM != nil {
+		if err := f.MoarVM.validate(f); err != nil {
+			return err
+		}
+	}
 	for i, s := range f.Snapshots {
 		if err := s.validate(f, ns); err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
@@ -147,7 +152,12 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 		}
 	}
 	if s.Dart != nil {
-		return s.Dart.validate(f, s, n, ns)
+		if err := s.Dart.validate(f, s, n, ns); err != nil {
+			return err
+		}
+	}
+	if s.MoarVM != nil {
+		return s.MoarVM.validate(f, s, n, m)
 	}
 	return nil
 }
