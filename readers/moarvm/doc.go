@@ -1,0 +1,27 @@
+// Package moarvm reads MoarVM heap snapshots (.mvmheap) into the IR.
+//
+// The format is defined by MoarVM's writer, src/profiler/heapsnapshot.c;
+// ../shared/formats/moarvm.md describes it as measured on real files, and
+// ir/moarvm.go says how it maps into the IR.
+//
+// Version 3 ("MoarHeapDumpv003") is a sequence of blocks: uncompressed JSON
+// metadata, zstd-compressed columns of little-endian integers, and tables of
+// contents: an inner TOC per snapshot, an outer TOC at the end of the file
+// (found through the file's last 8 bytes) and a copy of the outer TOC after
+// every snapshot. Strings, types and static frames are global to the file:
+// each snapshot's TOC adds the ones that are new. Read follows the TOCs;
+// when the file's tail is missing or damaged (the VM crashed while writing,
+// or the copy broke) it walks the blocks from the start instead, finding
+// the end of each zstd frame from its block headers, and recovers every
+// complete snapshot (MoarVMFile.Recovery says how many and where the damage
+// starts).
+//
+// Version 2 ("MoarHeapDumpv002") is what MoarVM builds without zstd write,
+// Debian's among them: the same tables uncompressed, in fixed-size records.
+// Since 2019.11 its writer has three bugs (wrong string counts, 32-bit
+// fields written as 64-bit, an unusable trailer), which Read works around.
+//
+// Every count and index is checked against the bytes and tables that hold
+// it, and decompression is bounded by what the file can need; errors name
+// the byte offset of the block at fault.
+package moarvm

@@ -1,0 +1,236 @@
+package moarvm_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"heapconv/ir"
+	"heapconv/readers/moarvm"
+)
+
+const testdata = "../../testdata/moarvm"
+
+// expected is the summary an independent reader made of each shared sample.
+type expected struct {
+	Format   string `json:"format"`
+	Filemeta *struct {
+		Subversion uint64 `json:"subversion"`
+		StartTime  uint64 `json:"start_time"`
+		PID        uint64 `json:"pid"`
+		HS         struct {
+			EntryCount uint64   `json:"entry_count"`
+			DataOrder  []string `json:"data_order"`
+		} `json:"highscore_structure"`
+	} `json:"filemeta"`
+	StringsTotal int      `json:"strings_total"`
+	TypesTotal   int      `json:"types_total"`
+	FramesTotal  int      `json:"frames_total"`
+	FirstStrings []string `json:"first_strings"`
+	InnerTOCs    int      `json:"inner_tocs"`
+	Snapshots    []struct {
+		Blocks       []string          `json:"blocks"`
+		Snapmeta     map[string]uint64 `json:"snapmeta"`
+		EntrySizes   map[string]int    `json:"entry_sizes"`
+		Collectables int               `json:"collectables"`
+		References   int               `json:"references"`
+		KindHist     map[string]int    `json:"kind_histogram"`
+		RefKindHist  map[string]int    `json:"ref_kind_histogram"`
+		SumSize      uint64            `json:"sum_size_plus_unmanaged"`
+		NewStrings   *int              `json:"new_strings"`
+		NewTypes     *int              `json:"new_types"`
+		NewFrames    *int              `json:"new_frames"`
+		RootKind     *int              `json:"root_kind"`
+		RootRefs     []struct {
+			Ref    string `json:"ref"`
+			To     int    `json:"to"`
+			ToKind int    `json:"to_kind"`
+		} `json:"root_refs"`
+		Top3 map[string][][]any `json:"highscores_top3"`
+		Note string             `json:"note"` // set for the final TOC, which holds no snapshot
+	} `json:"snapshots"`
+}
+
+// readSample reads a sample, gunzipping .gz files (stored so; MoarVM writes
+// them uncompressed).
+func readSample(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testdata, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Ext(name) == ".gz" {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+func TestSamples(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"nqp-1snap.mvmheap", "nqp-1snap.expected.json"},
+		{"nqp-3snap.mvmheap", "nqp-3snap.expected.json"},
+		{"nqp-1snap-v002.mvmheap.gz", "nqp-1snap-v002.expected.json"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			var want expected
+			if err := json.Unmarshal(readSample(t, tc.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			data := readSample(t, tc.file)
+			f, err := moarvm.Read(bytes.NewReader(data), moarvm.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSample(t, f, &want)
+		})
+	}
+}
+
+func checkSample(t *testing.T, f *ir.File, want *expected) {
+	m := f.MoarVM
+	if got := "v00" + strconv.Itoa(m.Version); got != want.Format {
+		t.Errorf("version %s, want %s", got, want.Format)
+	}
+	if want.Filemeta != nil {
+		fm := want.Filemeta
+		if m.Subversion != fm.Subversion || m.StartTime != fm.StartTime || !m.HasPID || m.PID != fm.PID ||
+			m.EntryCount != fm.HS.EntryCount || !slices.Equal(m.DataOrder, fm.HS.DataOrder) {
+			t.Errorf("filemeta %+v, want %+v", m, fm)
+		}
+	}
+	if m.StringCount != want.StringsTotal || f.Classes.Len() != want.TypesTotal || m.Frames() != want.FramesTotal {
+		t.Errorf("strings/types/frames %d/%d/%d, want %d/%d/%d", m.StringCount, f.Classes.Len(), m.Frames(),
+			want.StringsTotal, want.TypesTotal, want.FramesTotal)
+	}
+	if got := f.Strings[:len(want.FirstStrings)]; !slices.Equal(got, want.FirstStrings) {
+		t.Errorf("first strings %q, want %q", got, want.FirstStrings)
+	}
+	if want.InnerTOCs > 0 && len(m.TOCs) != want.InnerTOCs {
+		t.Errorf("%d inner TOCs, want %d", len(m.TOCs), want.InnerTOCs)
+	}
+	snaps := want.Snapshots
+	if n := len(snaps); n > 0 && snaps[n-1].Note != "" {
+		if len(snaps[n-1].Blocks) != 0 || len(m.TOCs[len(m.TOCs)-1].Blocks) != 0 {
+			t.Errorf("final TOC has blocks %q, want %q", m.TOCs[len(m.TOCs)-1].Blocks, snaps[n-1].Blocks)
+		}
+		snaps = snaps[:n-1]
+	}
+	if len(f.Snapshots) != len(snaps) {
+		t.Fatalf("%d snapshots, want %d", len(f.Snapshots), len(snaps))
+	}
+	stringsSoFar := 0
+	for k, ws := range snaps {
+		s := f.Snapshots[k]
+		stringsSoFar += int(m.TOCs[k].NewStrings)
+		if ws.Blocks != nil && !slices.Equal(m.TOCs[k].Blocks, ws.Blocks) {
+			t.Errorf("snapshot %d: blocks %q, want %q", k, m.TOCs[k].Blocks, ws.Blocks)
+		}
+		if ws.Snapmeta != nil {
+			got := map[string]uint64{"snap_time": s.MoarVM.SnapTime, "gc_seq_num": s.MoarVM.GCSeqNum}
+			for _, tot := range s.Totals {
+				got[tot.Name] = tot.Value
+			}
+			if !mapsEqual(got, ws.Snapmeta) {
+				t.Errorf("snapshot %d: snapmeta %v, want %v", k, got, ws.Snapmeta)
+			}
+		}
+		if s.Nodes.Len() != ws.Collectables || s.Edges.Len() != ws.References {
+			t.Errorf("snapshot %d: %d collectables and %d references, want %d and %d", k, s.Nodes.Len(), s.Edges.Len(), ws.Collectables, ws.References)
+		}
+		hist := map[string]int{}
+		var sum uint64
+		for i := 0; i < s.Nodes.Len(); i++ {
+			hist[strconv.Itoa(int(s.Nodes.Kind[i]))]++
+			sum += s.Nodes.SelfSize.At(i) + s.Nodes.ExternalSize.At(i)
+		}
+		if !mapsEqual(hist, ws.KindHist) {
+			t.Errorf("snapshot %d: kinds %v, want %v", k, hist, ws.KindHist)
+		}
+		if sum != ws.SumSize {
+			t.Errorf("snapshot %d: size + unmanaged %d, want %d", k, sum, ws.SumSize)
+		}
+		if ws.RefKindHist != nil {
+			rh := map[string]int{}
+			for e := 0; e < s.Edges.Len(); e++ {
+				k := s.Edges.Kind[e]
+				if k == ir.MoarVMBadString {
+					k = ir.MoarVMStringRef
+				}
+				rh[strconv.Itoa(int(k))]++
+			}
+			if !mapsEqual(rh, ws.RefKindHist) {
+				t.Errorf("snapshot %d: reference kinds %v, want %v", k, rh, ws.RefKindHist)
+			}
+		}
+		if ws.NewStrings != nil && int(m.TOCs[k].NewStrings) != *ws.NewStrings {
+			t.Errorf("snapshot %d: %d new strings, want %d", k, m.TOCs[k].NewStrings, *ws.NewStrings)
+		}
+		if ws.NewTypes != nil && int(m.TOCs[k].NewTypes) != *ws.NewTypes {
+			t.Errorf("snapshot %d: %d new types, want %d", k, m.TOCs[k].NewTypes, *ws.NewTypes)
+		}
+		if ws.NewFrames != nil && int(m.TOCs[k].NewFrames) != *ws.NewFrames {
+			t.Errorf("snapshot %d: %d new frames, want %d", k, m.TOCs[k].NewFrames, *ws.NewFrames)
+		}
+		if ws.RootKind != nil && int(s.Nodes.Kind[0]) != *ws.RootKind {
+			t.Errorf("snapshot %d: root kind %d, want %d", k, s.Nodes.Kind[0], *ws.RootKind)
+		}
+		lo, hi := s.Nodes.EdgeRange(0)
+		if hi-lo != len(ws.RootRefs) {
+			t.Errorf("snapshot %d: root has %d references, want %d", k, hi-lo, len(ws.RootRefs))
+		} else {
+			for j, rr := range ws.RootRefs {
+				e := lo + j
+				to := int(s.Edges.Target[e])
+				if s.Edges.Kind[e] != ir.MoarVMStringRef || f.Strings[s.Edges.Name[e]] != rr.Ref || to != rr.To || int(s.Nodes.Kind[to]) != rr.ToKind {
+					t.Errorf("snapshot %d: root reference %d: %q to %d (kind %d), want %q to %d (kind %d)", k, j,
+						f.String(s.Edges.Name[e]), to, s.Nodes.Kind[to], rr.Ref, rr.To, rr.ToKind)
+				}
+			}
+		}
+		for b, board := range m.DataOrder {
+			top := ws.Top3[board]
+			for j, entry := range top {
+				at := b*int(m.EntryCount) + j
+				id, score := uint64(entry[0].(float64)), uint64(entry[2].(float64))
+				name := entry[1].(string)
+				var gotName string
+				if board == "types_by_count" || board == "types_by_size" {
+					gotName = f.String(f.Classes.Name[s.MoarVM.TopIDs[at]])
+				} else {
+					gotName = f.String(m.FrameName[s.MoarVM.TopIDs[at]])
+				}
+				if s.MoarVM.TopIDs[at] != id || s.MoarVM.TopScores[at] != score || gotName != name {
+					t.Errorf("snapshot %d: %s[%d] = %d %q %d, want %d %q %d", k, board, j,
+						s.MoarVM.TopIDs[at], gotName, s.MoarVM.TopScores[at], id, name, score)
+				}
+			}
+		}
+	}
+	if stringsSoFar > m.StringCount {
+		t.Errorf("the snapshots add %d strings, more than the file's %d", stringsSoFar, m.StringCount)
+	}
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

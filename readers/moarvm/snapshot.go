@@ -1,0 +1,265 @@
+package moarvm
+
+import (
+	"encoding/binary"
+	"math"
+
+	"heapconv/ir"
+)
+
+// namer finds the strings node names need that MoarVM's string heap may
+// lack, and adds them after it.
+type namer struct {
+	f     *ir.File
+	empty uint32
+	roots map[int]uint32 // colkind → name
+}
+
+func newNamer(f *ir.File) *namer {
+	n := &namer{f: f, roots: map[int]uint32{}}
+	n.empty = n.intern("")
+	for k, name := range ir.MoarVMRootNames {
+		n.roots[k] = n.intern(name)
+	}
+	return n
+}
+
+func (n *namer) intern(s string) uint32 {
+	for i, t := range n.f.Strings {
+		if t == s {
+			return uint32(i)
+		}
+	}
+	n.f.Strings = append(n.f.Strings, s)
+	return uint32(len(n.f.Strings) - 1)
+}
+
+// The blocks every snapshot has, in MoarVM's order.
+var snapshotColumns = []string{"colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget"}
+
+// snapshot reads the snapshot whose blocks TOC t lists.
+func (r *reader) snapshot(f *ir.File, t *toc, names *namer) (*ir.Snapshot, string, error) {
+	var bs [8]block
+	for k, name := range snapshotColumns {
+		b, ok := t.find(name)
+		if !ok {
+			return nil, "", errorf(t.start, "snapshot without a %s block", name)
+		}
+		bs[k] = b
+	}
+	s := &ir.Snapshot{
+		Name:      names.empty,
+		NodeKinds: append([]string(nil), ir.MoarVMNodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), ir.MoarVMEdgeKinds...),
+		Root:      ir.NoNode,
+	}
+	m := &ir.MoarVMSnapshot{}
+	s.MoarVM = m
+	var note string
+	if b, ok := t.find("snapmeta"); ok {
+		js, err := r.readMeta(b)
+		if err != nil {
+			return nil, "", err
+		}
+		m.HasMeta = true
+		if s.Totals, note, err = parseSnapMeta(js, m); err != nil {
+			return nil, "", errorf(b.start+16, "snapmeta: %v", err)
+		}
+	}
+	// The kinds and reference counts fix the number of collectables and of
+	// references; every other column must agree with them.
+	var kind, size, tofi, rfcnt, rfstr, usize, descr, target, topIDs, topScores *column
+	err := parallel(
+		func() (err error) { kind, err = r.readColumn(bs[0], -1); return },
+		func() (err error) { rfcnt, err = r.readColumn(bs[3], -1); return },
+	)
+	if err != nil {
+		return nil, "", err
+	}
+	n := kind.len()
+	if rfcnt.len() != n {
+		return nil, "", errorf(bs[3].start, "colrfcnt has %d entries for %d collectables", rfcnt.len(), n)
+	}
+	if n >= math.MaxUint32 {
+		return nil, "", errorf(bs[0].start, "%d collectables (at most 2^32-2 are supported)", n)
+	}
+	var refs uint64
+	for i := 0; i < n; i++ {
+		refs += rfcnt.at(i)
+	}
+	if refs > math.MaxUint32 {
+		return nil, "", errorf(bs[3].start, "%d references (at most 2^32-1 are supported)", refs)
+	}
+	jobs := []func() error{
+		func() (err error) { target, err = r.readColumn(bs[7], int64(refs)); return },
+		func() (err error) { descr, err = r.readColumn(bs[6], int64(refs)); return },
+		func() (err error) { rfstr, err = r.readColumn(bs[4], int64(n)); return },
+		func() (err error) { usize, err = r.readColumn(bs[5], int64(n)); return },
+		func() (err error) { tofi, err = r.readColumn(bs[2], int64(n)); return },
+		func() (err error) { size, err = r.readColumn(bs[1], int64(n)); return },
+	}
+	tb, okI := t.find("topIDs")
+	sb, okS := t.find("topscore")
+	if okI != okS {
+		return nil, "", errorf(t.start, "snapshot with only one of topIDs and topscore")
+	}
+	if okI {
+		jobs = append(jobs,
+			func() (err error) { topIDs, err = r.readColumn(tb, -1); return },
+			func() (err error) { topScores, err = r.readColumn(sb, -1); return },
+		)
+	}
+	if err := parallel(jobs...); err != nil {
+		return nil, "", err
+	}
+	if okI {
+		if topIDs.len() != topScores.len() {
+			return nil, "", errorf(sb.start, "topscore has %d entries, topIDs %d", topScores.len(), topIDs.len())
+		}
+		m.TopIDs, m.TopScores = make([]uint64, topIDs.len()), make([]uint64, topIDs.len())
+		for i := range m.TopIDs {
+			m.TopIDs[i], m.TopScores[i] = topIDs.at(i), topScores.at(i)
+		}
+	}
+	err = parallel(
+		func() error { return r.nodes(f, s, names, kind, size, tofi, usize, rfstr) },
+		func() error { return edges(f, s, kind.len(), rfcnt, rfstr, descr, target) },
+	)
+	if err != nil {
+		return nil, "", err
+	}
+	if n > 0 {
+		s.Root = 0
+	}
+	return s, note, nil
+}
+
+// appendColumn appends a column's entries to a Uints in batches.
+func appendColumn(dst *ir.Uints, c *column) {
+	buf := make([]uint64, 0, 4096)
+	dst.Reserve(c.len())
+	for i := 0; i < c.len(); i++ {
+		buf = append(buf, c.at(i))
+		if len(buf) == cap(buf) {
+			dst.AppendAll(buf)
+			buf = buf[:0]
+		}
+	}
+	dst.AppendAll(buf)
+}
+
+// nodes fills the node columns.
+func (r *reader) nodes(f *ir.File, s *ir.Snapshot, names *namer, kind, size, tofi, usize, rfstr *column) error {
+	n := kind.len()
+	nd := &s.Nodes
+	nd.Kind = make([]uint8, n)
+	nd.Name = make([]uint32, n)
+	nd.Class = make([]uint32, n)
+	nTypes, nFrames := uint64(f.Classes.Len()), uint64(len(f.MoarVM.FrameName))
+	maxKind := uint64(len(ir.MoarVMNodeKinds) - 1)
+	for i := 0; i < n; i++ {
+		k := kind.at(i)
+		if k > 255 {
+			return kind.errorf(i, "collectable kind %d (at most 255 are supported; MoarVM has 11)", k)
+		}
+		maxKind = max(maxKind, k)
+		nd.Kind[i] = uint8(k)
+		tf := tofi.at(i)
+		switch {
+		case k >= ir.MoarVMObject && k <= ir.MoarVMSTable:
+			if tf >= nTypes {
+				return tofi.errorf(i, "type %d of a collectable of kind %d, but there are %d types", tf, k, nTypes)
+			}
+			nd.Class[i] = uint32(tf) + 1
+			nd.Name[i] = f.Classes.Name[tf]
+		case k == ir.MoarVMFrame:
+			if tf >= nFrames {
+				return tofi.errorf(i, "static frame %d of a frame, but there are %d static frames", tf, nFrames)
+			}
+			nd.Name[i] = f.MoarVM.FrameName[tf]
+		default:
+			if name, ok := names.roots[int(k)]; ok {
+				nd.Name[i] = name
+			} else {
+				nd.Name[i] = names.empty
+			}
+		}
+	}
+	for k := uint64(len(s.NodeKinds)); k <= maxKind; k++ {
+		s.NodeKinds = append(s.NodeKinds, "kind "+itoa(k))
+	}
+	nd.ID.Reserve(n)
+	for i := 0; i < n; i++ {
+		nd.ID.Append(uint64(i))
+	}
+	appendColumn(&nd.SelfSize, size)
+	appendColumn(&nd.ExternalSize, usize)
+	appendColumn(&s.MoarVM.TOFI, tofi)
+	appendColumn(&s.MoarVM.RefStart, rfstr)
+	return nil
+}
+
+func itoa(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		if v /= 10; v == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// edges gathers every collectable's references, which the file stores as
+// one range each of the reference table, in collectable order.
+func edges(f *ir.File, s *ir.Snapshot, n int, rfcnt, rfstr, descr, target *column) error {
+	refs := descr.len()
+	nd, ed := &s.Nodes, &s.Edges
+	nd.FirstEdge = make([]uint32, n+1)
+	ed.Kind = make([]uint8, refs)
+	ed.Name = make([]uint32, refs)
+	ed.Target = make([]uint32, refs)
+	used := make([]uint64, (refs+63)/64)
+	ns := uint64(f.MoarVM.StringCount)
+	e := 0
+	for i := 0; i < n; i++ {
+		cnt := int(rfcnt.at(i))
+		if cnt > 0 {
+			st := rfstr.at(i)
+			if st > uint64(refs) || uint64(cnt) > uint64(refs)-st {
+				return rfstr.errorf(i, "references [%d, %d+%d) beyond the %d references", st, st, cnt, refs)
+			}
+			for j := int(st); j < int(st)+cnt; j++ {
+				if used[j/64]&(1<<(j%64)) != 0 {
+					return rfstr.errorf(i, "reference %d belongs to another collectable too", j)
+				}
+				used[j/64] |= 1 << (j % 64)
+				var d, t uint64
+				if descr.width == 8 && target.width == 8 {
+					d = binary.LittleEndian.Uint64(descr.data[8*j:])
+					t = binary.LittleEndian.Uint64(target.data[8*j:])
+				} else {
+					d, t = descr.at(j), target.at(j)
+				}
+				if t >= uint64(n) {
+					return target.errorf(j, "reference to collectable %d, but there are %d", t, n)
+				}
+				idx, k := d>>2, uint8(d&3)
+				if idx > math.MaxUint32 {
+					return descr.errorf(j, "description index %d does not fit in 32 bits", idx)
+				}
+				switch {
+				case k == 2 && idx >= ns:
+					k = ir.MoarVMBadString
+				case k == 3:
+					k = ir.MoarVMKind3
+				}
+				ed.Kind[e], ed.Name[e], ed.Target[e] = k, uint32(idx), uint32(t)
+				e++
+			}
+		}
+		nd.FirstEdge[i+1] = uint32(e)
+	}
+	return nil
+}

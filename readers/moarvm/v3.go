@@ -1,0 +1,480 @@
+package moarvm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+
+	"heapconv/ir"
+)
+
+// block is one block of a version 3 file, as a TOC lists it: start is the
+// offset of its kind name, end the offset just past its last byte.
+type block struct {
+	name       string
+	start, end int64
+}
+
+// toc is an inner table of contents: the blocks of one snapshot, or of the
+// final TOC that closes the file.
+type toc struct {
+	start  int64
+	blocks []block
+}
+
+func (t *toc) find(name string) (block, bool) {
+	for _, b := range t.blocks {
+		if b.name == name {
+			return b, true
+		}
+	}
+	return block{}, false
+}
+
+func (t *toc) isSnapshot() bool {
+	_, meta := t.find("snapmeta")
+	_, kind := t.find("colkind")
+	return meta || kind
+}
+
+// blockName returns a kind name up to its first NUL: MoarVM 2020.05–2020.12
+// left a garbage byte after the NUL of 6-letter names.
+func blockName(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// readTOC reads the TOC block at off, which must end (self pointer
+// included) at or before limit.
+func (r *reader) readTOC(off, limit int64) (*toc, int64, error) {
+	if off < 16 || limit-off < 24 {
+		return nil, 0, errorf(off, "no room for a table of contents")
+	}
+	var hdr [16]byte
+	if err := r.readAt(hdr[:], off); err != nil {
+		return nil, 0, err
+	}
+	if name := blockName(hdr[:8]); name != "toc" {
+		return nil, 0, errorf(off, "expected a table of contents, found a block named %q", name)
+	}
+	n := binary.LittleEndian.Uint64(hdr[8:])
+	if n > uint64(limit-off-24)/24 {
+		return nil, 0, errorf(off+8, "table of contents of %d entries, but only %d bytes are left", n, limit-off-24)
+	}
+	body, err := r.bytesAt(off+16, off+16+24*int64(n)+8)
+	if err != nil {
+		return nil, 0, err
+	}
+	end := off + 16 + 24*int64(n)
+	if self := binary.LittleEndian.Uint64(body[24*n:]); self != uint64(off) {
+		return nil, 0, errorf(end, "table of contents at %d ends with a pointer to %d, not to itself", off, self)
+	}
+	t := &toc{start: off, blocks: make([]block, n)}
+	for i := range t.blocks {
+		e := body[24*i:]
+		b := block{name: blockName(e[:8]), start: int64(binary.LittleEndian.Uint64(e[8:])), end: int64(binary.LittleEndian.Uint64(e[16:]))}
+		if b.start < 16 || b.end <= b.start || b.end > r.size || binary.LittleEndian.Uint64(e[8:]) > math.MaxInt64 {
+			return nil, 0, errorf(off+16+24*int64(i), "table of contents entry %d (%q): range [%d, %d) outside the file", i, b.name, b.start, b.end)
+		}
+		t.blocks[i] = b
+	}
+	return t, end + 8, nil
+}
+
+// readV3 reads a version 3 file through its tables of contents, or, when
+// they cannot be followed, by walking its blocks.
+func (r *reader) readV3() (*ir.File, error) {
+	defer r.closeDecoders()
+	meta, tocs, err := r.tocs()
+	if err != nil {
+		return r.recoverV3(err)
+	}
+	f, _, err := r.build(meta, tocs)
+	return f, err
+}
+
+// tocs follows the file's last 8 bytes to the outer TOC and reads it and
+// the inner TOCs it lists.
+func (r *reader) tocs() (block, []*toc, error) {
+	if r.size < 16+24+8 {
+		return block{}, nil, errorf(r.size, "file of %d bytes ends before its table of contents", r.size)
+	}
+	var tail [8]byte
+	if err := r.readAt(tail[:], r.size-8); err != nil {
+		return block{}, nil, err
+	}
+	at := binary.LittleEndian.Uint64(tail[:])
+	if at < 16 || at > uint64(r.size-8-24) {
+		return block{}, nil, errorf(r.size-8, "the last 8 bytes point to offset %d, where no table of contents fits", at)
+	}
+	outer, end, err := r.readTOC(int64(at), r.size)
+	if err != nil {
+		return block{}, nil, err
+	}
+	if end != r.size {
+		return block{}, nil, errorf(end, "the outer table of contents ends %d bytes before the end of the file", r.size-end)
+	}
+	if len(outer.blocks) == 0 || outer.blocks[0].name != "filemeta" {
+		return block{}, nil, errorf(int64(at), "the outer table of contents does not start with filemeta")
+	}
+	var tocs []*toc
+	for i, b := range outer.blocks[1:] {
+		if b.name != "toc" {
+			return block{}, nil, errorf(int64(at)+16+24*int64(i+1), "outer table of contents entry %d is %q, not an inner toc", i+1, b.name)
+		}
+		t, tend, err := r.readTOC(b.start, b.end+8)
+		if err != nil {
+			return block{}, nil, err
+		}
+		if tend != b.end+8 {
+			return block{}, nil, errorf(b.start, "inner table of contents %d ends at %d, but the outer one says %d", i, tend-8, b.end)
+		}
+		tocs = append(tocs, t)
+	}
+	return outer.blocks[0], tocs, nil
+}
+
+// The column blocks MoarVM writes, with their entry sizes.
+var columnWidths = map[string]int{
+	"colkind": 2, "colsize": 2, "coltofi": 4, "colrfcnt": 4, "colrfstr": 8, "colusize": 8,
+	"refdescr": 8, "reftrget": 8, "reprname": 4, "typename": 4,
+	"sfname": 4, "sfcuid": 4, "sfline": 4, "sffile": 4, "topIDs": 8, "topscore": 8,
+}
+
+// column is a decoded column block: n little-endian integers of width bytes.
+type column struct {
+	b     block
+	width int
+	data  []byte
+}
+
+func (c *column) len() int { return len(c.data) / c.width }
+
+// at returns entry i.
+func (c *column) at(i int) uint64 {
+	switch c.width {
+	case 1:
+		return uint64(c.data[i])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(c.data[2*i:]))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(c.data[4*i:]))
+	}
+	return binary.LittleEndian.Uint64(c.data[8*i:])
+}
+
+// errorf reports a problem with entry i of the column, at the block's offset
+// (entries are inside compressed data, which has no file offsets).
+func (c *column) errorf(i int, format string, args ...any) error {
+	return errorf(c.b.start, "%s entry %d: %s", c.b.name, i, fmt.Sprintf(format, args...))
+}
+
+// readColumn decodes a column block. count is the number of entries it
+// must have, or -1 when it fixes the count itself.
+func (r *reader) readColumn(b block, count int64) (*column, error) {
+	if b.end-b.start < 18+6 {
+		return nil, errorf(b.start, "%s block of %d bytes is too short", b.name, b.end-b.start)
+	}
+	var hdr [18]byte
+	if err := r.readAt(hdr[:], b.start); err != nil {
+		return nil, err
+	}
+	if name := blockName(hdr[:8]); name != b.name {
+		return nil, errorf(b.start, "the table of contents says %q, the block says %q", b.name, name)
+	}
+	width := int(binary.LittleEndian.Uint16(hdr[8:]))
+	if width != 1 && width != 2 && width != 4 && width != 8 {
+		return nil, errorf(b.start+8, "%s: entry size %d (1, 2, 4 or 8)", b.name, width)
+	}
+	src, err := r.bytesAt(b.start+18, b.end)
+	if err != nil {
+		return nil, err
+	}
+	want := int64(-1)
+	if count >= 0 {
+		if count > math.MaxInt64/8 {
+			return nil, errorf(b.start, "%s: %d entries", b.name, count)
+		}
+		want = count * int64(width)
+	}
+	// A column whose count nothing fixes may still take at most 4 bytes
+	// per byte of the file (real ones take well under one).
+	data, err := r.decompress(src, want, 4*r.size+1<<20)
+	if err != nil {
+		return nil, errorf(b.start+18, "%s: %v", b.name, err)
+	}
+	if len(data)%width != 0 {
+		return nil, errorf(b.start+18, "%s: %d bytes of data, not a multiple of the entry size %d", b.name, len(data), width)
+	}
+	return &column{b: b, width: width, data: data}, nil
+}
+
+// readStrings decodes a strings block: {u32 length, bytes} repeated.
+func (r *reader) readStrings(b block) ([]string, error) {
+	if b.end-b.start < 16+6 {
+		return nil, errorf(b.start, "strings block of %d bytes is too short", b.end-b.start)
+	}
+	var hdr [8]byte
+	if err := r.readAt(hdr[:], b.start); err != nil {
+		return nil, err
+	}
+	if name := blockName(hdr[:]); name != "strings" {
+		return nil, errorf(b.start, "the table of contents says strings, the block says %q", name)
+	}
+	src, err := r.bytesAt(b.start+16, b.end)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.decompress(src, -1, 16*int64(len(src))+1<<20)
+	if err != nil {
+		return nil, errorf(b.start+16, "strings: %v", err)
+	}
+	var out []string
+	for p := 0; p < len(data); {
+		if len(data)-p < 4 {
+			return nil, errorf(b.start, "strings: string %d: length cut short", len(out))
+		}
+		n := int(binary.LittleEndian.Uint32(data[p:]))
+		p += 4
+		if n > len(data)-p {
+			return nil, errorf(b.start, "strings: string %d of %d bytes, but %d are left", len(out), n, len(data)-p)
+		}
+		out = append(out, string(data[p:p+n]))
+		p += n
+	}
+	return out, nil
+}
+
+// readMeta reads a filemeta or snapmeta block: u64 length, JSON, NUL.
+func (r *reader) readMeta(b block) ([]byte, error) {
+	if b.end-b.start < 17 {
+		return nil, errorf(b.start, "%s block of %d bytes is too short", b.name, b.end-b.start)
+	}
+	var hdr [16]byte
+	if err := r.readAt(hdr[:], b.start); err != nil {
+		return nil, err
+	}
+	if name := blockName(hdr[:8]); name != b.name {
+		return nil, errorf(b.start, "the table of contents says %q, the block says %q", b.name, name)
+	}
+	n := binary.LittleEndian.Uint64(hdr[8:])
+	if n != uint64(b.end-b.start-16) {
+		return nil, errorf(b.start+8, "%s of %d bytes in a block of %d", b.name, n, b.end-b.start-16)
+	}
+	if n > 1<<20 {
+		return nil, errorf(b.start+8, "%s of %d bytes (MoarVM writes under 1 KiB)", b.name, n)
+	}
+	data, err := r.bytesAt(b.start+16, b.end)
+	if err != nil {
+		return nil, err
+	}
+	if data[len(data)-1] != 0 {
+		return nil, errorf(b.end-1, "%s does not end with a NUL byte", b.name)
+	}
+	return data[:len(data)-1], nil
+}
+
+// parallel runs jobs on up to GOMAXPROCS goroutines and returns the first
+// error in job order.
+func parallel(jobs ...func() error) error {
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, job := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = job()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// build turns the metadata block and the inner TOCs into the IR. On error
+// it also returns the index of the TOC at fault (len(tocs) when the fault
+// is not in one), so that recovery can keep the snapshots before it.
+func (r *reader) build(meta block, tocs []*toc) (*ir.File, int, error) {
+	f := &ir.File{Format: ir.FormatMoarVM}
+	m := &ir.MoarVMFile{Version: 3, HasMeta: true}
+	f.MoarVM = m
+	var notes []string
+	js, err := r.readMeta(meta)
+	if err != nil {
+		return nil, len(tocs), err
+	}
+	note, err := parseFileMeta(js, m)
+	if err != nil {
+		return nil, len(tocs), errorf(meta.start+16, "filemeta: %v", err)
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	// The global tables, TOC by TOC.
+	for i, t := range tocs {
+		if i < len(tocs)-1 && !t.isSnapshot() {
+			return nil, i, errorf(t.start, "inner table of contents %d holds no snapshot, but more follow", i)
+		}
+		seen := map[string]bool{}
+		for _, b := range t.blocks {
+			if seen[b.name] {
+				return nil, i, errorf(t.start, "inner table of contents %d lists %q twice", i, b.name)
+			}
+			seen[b.name] = true
+		}
+		var inc ir.MoarVMTOC
+		for _, b := range t.blocks {
+			inc.Blocks = append(inc.Blocks, b.name)
+		}
+		if b, ok := t.find("strings"); ok {
+			ss, err := r.readStrings(b)
+			if err != nil {
+				return nil, i, err
+			}
+			f.Strings = append(f.Strings, ss...)
+			inc.NewStrings = uint32(len(ss))
+		}
+		if n, err := r.readTypes(f, t); err != nil {
+			return nil, i, err
+		} else {
+			inc.NewTypes = uint32(n)
+		}
+		if n, err := r.readFrames(m, t, uint64(len(f.Strings))); err != nil {
+			return nil, i, err
+		} else {
+			inc.NewFrames = uint32(n)
+		}
+		m.TOCs = append(m.TOCs, inc)
+	}
+	if len(tocs) == 0 || tocs[len(tocs)-1].isSnapshot() {
+		// No final TOC (only hand-made files lack it): MoarVM's is empty.
+		m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
+		notes = append(notes, "no final table of contents")
+	}
+	m.StringCount = len(f.Strings)
+	names := newNamer(f)
+	for i, t := range tocs {
+		if !t.isSnapshot() {
+			continue
+		}
+		s, note, err := r.snapshot(f, t, names)
+		if err != nil {
+			return nil, i, err
+		}
+		if note != "" && len(notes) < 8 {
+			notes = append(notes, fmt.Sprintf("snapshot %d: %s", len(f.Snapshots), note))
+		}
+		f.Snapshots = append(f.Snapshots, s)
+	}
+	f.FormatVersion = fmt.Sprintf("MoarHeapDumpv003, subversion %d, %d snapshots", m.Subversion, len(f.Snapshots))
+	if len(notes) > 0 {
+		f.FormatVersion += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return f, len(tocs), nil
+}
+
+// readTypes reads a TOC's reprname and typename blocks into the class
+// table and returns how many types they add.
+func (r *reader) readTypes(f *ir.File, t *toc) (int, error) {
+	rb, okR := t.find("reprname")
+	tb, okT := t.find("typename")
+	if !okR && !okT {
+		return 0, nil
+	}
+	if okR != okT {
+		return 0, errorf(t.start, "inner table of contents has only one of reprname and typename")
+	}
+	var repr, name *column
+	err := parallel(
+		func() (err error) { repr, err = r.readColumn(rb, -1); return },
+		func() (err error) { name, err = r.readColumn(tb, -1); return },
+	)
+	if err != nil {
+		return 0, err
+	}
+	if repr.len() != name.len() {
+		return 0, errorf(tb.start, "typename has %d entries, reprname %d", name.len(), repr.len())
+	}
+	c := &f.Classes
+	if c.FirstField == nil {
+		c.FirstField = []uint32{0}
+	}
+	// Strings come before types in a TOC, and indices only grow, so the
+	// strings read so far are all a type may name.
+	ns := uint64(len(f.Strings))
+	for i := 0; i < name.len(); i++ {
+		nm, rp := name.at(i), repr.at(i)
+		if nm >= ns {
+			return 0, name.errorf(i, "string %d out of range (%d strings so far)", nm, ns)
+		}
+		if rp >= ns {
+			return 0, repr.errorf(i, "string %d out of range (%d strings so far)", rp, ns)
+		}
+		c.Name = append(c.Name, uint32(nm))
+		c.Library = append(c.Library, uint32(rp))
+		c.FirstField = append(c.FirstField, 0)
+	}
+	return name.len(), nil
+}
+
+var frameColumns = []string{"sfname", "sfcuid", "sfline", "sffile"}
+
+// readFrames reads a TOC's static-frame blocks and returns how many frames
+// they add.
+func (r *reader) readFrames(m *ir.MoarVMFile, t *toc, ns uint64) (int, error) {
+	var bs []block
+	for _, name := range frameColumns {
+		if b, ok := t.find(name); ok {
+			bs = append(bs, b)
+		}
+	}
+	if len(bs) == 0 {
+		return 0, nil
+	}
+	if len(bs) != len(frameColumns) {
+		return 0, errorf(t.start, "inner table of contents has %d of the 4 static-frame blocks", len(bs))
+	}
+	cols := make([]*column, 4)
+	err := parallel(
+		func() (err error) { cols[0], err = r.readColumn(bs[0], -1); return },
+		func() (err error) { cols[1], err = r.readColumn(bs[1], -1); return },
+		func() (err error) { cols[2], err = r.readColumn(bs[2], -1); return },
+		func() (err error) { cols[3], err = r.readColumn(bs[3], -1); return },
+	)
+	if err != nil {
+		return 0, err
+	}
+	n := cols[0].len()
+	for _, c := range cols[1:] {
+		if c.len() != n {
+			return 0, errorf(c.b.start, "%s has %d entries, sfname %d", c.b.name, c.len(), n)
+		}
+	}
+	dst := []*[]uint32{&m.FrameName, &m.FrameCUID, &m.FrameLine, &m.FrameFile}
+	for k, c := range cols {
+		for i := 0; i < n; i++ {
+			v := c.at(i)
+			if k != 2 && v >= ns { // sfline is a number, the rest strings
+				return 0, c.errorf(i, "string %d out of range (%d strings so far)", v, ns)
+			}
+			if v > math.MaxUint32 {
+				return 0, c.errorf(i, "line %d does not fit in 32 bits", v)
+			}
+			*dst[k] = append(*dst[k], uint32(v))
+		}
+	}
+	return n, nil
+}
