@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"heapconv/ir"
 )
@@ -14,7 +15,7 @@ import (
 // their own block headers give. Blocks are grouped into snapshots at each
 // snapmeta; every snapshot whose blocks are all complete is kept.
 func (r *reader) recoverV3(cause error) (*ir.File, error) {
-	blocks, damage, why := r.walk()
+	blocks, damage, cut, why := r.walk()
 	if len(blocks) == 0 || blocks[0].name != "filemeta" {
 		return nil, cause
 	}
@@ -40,6 +41,9 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 	// A snapshot cut before its inner TOC may still be whole: keep it if
 	// its blocks read, as the last one.
 	started := len(tocs)
+	if cut != "" && strings.HasPrefix("snapmeta", cut) {
+		started++ // a snapshot whose first block is cut short
+	}
 	if len(tocs) > complete {
 		if _, ok := tocs[len(tocs)-1].find("reftrget"); !ok {
 			tocs = tocs[:len(tocs)-1]
@@ -68,19 +72,20 @@ func (r *reader) isInnerTOC(b block) bool {
 }
 
 // walk lists the complete blocks from offset 16 on, stopping at the first
-// one that is cut short or unknown; it returns where and why it stopped
-// (the end of the file counts as damage too: a complete file ends with its
-// outer TOC, which recovery is not needed for).
-func (r *reader) walk() ([]block, int64, string) {
-	var out []block
+// one that is cut short or unknown; it returns where it stopped, the name
+// of the block there if it has one, and why (the end of the file counts as
+// damage too: a complete file ends with its outer TOC, which recovery is
+// not needed for).
+func (r *reader) walk() (out []block, damage int64, cut, why string) {
 	off := int64(16)
 	var hdr [18]byte
 	for off < r.size {
 		if r.size-off < 16 {
-			return out, off, "a block header cut short"
+			cut = blockName(hdr[:copy(hdr[:8], r.readPrefix(off, 8))])
+			return out, off, cut, "a block header cut short"
 		}
 		if err := r.readAt(hdr[:min(18, r.size-off)], off); err != nil {
-			return out, off, err.Error()
+			return out, off, "", err.Error()
 		}
 		name := blockName(hdr[:8])
 		var end int64
@@ -88,13 +93,13 @@ func (r *reader) walk() ([]block, int64, string) {
 		case "filemeta", "snapmeta":
 			n := binary.LittleEndian.Uint64(hdr[8:16])
 			if n > uint64(r.size-off-16) {
-				return out, off, name + " block cut short"
+				return out, off, name, name + " block cut short"
 			}
 			end = off + 16 + int64(n)
 		case "toc":
 			n := binary.LittleEndian.Uint64(hdr[8:16])
-			if n > uint64(r.size-off-24)/24 {
-				return out, off, "table of contents cut short"
+			if r.size-off < 24 || n > uint64(r.size-off-24)/24 {
+				return out, off, name, "table of contents cut short"
 			}
 			end = off + 16 + 24*int64(n) // the TOC's own end, as TOCs list it
 			out = append(out, block{name, off, end})
@@ -103,25 +108,34 @@ func (r *reader) walk() ([]block, int64, string) {
 		case "strings":
 			e, err := r.frameEnd(off+16, r.size)
 			if err != nil {
-				return out, off, "strings block: " + err.Error()
+				return out, off, name, "strings block: " + err.Error()
 			}
 			end = e
 		default:
 			if _, ok := columnWidths[name]; !ok {
-				return out, off, fmt.Sprintf("no block starts here (%q)", name)
+				return out, off, name, fmt.Sprintf("no block starts here (%q)", name)
 			}
 			e, err := r.frameEnd(off+18, r.size)
 			if err != nil {
 				var fe *ir.FormatError
 				if errors.As(err, &fe) {
-					return out, off, fe.Msg
+					return out, off, name, fe.Msg
 				}
-				return out, off, name + " block: " + err.Error()
+				return out, off, name, name + " block: " + err.Error()
 			}
 			end = e
 		}
 		out = append(out, block{name, off, end})
 		off = end
 	}
-	return out, off, "the file ends without its final table of contents"
+	return out, off, "", "the file ends without its final table of contents"
+}
+
+// readPrefix returns up to n bytes at off, or nil.
+func (r *reader) readPrefix(off int64, n int) []byte {
+	b := make([]byte, min(int64(n), r.size-off))
+	if r.readAt(b, off) != nil {
+		return nil
+	}
+	return b
 }
