@@ -116,7 +116,11 @@ func (in *input) close() {
 func (in *input) read(e *env) (*ir.File, error) {
 	defer in.close()
 	p := newProgress(e, "reading", in.size)
-	f, err := in.format.Read(in.r, formats.ReadOptions{Size: in.size, Progress: p.update})
+	opts := formats.ReadOptions{Size: in.size, Progress: p.update}
+	if in.file != nil && in.zr == nil && in.size > 0 {
+		opts.At = in.file
+	}
+	f, err := in.format.Read(in.r, opts)
 	p.done()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.name, err)

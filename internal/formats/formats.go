@@ -13,6 +13,7 @@ import (
 
 	"heapconv/ir"
 	rdart "heapconv/readers/dart"
+	rmoarvm "heapconv/readers/moarvm"
 	rv8 "heapconv/readers/v8"
 	wdart "heapconv/writers/dart"
 	wv8 "heapconv/writers/v8"
@@ -20,7 +21,11 @@ import (
 
 // ReadOptions are passed to every reader.
 type ReadOptions struct {
-	Size     int64 // input size in bytes, 0 when unknown
+	Size int64 // input size in bytes, 0 when unknown
+	// At reads the same input at offsets, when it is a regular file:
+	// formats with a table of contents at the end (MoarVM) use it instead
+	// of reading everything into memory.
+	At       io.ReaderAt
 	Progress func(read int64)
 }
 
@@ -90,7 +95,15 @@ var All = []*Format{
 		},
 		ByteExact: true,
 	},
-	{Name: ir.FormatMoarVM, Description: "MoarVM heap snapshot", Extensions: []string{".mvmheap"}},
+	{
+		Name:        ir.FormatMoarVM,
+		Description: "MoarVM heap snapshot (several snapshots per file)",
+		Extensions:  []string{".mvmheap"},
+		Versions:    "format v3 (MoarVM 2019.11 and later; damaged or truncated files recovered) and v2 (MoarVM built without zstd, as Debian's)",
+		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
+			return rmoarvm.Read(r, rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.Progress})
+		},
+	},
 	{Name: ir.FormatFuchsia, Description: "Fuchsia heapdump pprof profile", Extensions: []string{".pb", ".pb.gz"}},
 	{Name: ir.FormatFuchsiaFIDL, Description: "Fuchsia heapdump FIDL SnapshotElement stream"},
 }

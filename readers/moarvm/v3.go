@@ -95,7 +95,7 @@ func (r *reader) readV3() (*ir.File, error) {
 	if err != nil {
 		return r.recoverV3(err)
 	}
-	f, _, err := r.build(meta, tocs)
+	f, _, err := r.build(meta, tocs, false)
 	return f, err
 }
 
@@ -306,8 +306,9 @@ func parallel(jobs ...func() error) error {
 
 // build turns the metadata block and the inner TOCs into the IR. On error
 // it also returns the index of the TOC at fault (len(tocs) when the fault
-// is not in one), so that recovery can keep the snapshots before it.
-func (r *reader) build(meta block, tocs []*toc) (*ir.File, int, error) {
+// is not in one), so that recovery can keep the snapshots before it;
+// recovering says the TOCs came from walking a damaged file.
+func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int, error) {
 	f := &ir.File{Format: ir.FormatMoarVM}
 	m := &ir.MoarVMFile{Version: 3, HasMeta: true}
 	f.MoarVM = m
@@ -362,7 +363,9 @@ func (r *reader) build(meta block, tocs []*toc) (*ir.File, int, error) {
 	if len(tocs) == 0 || tocs[len(tocs)-1].isSnapshot() {
 		// No final TOC (only hand-made files lack it): MoarVM's is empty.
 		m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
-		notes = append(notes, "no final table of contents")
+		if !recovering {
+			notes = append(notes, "no final table of contents")
+		}
 	}
 	m.StringCount = len(f.Strings)
 	names := newNamer(f)
