@@ -24,6 +24,21 @@ func newNamer(f *ir.File) *namer {
 	return n
 }
 
+// apply names a snapshot's root-kind and unknown-kind nodes, which the
+// reader leaves for when the whole string heap is known.
+func (n *namer) apply(s *ir.Snapshot) {
+	s.Name = n.empty
+	for i, k := range s.Nodes.Kind {
+		if k < ir.MoarVMObject || k > ir.MoarVMFrame {
+			if name, ok := n.roots[int(k)]; ok {
+				s.Nodes.Name[i] = name
+			} else {
+				s.Nodes.Name[i] = n.empty
+			}
+		}
+	}
+}
+
 func (n *namer) intern(s string) uint32 {
 	for i, t := range n.f.Strings {
 		if t == s {
@@ -38,7 +53,7 @@ func (n *namer) intern(s string) uint32 {
 var snapshotColumns = []string{"colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget"}
 
 // snapshot reads the snapshot whose blocks TOC t lists.
-func (r *reader) snapshot(f *ir.File, t *toc, names *namer) (*ir.Snapshot, string, error) {
+func (r *reader) snapshot(f *ir.File, t *toc) (*ir.Snapshot, string, error) {
 	var bs [8]block
 	for k, name := range snapshotColumns {
 		b, ok := t.find(name)
@@ -48,7 +63,6 @@ func (r *reader) snapshot(f *ir.File, t *toc, names *namer) (*ir.Snapshot, strin
 		bs[k] = b
 	}
 	s := &ir.Snapshot{
-		Name:      names.empty,
 		NodeKinds: append([]string(nil), ir.MoarVMNodeKinds...),
 		EdgeKinds: append([]ir.EdgeKind(nil), ir.MoarVMEdgeKinds...),
 		Root:      ir.NoNode,
@@ -122,7 +136,7 @@ func (r *reader) snapshot(f *ir.File, t *toc, names *namer) (*ir.Snapshot, strin
 		}
 	}
 	err = parallel(
-		func() error { return r.nodes(f, s, names, kind, size, tofi, usize, rfstr) },
+		func() error { return nodes(f, s, kind, size, tofi, usize, rfstr) },
 		func() error { return edges(f, s, kind.len(), rfcnt, rfstr, descr, target) },
 	)
 	if err != nil {
@@ -148,8 +162,9 @@ func appendColumn(dst *ir.Uints, c *column) {
 	dst.AppendAll(buf)
 }
 
-// nodes fills the node columns.
-func (r *reader) nodes(f *ir.File, s *ir.Snapshot, names *namer, kind, size, tofi, usize, rfstr *column) error {
+// nodes fills the node columns. Types and frames must be read as far as
+// the snapshot's own TOC; the root kinds are named later (namer.apply).
+func nodes(f *ir.File, s *ir.Snapshot, kind, size, tofi, usize, rfstr *column) error {
 	n := kind.len()
 	nd := &s.Nodes
 	nd.Kind = make([]uint8, n)
@@ -177,12 +192,6 @@ func (r *reader) nodes(f *ir.File, s *ir.Snapshot, names *namer, kind, size, tof
 				return tofi.errorf(i, "static frame %d of a frame, but there are %d static frames", tf, nFrames)
 			}
 			nd.Name[i] = f.MoarVM.FrameName[tf]
-		default:
-			if name, ok := names.roots[int(k)]; ok {
-				nd.Name[i] = name
-			} else {
-				nd.Name[i] = names.empty
-			}
 		}
 	}
 	for k := uint64(len(s.NodeKinds)); k <= maxKind; k++ {
@@ -221,7 +230,7 @@ func edges(f *ir.File, s *ir.Snapshot, n int, rfcnt, rfstr, descr, target *colum
 	ed.Name = make([]uint32, refs)
 	ed.Target = make([]uint32, refs)
 	used := make([]uint64, (refs+63)/64)
-	ns := uint64(f.MoarVM.StringCount)
+	ns := uint64(len(f.Strings)) // the heap so far: its extras come after every snapshot
 	e := 0
 	for i := 0; i < n; i++ {
 		cnt := int(rfcnt.at(i))

@@ -92,73 +92,86 @@ func (r *reader) readV2() (*ir.File, error) {
 	f := &ir.File{Format: ir.FormatMoarVM}
 	m := &ir.MoarVMFile{Version: 2}
 	f.MoarVM = m
-	type pending struct {
-		s                              *ir.Snapshot
-		kind, size, tofi, usize, rfstr *column
-		rfcnt, descr, target           *column
-		at                             int
-	}
-	var snaps []pending
 	for {
 		var inc ir.MoarVMTOC
+		var q *pending
 		if p.off+4 <= p.end && string(data[p.off:p.off+4]) == "coll" {
-			q := pending{at: p.off}
+			q = &pending{at: p.off}
 			if err := p.collectables(&q.kind, &q.size, &q.tofi, &q.usize, &q.rfstr, &q.rfcnt); err != nil {
 				return nil, err
 			}
 			if err := p.references(&q.descr, &q.target); err != nil {
 				return nil, err
 			}
-			snaps = append(snaps, q)
 		}
 		if err := p.tables(f, &inc); err != nil {
 			return nil, err
 		}
 		m.TOCs = append(m.TOCs, inc)
+		if q != nil {
+			// Build it now, with the types and frames so far, and let its
+			// tables go.
+			s, err := q.snapshot(f, len(f.Snapshots))
+			if err != nil {
+				return nil, err
+			}
+			f.Snapshots = append(f.Snapshots, s)
+		}
 		if p.off == p.end {
 			break
 		}
-		if len(snaps) < len(m.TOCs) {
+		if q == nil {
 			return nil, p.errorf(p.off, "tables after the final strs/type/fram group")
 		}
 	}
-	if len(snaps) == len(m.TOCs) {
+	if len(f.Snapshots) == len(m.TOCs) {
 		// The last group belonged to a snapshot: there was no final one.
 		m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
 	}
-	if uint64(len(snaps)) != n {
-		return nil, p.errorf(len(data)-8, "the trailer counts %d snapshots, the file holds %d", n, len(snaps))
+	if uint64(len(f.Snapshots)) != n {
+		return nil, p.errorf(len(data)-8, "the trailer counts %d snapshots, the file holds %d", n, len(f.Snapshots))
 	}
 	m.StringCount = len(f.Strings)
 	names := newNamer(f)
-	for k, q := range snaps {
-		s := &ir.Snapshot{
-			Name:      names.empty,
-			NodeKinds: append([]string(nil), ir.MoarVMNodeKinds...),
-			EdgeKinds: append([]ir.EdgeKind(nil), ir.MoarVMEdgeKinds...),
-			Root:      ir.NoNode,
-			MoarVM:    &ir.MoarVMSnapshot{},
-		}
-		var refs uint64
-		for i := 0; i < q.rfcnt.len(); i++ {
-			refs += q.rfcnt.at(i)
-		}
-		if refs != uint64(q.descr.len()) {
-			return nil, p.errorf(q.at, "snapshot %d: the collectables have %d references, the refs table %d", k, refs, q.descr.len())
-		}
-		if err := r.nodes(f, s, names, q.kind, q.size, q.tofi, q.usize, q.rfstr); err != nil {
-			return nil, err
-		}
-		if err := edges(f, s, q.kind.len(), q.rfcnt, q.rfstr, q.descr, q.target); err != nil {
-			return nil, err
-		}
-		if s.Nodes.Len() > 0 {
-			s.Root = 0
-		}
-		f.Snapshots = append(f.Snapshots, s)
+	for _, s := range f.Snapshots {
+		names.apply(s)
 	}
 	f.FormatVersion = fmt.Sprintf("MoarHeapDumpv002 (uncompressed; MoarVM built without zstd), %d snapshots", len(f.Snapshots))
 	return f, nil
+}
+
+// pending is a version 2 snapshot's tables, as version 3's columns.
+type pending struct {
+	kind, size, tofi, usize, rfstr *column
+	rfcnt, descr, target           *column
+	at                             int
+}
+
+func (q *pending) snapshot(f *ir.File, k int) (*ir.Snapshot, error) {
+	s := &ir.Snapshot{
+		NodeKinds: append([]string(nil), ir.MoarVMNodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), ir.MoarVMEdgeKinds...),
+		Root:      ir.NoNode,
+		MoarVM:    &ir.MoarVMSnapshot{},
+	}
+	var refs uint64
+	for i := 0; i < q.rfcnt.len(); i++ {
+		refs += q.rfcnt.at(i)
+	}
+	if refs != uint64(q.descr.len()) {
+		return nil, errorf(int64(q.at), "snapshot %d: the collectables have %d references, the refs table %d", k, refs, q.descr.len())
+	}
+	err := parallel(
+		func() error { return nodes(f, s, q.kind, q.size, q.tofi, q.usize, q.rfstr) },
+		func() error { return edges(f, s, q.kind.len(), q.rfcnt, q.rfstr, q.descr, q.target) },
+	)
+	if err != nil {
+		return nil, err
+	}
+	if s.Nodes.Len() > 0 {
+		s.Root = 0
+	}
+	return s, nil
 }
 
 // newColumn makes an empty column of n entries of width bytes, for data a

@@ -368,12 +368,11 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 		}
 	}
 	m.StringCount = len(f.Strings)
-	names := newNamer(f)
 	for i, t := range tocs {
 		if !t.isSnapshot() {
 			continue
 		}
-		s, note, err := r.snapshot(f, t, names)
+		s, note, err := r.snapshot(f, t)
 		if err != nil {
 			return nil, i, err
 		}
@@ -381,6 +380,10 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 			notes = append(notes, fmt.Sprintf("snapshot %d: %s", len(f.Snapshots), note))
 		}
 		f.Snapshots = append(f.Snapshots, s)
+	}
+	names := newNamer(f)
+	for _, s := range f.Snapshots {
+		names.apply(s)
 	}
 	f.FormatVersion = fmt.Sprintf("MoarHeapDumpv003, subversion %d, %d snapshots", m.Subversion, len(f.Snapshots))
 	if len(notes) > 0 {
