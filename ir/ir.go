@@ -224,5 +224,24 @@ func (f *File) Select(n int) (*File, error) {
 	}
 	g := *f
 	g.Snapshots = []*Snapshot{f.Snapshots[n]}
+	if m := f.MoarVM; m != nil && len(m.TOCs) == len(f.Snapshots)+1 {
+		// The snapshot's TOC now adds everything the ones before it did.
+		mm := *m
+		var first, rest MoarVMTOC
+		for i, t := range m.TOCs {
+			to := &rest
+			if i <= n {
+				to = &first
+			}
+			to.NewStrings += t.NewStrings
+			to.NewTypes += t.NewTypes
+			to.NewFrames += t.NewFrames
+		}
+		if n == 0 {
+			first.Blocks = m.TOCs[0].Blocks
+		}
+		mm.TOCs = []MoarVMTOC{first, rest}
+		g.MoarVM = &mm
+	}
 	return &g, nil
 }
