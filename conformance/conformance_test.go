@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -88,6 +90,15 @@ func loadFixture(t *testing.T, path string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
 	if strings.HasSuffix(path, ".zst") {
 		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 		if err != nil {
@@ -103,7 +114,7 @@ func loadFixture(t *testing.T, path string) []byte {
 
 func fixtureName(path string) string {
 	b := filepath.Base(path)
-	b = strings.TrimSuffix(b, ".zst")
+	b = strings.TrimSuffix(strings.TrimSuffix(b, ".zst"), ".gz")
 	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
@@ -281,6 +292,9 @@ func testFixtures(t *testing.T, fm format, o *oracle) {
 					if fm.byteExact {
 						sameBytes(t, "rewritten fixture", out, data)
 					}
+					if fm.sameBlocks != nil && f.MoarVM != nil && f.MoarVM.Version == 3 && f.MoarVM.Recovery == nil {
+						fm.sameBlocks(t, out, data)
+					}
 					back := read(t, fm, out)
 					if fm.byteExact {
 						if d := ir.Diff(f, back, 10); len(d) > 0 {
@@ -351,11 +365,14 @@ func sameSummary(t *testing.T, got, want *summary) {
 // stripV8 returns snapshot i of f as a file without V8 section, as if it
 // came from another format.
 func stripV8(f *ir.File, i int) *ir.File {
-	g := *f
-	s := *f.Snapshots[i]
+	g, err := f.Select(i)
+	if err != nil {
+		panic(err)
+	}
+	s := *g.Snapshots[0]
 	s.V8 = nil
 	g.Snapshots = []*ir.Snapshot{&s}
-	return &g
+	return g
 }
 
 // testToV8 converts one snapshot of a fixture to V8 through Convert (the
@@ -368,9 +385,12 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 	if err != nil {
 		t.Fatalf("Convert: %v", err)
 	}
-	if src.Snapshots[0].Dart != nil {
+	switch {
+	case src.Snapshots[0].Dart != nil:
 		checkDartConverted(t, src, conv)
-	} else {
+	case src.MoarVM != nil:
+		checkMoarVMConverted(t, src, conv)
+	default:
 		checkConverted(t, src, conv)
 	}
 	out := convertAndCheck(t, src, conv)
@@ -386,6 +406,9 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 		}
 		if src.Snapshots[0].Dart != nil {
 			compareDartRetained(t, got, src, conv)
+		}
+		if src.MoarVM != nil {
+			compareMoarVMSummary(t, got, conv)
 		}
 		if srcPath == "" {
 			return
@@ -529,15 +552,28 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 								t.Fatalf("snapshot %d: Dart section read back differs:\n%s", i, strings.Join(d, "\n"))
 							}
 						}
+						if f.MoarVM != nil {
+							// MoarVM's sections hold everything: the whole file
+							// comes back, but for the reader's description.
+							g := *f
+							g.FormatVersion = back.FormatVersion
+							if d := ir.Diff(&g, back, 10); len(d) > 0 {
+								t.Fatalf("MoarVM file read back differs:\n%s", strings.Join(d, "\n"))
+							}
+						}
 					}
 					if fm.byteExact {
 						again, _ := write(t, fm, back)
 						sameBytes(t, "writing the read-back file", again, out)
 					}
+					if fm.sameBlocks != nil {
+						again, _ := write(t, fm, back)
+						fm.sameBlocks(t, again, out)
+					}
 					if fm.v8Output {
 						expectCounts(t, o, fm.name+"/random/"+name, out, back)
 					}
-					if s := f.Snapshots[0]; len(f.Snapshots) == 1 && s.Dart != nil && s.Nodes.Len() > 0 {
+					if s := f.Snapshots[0]; len(f.Snapshots) == 1 && (s.Dart != nil || s.MoarVM != nil) && s.Nodes.Len() > 0 {
 						// Dart heaps go to DevTools through their own reshaping.
 						testToV8(t, fm, "random-"+strings.ReplaceAll(name, "/", "-"), f, 0, "", o)
 					}

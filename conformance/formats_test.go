@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"io"
+	"testing"
 
 	"heapconv/internal/formats"
 	"heapconv/ir"
@@ -35,6 +36,9 @@ type format struct {
 	// v8Output: write produces V8 .heapsnapshot files (and the fixtures are
 	// V8 files), so DevTools' loader checks them.
 	v8Output bool
+	// sameBlocks, when set, requires two files of the format to be the same
+	// block by block (for compressed formats whose bytes may differ).
+	sameBlocks func(t *testing.T, got, want []byte)
 }
 
 // genCase is a named set of irtest options.
@@ -85,6 +89,17 @@ var table = []format{
 			{"devtools-export", irtest.Options{Dart: &irtest.DartOptions{Hashes: true, Padding: true}}},
 			{"everything", irtest.Options{Strings: irtest.AllStrings, MaxOutDegree: 12, Dart: &irtest.DartOptions{
 				Hashes: true, Padding: true, ZeroRefs: true, External: true, Data: true}}},
+		},
+	},
+
+	{
+		name: ir.FormatMoarVM, fixtures: "testdata/moarvm/*.mvmheap*",
+		read: registryRead(ir.FormatMoarVM), write: registryWrite(ir.FormatMoarVM),
+		sameBlocks: sameMoarVMBlocks,
+		holds: []genCase{
+			{"v3", irtest.Options{Snapshots: 3, MoarVM: &irtest.MoarVMOptions{}}},
+			{"bad-refs-no-pid", irtest.Options{Snapshots: 2, MoarVM: &irtest.MoarVMOptions{BadRefs: true, NoPID: true}}},
+			{"one-snapshot", irtest.Options{Snapshots: 1, MoarVM: &irtest.MoarVMOptions{}}},
 		},
 	},
 }

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"heapconv/ir"
+	"heapconv/ir/irtest"
 )
 
 // ctFull builds a file that sets every field the IR has: classes, values of
@@ -139,6 +142,30 @@ func ctLarge() *ir.File {
 	return f
 }
 
+// ctMoarVM is a random MoarVM file of three snapshots with every MoarVM
+// feature.
+func ctMoarVM() *ir.File { return ctMoarVMSized(3, 3, 6) }
+
+// ctMoarVMSized is a random MoarVM file with references out of the string
+// heap, a TOC per snapshot, highscore boards and a recovery record: the
+// first from seed on that has boards.
+func ctMoarVMSized(seed int64, snapshots, maxNodes int) *ir.File {
+	for ; ; seed++ {
+		f := irtest.RandomMoarVM(seed, irtest.Options{MaxNodes: maxNodes, MaxOutDegree: 3, Snapshots: snapshots,
+			Strings: irtest.AllStrings, MaxStringUnits: 4}, irtest.MoarVMOptions{BadRefs: true})
+		if f.MoarVM.EntryCount > 0 {
+			f.MoarVM.Recovery = &ir.MoarVMRecovery{DamageAt: 1 << 33, Reason: "cut short", Lost: 2}
+			return f
+		}
+	}
+}
+
+// ctMoarVMv2 is a random MoarVM file read from a version 2 file: no
+// metadata, no highscores.
+func ctMoarVMv2() *ir.File {
+	return irtest.RandomMoarVM(4, irtest.Options{MaxNodes: 4, MaxOutDegree: 2, Snapshots: 2, MaxStringUnits: 4}, irtest.MoarVMOptions{V2: true})
+}
+
 func ctText(t *testing.T, f *ir.File) string {
 	t.Helper()
 	var b strings.Builder
@@ -156,6 +183,12 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		{"every field", ctFull},
 		{"several chunks", ctLarge},
 		{"no snapshots", func() *ir.File { return &ir.File{Format: "x"} }},
+		{"moarvm", ctMoarVM},
+		{"moarvm v2", ctMoarVMv2},
+		{"moarvm without snapshots", func() *ir.File {
+			return &ir.File{Format: ir.FormatMoarVM, MoarVM: &ir.MoarVMFile{Version: 3, HasMeta: true, DataOrder: []string{"x"},
+				Recovery: &ir.MoarVMRecovery{DamageAt: 16, Reason: "no snapshot", Lost: 1}}}
+		}},
 	}
 	codecs := []struct {
 		name   string
@@ -294,8 +327,22 @@ func TestDecodeRefusesVersions(t *testing.T) {
 // with a *ir.FormatError whose offset lies within the prefix and whose
 // message says the stream ended (not that some value was wrong).
 func TestDecodeTruncated(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func() *ir.File
+	}{
+		{"every field", ctFull},
+		// Small, as every prefix costs a decode: one snapshot, still
+		// with every MoarVM record and column.
+		{"moarvm", func() *ir.File { return ctMoarVMSized(3, 1, 3) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testDecodeTruncated(t, tc.f()) })
+	}
+}
+
+func testDecodeTruncated(t *testing.T, f *ir.File) {
 	var buf bytes.Buffer
-	if err := ir.Encode(&buf, ctFull()); err != nil {
+	if err := ir.Encode(&buf, f); err != nil {
 		t.Fatal(err)
 	}
 	data := buf.Bytes()
@@ -337,6 +384,82 @@ func TestDecodeTruncated(t *testing.T) {
 	}
 	for check, f := range fails {
 		t.Errorf("%s: %d of %d prefixes, first at %d bytes: %s", check, f.count, len(data), f.first, f.msg)
+	}
+}
+
+// TestDecodeCorrupted flips bytes of a small MoarVM stream one at a time:
+// every other byte of the MoarVM records and of the MoarVM column records'
+// heads, and every sixteenth byte of the rest (a decode per flip is not
+// cheap). The decoder either refuses the
+// stream with a *ir.FormatError or returns a valid file that re-encodes to
+// the same file (a flipped value byte).
+func TestDecodeCorrupted(t *testing.T) {
+	f := ctMoarVMSized(3, 1, 3)
+	var buf bytes.Buffer
+	if err := ir.Encode(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	// Mark the bytes of the MoarVM records and the heads of the MoarVM
+	// column records (their values are plain numbers).
+	moarvm := make([]bool, len(data))
+	r := bytes.NewReader(data)
+	dec := msgpack.NewDecoder(r)
+	for r.Len() > 0 {
+		at := len(data) - r.Len()
+		var rec []any
+		if err := dec.Decode(&rec); err != nil || len(rec) < 2 {
+			t.Fatalf("record at %d: %v", at, err)
+		}
+		kind, _ := rec[0].(string)
+		name := ""
+		if kind == "col" || kind == "zeros" {
+			name, _ = rec[2].(string)
+		}
+		end := len(data) - r.Len()
+		if strings.HasPrefix(name, "moarvm.") {
+			end = min(end, at+8+len(name))
+		}
+		if strings.HasPrefix(kind, "moarvm") || strings.HasPrefix(name, "moarvm.") {
+			for i := at; i < end; i++ {
+				moarvm[i] = true
+			}
+		}
+	}
+	bad := bytes.Clone(data)
+	refused, tried := 0, 0
+	for i := range data {
+		if !(moarvm[i] && i%2 == 0) && i%16 != 0 {
+			continue
+		}
+		tried++
+		bad[i] ^= 0xff
+		g, err := ir.Decode(bytes.NewReader(bad))
+		bad[i] = data[i]
+		if err != nil {
+			if _, ok := err.(*ir.FormatError); !ok {
+				t.Fatalf("byte %d flipped: error %T %v is not a *ir.FormatError", i, err, err)
+			}
+			refused++
+			continue
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("byte %d flipped: decoded an invalid file: %v", i, err)
+		}
+		var again bytes.Buffer
+		if err := ir.Encode(&again, g); err != nil {
+			t.Fatal(err)
+		}
+		h, err := ir.Decode(&again)
+		if err != nil {
+			t.Fatalf("byte %d flipped: the decoded file does not decode again: %v", i, err)
+		}
+		if d := ir.Diff(g, h, 5); len(d) > 0 {
+			t.Fatalf("byte %d flipped: the decoded file changes on a round trip: %v", i, d)
+		}
+	}
+	if refused == 0 {
+		t.Errorf("none of %d flips refused", tried)
 	}
 }
 
@@ -393,11 +516,20 @@ func TestDecodeRejectsInvalidGraph(t *testing.T) {
 // checks it against the current encoding of the same file.
 func TestDecodePastVersions(t *testing.T) {
 	tests := []struct {
-		file   string
-		format string
-		nodes  int
+		file    string
+		version byte
+		format  string
+		nodes   int
+		// section checks the format's section came through.
+		section func(s *ir.Snapshot) bool
 	}{
-		{"testdata/versions/v1-rows.heapir", ir.FormatV8, 4},
+		{"testdata/versions/v1-rows.heapir", 1, ir.FormatV8, 4, func(s *ir.Snapshot) bool { return s.V8 != nil }},
+		// Written by the version 2 encoder (irtest.Random(7, ...) with
+		// every Dart option): it holds a dart record.
+		{"testdata/versions/v2-dart.heapir", 2, ir.FormatDart, 6, func(s *ir.Snapshot) bool {
+			d := s.Dart
+			return d != nil && d.IdentityHashes && d.Padding > 0 && len(d.ZeroRefNode) > 0 && len(d.ExternalNode) > 0
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -405,12 +537,18 @@ func TestDecodePastVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if h := ctHeader(tc.version); !bytes.HasPrefix(data, h) {
+				t.Fatalf("the sample does not start with the version %d header % x", tc.version, h)
+			}
 			f, err := ir.Decode(bytes.NewReader(data))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if f.Format != tc.format || len(f.Snapshots) != 1 || f.Snapshots[0].Nodes.Len() != tc.nodes {
 				t.Fatalf("decoded %s with %d snapshots", f.Format, len(f.Snapshots))
+			}
+			if !tc.section(f.Snapshots[0]) {
+				t.Errorf("the %s section did not come through", tc.format)
 			}
 			var buf bytes.Buffer
 			if err := ir.Encode(&buf, f); err != nil {
@@ -422,6 +560,171 @@ func TestDecodePastVersions(t *testing.T) {
 			}
 			if diffs := ir.Diff(f, g, 10); len(diffs) > 0 {
 				t.Errorf("re-encoded as version %d, the file differs: %v", ir.Version, diffs)
+			}
+		})
+	}
+}
+
+// TestDecodeRefusesLaterSections: a section record is refused in a stream
+// of a schema version from before the section existed, and read in the
+// version that brought it.
+func TestDecodeRefusesLaterSections(t *testing.T) {
+	withSnap := func(v uint64) *mp {
+		return newMP().head(v).file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1, 0)
+	}
+	tests := []struct {
+		name    string
+		stream  func(version uint64) []byte
+		since   uint64
+		wantErr string
+	}{
+		{"dart", func(v uint64) []byte {
+			return withSnap(v).arr(2).str("dart").mapn(0).end(1, 1).bytes()
+		}, 2, "dart record in a version 1 stream"},
+		{"moarvm", validMoarVMStream, 3, "moarvm record in a version %d stream"},
+		{"moarvm.snapshot", func(v uint64) []byte {
+			return withSnap(v).arr(2).str("moarvm.snapshot").mapn(0).end(1, 1).bytes()
+		}, 3, "moarvm.snapshot record in a version %d stream"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for v := uint64(1); v <= ir.Version; v++ {
+				_, err := ir.Decode(bytes.NewReader(tc.stream(v)))
+				if v < tc.since {
+					want := tc.wantErr
+					if strings.Contains(want, "%d") {
+						want = fmt.Sprintf(want, v)
+					}
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Errorf("version %d: error %v, want %q", v, err, want)
+					}
+					continue
+				}
+				// From its version on, the record is read: the stream fails
+				// only where the section is incomplete, not on the record.
+				if err != nil && strings.Contains(err.Error(), "record in a version") {
+					t.Errorf("version %d: %v", v, err)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeKeepsMoarVMDetails checks what a field-by-field comparison of
+// the MoarVM sections might overlook: absent and empty highscores, absent
+// recovery, a pid that is not there.
+func TestDecodeKeepsMoarVMDetails(t *testing.T) {
+	f := ctMoarVM()
+	m := f.MoarVM
+	m.HasPID, m.PID = false, 0
+	m.Recovery = nil
+	m.DataOrder = []string{"only", "é\xff"}
+	f.Snapshots[0].MoarVM.TopIDs, f.Snapshots[0].MoarVM.TopScores = nil, nil
+	f.Snapshots[1].MoarVM.TopIDs, f.Snapshots[1].MoarVM.TopScores = []uint64{}, []uint64{}
+	f.Snapshots[2].MoarVM.TopIDs, f.Snapshots[2].MoarVM.TopScores = []uint64{1 << 63, 0}, []uint64{math.MaxUint64, 7}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := ir.Encode(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ir.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ir.Diff(f, g, 10); len(d) > 0 {
+		t.Errorf("round trip differs:\n%s", strings.Join(d, "\n"))
+	}
+	gm := g.MoarVM
+	if gm.HasPID || gm.Recovery != nil || len(gm.DataOrder) != 2 || gm.DataOrder[1] != "é\xff" {
+		t.Errorf("file section: has pid %v, recovery %v, data order %q", gm.HasPID, gm.Recovery, gm.DataOrder)
+	}
+	if s := g.Snapshots[0].MoarVM; s.TopIDs != nil || s.TopScores != nil {
+		t.Errorf("absent highscores came back as %v %v", s.TopIDs, s.TopScores)
+	}
+	if s := g.Snapshots[1].MoarVM; s.TopIDs == nil || s.TopScores == nil || len(s.TopIDs) != 0 {
+		t.Errorf("empty highscores came back as %v %v", s.TopIDs, s.TopScores)
+	}
+	if s := g.Snapshots[2].MoarVM; s.TopIDs[0] != 1<<63 || s.TopScores[0] != math.MaxUint64 {
+		t.Errorf("highscores came back as %v %v", s.TopIDs, s.TopScores)
+	}
+	for i, s := range g.Snapshots {
+		if s.Dart != nil || s.V8 != nil {
+			t.Errorf("snapshot %d gained a section", i)
+		}
+	}
+}
+
+// TestDiffMoarVM: Diff notices a change to any field of the MoarVM
+// sections, and nothing in an unchanged copy.
+func TestDiffMoarVM(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(f *ir.File)
+		want   string
+	}{
+		{"section dropped", func(f *ir.File) { f.MoarVM = nil }, "moarvm section present"},
+		{"version", func(f *ir.File) { f.MoarVM.Version = 2 }, "moarvm version"},
+		{"has meta", func(f *ir.File) { f.MoarVM.HasMeta = false }, "filemeta"},
+		{"subversion", func(f *ir.File) { f.MoarVM.Subversion++ }, "subversion"},
+		{"start time", func(f *ir.File) { f.MoarVM.StartTime++ }, "start time"},
+		{"pid", func(f *ir.File) { f.MoarVM.PID++ }, "pid"},
+		{"has pid", func(f *ir.File) { f.MoarVM.HasPID = !f.MoarVM.HasPID }, "pid"},
+		{"entry count", func(f *ir.File) { f.MoarVM.EntryCount++ }, "entry count"},
+		{"data order", func(f *ir.File) { f.MoarVM.DataOrder[1] = "x" }, "data order"},
+		{"string count", func(f *ir.File) { f.MoarVM.StringCount-- }, "string heap"},
+		{"frame name", func(f *ir.File) { f.MoarVM.FrameName[0]++ }, "frame name"},
+		{"frame cuid", func(f *ir.File) { f.MoarVM.FrameCUID[0]++ }, "frame cuid"},
+		{"frame line", func(f *ir.File) { f.MoarVM.FrameLine[0]++ }, "frame line"},
+		{"frame file", func(f *ir.File) { f.MoarVM.FrameFile[0]++ }, "frame file"},
+		{"toc count", func(f *ir.File) { f.MoarVM.TOCs = f.MoarVM.TOCs[1:] }, "TOC count"},
+		{"toc strings", func(f *ir.File) { f.MoarVM.TOCs[0].NewStrings++ }, "TOC 0"},
+		{"toc types", func(f *ir.File) { f.MoarVM.TOCs[1].NewTypes++ }, "TOC 1"},
+		{"toc frames", func(f *ir.File) { f.MoarVM.TOCs[0].NewFrames++ }, "TOC 0"},
+		{"toc blocks", func(f *ir.File) { f.MoarVM.TOCs[0].Blocks[0] = "x" }, "TOC 0"},
+		{"recovery dropped", func(f *ir.File) { f.MoarVM.Recovery = nil }, "recovery present"},
+		{"recovery damage", func(f *ir.File) { f.MoarVM.Recovery.DamageAt++ }, "recovery"},
+		{"recovery reason", func(f *ir.File) { f.MoarVM.Recovery.Reason += "!" }, "recovery"},
+		{"recovery lost", func(f *ir.File) { f.MoarVM.Recovery.Lost++ }, "recovery"},
+		{"snapshot section dropped", func(f *ir.File) { f.Snapshots[1].MoarVM = nil }, "snapshot 1: moarvm section present"},
+		{"snapmeta", func(f *ir.File) { f.Snapshots[0].MoarVM.HasMeta = false }, "snapmeta"},
+		{"snap time", func(f *ir.File) { f.Snapshots[0].MoarVM.SnapTime++ }, "snap time"},
+		{"gc seq num", func(f *ir.File) { f.Snapshots[0].MoarVM.GCSeqNum++ }, "GC sequence"},
+		{"tofi", func(f *ir.File) { f.Snapshots[2].MoarVM.TOFI.Set(3, 99) }, "snapshot 2: moarvm TOFI"},
+		{"ref start", func(f *ir.File) { f.Snapshots[0].MoarVM.RefStart.Set(0, 1) }, "reference start"},
+		{"highscores dropped", func(f *ir.File) {
+			f.Snapshots[0].MoarVM.TopIDs, f.Snapshots[0].MoarVM.TopScores = nil, nil
+		}, "highscores present"},
+		{"highscores emptied", func(f *ir.File) {
+			f.Snapshots[0].MoarVM.TopIDs, f.Snapshots[0].MoarVM.TopScores = []uint64{}, []uint64{}
+		}, "top ids"},
+		{"top id", func(f *ir.File) { f.Snapshots[0].MoarVM.TopIDs[0]++ }, "top ids"},
+		{"top score", func(f *ir.File) { f.Snapshots[0].MoarVM.TopScores[0]++ }, "top scores"},
+	}
+	// The first seed whose file has TOCs (a recovered file may have lost
+	// them) and non-empty boards.
+	base := func() *ir.File {
+		for seed := int64(0); ; seed++ {
+			f := irtest.RandomMoarVM(seed, irtest.Options{MinNodes: 4, MaxNodes: 8, Snapshots: 3}, irtest.MoarVMOptions{Recovery: true})
+			if len(f.MoarVM.TOCs) > 0 && f.MoarVM.EntryCount > 0 {
+				return f
+			}
+		}
+	}
+	if d := ir.Diff(base(), base(), 0); len(d) > 0 {
+		t.Fatalf("an unchanged copy differs: %v", d)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := base(), base()
+			tc.change(b)
+			d := ir.Diff(a, b, 0)
+			if len(d) == 0 {
+				t.Fatal("no difference found")
+			}
+			if !strings.Contains(strings.Join(d, "\n"), tc.want) {
+				t.Errorf("differences %q do not mention %q", d, tc.want)
 			}
 		})
 	}

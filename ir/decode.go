@@ -98,6 +98,9 @@ type decoder struct {
 	recordStart int64
 	f           *File
 	buf         []byte
+	// prev is the type of the previous record: the file-level moarvm
+	// record must come right after the file record.
+	prev string
 	// declared counts, checked when the stream ends
 	nStrings, nSnapshots uint64
 	pending              map[*Snapshot]*snapDecl
@@ -141,13 +144,14 @@ func (d *decoder) file() (*File, error) {
 	d.pending = map[*Snapshot]*snapDecl{}
 	for {
 		d.recordStart = d.cr.off
-		done, err := d.record()
+		kind, done, err := d.record()
 		if err != nil {
 			return nil, err
 		}
 		if done {
 			break
 		}
+		d.prev = kind
 	}
 	if _, err := d.cr.ReadByte(); err != io.EOF {
 		return nil, Errorf(FormatIR, d.cr.off-1, "data after the end record")
@@ -155,39 +159,48 @@ func (d *decoder) file() (*File, error) {
 	return d.f, nil
 }
 
-// record reads one record; done is true after the end record.
-func (d *decoder) record() (done bool, err error) {
+// record reads one record and returns its type; done is true after the end
+// record.
+func (d *decoder) record() (kind string, done bool, err error) {
 	n, err := d.dec.DecodeArrayLen()
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	if n < 2 {
-		return false, d.errorf("record of %d elements", n)
+		return "", false, d.errorf("record of %d elements", n)
 	}
-	kind, err := d.shortString(16)
+	kind, err = d.shortString(16)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	switch kind {
 	case "file":
-		return false, d.fileRecord(n)
+		return kind, false, d.fileRecord(n)
 	case "strings":
-		return false, d.stringsRecord(n)
+		return kind, false, d.stringsRecord(n)
 	case "snapshot":
-		return false, d.snapshotRecord(n)
+		return kind, false, d.snapshotRecord(n)
 	case "v8":
-		return false, d.v8Record(n)
+		return kind, false, d.v8Record(n)
 	case "dart":
 		if d.version < 2 {
-			return false, d.errorf("dart record in a version %d stream (dart sections arrived in version 2)", d.version)
+			return kind, false, d.errorf("dart record in a version %d stream (dart sections arrived in version 2)", d.version)
 		}
-		return false, d.dartRecord(n)
+		return kind, false, d.dartRecord(n)
+	case "moarvm", "moarvm.snapshot":
+		if d.version < 3 {
+			return kind, false, d.errorf("%s record in a version %d stream (moarvm sections arrived in version 3)", kind, d.version)
+		}
+		if kind == "moarvm" {
+			return kind, false, d.moarvmRecord(n)
+		}
+		return kind, false, d.moarvmSnapshotRecord(n)
 	case "col", "zeros":
-		return false, d.colRecord(n, kind == "zeros")
+		return kind, false, d.colRecord(n, kind == "zeros")
 	case "end":
-		return true, d.endRecord(n)
+		return kind, true, d.endRecord(n)
 	}
-	return false, d.errorf("unknown record %q", kind)
+	return kind, false, d.errorf("unknown record %q", kind)
 }
 
 // shortString reads a msgpack string of at most max bytes.
@@ -276,8 +289,8 @@ func (d *decoder) fileRecord(n int) error {
 	if n != 2 {
 		return d.errorf("file record of %d elements", n)
 	}
-	if d.f.Format != "" || len(d.f.Snapshots) > 0 || len(d.f.Strings) > 0 {
-		return d.errorf("second file record")
+	if d.prev != "" {
+		return d.errorf("second file record, or a file record after other records")
 	}
 	f := d.f
 	return d.mapFields("file", func(k string) (err error) {
@@ -541,6 +554,179 @@ func (d *decoder) dartRecord(n int) error {
 		return err
 	})
 	s.Dart = v
+	return err
+}
+
+// moarvmRecord reads the file-level MoarVM record. Its lists are appended to
+// as their entries arrive, so a declared length costs nothing until the
+// stream holds the entries; the TOC list is also capped by the snapshot
+// count the file record declared (one TOC per snapshot and a final one).
+func (d *decoder) moarvmRecord(n int) error {
+	if n != 2 {
+		return d.errorf("moarvm record of %d elements", n)
+	}
+	if d.prev != "file" {
+		return d.errorf("moarvm record must come right after the file record")
+	}
+	m := &MoarVMFile{}
+	err := d.mapFields("moarvm", func(k string) (err error) {
+		switch k {
+		case "version":
+			var v int64
+			v, err = d.dec.DecodeInt64()
+			if err == nil && (v < math.MinInt32 || v > math.MaxInt32) {
+				err = d.errorf("moarvm format version %d", v)
+			}
+			m.Version = int(v)
+		case "has_meta":
+			m.HasMeta, err = d.dec.DecodeBool()
+		case "subversion":
+			m.Subversion, err = d.uint()
+		case "start_time":
+			m.StartTime, err = d.uint()
+		case "pid":
+			m.PID, err = d.uint()
+		case "has_pid":
+			m.HasPID, err = d.dec.DecodeBool()
+		case "entry_count":
+			m.EntryCount, err = d.uint()
+		case "data_order":
+			m.DataOrder, err = d.stringList(maxTableLen, "data order")
+		case "string_count":
+			var v uint64
+			v, err = d.uint()
+			if err == nil && v > d.nStrings {
+				err = d.errorf("string heap of %d strings, but the file declares %d", v, d.nStrings)
+			}
+			m.StringCount = int(v)
+		case "tocs":
+			var c int
+			if c, err = d.arrayLen(int(min(d.nSnapshots, math.MaxInt32-1)+1), "moarvm TOCs"); err != nil {
+				return err
+			}
+			for i := 0; i < c; i++ {
+				var t MoarVMTOC
+				if t, err = d.moarvmTOC(); err != nil {
+					return err
+				}
+				m.TOCs = append(m.TOCs, t)
+			}
+		case "recovery":
+			m.Recovery, err = d.moarvmRecovery()
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+	d.f.MoarVM = m
+	return err
+}
+
+// moarvmTOC reads one inner TOC: [new_strings, new_types, new_frames, [block names]].
+func (d *decoder) moarvmTOC() (MoarVMTOC, error) {
+	var t MoarVMTOC
+	if k, err := d.arrayLen(4, "moarvm TOC"); err != nil {
+		return t, err
+	} else if k != 4 {
+		return t, d.errorf("moarvm TOC of %d elements", k)
+	}
+	for _, dst := range []*uint32{&t.NewStrings, &t.NewTypes, &t.NewFrames} {
+		v, err := d.uint()
+		if err != nil {
+			return t, err
+		}
+		if v > math.MaxUint32 {
+			return t, d.errorf("moarvm TOC adds %d entries to a table", v)
+		}
+		*dst = uint32(v)
+	}
+	var err error
+	t.Blocks, err = d.stringList(maxTableLen, "moarvm TOC blocks")
+	return t, err
+}
+
+// moarvmRecovery reads nil or {damage_at, reason, lost}.
+func (d *decoder) moarvmRecovery() (*MoarVMRecovery, error) {
+	c, err := d.dec.PeekCode()
+	if err != nil {
+		return nil, err
+	}
+	if c == msgpcode.Nil {
+		return nil, d.dec.DecodeNil()
+	}
+	r := &MoarVMRecovery{}
+	err = d.mapFields("moarvm recovery", func(k string) (err error) {
+		switch k {
+		case "damage_at":
+			r.DamageAt, err = d.dec.DecodeInt64()
+		case "reason":
+			r.Reason, err = d.str()
+		case "lost":
+			var v int64
+			v, err = d.dec.DecodeInt64()
+			if err == nil && (v < 0 || v > math.MaxInt32) {
+				err = d.errorf("%d lost snapshots", v)
+			}
+			r.Lost = int(v)
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+	return r, err
+}
+
+// stringList reads an array of at most max strings, appending each as it
+// arrives. A nil result stands for the empty list.
+func (d *decoder) stringList(max int, what string) ([]string, error) {
+	c, err := d.arrayLen(max, what)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := 0; i < c; i++ {
+		s, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// moarvmSnapshotRecord reads a snapshot's MoarVM record.
+func (d *decoder) moarvmSnapshotRecord(n int) error {
+	if n != 2 || len(d.f.Snapshots) == 0 {
+		return d.errorf("moarvm.snapshot record without a snapshot")
+	}
+	s := d.f.Snapshots[len(d.f.Snapshots)-1]
+	if s.MoarVM != nil || s.Nodes.Len() > 0 {
+		return d.errorf("moarvm.snapshot record must follow its snapshot record, once")
+	}
+	m := &MoarVMSnapshot{}
+	err := d.mapFields("moarvm.snapshot", func(k string) (err error) {
+		switch k {
+		case "has_meta":
+			m.HasMeta, err = d.dec.DecodeBool()
+		case "snap_time":
+			m.SnapTime, err = d.uint()
+		case "gc_seq_num":
+			m.GCSeqNum, err = d.uint()
+		case "highscores":
+			var h bool
+			h, err = d.dec.DecodeBool()
+			if h {
+				// Present boards, even empty ones, are non-nil.
+				m.TopIDs, m.TopScores = []uint64{}, []uint64{}
+			} else {
+				m.TopIDs, m.TopScores = nil, nil
+			}
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+	s.MoarVM = m
 	return err
 }
 
@@ -868,7 +1054,7 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 		if vals == nil {
 			return d.errorf("column %s must be stored as values", name)
 		}
-		if len(*dst)+count > limit {
+		if limit >= 0 && len(*dst)+count > limit {
 			return d.errorf("column %s: more values than declared (%d)", name, limit)
 		}
 		*dst = append(*dst, vals...)
@@ -887,6 +1073,19 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 			return u32(&f.Classes.FirstField, nc)
 		case "class.field_name":
 			return u32(&f.Classes.FieldName, -1)
+		}
+		if m := f.MoarVM; m != nil {
+			nf := len(m.FrameName)
+			switch name {
+			case "moarvm.frame.name":
+				return u32(&m.FrameName, -1)
+			case "moarvm.frame.cuid":
+				return u32(&m.FrameCUID, nf)
+			case "moarvm.frame.line":
+				return u32(&m.FrameLine, nf)
+			case "moarvm.frame.file":
+				return u32(&m.FrameFile, nf)
+			}
 		}
 		return d.errorf("unknown file column %q", name)
 	}
@@ -988,6 +1187,22 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 			return uints(&v.ExternalSize, len(v.ExternalNode))
 		case "dart.external.name":
 			return u32(&v.ExternalName, len(v.ExternalNode))
+		}
+	}
+	if m := s.MoarVM; m != nil {
+		switch name {
+		case "moarvm.node.tofi":
+			return uints(&m.TOFI, nn)
+		case "moarvm.node.ref_start":
+			return uints(&m.RefStart, nn)
+		case "moarvm.top.ids", "moarvm.top.scores":
+			if m.TopIDs == nil {
+				return d.errorf("column %s without highscores declared", name)
+			}
+			if name == "moarvm.top.ids" {
+				return u64(&m.TopIDs, -1)
+			}
+			return u64(&m.TopScores, len(m.TopIDs))
 		}
 	}
 	return d.errorf("unknown column %q", name)

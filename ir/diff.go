@@ -23,6 +23,12 @@ func Diff(a, b *File, max int) []string {
 	d.u32s("class library", a.Classes.Library, b.Classes.Library)
 	d.u32s("class field offset", a.Classes.FirstField, b.Classes.FirstField)
 	d.u32s("class field name", a.Classes.FieldName, b.Classes.FieldName)
+	switch {
+	case (a.MoarVM == nil) != (b.MoarVM == nil):
+		d.addf("moarvm section present %v != %v", a.MoarVM != nil, b.MoarVM != nil)
+	case a.MoarVM != nil:
+		d.moarvm(a.MoarVM, b.MoarVM)
+	}
 	d.check(len(a.Snapshots) == len(b.Snapshots), "snapshot count %d != %d", len(a.Snapshots), len(b.Snapshots))
 	for i := 0; i < min(len(a.Snapshots), len(b.Snapshots)) && !d.full(); i++ {
 		d.prefix = fmt.Sprintf("snapshot %d: ", i)
@@ -119,6 +125,60 @@ func (d *differ) snapshot(a, b *Snapshot) {
 		d.addf("dart section present %v != %v", a.Dart != nil, b.Dart != nil)
 	case a.Dart != nil:
 		d.dart(a.Dart, b.Dart)
+	}
+	switch {
+	case (a.MoarVM == nil) != (b.MoarVM == nil):
+		d.addf("moarvm section present %v != %v", a.MoarVM != nil, b.MoarVM != nil)
+	case a.MoarVM != nil:
+		d.moarvmSnapshot(a.MoarVM, b.MoarVM)
+	}
+}
+
+func (d *differ) moarvm(a, b *MoarVMFile) {
+	d.check(a.Version == b.Version, "moarvm version %d != %d", a.Version, b.Version)
+	d.check(a.HasMeta == b.HasMeta, "moarvm filemeta present %v != %v", a.HasMeta, b.HasMeta)
+	d.check(a.Subversion == b.Subversion, "moarvm subversion %d != %d", a.Subversion, b.Subversion)
+	d.check(a.StartTime == b.StartTime, "moarvm start time %d != %d", a.StartTime, b.StartTime)
+	d.check(a.PID == b.PID && a.HasPID == b.HasPID, "moarvm pid %d (present %v) != %d (present %v)", a.PID, a.HasPID, b.PID, b.HasPID)
+	d.check(a.EntryCount == b.EntryCount, "moarvm entry count %d != %d", a.EntryCount, b.EntryCount)
+	d.check(slices.Equal(a.DataOrder, b.DataOrder), "moarvm data order %q != %q", a.DataOrder, b.DataOrder)
+	d.check(a.StringCount == b.StringCount, "moarvm string heap %d != %d", a.StringCount, b.StringCount)
+	d.u32s("moarvm frame name", a.FrameName, b.FrameName)
+	d.u32s("moarvm frame cuid", a.FrameCUID, b.FrameCUID)
+	d.u32s("moarvm frame line", a.FrameLine, b.FrameLine)
+	d.u32s("moarvm frame file", a.FrameFile, b.FrameFile)
+	if len(a.TOCs) != len(b.TOCs) {
+		d.addf("moarvm TOC count %d != %d", len(a.TOCs), len(b.TOCs))
+	} else {
+		for i := range a.TOCs {
+			ta, tb := &a.TOCs[i], &b.TOCs[i]
+			same := ta.NewStrings == tb.NewStrings && ta.NewTypes == tb.NewTypes && ta.NewFrames == tb.NewFrames &&
+				slices.Equal(ta.Blocks, tb.Blocks)
+			d.check(same, "moarvm TOC %d: %+v != %+v", i, *ta, *tb)
+		}
+	}
+	switch ra, rb := a.Recovery, b.Recovery; {
+	case (ra == nil) != (rb == nil):
+		d.addf("moarvm recovery present %v != %v", ra != nil, rb != nil)
+	case ra != nil:
+		d.check(*ra == *rb, "moarvm recovery %+v != %+v", *ra, *rb)
+	}
+}
+
+func (d *differ) moarvmSnapshot(a, b *MoarVMSnapshot) {
+	d.check(a.HasMeta == b.HasMeta, "moarvm snapmeta present %v != %v", a.HasMeta, b.HasMeta)
+	d.check(a.SnapTime == b.SnapTime, "moarvm snap time %d != %d", a.SnapTime, b.SnapTime)
+	d.check(a.GCSeqNum == b.GCSeqNum, "moarvm GC sequence number %d != %d", a.GCSeqNum, b.GCSeqNum)
+	d.uints("moarvm TOFI", &a.TOFI, &b.TOFI)
+	d.uints("moarvm reference start", &a.RefStart, &b.RefStart)
+	// Boards absent (nil) and boards present but empty are different files.
+	ha, hb := a.TopIDs != nil || a.TopScores != nil, b.TopIDs != nil || b.TopScores != nil
+	d.check(ha == hb, "moarvm highscores present %v != %v", ha, hb)
+	if i := firstDiff(a.TopIDs, b.TopIDs); i >= 0 {
+		d.addf("moarvm top ids: lengths %d/%d, first difference at %d", len(a.TopIDs), len(b.TopIDs), i)
+	}
+	if i := firstDiff(a.TopScores, b.TopScores); i >= 0 {
+		d.addf("moarvm top scores: lengths %d/%d, first difference at %d", len(a.TopScores), len(b.TopScores), i)
 	}
 }
 

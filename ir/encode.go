@@ -12,7 +12,7 @@ import (
 
 // Version is the IR schema version this package writes. The decoder reads
 // every version up to it and refuses newer ones.
-const Version = 2
+const Version = 3
 
 // Magic is the first value of every IR stream, msgpack ["heapir", version]
 // without the version byte.
@@ -129,6 +129,9 @@ func (e *encoder) file(f *File) {
 	e.uint(uint64(f.Classes.Len()))
 	e.str("snapshots")
 	e.uint(uint64(len(f.Snapshots)))
+	if f.MoarVM != nil {
+		e.moarvm(f.MoarVM)
+	}
 
 	for i := 0; i < len(f.Strings); i += chunkStrings {
 		part := f.Strings[i:min(i+chunkStrings, len(f.Strings))]
@@ -144,6 +147,12 @@ func (e *encoder) file(f *File) {
 	e.u32col(-1, "class.library", c.Library)
 	e.u32col(-1, "class.field_count", counts(c.FirstField))
 	e.u32col(-1, "class.field_name", c.FieldName)
+	if m := f.MoarVM; m != nil {
+		e.u32col(-1, "moarvm.frame.name", m.FrameName)
+		e.u32col(-1, "moarvm.frame.cuid", m.FrameCUID)
+		e.u32col(-1, "moarvm.frame.line", m.FrameLine)
+		e.u32col(-1, "moarvm.frame.file", m.FrameFile)
+	}
 
 	for i, s := range f.Snapshots {
 		e.snapshot(i, s)
@@ -232,6 +241,9 @@ func (e *encoder) snapshot(idx int, s *Snapshot) {
 	if s.Dart != nil {
 		e.dart(s.Dart)
 	}
+	if s.MoarVM != nil {
+		e.moarvmSnapshot(s.MoarVM)
+	}
 
 	// node.kind and edge.kind come first and are always stored byte by byte:
 	// they fix the node and edge counts that bound every "zeros" record.
@@ -293,6 +305,82 @@ func (e *encoder) snapshot(idx int, s *Snapshot) {
 		e.uintsCol(idx, "dart.external.size", &d.ExternalSize)
 		e.u32col(idx, "dart.external.name", d.ExternalName)
 	}
+	if m := s.MoarVM; m != nil {
+		e.uintsCol(idx, "moarvm.node.tofi", &m.TOFI)
+		e.uintsCol(idx, "moarvm.node.ref_start", &m.RefStart)
+		e.u64col(idx, "moarvm.top.ids", m.TopIDs)
+		e.u64col(idx, "moarvm.top.scores", m.TopScores)
+	}
+}
+
+// moarvm writes the file-level MoarVM record; the frame columns follow the
+// class columns.
+func (e *encoder) moarvm(m *MoarVMFile) {
+	e.arr(2)
+	e.str("moarvm")
+	e.mapLen(11)
+	e.str("version")
+	e.int(int64(m.Version))
+	e.str("has_meta")
+	e.bool(m.HasMeta)
+	e.str("subversion")
+	e.uint(m.Subversion)
+	e.str("start_time")
+	e.uint(m.StartTime)
+	e.str("pid")
+	e.uint(m.PID)
+	e.str("has_pid")
+	e.bool(m.HasPID)
+	e.str("entry_count")
+	e.uint(m.EntryCount)
+	e.str("data_order")
+	e.arr(len(m.DataOrder))
+	for _, name := range m.DataOrder {
+		e.str(name)
+	}
+	e.str("string_count")
+	e.uint(uint64(m.StringCount))
+	e.str("tocs")
+	e.arr(len(m.TOCs))
+	for _, t := range m.TOCs {
+		e.arr(4)
+		e.uint(uint64(t.NewStrings))
+		e.uint(uint64(t.NewTypes))
+		e.uint(uint64(t.NewFrames))
+		e.arr(len(t.Blocks))
+		for _, b := range t.Blocks {
+			e.str(b)
+		}
+	}
+	e.str("recovery")
+	if r := m.Recovery; r == nil {
+		e.nil()
+	} else {
+		e.mapLen(3)
+		e.str("damage_at")
+		e.int(r.DamageAt)
+		e.str("reason")
+		e.str(r.Reason)
+		e.str("lost")
+		e.int(int64(r.Lost))
+	}
+}
+
+// moarvmSnapshot writes a snapshot's MoarVM record. highscores says whether
+// the boards exist, so that a snapshot without them (nil) and one with
+// empty boards stay apart.
+func (e *encoder) moarvmSnapshot(m *MoarVMSnapshot) {
+	e.arr(2)
+	e.str("moarvm.snapshot")
+	e.mapLen(4)
+	e.str("has_meta")
+	e.bool(m.HasMeta)
+	e.str("snap_time")
+	e.uint(m.SnapTime)
+	e.str("gc_seq_num")
+	e.uint(m.GCSeqNum)
+	e.str("highscores")
+	e.bool(m.TopIDs != nil || m.TopScores != nil)
 }
 
 func (e *encoder) dart(d *DartSnapshot) {
@@ -438,5 +526,6 @@ func (e *encoder) uintsCol(snap int, name string, c *Uints) {
 // tiedColumn reports whether a column has one value per node or per edge.
 func tiedColumn(name string) bool {
 	return strings.HasPrefix(name, "node.") || strings.HasPrefix(name, "edge.") ||
-		strings.HasPrefix(name, "v8.node.") || strings.HasPrefix(name, "v8.edge.")
+		strings.HasPrefix(name, "v8.node.") || strings.HasPrefix(name, "v8.edge.") ||
+		strings.HasPrefix(name, "moarvm.node.")
 }

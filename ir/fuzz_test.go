@@ -31,6 +31,10 @@ func fuzzGraphs() []*ir.File {
 	for i, o := range opts {
 		fs = append(fs, irtest.Random(int64(i), o))
 	}
+	fs = append(fs,
+		irtest.RandomMoarVM(1, irtest.Options{MaxNodes: 4, MaxOutDegree: 3, Snapshots: 2, MaxStringUnits: 6, Strings: irtest.AllStrings},
+			irtest.MoarVMOptions{BadRefs: true, Recovery: true}),
+		irtest.RandomMoarVM(2, irtest.Options{MaxNodes: 3, MaxStringUnits: 4}, irtest.MoarVMOptions{V2: true}))
 	return fs
 }
 
@@ -136,6 +140,43 @@ func (m *mp) end(strs, snaps uint64) *mp {
 
 func (m *mp) bytes() []byte { return m.b.Bytes() }
 
+// moarvmHead writes a file record for one string and one snapshot, then a
+// moarvm record whose map holds n entries: the caller writes them.
+func (m *mp) moarvmHead(n int) *mp { return m.file(1, 1).arr(2).str("moarvm").mapn(n) }
+
+// moarvmFields writes the fields of a valid moarvm record for one snapshot
+// adding one string and no types or frames (11 map entries).
+func (m *mp) moarvmFields() *mp {
+	m.str("version").int(3).str("has_meta").raw(0xc3).str("subversion").uint(1).str("start_time").uint(5).
+		str("pid").uint(7).str("has_pid").raw(0xc3).str("entry_count").uint(1).
+		str("data_order").arr(1).str("types_by_count").str("string_count").uint(1)
+	m.str("tocs").arr(2).arr(4).uint(1).uint(0).uint(0).arr(1).str("strings").arr(4).uint(0).uint(0).uint(0).arr(0)
+	return m.str("recovery").raw(0xc0)
+}
+
+// moarvmSnap writes the strings, the snapshot record of one node and its
+// moarvm.snapshot record with highscores.
+func (m *mp) moarvmSnap() *mp {
+	return m.arr(2).str("strings").arr(1).str("").snapshot(1, 0).
+		arr(2).str("moarvm.snapshot").mapn(4).str("has_meta").raw(0xc3).str("snap_time").uint(9).
+		str("gc_seq_num").uint(1).str("highscores").raw(0xc3)
+}
+
+// moarvmNodes writes the node columns of moarvmSnap's one node.
+func (m *mp) moarvmNodes() *mp {
+	return m.col(0, "node.kind", 1, []byte{0}).col(0, "node.name", 4, []byte{0, 0, 0, 0}).
+		zeros(0, "node.id", 1).zeros(0, "node.self_size", 1).col(0, "node.edge_count", 4, []byte{0, 0, 0, 0})
+}
+
+// validMoarVMStream is a small valid stream with both MoarVM records and
+// every MoarVM column but the frames'.
+func validMoarVMStream(version uint64) []byte {
+	return newMP().head(version).moarvmHead(11).moarvmFields().moarvmSnap().moarvmNodes().
+		zeros(0, "moarvm.node.tofi", 1).col(0, "moarvm.node.ref_start", 1, []byte{0}).
+		col(0, "moarvm.top.ids", 8, make([]byte, 8)).col(0, "moarvm.top.scores", 8, make([]byte, 8)).
+		end(1, 1).bytes()
+}
+
 // validStream is a small valid stream built by hand: the base the hostile
 // cases below change.
 func validStream() []byte {
@@ -226,9 +267,62 @@ func TestHostileStreams(t *testing.T) {
 		// records or all values (SPEC.md).
 		{"256 extra columns: zeros after a value (64 Ki nodes)", amplify(64<<10, false), "mixes"},
 		{"256 extra columns: a value after zeros (64 Ki nodes)", amplify(64<<10, true), "mixes"},
+
+		// The MoarVM records: every list is bounded, and appended to as
+		// its entries arrive.
+		{"moarvm: array32 data order", head().moarvmHead(1).str("data_order").raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"moarvm: 65536 data order names claimed, one sent", head().moarvmHead(1).str("data_order").raw(0xdd, 0, 1, 0, 0).str("x").bytes(), "EOF"},
+		{"moarvm: str32 data order name of 4 GiB", head().moarvmHead(1).str("data_order").arr(1).raw(0xdb, 0xff, 0xff, 0xff, 0xff, 'a').bytes(), "EOF"},
+		{"moarvm: more TOCs than snapshots and a final one", head().moarvmHead(1).str("tocs").raw(0xdd, 0, 0, 0, 3).bytes(), "at most"},
+		{"moarvm: 2^31-2 TOCs claimed for 2^40 snapshots, none sent", head().file(1, 1<<40).arr(2).str("moarvm").mapn(1).
+			str("tocs").raw(0xdd, 0x7f, 0xff, 0xff, 0xfe).bytes(), "EOF"},
+		{"moarvm: TOC of 5 elements", head().moarvmHead(1).str("tocs").arr(1).arr(5).bytes(), "moarvm TOC"},
+		{"moarvm: TOC adding 2^32 strings", head().moarvmHead(1).str("tocs").arr(1).arr(4).uint(1 << 32).bytes(), "adds"},
+		{"moarvm: array32 block names", head().moarvmHead(1).str("tocs").arr(1).arr(4).uint(0).uint(0).uint(0).
+			raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"moarvm: 65536 block names claimed, none sent", head().moarvmHead(1).str("tocs").arr(1).arr(4).uint(0).uint(0).uint(0).
+			raw(0xdd, 0, 1, 0, 0).bytes(), "EOF"},
+		{"moarvm: str32 block name of 4 GiB", head().moarvmHead(1).str("tocs").arr(1).arr(4).uint(0).uint(0).uint(0).arr(1).
+			raw(0xdb, 0xff, 0xff, 0xff, 0xff).bytes(), "EOF"},
+		{"moarvm: str32 recovery reason of 4 GiB", head().moarvmHead(1).str("recovery").mapn(1).str("reason").
+			raw(0xdb, 0xff, 0xff, 0xff, 0xff).bytes(), "EOF"},
+		{"moarvm: map32 recovery", head().moarvmHead(1).str("recovery").raw(0xdf, 0xff, 0xff, 0xff, 0xff).bytes(), "map of"},
+		{"moarvm: negative lost snapshots", head().moarvmHead(1).str("recovery").mapn(1).str("lost").int(-1).end(1, 1).bytes(), "lost"},
+		{"moarvm: format version 2^40", head().moarvmHead(1).str("version").int(1 << 40).bytes(), "format version"},
+		{"moarvm: string heap beyond the declared strings", head().moarvmHead(1).str("string_count").uint(2).bytes(), "string heap"},
+		{"moarvm: record before the file record", head().arr(2).str("moarvm").mapn(0).bytes(), "right after the file record"},
+		{"moarvm: record after the strings", head().file(1, 0).arr(2).str("strings").arr(1).str("").
+			arr(2).str("moarvm").mapn(0).bytes(), "right after the file record"},
+		{"moarvm: two records", head().moarvmHead(0).arr(2).str("moarvm").mapn(0).bytes(), "right after the file record"},
+		{"moarvm: file record after it", head().moarvmHead(0).file(1, 1).bytes(), "file record"},
+		{"moarvm: frame columns without the record", head().file(0, 0).col(-1, "moarvm.frame.name", 4, make([]byte, 4)).bytes(), "unknown file column"},
+		{"moarvm: zeros on moarvm.frame.name", head().moarvmHead(0).zeros(-1, "moarvm.frame.name", 1<<16).bytes(), "zeros"},
+		{"moarvm: frame lines beyond the frames", head().moarvmHead(0).col(-1, "moarvm.frame.name", 4, make([]byte, 4)).
+			col(-1, "moarvm.frame.line", 4, make([]byte, 8)).bytes(), "more values"},
+		{"moarvm: snapshot record without a snapshot", head().moarvmHead(0).arr(2).str("moarvm.snapshot").mapn(0).bytes(), "without a snapshot"},
+		{"moarvm: two snapshot records", head().moarvmHead(11).moarvmFields().moarvmSnap().
+			arr(2).str("moarvm.snapshot").mapn(0).bytes(), "once"},
+		{"moarvm: snapshot record after the node columns", head().moarvmHead(11).moarvmFields().arr(2).str("strings").arr(1).str("").
+			snapshot(1, 0).col(0, "node.kind", 1, []byte{0}).arr(2).str("moarvm.snapshot").mapn(0).bytes(), "once"},
+		{"moarvm: TOFIs beyond the nodes", head().moarvmHead(11).moarvmFields().moarvmSnap().moarvmNodes().
+			zeros(0, "moarvm.node.tofi", 2).bytes(), "more values"},
+		{"moarvm: TOFIs mixing zeros and values", head().moarvmHead(11).moarvmFields().arr(2).str("strings").arr(1).str("").
+			snapshot(2, 0).arr(2).str("moarvm.snapshot").mapn(0).col(0, "node.kind", 1, []byte{0, 0}).zeros(0, "moarvm.node.tofi", 1).col(0, "moarvm.node.tofi", 1, []byte{1}).bytes(), "mixes"},
+		{"moarvm: zeros on moarvm.top.ids", head().moarvmHead(11).moarvmFields().moarvmSnap().zeros(0, "moarvm.top.ids", 1<<16).bytes(), "values"},
+		{"moarvm: top scores beyond the top ids", head().moarvmHead(11).moarvmFields().moarvmSnap().
+			col(0, "moarvm.top.scores", 8, make([]byte, 8)).bytes(), "more values"},
+		{"moarvm: top ids without highscores", head().moarvmHead(11).moarvmFields().arr(2).str("strings").arr(1).str("").
+			snapshot(1, 0).arr(2).str("moarvm.snapshot").mapn(1).str("highscores").raw(0xc2).
+			col(0, "moarvm.top.ids", 8, make([]byte, 8)).bytes(), "highscores"},
+		{"moarvm: snapshot section without the file's", head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1, 0).
+			arr(2).str("moarvm.snapshot").mapn(0).moarvmNodes().zeros(0, "moarvm.node.tofi", 1).zeros(0, "moarvm.node.ref_start", 1).
+			end(1, 1).bytes(), "without the file's"},
 	}
 	if _, err := ir.Decode(bytes.NewReader(validStream())); err != nil {
 		t.Fatalf("the hand-built base stream does not decode: %v", err)
+	}
+	if _, err := ir.Decode(bytes.NewReader(validMoarVMStream(ir.Version))); err != nil {
+		t.Fatalf("the hand-built MoarVM base stream does not decode: %v", err)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,9 @@ import (
 //     MoarVMSnapshot.TOFI (the type index, the static-frame index for frames,
 //     whatever was written for the root kinds);
 //   - node names: the type name for kinds 1–3, the frame name for frames, the
-//     category ("Permanent Roots", ...) for the root kinds;
+//     category ("Permanent Roots", ...) for the root kinds; node ids are the
+//     collectable indices (MoarVM has no identities across snapshots), and
+//     snapshots are named "";
 //   - a collectable's references are its edges, in reference-table order;
 //     MoarVMSnapshot.RefStart keeps where each collectable's range starts, as
 //     the table is not in collectable order. refdescr kind 0 (unknown), 1
@@ -54,8 +56,9 @@ const (
 )
 
 // MoarVMRootNames are the names MoarVM gives the root kinds (the
-// descriptions of the root's references to them), indexed by colkind.
-var MoarVMRootNames = map[int]string{
+// descriptions of the root's references to them), indexed by colkind; ""
+// for the other kinds. A slice, so that ranging over it has one order.
+var MoarVMRootNames = []string{
 	MoarVMPermRoots:      "Permanent Roots",
 	MoarVMInstanceRoots:  "VM Instance Roots",
 	MoarVMCStackRoots:    "C Stack Roots",
@@ -183,9 +186,6 @@ func (m *MoarVMFile) validate(f *File) error {
 			}
 		}
 	}
-	if len(f.Classes.Library) != f.Classes.Len() {
-		return fmt.Errorf("moarvm: every type has a REPR name: %d for %d types", len(f.Classes.Library), f.Classes.Len())
-	}
 	if len(m.TOCs) != 0 && len(m.TOCs) != len(f.Snapshots)+1 {
 		return fmt.Errorf("moarvm: %d inner TOCs for %d snapshots (one each, and a final one)", len(m.TOCs), len(f.Snapshots))
 	}
@@ -209,8 +209,29 @@ func (m *MoarVMSnapshot) validate(f *File, s *Snapshot, n, ne int) error {
 	if m.TOFI.Len() != n || m.RefStart.Len() != n {
 		return fmt.Errorf("moarvm: %d TOFIs and %d reference starts for %d collectables", m.TOFI.Len(), m.RefStart.Len(), n)
 	}
-	if len(m.TopIDs) != len(m.TopScores) {
+	if len(m.TopIDs) != len(m.TopScores) || (m.TopIDs == nil) != (m.TopScores == nil) {
 		return fmt.Errorf("moarvm: %d top IDs for %d top scores", len(m.TopIDs), len(m.TopScores))
+	}
+	if fm := f.MoarVM; len(m.TopIDs) > 0 && uint64(len(m.TopIDs)) != uint64(len(fm.DataOrder))*fm.EntryCount {
+		return fmt.Errorf("moarvm: %d highscore entries, not %d boards of %d", len(m.TopIDs), len(fm.DataOrder), fm.EntryCount)
+	}
+	// A collectable's type or frame is its TOFI; types are also its class.
+	nTypes, nFrames := uint64(f.Classes.Len()), uint64(f.MoarVM.Frames())
+	for i := 0; i < n; i++ {
+		k, tf := s.Nodes.Kind[i], m.TOFI.At(i)
+		var class uint32
+		switch {
+		case k >= MoarVMObject && k <= MoarVMSTable:
+			if tf >= nTypes {
+				return fmt.Errorf("moarvm: collectable %d: type %d out of range (%d types)", i, tf, nTypes)
+			}
+			class = uint32(tf) + 1
+		case k == MoarVMFrame && tf >= nFrames:
+			return fmt.Errorf("moarvm: collectable %d: static frame %d out of range (%d frames)", i, tf, nFrames)
+		}
+		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] != class {
+			return fmt.Errorf("moarvm: collectable %d of kind %d: class %d, but its TOFI is %d", i, k, s.Nodes.Class[i], tf)
+		}
 	}
 	if len(s.Nodes.Class) != 0 && len(s.Nodes.Class) != n {
 		return fmt.Errorf("moarvm: class column of %d for %d collectables", len(s.Nodes.Class), n)

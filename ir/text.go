@@ -33,6 +33,9 @@ func WriteText(w io.Writer, f *File) error {
 		}
 		p("]\n")
 	}
+	if m := f.MoarVM; m != nil {
+		writeMoarVMText(p, f, m)
+	}
 	for si, s := range f.Snapshots {
 		writeSnapshotText(p, f, si, s)
 	}
@@ -81,6 +84,9 @@ func writeSnapshotText(p func(string, ...any), f *File, si int, s *Snapshot) {
 			for _, c := range s.V8.NodeExtra {
 				p(" %s=%d", c.Name, c.Values.At(i))
 			}
+		}
+		if m := s.MoarVM; m != nil && i < m.TOFI.Len() && i < m.RefStart.Len() {
+			p(" tofi=%d refs_at=%d", m.TOFI.At(i), m.RefStart.At(i))
 		}
 		for vi < s.Values.Len() && int(s.Values.Node[vi]) == i {
 			p(" value=%s", valueText(f, &s.Values, vi))
@@ -143,6 +149,71 @@ func writeSnapshotText(p func(string, ...any), f *File, si int, s *Snapshot) {
 			p("  dart external n%d size=%d name=%s\n", d.ExternalNode[k], d.ExternalSize.At(k), q(f.String(d.ExternalName[k])))
 		}
 	}
+	if m := s.MoarVM; m != nil {
+		writeMoarVMSnapshotText(p, f, m)
+	}
+}
+
+// writeMoarVMText writes the file-level MoarVM section: the metadata, the
+// static frames, what each inner TOC added, and the recovery.
+func writeMoarVMText(p func(string, ...any), f *File, m *MoarVMFile) {
+	q := strconv.Quote
+	p("moarvm version=%d has_meta=%v subversion=%d start_time=%d pid=%d has_pid=%v entry_count=%d data_order=%s string_count=%d\n",
+		m.Version, m.HasMeta, m.Subversion, m.StartTime, m.PID, m.HasPID, m.EntryCount, quoteList(m.DataOrder), m.StringCount)
+	for i := range m.FrameName {
+		if i >= len(m.FrameCUID) || i >= len(m.FrameLine) || i >= len(m.FrameFile) {
+			break
+		}
+		p("  moarvm frame f%d %s cuid=%s line=%d file=%s\n", i, q(f.String(m.FrameName[i])), q(f.String(m.FrameCUID[i])),
+			m.FrameLine[i], q(f.String(m.FrameFile[i])))
+	}
+	for i, t := range m.TOCs {
+		p("  moarvm toc %d strings+%d types+%d frames+%d blocks=%s\n", i, t.NewStrings, t.NewTypes, t.NewFrames, quoteList(t.Blocks))
+	}
+	if r := m.Recovery; r != nil {
+		p("  moarvm recovery damage_at=%d lost=%d reason=%s\n", r.DamageAt, r.Lost, q(r.Reason))
+	}
+}
+
+// writeMoarVMSnapshotText writes a snapshot's MoarVM section (its TOFIs and
+// reference starts are on the node lines). The highscores are shown board
+// by board when they have the shape filemeta describes.
+func writeMoarVMSnapshotText(p func(string, ...any), f *File, m *MoarVMSnapshot) {
+	p("  moarvm has_meta=%v snap_time=%d gc_seq_num=%d\n", m.HasMeta, m.SnapTime, m.GCSeqNum)
+	if m.TopIDs == nil && m.TopScores == nil {
+		p("  moarvm highscores none\n")
+		return
+	}
+	n := min(len(m.TopIDs), len(m.TopScores))
+	boards, per, named := []string{""}, n, false
+	if fm := f.MoarVM; fm != nil && len(fm.DataOrder) > 0 && fm.EntryCount > 0 && fm.EntryCount <= uint64(n) &&
+		uint64(n) == uint64(len(fm.DataOrder))*fm.EntryCount && len(m.TopIDs) == len(m.TopScores) {
+		boards, per, named = fm.DataOrder, int(fm.EntryCount), true
+	}
+	for b, name := range boards {
+		p("  moarvm top")
+		if named {
+			p(" %s", strconv.Quote(name))
+		}
+		for i := b * per; i < (b+1)*per && i < n; i++ {
+			p(" %d:%d", m.TopIDs[i], m.TopScores[i])
+		}
+		p("\n")
+	}
+	if len(m.TopIDs) != len(m.TopScores) {
+		p("  moarvm top ids=%d scores=%d (lengths differ)\n", len(m.TopIDs), len(m.TopScores))
+	}
+}
+
+func quoteList(l []string) string {
+	b := []byte{'['}
+	for i, s := range l {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendQuote(b, s)
+	}
+	return string(append(b, ']'))
 }
 
 func uintsLine(p func(string, ...any), what string, c *Uints) {

@@ -119,8 +119,9 @@ func TestExitCodes(t *testing.T) {
 		{"info of an empty file", []string{"info", filepath.Join(dir, "empty")}, 1, "is empty"},
 		{"info of an unknown format", []string{"info", filepath.Join(dir, "junk")}, 1, "unrecognized format"},
 		{"convert to dart (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.dartheap")}, 0, "dart cannot hold everything"},
-		{"convert to moarvm", []string{"convert", in, filepath.Join(dir, "x.mvmheap")}, 1, "writing moarvm is not available"},
-		{"convert to moarvm by --to", []string{"convert", "--to", "moarvm", in, filepath.Join(dir, "x.bin")}, 1, "not available"},
+		{"convert to moarvm (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.mvmheap")}, 0, "moarvm cannot hold everything"},
+		{"convert to fuchsia", []string{"convert", in, filepath.Join(dir, "x.pb.gz")}, 1, "writing fuchsia is not available"},
+		{"convert to fuchsia by --to", []string{"convert", "--to", "fuchsia", in, filepath.Join(dir, "x.bin")}, 1, "not available"},
 		{"convert", []string{"convert", in, out}, 0, ""},
 		{"info", []string{"info", in}, 0, ""},
 	}
@@ -195,7 +196,7 @@ func TestFormats(t *testing.T) {
 		{"v8", "yes", "yes", false},
 		{"ir", "yes", "yes", false},
 		{"dart", "yes", "yes", false},
-		{"moarvm", "no", "no", true},
+		{"moarvm", "yes", "yes", false},
 		{"fuchsia", "no", "no", true},
 	}
 	for _, tc := range tests {
@@ -760,5 +761,55 @@ func TestInfoBy(t *testing.T) {
 	}
 	if code, _, stderr := cliRun(t, nil, "info", "--by", "size", in); code != 2 || !strings.Contains(stderr, "--by") {
 		t.Errorf("info --by size: exit %d, stderr %q; want a usage error", code, stderr)
+	}
+}
+
+// TestMoarVMInput: a MoarVM file with several snapshots lists them, goes to
+// V8 one snapshot at a time, to MoarVM whole, and a truncated copy reads
+// with a recovery report.
+func TestMoarVMInput(t *testing.T) {
+	dir := t.TempDir()
+	data := cliReadFile(t, filepath.Join("..", "..", "testdata", "moarvm", "nqp-3snap.mvmheap"))
+	in := filepath.Join(dir, "nqp.mvmheap")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cliRun(t, nil, "info", in)
+	if code != 0 || !strings.Contains(stdout, "snapshots: 3") || !strings.Contains(stdout, "snapshot 2\n  nodes 144538  edges 440461") {
+		t.Errorf("info: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = cliRun(t, nil, "convert", in, filepath.Join(dir, "x.heapsnapshot"))
+	if code != 1 || !strings.Contains(stderr, "holds 3 snapshots") || !strings.Contains(stderr, "2: 144538 nodes, 440461 edges") {
+		t.Errorf("to V8 without --snapshot: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cliRun(t, nil, "convert", "--snapshot", "all", in, filepath.Join(dir, "s%d.heapsnapshot"))
+	if code != 0 {
+		t.Fatalf("--snapshot all: exit %d: %s", code, stderr)
+	}
+	for k, collectables := range []int{86481, 127190, 144538} {
+		// The V8 file has MoarVM's collectables, a root in front and native
+		// nodes for unmanaged sizes behind.
+		_, stdout, _ := cliRun(t, nil, "info", filepath.Join(dir, "s"+strconv.Itoa(k)+".heapsnapshot"))
+		_, rest, _ := strings.Cut(stdout, "  nodes ")
+		nodes, _ := strconv.Atoi(strings.Fields(rest + " x")[0])
+		if !strings.Contains(stdout, "format:   v8") || nodes <= collectables+1 {
+			t.Errorf("s%d: %d nodes for %d collectables: %q", k, nodes, collectables, stdout)
+		}
+	}
+	out := filepath.Join(dir, "copy.mvmheap")
+	if code, _, stderr := cliRun(t, nil, "convert", in, out); code != 0 || stderr != "" {
+		t.Fatalf("MoarVM to MoarVM: exit %d: %q", code, stderr)
+	}
+	code, stdout, _ = cliRun(t, nil, "info", out)
+	if code != 0 || !strings.Contains(stdout, "snapshots: 3") {
+		t.Errorf("info of the copy: exit %d: %q", code, stdout)
+	}
+	cut := filepath.Join(dir, "cut.mvmheap")
+	if err := os.WriteFile(cut, data[:1_200_000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = cliRun(t, nil, "info", cut)
+	if code != 0 || !strings.Contains(stdout, "recovered from a damaged file: 2 of 3 snapshots read, damage at offset") {
+		t.Errorf("info of a truncated file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -110,7 +110,7 @@ func runConvert(e *env, args []string) error {
 		}
 		files, names = []*ir.File{g}, []string{outName}
 	default:
-		if target.Name != ir.FormatIR && len(f.Snapshots) > 1 {
+		if !target.MultiSnapshot && len(f.Snapshots) > 1 {
 			var b strings.Builder
 			fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; choose with --snapshot N (or --snapshot all with %%d in OUT):\n", in.name, len(f.Snapshots), target.Name)
 			for i, s := range f.Snapshots {

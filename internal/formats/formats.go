@@ -16,6 +16,7 @@ import (
 	rmoarvm "heapconv/readers/moarvm"
 	rv8 "heapconv/readers/v8"
 	wdart "heapconv/writers/dart"
+	wmoarvm "heapconv/writers/moarvm"
 	wv8 "heapconv/writers/v8"
 )
 
@@ -50,15 +51,18 @@ type Format struct {
 	// ByteExact is true when reading and writing the format again
 	// reproduces the file byte for byte.
 	ByteExact bool
+	// MultiSnapshot is true when one file can hold several snapshots.
+	MultiSnapshot bool
 }
 
 // All lists every format, implemented or not.
 var All = []*Format{
 	{
-		Name:        ir.FormatIR,
-		Description: "heapconv's intermediate representation (msgpack; .zst compressed)",
-		Extensions:  []string{".heapir", ".heapir.zst"},
-		Versions:    fmt.Sprintf("schema versions 1-%d", ir.Version),
+		Name:          ir.FormatIR,
+		Description:   "heapconv's intermediate representation (msgpack; .zst compressed)",
+		Extensions:    []string{".heapir", ".heapir.zst"},
+		MultiSnapshot: true,
+		Versions:      fmt.Sprintf("schema versions 1-%d", ir.Version),
 		Read: func(r io.Reader, _ ReadOptions) (*ir.File, error) {
 			return ir.Decode(r)
 		},
@@ -96,12 +100,16 @@ var All = []*Format{
 		ByteExact: true,
 	},
 	{
-		Name:        ir.FormatMoarVM,
-		Description: "MoarVM heap snapshot (several snapshots per file)",
-		Extensions:  []string{".mvmheap"},
-		Versions:    "format v3 (MoarVM 2019.11 and later; damaged or truncated files recovered) and v2 (MoarVM built without zstd, as Debian's)",
+		Name:          ir.FormatMoarVM,
+		Description:   "MoarVM heap snapshot (several snapshots per file)",
+		MultiSnapshot: true,
+		Extensions:    []string{".mvmheap"},
+		Versions:      "format v3 (MoarVM 2019.11 and later; damaged or truncated files recovered) and v2 (MoarVM built without zstd, as Debian's)",
 		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
 			return rmoarvm.Read(r, rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.Progress})
+		},
+		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+			return wmoarvm.Write(w, f, wmoarvm.Options{Progress: o.Progress})
 		},
 	},
 	{Name: ir.FormatFuchsia, Description: "Fuchsia heapdump pprof profile", Extensions: []string{".pb", ".pb.gz"}},

@@ -120,6 +120,8 @@ type Options struct {
 	// produces it (see ir/dart.go); only MinNodes, MaxNodes, MaxOutDegree,
 	// Strings and MaxStringUnits apply.
 	Dart *DartOptions
+	// MoarVM, when set, makes the file RandomMoarVM makes.
+	MoarVM *MoarVMOptions
 }
 
 // V8Options describe the V8 section Random attaches.
@@ -169,6 +171,9 @@ func Everything(minNodes, maxNodes int) Options {
 func Random(seed int64, opts Options) *ir.File {
 	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), o: opts, seed: seed}
 	g.defaults()
+	if opts.MoarVM != nil {
+		return RandomMoarVM(seed, opts, *opts.MoarVM)
+	}
 	var f *ir.File
 	if opts.Dart != nil {
 		f = g.dartFile()

@@ -12,14 +12,16 @@ import (
 type namer struct {
 	f     *ir.File
 	empty uint32
-	roots map[int]uint32 // colkind → name
+	roots []uint32 // colkind → name, for the root kinds
 }
 
 func newNamer(f *ir.File) *namer {
-	n := &namer{f: f, roots: map[int]uint32{}}
+	n := &namer{f: f, roots: make([]uint32, len(ir.MoarVMRootNames))}
 	n.empty = n.intern("")
 	for k, name := range ir.MoarVMRootNames {
-		n.roots[k] = n.intern(name)
+		if name != "" {
+			n.roots[k] = n.intern(name)
+		}
 	}
 	return n
 }
@@ -30,8 +32,8 @@ func (n *namer) apply(s *ir.Snapshot) {
 	s.Name = n.empty
 	for i, k := range s.Nodes.Kind {
 		if k < ir.MoarVMObject || k > ir.MoarVMFrame {
-			if name, ok := n.roots[int(k)]; ok {
-				s.Nodes.Name[i] = name
+			if int(k) < len(n.roots) && ir.MoarVMRootNames[k] != "" {
+				s.Nodes.Name[i] = n.roots[k]
 			} else {
 				s.Nodes.Name[i] = n.empty
 			}
@@ -129,6 +131,9 @@ func (r *reader) snapshot(f *ir.File, t *toc) (*ir.Snapshot, string, error) {
 	if okI {
 		if topIDs.len() != topScores.len() {
 			return nil, "", errorf(sb.start, "topscore has %d entries, topIDs %d", topScores.len(), topIDs.len())
+		}
+		if fm := f.MoarVM; topIDs.len() > 0 && uint64(topIDs.len()) != uint64(len(fm.DataOrder))*fm.EntryCount {
+			return nil, "", errorf(tb.start, "topIDs has %d entries, but highscore_structure says %d boards of %d", topIDs.len(), len(fm.DataOrder), fm.EntryCount)
 		}
 		m.TopIDs, m.TopScores = make([]uint64, topIDs.len()), make([]uint64, topIDs.len())
 		for i := range m.TopIDs {

@@ -31,6 +31,9 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if f.Snapshots[0].Dart != nil {
 		return fromDart(f)
 	}
+	if f.MoarVM != nil {
+		return fromMoarVM(f)
+	}
 	c := &converter{src: f, s: f.Snapshots[0]}
 	out, err := c.convert()
 	return out, c.loss, err

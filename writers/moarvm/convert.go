@@ -1,0 +1,381 @@
+package moarvm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"heapconv/ir"
+)
+
+// RootEdgeName describes the reference from a synthetic root (collectable 0)
+// to the source's root node.
+const RootEdgeName = "Heap Root"
+
+// Convert turns IR from any other format (V8, Dart, generated graphs, …)
+// into MoarVM IR, which Write writes. IR that already has a MoarVM section
+// is returned as it is. Every snapshot is kept; they share the string heap
+// and the type table as a MoarVM file's snapshots do. The mapping:
+//
+//   - collectable 0 is MoarVM's Root (kind 9). The source's node 0 becomes
+//     it when it is the source's root, there are no GC roots, and it has no
+//     size and no class; otherwise a synthetic Root goes in front (every
+//     node moves up by one) with a string reference described RootEdgeName
+//     to the source's root, then one per GC root described by its category;
+//   - every other node becomes an object (kind 1);
+//   - types: a node with a class gets the type (class name, node kind name):
+//     its typename is the class name, its REPR name (reprname) the source's
+//     node kind name ("object", "string", "closure", …), so that the node
+//     kind survives; a node without a class gets the type (node name, node
+//     kind name). A node's name is its type's name;
+//   - edges of named (non-indexed) kinds become string references described
+//     by the edge name, edges of indexed kinds index references;
+//   - colsize is 16 bits: a self size above 65535 is written as 65535 and
+//     the rest is added to the unmanaged size (colusize), which is the
+//     source's external size;
+//   - reference ranges are in node order (colrfstr = first edge); snapmeta
+//     totals and highscores are computed as MoarVM computes them; times are
+//     0 (MoarVM's are µs of a monotonic clock, not wall time); a node's id
+//     is its index (as the reader gives it); there are no static frames.
+//
+// The strings, types and frames a snapshot first uses are added by its own
+// inner TOC, as MoarVM does. What MoarVM cannot hold (edge kind names,
+// primitive values, node ids, class libraries and fields, snapshot names,
+// capture times, foreign totals, format sections) is listed in the loss
+// report.
+func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
+	if f.MoarVM != nil {
+		return f, nil, nil
+	}
+	c := &converter{
+		src:       f,
+		out:       &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3, converted from " + f.Format, Producer: f.Producer},
+		strs:      map[string]uint32{},
+		types:     map[typeKey]uint32{},
+		edgeKinds: map[string]int{},
+	}
+	m := &ir.MoarVMFile{Version: 3, HasMeta: true, Subversion: 1, EntryCount: DefaultEntryCount,
+		DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder)}
+	c.out.MoarVM = m
+	for k, s := range f.Snapshots {
+		ns, nt := len(c.out.Strings), c.out.Classes.Len()
+		o, err := c.snapshot(k, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.out.Snapshots = append(c.out.Snapshots, o)
+		m.TOCs = append(m.TOCs, ir.MoarVMTOC{NewStrings: uint32(len(c.out.Strings) - ns), NewTypes: uint32(c.out.Classes.Len() - nt)})
+	}
+	m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
+	if uint64(len(c.out.Strings)) > math.MaxUint32 {
+		return nil, nil, fmt.Errorf("moarvm: %d strings are more than the string heap can index", len(c.out.Strings))
+	}
+	m.StringCount = len(c.out.Strings)
+	if nt := c.out.Classes.Len(); nt > 0 {
+		c.out.Classes.FirstField = make([]uint32, nt+1)
+	}
+	c.report()
+	if err := c.out.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("moarvm: internal error: the converted IR is invalid: %w", err)
+	}
+	return c.out, c.loss, nil
+}
+
+type converter struct {
+	src  *ir.File
+	out  *ir.File
+	strs map[string]uint32
+	// bySrc memoizes intern by source string index (+1; 0 = not yet).
+	bySrc []uint32
+	types map[typeKey]uint32
+	loss  ir.LossReport
+
+	// What is lost, summed over the snapshots.
+	edgeKinds            map[string]int
+	values, ids, renamed int
+	split                int
+	splitBytes           uint64
+	saturated            int
+	gcRoots              int
+	rootReused           []string
+}
+
+// typeKey names a MoarVM type made for source nodes.
+type typeKey struct {
+	class uint32 // 1 + source class index, or 0
+	kind  string // the source node kind name: the REPR name
+	name  string // the type name when class is 0
+}
+
+func (c *converter) intern(s string) uint32 {
+	if i, ok := c.strs[s]; ok {
+		return i
+	}
+	i := uint32(len(c.out.Strings))
+	c.out.Strings = append(c.out.Strings, s)
+	c.strs[s] = i
+	return i
+}
+
+// internSrc is intern of the source's string i, memoized.
+func (c *converter) internSrc(i uint32) uint32 {
+	if int(i) >= len(c.src.Strings) {
+		return c.intern(c.src.String(i))
+	}
+	if c.bySrc == nil {
+		c.bySrc = make([]uint32, len(c.src.Strings))
+	}
+	if v := c.bySrc[i]; v != 0 {
+		return v - 1
+	}
+	v := c.intern(c.src.Strings[i])
+	c.bySrc[i] = v + 1
+	return v
+}
+
+// typeOf returns the type index for a key, adding the type when new.
+func (c *converter) typeOf(k typeKey) uint32 {
+	if t, ok := c.types[k]; ok {
+		return t
+	}
+	cl := &c.out.Classes
+	t := uint32(cl.Len())
+	name := k.name
+	if k.class != 0 {
+		name = c.src.String(c.src.Classes.Name[k.class-1])
+	}
+	cl.Name = append(cl.Name, c.intern(name))
+	cl.Library = append(cl.Library, c.intern(k.kind))
+	c.types[k] = t
+	return t
+}
+
+func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
+	src := c.src
+	sn := &s.Nodes
+	n := sn.Len()
+	hasExt := sn.ExternalSize.Len() > 0
+	hasClass := len(sn.Class) > 0
+	reuse := s.Root == 0 && len(s.Roots) == 0 && n > 0 && sn.SelfSize.At(0) == 0 &&
+		(!hasExt || sn.ExternalSize.At(0) == 0) && (!hasClass || sn.Class[0] == 0)
+	shift := uint32(1)
+	if reuse {
+		shift = 0
+	}
+	total := uint64(n) + uint64(shift)
+	extraEdges := uint64(len(s.Roots))
+	if !reuse && s.Root != ir.NoNode {
+		extraEdges++
+	}
+	if total >= math.MaxUint32 || uint64(s.Edges.Len())+extraEdges >= math.MaxUint32 {
+		return nil, fmt.Errorf("moarvm: snapshot %d: %d nodes and %d edges are more than the IR can index", k, n, s.Edges.Len())
+	}
+
+	o := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds)}
+	ms := &ir.MoarVMSnapshot{HasMeta: true, GCSeqNum: uint64(k) + 1}
+	o.MoarVM = ms
+	nd, ed := &o.Nodes, &o.Edges
+	nd.Kind = make([]uint8, 0, total)
+	nd.Name = make([]uint32, 0, total)
+	nd.Class = make([]uint32, 0, total)
+	nd.FirstEdge = make([]uint32, 1, total+1)
+	nd.SelfSize.Reserve(int(total))
+	ms.TOFI.Reserve(int(total))
+	ms.RefStart.Reserve(int(total))
+	m := uint64(s.Edges.Len()) + extraEdges
+	ed.Kind = make([]uint8, 0, m)
+	ed.Name = make([]uint32, 0, m)
+	ed.Target = make([]uint32, 0, m)
+	var ext []uint64 // unmanaged sizes, made when one is not zero
+	addNode := func(kind uint8, name, class, tofi uint32, size, x uint64) {
+		i := len(nd.Kind)
+		nd.Kind = append(nd.Kind, kind)
+		nd.Name = append(nd.Name, name)
+		nd.Class = append(nd.Class, class)
+		nd.SelfSize.Append(size)
+		ms.TOFI.Append(uint64(tofi))
+		ms.RefStart.Append(uint64(ed.Len()))
+		if x != 0 && ext == nil {
+			ext = make([]uint64, total)
+		}
+		if ext != nil {
+			ext[i] = x
+		}
+	}
+	edge := func(kind uint8, name, target uint32) {
+		ed.Kind = append(ed.Kind, kind)
+		ed.Name = append(ed.Name, name)
+		ed.Target = append(ed.Target, target)
+	}
+	rootName := c.intern(ir.MoarVMRootNames[ir.MoarVMRoot])
+	if !reuse {
+		addNode(ir.MoarVMRoot, rootName, 0, 0, 0, 0)
+		if s.Root != ir.NoNode {
+			edge(ir.MoarVMStringRef, c.intern(RootEdgeName), s.Root+1)
+		}
+		for _, r := range s.Roots {
+			edge(ir.MoarVMStringRef, c.internSrc(r.Category), r.Node+1)
+		}
+		c.gcRoots += len(s.Roots)
+		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
+	}
+
+	// Source edge kinds: named ones become string references.
+	indexed := make([]bool, len(s.EdgeKinds))
+	kindCount := make([]int, len(s.EdgeKinds))
+	for i, ek := range s.EdgeKinds {
+		indexed[i] = ek.Indexed
+	}
+	// Types per (class, kind) and (kind, name), memoized for this
+	// snapshot's kind table.
+	byClass := map[uint64]uint32{}
+	byName := map[uint64]uint32{}
+	for i := 0; i < n; i++ {
+		size := sn.SelfSize.At(i)
+		var x uint64
+		if hasExt {
+			x = sn.ExternalSize.At(i)
+		}
+		if size > math.MaxUint16 {
+			c.split++
+			c.splitBytes = satAdd(c.splitBytes, size-math.MaxUint16)
+			if x+(size-math.MaxUint16) < x {
+				c.saturated++
+			}
+			x = satAdd(x, size-math.MaxUint16)
+			size = math.MaxUint16
+		}
+		if sn.ID.Len() > 0 && sn.ID.At(i) != 0 {
+			c.ids++
+		}
+		if reuse && i == 0 {
+			c.rootReused = append(c.rootReused, fmt.Sprintf("snapshot %d: the source's root (node 0, kind %q, name %q) becomes MoarVM's Root; its kind and name are not kept",
+				k, s.NodeKindName(0), src.String(sn.Name[0])))
+			addNode(ir.MoarVMRoot, rootName, 0, 0, size, x)
+		} else {
+			kind := sn.Kind[i]
+			var t uint32
+			if hasClass && sn.Class[i] != 0 {
+				cl := sn.Class[i]
+				key := uint64(cl)<<8 | uint64(kind)
+				var ok bool
+				if t, ok = byClass[key]; !ok {
+					t = c.typeOf(typeKey{class: cl, kind: s.NodeKindName(i)})
+					byClass[key] = t
+				}
+				if sn.Name[i] != src.Classes.Name[cl-1] && src.String(sn.Name[i]) != src.String(src.Classes.Name[cl-1]) {
+					c.renamed++
+				}
+			} else {
+				key := uint64(kind)<<32 | uint64(sn.Name[i])
+				var ok bool
+				if t, ok = byName[key]; !ok {
+					t = c.typeOf(typeKey{kind: s.NodeKindName(i), name: src.String(sn.Name[i])})
+					byName[key] = t
+				}
+			}
+			addNode(ir.MoarVMObject, c.out.Classes.Name[t], t+1, t, size, x)
+		}
+		lo, hi := sn.EdgeRange(i)
+		for e := lo; e < hi; e++ {
+			ek := s.Edges.Kind[e]
+			to := s.Edges.Target[e] + shift
+			if int(ek) < len(indexed) {
+				kindCount[ek]++
+				if indexed[ek] {
+					edge(ir.MoarVMIndexRef, s.Edges.Name[e], to)
+					continue
+				}
+			}
+			edge(ir.MoarVMStringRef, c.internSrc(s.Edges.Name[e]), to)
+		}
+		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
+	}
+	// A collectable's identity is its index, as the reader has it.
+	nd.ID.Reserve(int(total))
+	for i := range total {
+		nd.ID.Append(i)
+	}
+	if ext != nil {
+		nd.ExternalSize.AppendAll(ext)
+	}
+	for i, cnt := range kindCount {
+		if cnt > 0 {
+			c.edgeKinds[s.EdgeKinds[i].Name] += cnt
+		}
+	}
+	c.values += s.Values.Len()
+
+	if s.Name != 0 && src.String(s.Name) != "" {
+		c.loss.Addf("snapshot %d: its name %q has no place in a MoarVM file", k, src.String(s.Name))
+	}
+	if s.CaptureTime != 0 {
+		c.loss.Addf("snapshot %d: the capture time is not kept (MoarVM's snap_time is µs of a monotonic clock; written as 0)", k)
+	}
+	if len(s.Totals) > 0 {
+		var names []string
+		for _, t := range s.Totals {
+			names = append(names, t.Name)
+		}
+		c.loss.Addf("snapshot %d: the totals %s are not kept; snapmeta's totals are computed from the graph", k, strings.Join(names, ", "))
+	}
+	if s.V8 != nil {
+		c.loss.Addf("snapshot %d: the V8 section (meta, traces, locations, extra fields) has no place in a MoarVM file", k)
+	}
+	if s.Dart != nil {
+		c.loss.Addf("snapshot %d: the Dart section (class flags and URIs, field indices, external property names, …) has no place in a MoarVM file", k)
+	}
+	o.Totals = Totals(o)
+	ms.TopIDs, ms.TopScores, _ = Leaderboards(o, DefaultEntryCount, ir.MoarVMDefaultDataOrder)
+	return o, nil
+}
+
+// report adds the summed losses to the loss report.
+func (c *converter) report() {
+	c.loss = append(c.loss, c.rootReused...)
+	if c.gcRoots > 0 {
+		c.loss.Addf("GC roots: %d roots become references of the Root (collectable 0) described by their category", c.gcRoots)
+	}
+	if len(c.edgeKinds) > 0 {
+		names := make([]string, 0, len(c.edgeKinds))
+		for name := range c.edgeKinds {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		var parts []string
+		total := 0
+		for _, name := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", name, c.edgeKinds[name]))
+			total += c.edgeKinds[name]
+		}
+		c.loss.Addf("edge kinds: a MoarVM reference is described only by a string or an index; the kinds of %d edges are not kept (%s)", total, strings.Join(parts, ", "))
+	}
+	if c.split > 0 {
+		c.loss.Addf("self sizes: colsize has 16 bits; %d nodes larger than 65535 bytes are written with 65535 and the remaining %d bytes counted as unmanaged size", c.split, c.splitBytes)
+	}
+	if c.saturated > 0 {
+		c.loss.Addf("unmanaged sizes: %d nodes' unmanaged size plus their self size beyond 65535 exceeds 2^64-1 and is capped", c.saturated)
+	}
+	if c.renamed > 0 {
+		c.loss.Addf("node names: %d nodes named otherwise than their class are named by it (a MoarVM object's name is its type's)", c.renamed)
+	}
+	if c.values > 0 {
+		c.loss.Addf("values: %d primitive values (strings, numbers, lengths, …) have no place in a MoarVM file", c.values)
+	}
+	if c.ids > 0 {
+		c.loss.Addf("node ids: %d ids are not kept (a collectable's identity is its index)", c.ids)
+	}
+	sc := &c.src.Classes
+	fields := len(sc.FieldName)
+	libs := 0
+	for _, l := range sc.Library {
+		if c.src.String(l) != "" {
+			libs++
+		}
+	}
+	if fields > 0 || libs > 0 {
+		c.loss.Addf("classes: MoarVM types have a name and a REPR name only; %d class libraries and %d field names are not kept", libs, fields)
+	}
+}

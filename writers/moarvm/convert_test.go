@@ -1,0 +1,344 @@
+package moarvm_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+	"heapconv/ir/irtest"
+	wmoar "heapconv/writers/moarvm"
+)
+
+// snapMeta is snapmeta's JSON.
+type snapMeta struct {
+	SnapTime   uint64 `json:"snap_time"`
+	GCSeqNum   uint64 `json:"gc_seq_num"`
+	Heap       uint64 `json:"total_heap_size"`
+	Objects    uint64 `json:"total_objects"`
+	TypeObjs   uint64 `json:"total_typeobjects"`
+	STables    uint64 `json:"total_stables"`
+	Frames     uint64 `json:"total_frames"`
+	References uint64 `json:"total_refs"`
+}
+
+// checkTotals checks a written snapshot's snapmeta against its columns.
+func checkTotals(t *testing.T, k int, ds decodedSnap) snapMeta {
+	t.Helper()
+	var sm snapMeta
+	if err := json.Unmarshal([]byte(ds.meta), &sm); err != nil {
+		t.Fatalf("snapshot %d: snapmeta %q: %v", k, ds.meta, err)
+	}
+	var heap uint64
+	var counts [12]uint64
+	for i := range ds.kind {
+		heap = satAdd(satAdd(heap, ds.size[i]), ds.usize[i])
+		if ds.kind[i] < 12 {
+			counts[ds.kind[i]]++
+		}
+	}
+	want := snapMeta{sm.SnapTime, sm.GCSeqNum, heap, counts[1], counts[2], counts[3], counts[4], uint64(len(ds.descr))}
+	if sm != want {
+		t.Errorf("snapshot %d: snapmeta %+v, the columns say %+v", k, sm, want)
+	}
+	return sm
+}
+
+func TestConvertRandom(t *testing.T) {
+	tests := []struct {
+		name string
+		opts irtest.Options
+	}{
+		{"default", irtest.Options{}},
+		{"root first", irtest.Options{RootFirst: true, MinNodes: 1}},
+		{"everything", irtest.Everything(0, 80)},
+		{"v8 shaped", irtest.V8Shaped(1, 64)},
+		{"v8 section", irtest.Options{V8: &irtest.V8Options{Trace: true, Locations: true}, Values: true}},
+		{"custom kinds, classes, GC roots", irtest.Options{Kinds: irtest.KindsCustom, Classes: true, GCRoots: true, Snapshots: 2, MaxOutDegree: 8}},
+		{"big sizes", irtest.Options{BigSizes: true, ExternalSizes: true, IDs: irtest.IDsAny}},
+		{"dart", irtest.Options{Dart: &irtest.DartOptions{Hashes: true, ZeroRefs: true, External: true, Data: true}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := int64(1); seed <= 40; seed++ {
+				src := irtest.Random(seed, tc.opts)
+				if !checkConvert(t, seed, src) {
+					return
+				}
+			}
+		})
+	}
+}
+
+// checkConvert converts and writes src and checks the result against it.
+func checkConvert(t *testing.T, seed int64, src *ir.File) bool {
+	t.Helper()
+	out, loss, err := wmoar.Convert(src)
+	if err != nil {
+		t.Errorf("seed %d: Convert: %v", seed, err)
+		return false
+	}
+	if err := out.Validate(); err != nil {
+		t.Errorf("seed %d: the converted IR is invalid: %v", seed, err)
+		return false
+	}
+	if len(out.Snapshots) != len(src.Snapshots) {
+		t.Errorf("seed %d: %d snapshots from %d", seed, len(out.Snapshots), len(src.Snapshots))
+		return false
+	}
+	var direct bytes.Buffer
+	loss2, err := wmoar.Write(&direct, src, wmoar.Options{})
+	if err != nil {
+		t.Errorf("seed %d: Write of the source: %v", seed, err)
+		return false
+	}
+	b, p, d, _ := writeParse(t, out)
+	if !bytes.Equal(b, direct.Bytes()) || strings.Join(loss, "\n") != strings.Join(loss2, "\n") {
+		t.Errorf("seed %d: Write(source) differs from Write(Convert(source))", seed)
+		return false
+	}
+	m := out.MoarVM
+	if len(d.strings) != m.StringCount || len(d.tnames) != out.Classes.Len() || len(d.snaps) != len(src.Snapshots) {
+		t.Errorf("seed %d: %d strings, %d types, %d snapshots written; want %d, %d, %d", seed,
+			len(d.strings), len(d.tnames), len(d.snaps), m.StringCount, out.Classes.Len(), len(src.Snapshots))
+		return false
+	}
+	for i, s := range d.strings {
+		if s != out.Strings[i] {
+			t.Errorf("seed %d: string %d is %q, want %q", seed, i, s, out.Strings[i])
+			return false
+		}
+	}
+	for i := range d.tnames {
+		if d.tnames[i] >= uint64(len(d.strings)) || d.reprs[i] >= uint64(len(d.strings)) {
+			t.Errorf("seed %d: type %d names strings beyond the heap", seed, i)
+			return false
+		}
+	}
+	if len(p.inner) != len(src.Snapshots)+1 || len(p.inner[len(p.inner)-1]) != 0 {
+		t.Errorf("seed %d: %d inner TOCs, the last with %d blocks", seed, len(p.inner), len(p.inner[len(p.inner)-1]))
+		return false
+	}
+	report := strings.Join(loss, "\n")
+	for k, s := range src.Snapshots {
+		o, ds := out.Snapshots[k], d.snaps[k]
+		checkSnapshot(t, k, o, ds)
+		sm := checkTotals(t, k, ds)
+		if sm.GCSeqNum != uint64(k+1) || len(ds.topIDs) != 4*wmoar.DefaultEntryCount {
+			t.Errorf("seed %d, snapshot %d: gc_seq_num %d, %d highscore entries", seed, k, sm.GCSeqNum, len(ds.topIDs))
+		}
+		if err := checkSemantics(src, s, out, o, ds, d); err != nil {
+			t.Errorf("seed %d, snapshot %d: %v", seed, k, err)
+			return false
+		}
+		if s.Values.Len() > 0 && !strings.Contains(report, "values") {
+			t.Errorf("seed %d: values are lost without a word:\n%s", seed, report)
+		}
+		if s.Edges.Len() > 0 && !strings.Contains(report, "edge kinds") {
+			t.Errorf("seed %d: edge kinds are lost without a word:\n%s", seed, report)
+		}
+	}
+	return !t.Failed()
+}
+
+// checkSemantics checks that the written snapshot is the source's graph:
+// node i is collectable i+shift, with its size (split at 65535), its type
+// named after its class or name and its kind, and its edges with their
+// names or indices.
+func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot, ds decodedSnap, d *decoded) error {
+	n := s.Nodes.Len()
+	shift := len(ds.kind) - n
+	if shift != 0 && shift != 1 || ds.kind[0] != ir.MoarVMRoot {
+		return fmt.Errorf("%d collectables for %d nodes, collectable 0 of kind %d", len(ds.kind), n, ds.kind[0])
+	}
+	if shift == 1 {
+		// The synthetic root: the source's root, then the GC roots.
+		var want []uint64
+		if s.Root != ir.NoNode {
+			want = append(want, uint64(s.Root)+1)
+		}
+		for _, r := range s.Roots {
+			want = append(want, uint64(r.Node)+1)
+		}
+		if ds.rfcnt[0] != uint64(len(want)) {
+			return fmt.Errorf("the root has %d references, want %d", ds.rfcnt[0], len(want))
+		}
+		for j, w := range want {
+			if got := ds.target[ds.rfstr[0]+uint64(j)]; got != w {
+				return fmt.Errorf("root reference %d goes to %d, want %d", j, got, w)
+			}
+			descr := ds.descr[ds.rfstr[0]+uint64(j)]
+			name := RootEdgeNameFor(srcF, s, j)
+			if descr&3 != 2 || d.strings[descr>>2] != name {
+				return fmt.Errorf("root reference %d is described %#x, want the string %q", j, descr, name)
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		c := i + shift
+		size := s.Nodes.SelfSize.At(i)
+		var x uint64
+		if s.Nodes.ExternalSize.Len() > 0 {
+			x = s.Nodes.ExternalSize.At(i)
+		}
+		if size > math.MaxUint16 {
+			x += size - math.MaxUint16
+			if x < size-math.MaxUint16 {
+				x = math.MaxUint64
+			}
+			size = math.MaxUint16
+		}
+		if ds.size[c] != size || ds.usize[c] != x {
+			return fmt.Errorf("node %d: size %d+%d, want %d+%d", i, ds.size[c], ds.usize[c], size, x)
+		}
+		if c > 0 {
+			if ds.kind[c] != ir.MoarVMObject {
+				return fmt.Errorf("node %d: kind %d, want an object", i, ds.kind[c])
+			}
+			t := ds.tofi[c]
+			name := srcF.String(s.Nodes.Name[i])
+			if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
+				name = srcF.String(srcF.Classes.Name[s.Nodes.Class[i]-1])
+			}
+			if d.strings[d.tnames[t]] != name || d.strings[d.reprs[t]] != s.NodeKindName(i) {
+				return fmt.Errorf("node %d: type %q (REPR %q), want %q (%q)", i, d.strings[d.tnames[t]], d.strings[d.reprs[t]], name, s.NodeKindName(i))
+			}
+		}
+		lo, hi := s.Nodes.EdgeRange(i)
+		if ds.rfcnt[c] != uint64(hi-lo) {
+			return fmt.Errorf("node %d: %d references for %d edges", i, ds.rfcnt[c], hi-lo)
+		}
+		for e := lo; e < hi; e++ {
+			pos := ds.rfstr[c] + uint64(e-lo)
+			if ds.target[pos] != uint64(s.Edges.Target[e])+uint64(shift) {
+				return fmt.Errorf("edge %d goes to %d, want %d", e, ds.target[pos], uint64(s.Edges.Target[e])+uint64(shift))
+			}
+			descr := ds.descr[pos]
+			if s.EdgeKindOf(e).Indexed {
+				if descr != uint64(s.Edges.Name[e])<<2|1 {
+					return fmt.Errorf("edge %d: description %#x, want index %d", e, descr, s.Edges.Name[e])
+				}
+			} else if descr&3 != 2 || d.strings[descr>>2] != srcF.String(s.Edges.Name[e]) {
+				return fmt.Errorf("edge %d: description %#x, want the string %q", e, descr, srcF.String(s.Edges.Name[e]))
+			}
+		}
+	}
+	return nil
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// RootEdgeNameFor is the description of the synthetic root's reference j.
+func RootEdgeNameFor(f *ir.File, s *ir.Snapshot, j int) string {
+	if s.Root != ir.NoNode {
+		if j == 0 {
+			return wmoar.RootEdgeName
+		}
+		j--
+	}
+	return f.String(s.Roots[j].Category)
+}
+
+// foreignFile is a small V8-like graph with a class, GC roots, a weak edge,
+// a value, an id and a node bigger than colsize holds.
+func foreignFile(rootFirst bool) *ir.File {
+	f := &ir.File{Format: "test", Strings: []string{"", "Point", "x", "y", "(GC roots)", "big", "lib", "hello"}}
+	f.Classes = ir.Classes{Name: []uint32{1}, Library: []uint32{6}, FirstField: []uint32{0, 0}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	const synthetic, object, str = 9, 3, 2
+	const prop, elem, weak = 2, 1, 6
+	type node struct {
+		kind  uint8
+		name  uint32
+		class uint32
+		size  uint64
+		edges [][3]uint32
+	}
+	nodes := []node{
+		{synthetic, 0, 0, 0, [][3]uint32{{elem, 1, 1}, {elem, 2, 3}}},
+		{object, 1, 1, 16, [][3]uint32{{prop, 2, 2}, {weak, 3, 3}}},
+		{str, 7, 0, 32, nil},
+		{object, 5, 0, 100000, [][3]uint32{{prop, 2, 1}}},
+	}
+	s.Nodes.FirstEdge = []uint32{0}
+	for i, n := range nodes {
+		s.Nodes.Kind = append(s.Nodes.Kind, n.kind)
+		s.Nodes.Name = append(s.Nodes.Name, n.name)
+		s.Nodes.Class = append(s.Nodes.Class, n.class)
+		s.Nodes.ID.Append(uint64(2*i + 1))
+		s.Nodes.SelfSize.Append(n.size)
+		for _, e := range n.edges {
+			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
+			s.Edges.Name = append(s.Edges.Name, e[1])
+			s.Edges.Target = append(s.Edges.Target, e[2])
+		}
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+	s.Nodes.ExternalSize.AppendAll([]uint64{0, 0, 0, 7})
+	s.Values = ir.Values{Node: []uint32{2}, Kind: []ir.ValueKind{ir.ValueString}, Bits: []uint64{7}, Aux: []uint64{0}}
+	if !rootFirst {
+		s.Root = 1
+		s.Roots = []ir.RootRef{{Node: 3, Category: 4}}
+	}
+	f.Snapshots = []*ir.Snapshot{s}
+	return f
+}
+
+func TestConvert(t *testing.T) {
+	tests := []struct {
+		name      string
+		rootFirst bool
+		shift     int
+		loss      []string
+	}{
+		{"node 0 is the root", true, 0, []string{"becomes MoarVM's Root", "edge kinds", "weak 1", "65535", "values: 1", "node ids", "class libraries"}},
+		{"synthetic root", false, 1, []string{"GC roots: 1", "edge kinds", "65535", "values: 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := foreignFile(tc.rootFirst)
+			if !checkConvert(t, 1, src) {
+				return
+			}
+			out, loss, _ := wmoar.Convert(src)
+			o := out.Snapshots[0]
+			if o.Nodes.Len() != 4+tc.shift || o.Nodes.Kind[0] != ir.MoarVMRoot {
+				t.Fatalf("%d collectables, the first of kind %d", o.Nodes.Len(), o.Nodes.Kind[0])
+			}
+			big := 3 + tc.shift
+			if o.Nodes.SelfSize.At(big) != 65535 || o.Nodes.ExternalSize.At(big) != 7+100000-65535 {
+				t.Errorf("big node: size %d + %d", o.Nodes.SelfSize.At(big), o.Nodes.ExternalSize.At(big))
+			}
+			report := strings.Join(loss, "\n")
+			for _, want := range tc.loss {
+				if !strings.Contains(report, want) {
+					t.Errorf("the loss report does not mention %q:\n%s", want, report)
+				}
+			}
+		})
+	}
+}
+
+func TestConvertKeepsMoarVMIR(t *testing.T) {
+	f := handFile()
+	out, loss, err := wmoar.Convert(f)
+	if err != nil || out != f || len(loss) != 0 {
+		t.Errorf("Convert of MoarVM IR: %p %v %v, want the file itself", out, loss, err)
+	}
+}
+
+func TestConvertEmpty(t *testing.T) {
+	f := &ir.File{Format: "test"}
+	_, p, d, _ := writeParse(t, f)
+	if len(p.inner) != 1 || len(p.inner[0]) != 0 || len(d.snaps) != 0 {
+		t.Errorf("a file without snapshots: %d inner TOCs", len(p.inner))
+	}
+}

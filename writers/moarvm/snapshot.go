@@ -1,0 +1,310 @@
+package moarvm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"heapconv/ir"
+)
+
+// snapCols builds the column blocks of one snapshot.
+type snapCols struct {
+	w  *writer
+	s  *ir.Snapshot
+	ms *ir.MoarVMSnapshot
+	// identity is true when every collectable's references start at its
+	// first edge (RefStart equals FirstEdge where there are references).
+	identity bool
+	snapMeta string
+	topIDs   []uint64
+	topScore []uint64
+}
+
+// prepareSnapshot checks snapshot k's columns and reference ranges and
+// settles its snapmeta and highscores.
+func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
+	ms := s.MoarVM
+	nd := &s.Nodes
+	n, r := nd.Len(), s.Edges.Len()
+	switch {
+	case len(nd.FirstEdge) != n+1 || int(nd.FirstEdge[n]) != r:
+		return nil, fmt.Errorf("moarvm: snapshot %d: edge offsets do not cover the %d references", k, r)
+	case nd.SelfSize.Len() != n || (nd.ExternalSize.Len() != 0 && nd.ExternalSize.Len() != n):
+		return nil, fmt.Errorf("moarvm: snapshot %d: %d self sizes and %d unmanaged sizes for %d collectables", k, nd.SelfSize.Len(), nd.ExternalSize.Len(), n)
+	case ms.TOFI.Len() != n || ms.RefStart.Len() != n:
+		return nil, fmt.Errorf("moarvm: snapshot %d: %d TOFIs and %d reference starts for %d collectables", k, ms.TOFI.Len(), ms.RefStart.Len(), n)
+	case len(s.Edges.Name) != r || len(s.Edges.Target) != r:
+		return nil, fmt.Errorf("moarvm: snapshot %d: edge columns disagree on the reference count", k)
+	}
+	sc := &snapCols{w: w, s: s, ms: ms}
+	if err := sc.checkRanges(); err != nil {
+		return nil, fmt.Errorf("moarvm: snapshot %d: %w", k, err)
+	}
+	if ms.HasMeta {
+		sc.snapMeta = ir.MoarVMSnapMetaJSON(ms, s.Totals)
+	} else {
+		// Version 2 snapshots have no snapmeta: write what MoarVM would.
+		sc.snapMeta = ir.MoarVMSnapMetaJSON(&ir.MoarVMSnapshot{GCSeqNum: uint64(k) + 1}, Totals(s))
+	}
+	if ms.TopIDs != nil || ms.TopScores != nil {
+		if len(ms.TopIDs) != len(ms.TopScores) {
+			return nil, fmt.Errorf("moarvm: snapshot %d: %d top IDs for %d top scores", k, len(ms.TopIDs), len(ms.TopScores))
+		}
+		sc.topIDs, sc.topScore = ms.TopIDs, ms.TopScores
+	} else {
+		if w.meta.EntryCount > 1<<20 {
+			return nil, fmt.Errorf("moarvm: snapshot %d: highscore boards of %d entries are too big to compute", k, w.meta.EntryCount)
+		}
+		var unknown []string
+		sc.topIDs, sc.topScore, unknown = Leaderboards(s, int(w.meta.EntryCount), w.meta.DataOrder)
+		for _, b := range unknown {
+			w.loss.Addf("snapshot %d: highscore board %q is not one MoarVM computes; it is written as zeros", k, b)
+		}
+	}
+	return sc, nil
+}
+
+// checkRanges checks that the reference ranges [RefStart[i], +count) tile
+// the reference table.
+func (sc *snapCols) checkRanges() error {
+	nd, rs := &sc.s.Nodes, &sc.ms.RefStart
+	n, r := nd.Len(), uint64(sc.s.Edges.Len())
+	sc.identity = true
+	for i := 0; i < n; i++ {
+		lo, hi := nd.FirstEdge[i], nd.FirstEdge[i+1]
+		if lo != hi && rs.At(i) != uint64(lo) {
+			sc.identity = false
+			break
+		}
+	}
+	if sc.identity {
+		return nil
+	}
+	used := make([]uint64, (r+63)/64)
+	for i := 0; i < n; i++ {
+		lo, hi := nd.FirstEdge[i], nd.FirstEdge[i+1]
+		if lo == hi {
+			continue
+		}
+		st, cnt := rs.At(i), uint64(hi-lo)
+		if st > r || cnt > r-st {
+			return fmt.Errorf("collectable %d: references [%d, %d+%d) beyond the %d references", i, st, st, cnt, r)
+		}
+		for p := st; p < st+cnt; p++ {
+			if used[p/64]&(1<<(p%64)) != 0 {
+				return fmt.Errorf("collectable %d: reference %d belongs to another collectable too", i, p)
+			}
+			used[p/64] |= 1 << (p % 64)
+		}
+	}
+	return nil
+}
+
+// builder returns the function that encodes the named column.
+func (sc *snapCols) builder(name string) func() ([]byte, error) {
+	nd, ms := &sc.s.Nodes, sc.ms
+	n := nd.Len()
+	switch name {
+	case "colkind":
+		return func() ([]byte, error) {
+			b := make([]byte, 2*n)
+			for i, k := range nd.Kind[:n] {
+				binary.LittleEndian.PutUint16(b[2*i:], uint16(k))
+			}
+			return b, nil
+		}
+	case "colsize":
+		return func() ([]byte, error) {
+			b, bad := uintsColumn(&nd.SelfSize, n, 2, math.MaxUint16)
+			if bad >= 0 {
+				return nil, fmt.Errorf("collectable %d: self size %d does not fit colsize's 16 bits", bad, nd.SelfSize.At(bad))
+			}
+			return b, nil
+		}
+	case "coltofi":
+		return func() ([]byte, error) {
+			b, bad := uintsColumn(&ms.TOFI, n, 4, math.MaxUint32)
+			if bad >= 0 {
+				return nil, fmt.Errorf("collectable %d: type or frame index %d does not fit coltofi's 32 bits", bad, ms.TOFI.At(bad))
+			}
+			return b, nil
+		}
+	case "colrfcnt":
+		return func() ([]byte, error) {
+			b := make([]byte, 4*n)
+			for i := 0; i < n; i++ {
+				binary.LittleEndian.PutUint32(b[4*i:], nd.FirstEdge[i+1]-nd.FirstEdge[i])
+			}
+			return b, nil
+		}
+	case "colrfstr":
+		return func() ([]byte, error) {
+			b, _ := uintsColumn(&ms.RefStart, n, 8, math.MaxUint64)
+			return b, nil
+		}
+	case "colusize":
+		return func() ([]byte, error) {
+			b, _ := uintsColumn(&nd.ExternalSize, n, 8, math.MaxUint64)
+			return b, nil
+		}
+	case "refdescr":
+		return sc.refDescr
+	case "reftrget":
+		return sc.refTarget
+	case blkTopIDs:
+		return func() ([]byte, error) { return u64Column(sc.topIDs), nil }
+	case blkTopScore:
+		return func() ([]byte, error) { return u64Column(sc.topScore), nil }
+	}
+	return func() ([]byte, error) { return nil, fmt.Errorf("internal error: no column %q", name) }
+}
+
+// refDescr encodes refdescr: (index << 2) | kind at each edge's place.
+func (sc *snapCols) refDescr() ([]byte, error) {
+	s := sc.s
+	ed := &s.Edges
+	heap := uint64(sc.w.m.StringCount)
+	// tags maps an IR edge kind to its refdescr kind; 255 = not writable.
+	var tags [256]uint8
+	for k := range tags {
+		tags[k] = 255
+	}
+	for k := range min(len(s.EdgeKinds), len(ir.MoarVMEdgeKinds)) {
+		tags[k] = [...]uint8{0, 1, 2, 2, 3}[k]
+	}
+	b := make([]byte, 8*ed.Len())
+	var fail error
+	sc.forRanges(func(lo, hi int, st uint64) bool {
+		dst := b[8*st : 8*(st+uint64(hi-lo))]
+		kinds, idxs := ed.Kind[lo:hi], ed.Name[lo:hi]
+		for j, k := range kinds {
+			idx, tag := uint64(idxs[j]), tags[k]
+			if tag == 255 || (k == ir.MoarVMStringRef && idx >= heap) {
+				if tag == 255 {
+					fail = fmt.Errorf("edge %d: edge kind %d is not a MoarVM reference kind", lo+j, k)
+				} else {
+					fail = fmt.Errorf("edge %d: description string %d is beyond the string heap (%d strings)", lo+j, idx, heap)
+				}
+				return false
+			}
+			binary.LittleEndian.PutUint64(dst[8*j:], idx<<2|uint64(tag))
+		}
+		return true
+	})
+	return b, fail
+}
+
+// refTarget encodes reftrget: each edge's target at its place.
+func (sc *snapCols) refTarget() ([]byte, error) {
+	ed := &sc.s.Edges
+	b := make([]byte, 8*ed.Len())
+	sc.forRanges(func(lo, hi int, st uint64) bool {
+		dst := b[8*st : 8*(st+uint64(hi-lo))]
+		for j, t := range ed.Target[lo:hi] {
+			binary.LittleEndian.PutUint64(dst[8*j:], uint64(t))
+		}
+		return true
+	})
+	return b, nil
+}
+
+// forRanges calls put with every collectable's edge range [lo, hi) and the
+// position of its first reference in the reference table (RefStart), or
+// once for all edges when the positions are the edges' own; it stops when
+// put returns false. checkRanges has checked the positions.
+func (sc *snapCols) forRanges(put func(lo, hi int, st uint64) bool) {
+	nd := &sc.s.Nodes
+	if sc.identity {
+		put(0, sc.s.Edges.Len(), 0)
+		return
+	}
+	starts := &sc.ms.RefStart
+	fe := nd.FirstEdge
+	for i := 0; i < nd.Len(); i++ {
+		lo, hi := int(fe[i]), int(fe[i+1])
+		if lo != hi && !put(lo, hi, starts.At(i)) {
+			return
+		}
+	}
+}
+
+func u64Column(vs []uint64) []byte {
+	b := make([]byte, 8*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	return b
+}
+
+// uintsColumn encodes n values of u (zeros when u is empty) at width bytes
+// each; it returns the index of the first value above limit, or -1.
+func uintsColumn(u *ir.Uints, n, width int, limit uint64) ([]byte, int) {
+	b := make([]byte, width*n)
+	if u8, ok := u.U8(); ok {
+		return b, putInts(b, u8[:n], width, limit)
+	}
+	if u32, ok := u.U32(); ok {
+		return b, putInts(b, u32[:n], width, limit)
+	}
+	if u64, ok := u.U64(); ok {
+		return b, putInts(b, u64[:n], width, limit)
+	}
+	return b, -1 // all zero
+}
+
+func putInts[T uint8 | uint32 | uint64](b []byte, vs []T, width int, limit uint64) int {
+	switch width {
+	case 2:
+		for i, v := range vs {
+			if uint64(v) > limit {
+				return i
+			}
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+		}
+	case 4:
+		for i, v := range vs {
+			if uint64(v) > limit {
+				return i
+			}
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+		}
+	default:
+		for i, v := range vs {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		}
+	}
+	return -1
+}
+
+// Totals returns the snapmeta totals MoarVM computes for a snapshot, in its
+// order (ir.MoarVMTotalNames): the heap size Σ(self + unmanaged size), the
+// numbers of objects, type objects, STables and frames (collectables of
+// kinds 1–4), and the number of references.
+func Totals(s *ir.Snapshot) []ir.Total {
+	nd := &s.Nodes
+	var heap uint64
+	var counts [5]uint64
+	for i := 0; i < nd.Len(); i++ {
+		heap = satAdd(heap, nd.SelfSize.At(i))
+		if nd.ExternalSize.Len() > 0 {
+			heap = satAdd(heap, nd.ExternalSize.At(i))
+		}
+		if k := nd.Kind[i]; k >= ir.MoarVMObject && k <= ir.MoarVMFrame {
+			counts[k]++
+		}
+	}
+	vals := []uint64{heap, counts[1], counts[2], counts[3], counts[4], uint64(s.Edges.Len())}
+	out := make([]ir.Total, len(vals))
+	for i, v := range vals {
+		out[i] = ir.Total{Name: ir.MoarVMTotalNames[i], Value: v}
+	}
+	return out
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
+}

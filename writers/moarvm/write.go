@@ -1,0 +1,521 @@
+// Package moarvm writes the IR as a MoarVM heap snapshot, format version 3
+// ("MoarHeapDumpv003", the ".mvmheap" files of `raku --profile=x.mvmheap`),
+// as defined in ../shared/formats/moarvm.md (byte layout §1, semantics §2)
+// and mapped into the IR as ir/moarvm.go describes.
+//
+// A file is the magic, a filemeta JSON block, then per snapshot a snapmeta
+// JSON block, zstd-compressed column blocks (collectables, references, the
+// string heap, type and static-frame increments, highscores), its inner TOC
+// and a copy of the outer TOC; it ends with a final (normally empty) inner
+// TOC, the final outer TOC and the u64 offset of the latter.
+//
+// IR read from a version 3 file is written back with the same blocks in the
+// same order, the same decompressed bytes and the same JSON text (the zstd
+// frames differ: one frame per block, made here by klauspost/compress at
+// its default level, without checksum). IR read from a version 2 file is
+// upgraded: filemeta and snapmeta are synthesized (times 0, totals and
+// highscores computed as MoarVM computes them). IR from any other format
+// goes through Convert first.
+package moarvm
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
+
+	"heapconv/ir"
+)
+
+// Magic is the first 16 bytes of a version 3 file (no NUL follows).
+const Magic = "MoarHeapDumpv003"
+
+// DefaultEntryCount is the number of entries per highscore board MoarVM
+// writes (LEADERBOARDS_TOP_SPOTS).
+const DefaultEntryCount = 40
+
+// Options control Write.
+type Options struct {
+	// Progress, if set, is called now and then with the bytes written so far.
+	Progress func(written int64)
+}
+
+// Block names (8 bytes on disk, NUL-padded).
+const (
+	blkFileMeta = "filemeta"
+	blkSnapMeta = "snapmeta"
+	blkTOC      = "toc"
+	blkStrings  = "strings"
+	blkTopIDs   = "topIDs"
+	blkTopScore = "topscore"
+)
+
+// snapColumns are the per-snapshot collectable and reference columns in
+// MoarVM's order; typeColumns and frameColumns the table increments.
+var (
+	snapColumns  = []string{"colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget"}
+	typeColumns  = []string{"reprname", "typename"}
+	frameColumns = []string{"sfname", "sfcuid", "sfline", "sffile"}
+)
+
+// entrySize is the u16 entry size MoarVM writes in each column block header
+// (sizeof the C struct member).
+var entrySize = map[string]int{
+	"colkind": 2, "colsize": 2, "coltofi": 4, "colrfcnt": 4, "colrfstr": 8, "colusize": 8,
+	"refdescr": 8, "reftrget": 8, "reprname": 4, "typename": 4,
+	"sfname": 4, "sfcuid": 4, "sfline": 4, "sffile": 4, blkTopIDs: 8, blkTopScore: 8,
+}
+
+// EntrySize returns the entry size MoarVM writes in the header of the column
+// block of that name, or 0 for blocks that are not columns (filemeta,
+// snapmeta, strings, toc) and unknown names.
+func EntrySize(block string) int { return entrySize[block] }
+
+// The encoder is shared by all writes: EncodeAll may be called from several
+// goroutines at once, each taking one of its Concurrency block encoders.
+var (
+	encOnce    sync.Once
+	encoder    *zstd.Encoder
+	encErr     error
+	encWorkers int
+)
+
+func getEncoder() (*zstd.Encoder, int, error) {
+	encOnce.Do(func() {
+		encWorkers = min(runtime.GOMAXPROCS(0), 8)
+		// A 4 MiB window, as MoarVM's frames have: big columns are then
+		// multi-segment frames that libzstd's default decoder limit accepts.
+		encoder, encErr = zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(zstd.SpeedDefault),
+			zstd.WithEncoderCRC(false),
+			zstd.WithWindowSize(4<<20),
+			zstd.WithZeroFrames(true), // an empty column is still one frame
+			zstd.WithEncoderConcurrency(encWorkers))
+	})
+	return encoder, encWorkers, encErr
+}
+
+// Write writes f as a MoarVM heap snapshot file, version 3. IR without a
+// MoarVM section (read from another format) is converted first (see
+// Convert); the loss report lists what the conversion could not carry.
+func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
+	var loss ir.LossReport
+	if f.MoarVM == nil {
+		var err error
+		if f, loss, err = Convert(f); err != nil {
+			return nil, err
+		}
+	}
+	enc, workers, err := getEncoder()
+	if err != nil {
+		return loss, fmt.Errorf("moarvm: zstd encoder: %w", err)
+	}
+	wr := &writer{f: f, m: f.MoarVM, enc: enc, workers: workers, progress: opts.Progress}
+	wr.w = bufio.NewWriterSize(w, 1<<20)
+	if err := wr.check(); err != nil {
+		return loss, err
+	}
+	if err := wr.file(); err != nil {
+		return loss, err
+	}
+	loss = append(loss, wr.loss...)
+	if err := wr.w.Flush(); err != nil {
+		return loss, fmt.Errorf("moarvm: writing the output: %w", err)
+	}
+	return loss, nil
+}
+
+// tocEntry is one TOC entry: a block's name and its [start, end) offsets.
+type tocEntry struct {
+	name       string
+	start, end int64
+}
+
+type writer struct {
+	w        *bufio.Writer
+	f        *ir.File
+	m        *ir.MoarVMFile
+	enc      *zstd.Encoder
+	workers  int
+	progress func(int64)
+	off      int64
+	werr     error
+	loss     ir.LossReport
+
+	// meta is the filemeta in effect (the file's, or synthesized for
+	// version 2 input).
+	meta ir.MoarVMFile
+	// tocs is how the strings, types and frames split over the inner TOCs.
+	tocs  []ir.MoarVMTOC
+	outer []tocEntry
+}
+
+// check verifies what the writer relies on beyond (*ir.File).Validate and
+// settles the metadata and the TOC split.
+func (w *writer) check() error {
+	f, m := w.f, w.m
+	if m.StringCount < 0 || m.StringCount > len(f.Strings) {
+		return fmt.Errorf("moarvm: string heap of %d strings, but the file has %d", m.StringCount, len(f.Strings))
+	}
+	nf := m.Frames()
+	if len(m.FrameCUID) != nf || len(m.FrameLine) != nf || len(m.FrameFile) != nf {
+		return fmt.Errorf("moarvm: frame columns have %d, %d, %d and %d entries",
+			nf, len(m.FrameCUID), len(m.FrameLine), len(m.FrameFile))
+	}
+	if len(f.Classes.Library) != f.Classes.Len() {
+		return fmt.Errorf("moarvm: every type needs a REPR name (Classes.Library): %d for %d types",
+			len(f.Classes.Library), f.Classes.Len())
+	}
+	for k, s := range f.Snapshots {
+		if s.MoarVM == nil {
+			return fmt.Errorf("moarvm: snapshot %d has no MoarVM section, but the file has one (IR from a MoarVM file must keep both; IR from elsewhere must have neither, and is converted)", k)
+		}
+		for i, name := range s.NodeKinds {
+			if i < len(ir.MoarVMNodeKinds) && name != ir.MoarVMNodeKinds[i] {
+				return fmt.Errorf("moarvm: snapshot %d: node kind %d is %q, not MoarVM's %q (a MoarVM node kind index is its colkind)", k, i, name, ir.MoarVMNodeKinds[i])
+			}
+		}
+		for i, ek := range s.EdgeKinds {
+			if i >= len(ir.MoarVMEdgeKinds) {
+				break // edges of such kinds are refused when written
+			}
+			if ek.Name != ir.MoarVMEdgeKinds[i].Name {
+				return fmt.Errorf("moarvm: snapshot %d: edge kind %d is %q, not MoarVM's %q", k, i, ek.Name, ir.MoarVMEdgeKinds[i].Name)
+			}
+		}
+		if s.Values.Len() > 0 {
+			w.loss.Addf("snapshot %d: %d primitive values have no place in a MoarVM file", k, s.Values.Len())
+		}
+		if len(s.Roots) > 0 {
+			w.loss.Addf("snapshot %d: %d GC roots listed apart from the graph have no place in a MoarVM file (MoarVM's roots are the references of collectable 0)", k, len(s.Roots))
+		}
+	}
+
+	w.meta = *m
+	if !m.HasMeta {
+		// Version 2 files have no filemeta: write what MoarVM would.
+		w.meta.HasMeta = true
+		w.meta.Subversion = 1
+		w.meta.StartTime = 0
+		w.meta.HasPID = false
+		w.meta.PID = 0
+		w.meta.EntryCount = DefaultEntryCount
+		w.meta.DataOrder = slices.Clone(ir.MoarVMDefaultDataOrder)
+	}
+
+	// The TOC split: the file's, or everything in the first snapshot's TOC.
+	ns := len(f.Snapshots)
+	if len(m.TOCs) == 0 {
+		w.tocs = make([]ir.MoarVMTOC, ns+1)
+		w.tocs[0] = ir.MoarVMTOC{NewStrings: uint32(m.StringCount), NewTypes: uint32(f.Classes.Len()), NewFrames: uint32(nf)}
+		if uint64(m.StringCount) > math.MaxUint32 {
+			return fmt.Errorf("moarvm: %d strings are too many", m.StringCount)
+		}
+		return nil
+	}
+	if len(m.TOCs) != ns+1 {
+		return fmt.Errorf("moarvm: %d inner TOCs for %d snapshots (one each, and a final one)", len(m.TOCs), ns)
+	}
+	var s, t, fr uint64
+	for _, toc := range m.TOCs {
+		s += uint64(toc.NewStrings)
+		t += uint64(toc.NewTypes)
+		fr += uint64(toc.NewFrames)
+	}
+	if s != uint64(m.StringCount) || t != uint64(f.Classes.Len()) || fr != uint64(nf) {
+		return fmt.Errorf("moarvm: the TOCs add %d strings, %d types and %d frames; the file has %d, %d and %d",
+			s, t, fr, m.StringCount, f.Classes.Len(), nf)
+	}
+	w.tocs = m.TOCs
+	return nil
+}
+
+// blockOrder returns the blocks inner TOC i writes: the order the file had
+// when its block list names exactly what the data needs (optional blocks
+// with nothing new may be named: they are written empty), else MoarVM's.
+func blockOrder(toc ir.MoarVMTOC, snapshot bool) []string {
+	var def []string
+	if snapshot {
+		def = append(def, blkSnapMeta)
+		def = append(def, snapColumns...)
+	}
+	if toc.NewStrings > 0 {
+		def = append(def, blkStrings)
+	}
+	if toc.NewTypes > 0 {
+		def = append(def, typeColumns...)
+	}
+	if toc.NewFrames > 0 {
+		def = append(def, frameColumns...)
+	}
+	if snapshot {
+		def = append(def, blkTopIDs, blkTopScore)
+	}
+	if len(toc.Blocks) < len(def) {
+		return def
+	}
+	seen := map[string]bool{}
+	for _, b := range toc.Blocks {
+		optional := b == blkStrings || slices.Contains(typeColumns, b) || slices.Contains(frameColumns, b)
+		if seen[b] || !(optional || snapshot && slices.Contains(def, b)) {
+			return def
+		}
+		seen[b] = true
+	}
+	for _, b := range def {
+		if !seen[b] {
+			return def
+		}
+	}
+	return toc.Blocks
+}
+
+// file writes the whole file.
+func (w *writer) file() error {
+	f := w.f
+	w.put([]byte(Magic))
+	start := w.off
+	w.jsonBlock(blkFileMeta, ir.MoarVMFileMetaJSON(&w.meta))
+	w.outer = append(w.outer, tocEntry{blkFileMeta, start, w.off})
+	var tables tableOffsets
+	for k, s := range f.Snapshots {
+		if err := w.innerTOC(w.tocs[k], &tables, k, s); err != nil {
+			return err
+		}
+		// A copy of the outer TOC so far, as MoarVM writes for recovery.
+		w.toc(w.outer)
+		if err := w.err(); err != nil {
+			return err
+		}
+	}
+	if err := w.innerTOC(w.tocs[len(f.Snapshots)], &tables, -1, nil); err != nil {
+		return err
+	}
+	// The final outer TOC; its self pointer is the file's last 8 bytes.
+	w.toc(w.outer)
+	return w.err()
+}
+
+// tableOffsets is how many strings, types and frames earlier TOCs wrote.
+type tableOffsets struct{ strings, types, frames int }
+
+// innerTOC writes the blocks of one inner TOC (snapshot k, or the final TOC
+// when s is nil), then the TOC, and registers it in the outer TOC.
+func (w *writer) innerTOC(toc ir.MoarVMTOC, tab *tableOffsets, k int, s *ir.Snapshot) error {
+	var entries []tocEntry
+	order := blockOrder(toc, s != nil)
+	var sc *snapCols
+	if s != nil {
+		var err error
+		if sc, err = w.prepareSnapshot(k, s); err != nil {
+			return err
+		}
+	}
+	// Column blocks are built and compressed in parallel, then written in
+	// order.
+	jobs := make([]*job, 0, len(order))
+	for _, name := range order {
+		var build func() ([]byte, error)
+		switch name {
+		case blkSnapMeta:
+			jobs = append(jobs, nil)
+			continue
+		case blkStrings:
+			lo, hi := tab.strings, tab.strings+int(toc.NewStrings)
+			build = func() ([]byte, error) { return w.stringHeap(lo, hi) }
+		case "reprname", "typename":
+			lo, hi := tab.types, tab.types+int(toc.NewTypes)
+			col := w.f.Classes.Name
+			if name == "reprname" {
+				col = w.f.Classes.Library
+			}
+			build = func() ([]byte, error) { return w.stringIndices(name, col[lo:hi], lo, true) }
+		case "sfname", "sfcuid", "sfline", "sffile":
+			lo, hi := tab.frames, tab.frames+int(toc.NewFrames)
+			m := w.m
+			col := map[string][]uint32{"sfname": m.FrameName, "sfcuid": m.FrameCUID, "sfline": m.FrameLine, "sffile": m.FrameFile}[name]
+			build = func() ([]byte, error) { return w.stringIndices(name, col[lo:hi], lo, name != "sfline") }
+		default:
+			build = sc.builder(name)
+		}
+		jobs = append(jobs, &job{name: name, build: build, done: make(chan struct{})})
+	}
+	w.run(jobs)
+	var firstErr error
+	for i, j := range jobs {
+		if j == nil {
+			if firstErr == nil {
+				start := w.off
+				w.jsonBlock(blkSnapMeta, sc.snapMeta)
+				entries = append(entries, tocEntry{order[i], start, w.off})
+			}
+			continue
+		}
+		<-j.done // every job is waited for, even after an error
+		if firstErr != nil {
+			continue
+		}
+		if j.err != nil {
+			firstErr = j.err
+			continue
+		}
+		start := w.off
+		w.put(j.out)
+		entries = append(entries, tocEntry{j.name, start, w.off})
+		if w.werr != nil {
+			firstErr = w.werr
+			continue
+		}
+		if w.progress != nil {
+			w.progress(w.off)
+		}
+	}
+	if firstErr != nil {
+		if firstErr == w.werr {
+			return w.err()
+		}
+		if k >= 0 {
+			return fmt.Errorf("moarvm: snapshot %d: %w", k, firstErr)
+		}
+		return fmt.Errorf("moarvm: final TOC: %w", firstErr)
+	}
+	tab.strings += int(toc.NewStrings)
+	tab.types += int(toc.NewTypes)
+	tab.frames += int(toc.NewFrames)
+	start := w.off
+	w.toc(entries)
+	w.outer = append(w.outer, tocEntry{blkTOC, start, start + 16 + 24*int64(len(entries))})
+	return w.err()
+}
+
+// job builds one block's data and compresses it behind its header.
+type job struct {
+	name  string
+	build func() ([]byte, error)
+	out   []byte
+	err   error
+	done  chan struct{}
+}
+
+// run starts the jobs on up to w.workers goroutines, in order.
+func (w *writer) run(jobs []*job) {
+	var next atomic.Int64
+	var real []*job
+	for _, j := range jobs {
+		if j != nil {
+			real = append(real, j)
+		}
+	}
+	for range min(w.workers, len(real)) {
+		go func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(real) {
+					return
+				}
+				j := real[i]
+				raw, err := j.build()
+				if err != nil {
+					j.err = err
+				} else {
+					j.out = w.enc.EncodeAll(raw, blockHeader(j.name, len(raw)))
+				}
+				close(j.done)
+			}
+		}()
+	}
+}
+
+// blockHeader returns the header of a compressed block, with room for the
+// frame: name[8] | u16 entry_size (columns only) | u64 size (always 0).
+func blockHeader(name string, rawLen int) []byte {
+	b := make([]byte, 0, 18+rawLen/4+64)
+	b = appendName(b, name)
+	if es := entrySize[name]; es > 0 {
+		b = binary.LittleEndian.AppendUint16(b, uint16(es))
+	}
+	return binary.LittleEndian.AppendUint64(b, 0)
+}
+
+func appendName(b []byte, name string) []byte {
+	var n [8]byte
+	copy(n[:], name)
+	return append(b, n[:]...)
+}
+
+// jsonBlock writes name[8] | u64 len | JSON | NUL, len counting the NUL.
+func (w *writer) jsonBlock(name, json string) {
+	b := appendName(make([]byte, 0, 17+len(json)), name)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(json)+1))
+	b = append(b, json...)
+	w.put(append(b, 0))
+}
+
+// toc writes "toc" | u64 n | n × (name[8], u64 start, u64 end) | u64 self.
+func (w *writer) toc(entries []tocEntry) {
+	start := w.off
+	b := appendName(make([]byte, 0, 24+24*len(entries)), blkTOC)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(entries)))
+	for _, e := range entries {
+		b = appendName(b, e.name)
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.start))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.end))
+	}
+	w.put(binary.LittleEndian.AppendUint64(b, uint64(start)))
+}
+
+// put writes b; the first write error sticks and stops further writes.
+func (w *writer) put(b []byte) {
+	if w.werr != nil || len(b) == 0 {
+		return
+	}
+	n, err := w.w.Write(b)
+	w.off += int64(n)
+	w.werr = err
+}
+
+// err returns the output's write error, if any.
+func (w *writer) err() error {
+	if w.werr != nil {
+		return fmt.Errorf("moarvm: writing the output: %w", w.werr)
+	}
+	return nil
+}
+
+// stringHeap encodes strings [lo, hi) as {u32 len | bytes}.
+func (w *writer) stringHeap(lo, hi int) ([]byte, error) {
+	strs := w.f.Strings[lo:hi]
+	size := 4 * len(strs)
+	for _, s := range strs {
+		size += len(s)
+	}
+	b := make([]byte, 0, size)
+	for i, s := range strs {
+		if uint64(len(s)) > math.MaxUint32 {
+			return nil, fmt.Errorf("string %d is %d bytes long; the string heap stores lengths in 32 bits", lo+i, len(s))
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
+	}
+	return b, nil
+}
+
+// stringIndices encodes a u32 column of the type or frame tables (entries
+// from index lo on), checking string indices against the string heap.
+func (w *writer) stringIndices(name string, col []uint32, lo int, strs bool) ([]byte, error) {
+	b := make([]byte, 4*len(col))
+	for i, v := range col {
+		if strs && int(v) >= w.m.StringCount {
+			return nil, fmt.Errorf("%s of entry %d: string %d is beyond the string heap (%d strings)", name, lo+i, v, w.m.StringCount)
+		}
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	return b, nil
+}

@@ -1,0 +1,424 @@
+package v8
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"heapconv/ir"
+)
+
+// A MoarVM heap converted to V8 should read in DevTools like a JavaScript
+// heap. fromMoarVM (which Convert calls for a file read from a MoarVM
+// snapshot, see ir/moarvm.go) builds it from V8's node and edge kinds:
+//
+//   - node 0 is V8's synthetic root "", with one element edge to MoarVM's
+//     root (collectable 0, kind Root), which becomes the synthetic
+//     "(GC roots)": both are the node from which MoarVM finds the roots, so
+//     it keeps its references ("Permanent Roots", …) as they are. Below it,
+//     the root categories (kinds 5–8, 10, 11) are synthetic nodes named like
+//     V8's subroots, "(Permanent Roots)", "(VM Instance Roots)", and for the
+//     per-thread kinds "(C Stack Roots, thread 1)" and so on, numbered in
+//     MoarVM's thread order. Collectable i is node i+1. The root has no
+//     non-synthetic child, so DevTools treats the file like an
+//     exposeInternals snapshot: no size folding, plain hop distances, and
+//     retained sizes are MoarVM's own dominators;
+//   - objects are "object" nodes named by their type, qualified by the REPR
+//     where two REPRs' types share a name ("Foo (P6opaque)"), since DevTools'
+//     Summary groups objects by name. DevTools cuts a name that starts with
+//     "<" at its first space (it takes it for an HTML tag), which would merge
+//     every "<anon REPR>" type into one "<anon>" row; such names are written
+//     with no-break spaces, which look the same. VMString objects stay
+//     objects: the snapshot holds no string contents, and a "string" node is
+//     shown by its name as if it were the text;
+//   - type objects and STables are "hidden" (DevTools' "(system)"): they are
+//     type metadata, as V8's maps are, not code; they are named
+//     "Foo (type object)" and "Foo (STable)";
+//   - frames are "closure" nodes (DevTools' "Function"), named "name
+//     (file:line)" from the static frame, "<anon>" for an empty name: a
+//     MoarVM frame is a live invocation with its lexicals, as a JS closure
+//     is the function with its context;
+//   - string references are property edges named by the string, index
+//     references element edges; unknown references (MoarVM's gc_mark
+//     fallback, which has no name) are hidden edges numbered 0, 1, … within
+//     their collectable, so they stay apart and keep their order. A string
+//     reference whose index lies outside the string heap, and reference
+//     kind 3, become internal edges with a made-up name;
+//   - unmanaged memory (colusize) is a "native" node of that size after all
+//     collectables, named "(unmanaged) <owner's name>" ("(unmanaged) Frame"
+//     for all frames), owned through an internal edge "unmanaged", as V8's
+//     own off-heap backing stores are: DevTools counts it in the owner's
+//     retained size and in its native total, the owner's shallow size stays
+//     the managed one, and the Summary shows unmanaged memory by type;
+//   - ids are 2j+1 for node j: MoarVM has no object identity across
+//     snapshots, and V8 gives heap objects odd ids.
+//
+// It builds the V8 file directly, as fromDart does.
+func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
+	if len(f.Snapshots) != 1 {
+		// Choosing one silently would hide the others: the caller selects.
+		return nil, nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this MoarVM file has %d", len(f.Snapshots))
+	}
+	s := f.Snapshots[0]
+	m := s.MoarVM
+	mf := f.MoarVM
+	n := s.Nodes.Len()
+	var loss ir.LossReport
+	conv := &converter{src: f, s: s, strIndex: map[string]uint32{}}
+	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
+	intern("<dummy>")
+	intern("")
+	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
+	ekind := func(name string) uint8 {
+		return uint8(slices.IndexFunc(ir.V8EdgeKinds, func(k ir.EdgeKind) bool { return k.Name == name }))
+	}
+	var (
+		kHidden, kObject, kClosure = kind(ir.KindHidden), kind(ir.KindObject), kind(ir.KindClosure)
+		kNative, kSynthetic        = kind(ir.KindNative), kind(ir.KindSynthetic)
+		eElement, eProperty        = ekind(ir.EdgeElement), ekind(ir.EdgeProperty)
+		eInternal, eHidden         = ekind(ir.EdgeInternal), ekind(ir.EdgeHidden)
+	)
+
+	// colkind of each of the snapshot's node kinds (-1: not MoarVM's).
+	colkind := make([]int, len(s.NodeKinds))
+	for k, name := range s.NodeKinds {
+		colkind[k] = slices.Index(ir.MoarVMNodeKinds, name)
+	}
+	// What each edge kind becomes.
+	const (
+		refString = iota
+		refIndex
+		refUnknown
+		refOther // internal, with a made-up name
+	)
+	refKind := make([]int, len(s.EdgeKinds))
+	for k, ek := range s.EdgeKinds {
+		switch {
+		case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMStringRef].Name && !ek.Indexed:
+			refKind[k] = refString
+		case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMIndexRef].Name && ek.Indexed:
+			refKind[k] = refIndex
+		case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMUnknownRef].Name:
+			refKind[k] = refUnknown
+		default:
+			refKind[k] = refOther
+		}
+	}
+
+	// Type names, qualified by REPR where two REPRs share one.
+	labels := ir.ClassLabels(f)
+	var tagNames int
+	for k, l := range labels {
+		if safe := devtoolsClassName(l); safe != l {
+			labels[k] = safe
+			tagNames++
+		}
+	}
+	typeName := func(i int) string {
+		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
+			return labels[s.Nodes.Class[i]-1]
+		}
+		return devtoolsClassName(f.String(s.Nodes.Name[i]))
+	}
+	// Interned names memoized per type (objects, type objects, STables) and
+	// per static frame: most nodes share them.
+	nt := f.Classes.Len()
+	objName := make([]uint32, nt+1) // by 1-origin class, +1
+	typeObjName := make([]uint32, nt+1)
+	stableName := make([]uint32, nt+1)
+	classOf := func(i int) int {
+		if len(s.Nodes.Class) > 0 && int(s.Nodes.Class[i]) <= nt {
+			return int(s.Nodes.Class[i])
+		}
+		return 0
+	}
+	memo := func(tab []uint32, i int, suffix string) uint32 {
+		c := classOf(i)
+		if c == 0 { // no type: not shared
+			return intern(typeName(i) + suffix)
+		}
+		if tab[c] == 0 {
+			tab[c] = intern(typeName(i)+suffix) + 1
+		}
+		return tab[c] - 1
+	}
+	nFrames := 0
+	if mf != nil {
+		nFrames = mf.Frames()
+	}
+	frameName := make([]uint32, nFrames) // +1
+	frameNodeName := func(i int) uint32 {
+		if m != nil && mf != nil {
+			if t := m.TOFI.At(i); t < uint64(nFrames) {
+				if frameName[t] == 0 {
+					name := f.String(mf.FrameName[t])
+					if name == "" {
+						name = "<anon>"
+					}
+					name += " (" + f.String(mf.FrameFile[t]) + ":" + strconv.FormatUint(uint64(mf.FrameLine[t]), 10) + ")"
+					frameName[t] = intern(name) + 1
+				}
+				return frameName[t] - 1
+			}
+		}
+		if name := f.String(s.Nodes.Name[i]); name != "" {
+			return conv.internSrc(s.Nodes.Name[i])
+		}
+		return intern("<anon>")
+	}
+
+	o := &ir.Snapshot{Name: intern(f.String(s.Name)), CaptureTime: s.CaptureTime, Root: 0,
+		NodeKinds: slices.Clone(ir.V8NodeKinds), EdgeKinds: slices.Clone(ir.V8EdgeKinds)}
+	out := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + f.Format, Producer: f.Producer,
+		Snapshots: []*ir.Snapshot{o}}
+	nd, ed := &o.Nodes, &o.Edges
+	const shift = 1 // the V8 root comes first
+	ext := &s.Nodes.ExternalSize
+	hasExt := ext.Len() == n
+	natives := 0
+	if hasExt {
+		for i := 0; i < n; i++ {
+			if ext.At(i) > 0 {
+				natives++
+			}
+		}
+	}
+	total := shift + n + natives
+	if uint64(total) >= math.MaxUint32/8 {
+		return nil, nil, fmt.Errorf("v8: %d nodes are more than DevTools can index", total)
+	}
+	nd.Kind = make([]uint8, 0, total)
+	nd.Name = make([]uint32, 0, total)
+	nd.FirstEdge = make([]uint32, 1, total+1)
+	nd.SelfSize.Reserve(total)
+	ed.Kind = make([]uint8, 0, s.Edges.Len()+1+natives)
+	ed.Name = make([]uint32, 0, s.Edges.Len()+1+natives)
+	ed.Target = make([]uint32, 0, s.Edges.Len()+1+natives)
+	var bigSizes int
+	addNode := func(k uint8, name uint32, size uint64) {
+		nd.Kind = append(nd.Kind, k)
+		nd.Name = append(nd.Name, name)
+		if size > math.MaxUint32 {
+			size = math.MaxUint32
+			bigSizes++
+		}
+		nd.SelfSize.Append(size)
+	}
+	edge := func(k uint8, name uint32, target int) {
+		ed.Kind = append(ed.Kind, k)
+		ed.Name = append(ed.Name, name)
+		ed.Target = append(ed.Target, uint32(target))
+	}
+	endNode := func() { nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len())) }
+
+	addNode(kSynthetic, intern(""), 0)
+	if n > 0 && s.Root != ir.NoNode {
+		edge(eElement, 1, int(s.Root)+shift)
+	}
+	endNode()
+
+	var (
+		threadSeen  [ir.MoarVMCallStackRoots + 1]int // per-thread root kinds met so far
+		oddKinds    = map[string]int{}               // kinds MoarVM does not write, by name
+		rootTOFI    int                              // root kinds with a colTOFI other than 0
+		badStrings  int
+		otherRefs   = map[string]int{}
+		nativeOwner = make([]uint32, 0, natives) // out node owning each native node
+		unmanaged   = intern("unmanaged")
+	)
+	for i := 0; i < n; i++ {
+		ck := -1
+		if k := int(s.Nodes.Kind[i]); k < len(colkind) {
+			ck = colkind[k]
+		}
+		size := s.Nodes.SelfSize.At(i)
+		switch ck {
+		case ir.MoarVMObject:
+			addNode(kObject, memo(objName, i, ""), size)
+		case ir.MoarVMTypeObject:
+			addNode(kHidden, memo(typeObjName, i, " (type object)"), size)
+		case ir.MoarVMSTable:
+			addNode(kHidden, memo(stableName, i, " (STable)"), size)
+		case ir.MoarVMFrame:
+			addNode(kClosure, frameNodeName(i), size)
+		case ir.MoarVMPermRoots, ir.MoarVMInstanceRoots, ir.MoarVMCStackRoots, ir.MoarVMThreadRoots,
+			ir.MoarVMRoot, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots:
+			name := "(" + ir.MoarVMRootNames[ck] + ")"
+			switch ck {
+			case ir.MoarVMRoot:
+				if i == int(s.Root) {
+					name = "(GC roots)"
+				}
+			case ir.MoarVMCStackRoots, ir.MoarVMThreadRoots, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots:
+				threadSeen[ck]++
+				name = "(" + ir.MoarVMRootNames[ck] + ", thread " + strconv.Itoa(threadSeen[ck]) + ")"
+			}
+			addNode(kSynthetic, intern(name), size)
+			if m != nil && m.TOFI.At(i) != 0 {
+				rootTOFI++
+			}
+		default:
+			kn := "kind " + strconv.Itoa(int(s.Nodes.Kind[i]))
+			if int(s.Nodes.Kind[i]) < len(s.NodeKinds) {
+				kn = s.NodeKindName(i)
+			}
+			oddKinds[kn]++
+			addNode(kHidden, intern("("+kn+")"), size)
+		}
+		lo, hi := s.Nodes.EdgeRange(i)
+		unknown := uint32(0)
+		for e := lo; e < hi; e++ {
+			to := int(s.Edges.Target[e]) + shift
+			name := s.Edges.Name[e]
+			k := s.Edges.Kind[e]
+			switch refKind[k] {
+			case refString:
+				edge(eProperty, conv.internSrc(name), to)
+			case refIndex:
+				edge(eElement, name, to)
+			case refUnknown:
+				edge(eHidden, unknown, to)
+				unknown++
+			default:
+				ek := s.EdgeKinds[k]
+				var text string
+				switch {
+				case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMBadString].Name:
+					text = "(string " + strconv.FormatUint(uint64(name), 10) + " out of range)"
+					badStrings++
+				case ek.Indexed:
+					text = "(" + ek.Name + " " + strconv.FormatUint(uint64(name), 10) + ")"
+					otherRefs[ek.Name]++
+				default:
+					text = "(" + ek.Name + " " + f.String(name) + ")"
+					otherRefs[ek.Name]++
+				}
+				edge(eInternal, intern(text), to)
+			}
+		}
+		if hasExt && ext.At(i) > 0 {
+			edge(eInternal, unmanaged, shift+n+len(nativeOwner))
+			nativeOwner = append(nativeOwner, uint32(i+shift))
+		}
+		endNode()
+	}
+	// Native nodes, named after their owners' types; frames share one name,
+	// as they share DevTools' "Function" row (a row per static frame would
+	// flood the Summary).
+	nativeName := map[uint32]uint32{} // owner's name -> native's
+	frameNative := intern("(unmanaged) Frame")
+	for _, owner := range nativeOwner {
+		on := nd.Name[owner]
+		nn, ok := nativeName[on]
+		switch {
+		case nd.Kind[owner] == kClosure:
+			nn = frameNative
+		case !ok:
+			nn = intern("(unmanaged) " + conv.strings[on])
+			nativeName[on] = nn
+		}
+		addNode(kNative, nn, ext.At(int(owner)-shift))
+		endNode()
+	}
+	nd.ID.Reserve(total)
+	for j := 0; j < total; j++ {
+		nd.ID.Append(uint64(2*j + 1))
+	}
+
+	// What V8 cannot hold.
+	if n > 0 {
+		loss.Addf("MoarVM collectables have no identity across snapshots: node ids are 1, 3, 5, … in node order, so DevTools' Comparison view cannot match objects between two converted snapshots")
+	}
+	if m != nil {
+		loss.Addf("colTOFI (each collectable's type or static-frame index) is not kept: objects, type objects and STables are named by their type, frames by their static frame")
+		if rootTOFI > 0 {
+			loss.Addf("%d root collectables have a colTOFI other than 0; it is dropped", rootTOFI)
+		}
+		inOrder := true
+		for i := 0; i < n && inOrder; i++ {
+			if lo, hi := s.Nodes.EdgeRange(i); hi > lo && m.RefStart.At(i) != uint64(lo) {
+				inOrder = false
+			}
+		}
+		if !inOrder {
+			loss.Addf("the reference table's order (colrfstr) is not kept: references are grouped by collectable in collectable order")
+		}
+		if len(m.TopIDs) > 0 {
+			loss.Addf("the highscore boards (%d entries: topIDs, topscore) are not kept; DevTools' Summary ranks types itself", len(m.TopIDs))
+		}
+		if m.HasMeta {
+			loss.Addf("snapmeta's snap_time (%d µs, monotonic clock) and gc_seq_num (%d) are not kept", m.SnapTime, m.GCSeqNum)
+		}
+	}
+	if len(s.Totals) > 0 {
+		var parts []string
+		for _, t := range s.Totals {
+			parts = append(parts, t.Name+"="+strconv.FormatUint(t.Value, 10))
+		}
+		loss.Addf("the snapshot totals (%s) are not kept; DevTools computes its own", strings.Join(parts, ", "))
+	}
+	if mf != nil {
+		if mf.HasMeta {
+			loss.Addf("filemeta (subversion %d, start_time %d µs, pid, highscore structure) is not kept", mf.Subversion, mf.StartTime)
+		}
+		if nFrames > 0 {
+			loss.Addf("static frames keep only their name, file and line, in frame node names; compilation-unit ids (sfcuid) are not kept")
+		}
+		if mf.Recovery != nil {
+			loss.Addf("the MoarVM file was damaged at offset %d (%s) and read by recovery; the V8 file does not say so", mf.Recovery.DamageAt, mf.Recovery.Reason)
+		}
+	}
+	if nt > 0 {
+		loss.Addf("the type table is not kept: a REPR name appears only where it qualifies a type name that two REPRs share")
+	}
+	if tagNames > 0 {
+		loss.Addf("%d type names start with \"<\" and are written with no-break spaces: DevTools would cut them at the first space", tagNames)
+	}
+	if badStrings > 0 {
+		loss.Addf("%d string references name a string outside the string heap (MoarVM's 16-bit wrap-around); they are internal edges named \"(string N out of range)\"", badStrings)
+	}
+	for _, k := range slices.Sorted(maps.Keys(otherRefs)) {
+		loss.Addf("%d references of kind %q are internal edges named \"(%s N)\"", otherRefs[k], k, k)
+	}
+	for _, k := range slices.Sorted(maps.Keys(oddKinds)) {
+		loss.Addf("%d collectables of kind %q (not one MoarVM writes) are hidden nodes", oddKinds[k], k)
+	}
+	if bigSizes > 0 {
+		loss.Addf("%d collectables or unmanaged sizes of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1", bigSizes)
+	}
+	if s.Values.Len() > 0 {
+		loss.Addf("%d primitive values have no place in a V8 snapshot", s.Values.Len())
+	}
+	if err := conv.checkStringsSize(); err != nil {
+		return nil, loss, err
+	}
+	loss = append(loss, conv.loss...)
+	out.Strings = conv.strings
+	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // unmanaged memory is in native nodes
+	o.V8 = newHeader(o)
+	if err := out.Validate(); err != nil {
+		return nil, loss, fmt.Errorf("v8: the MoarVM conversion produced an invalid graph: %w", err)
+	}
+	return out, loss, nil
+}
+
+// devtoolsClassName returns an object name that DevTools' Summary keeps
+// whole: it cuts "<tag attr…>" (and "Detached <tag attr…>") at the first
+// space, taking it for an HTML element, so the spaces after the "<" become
+// no-break spaces, which read the same.
+func devtoolsClassName(name string) string {
+	at := -1
+	switch {
+	case strings.HasPrefix(name, "<"):
+		at = 0
+	case strings.HasPrefix(name, "Detached <"):
+		at = len("Detached ")
+	}
+	if at < 0 || !strings.Contains(name[at:], " ") {
+		return name
+	}
+	return name[:at] + strings.ReplaceAll(name[at:], " ", "\u00a0")
+}

@@ -1,0 +1,682 @@
+package v8
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+	"heapconv/ir/irtest"
+	rmoarvm "heapconv/readers/moarvm"
+)
+
+// mvmStrings is the string heap of mvmFile, indexed by the constants below.
+var mvmStrings = []string{
+	"Permanent Roots", "VM Instance Roots", "C Stack Roots", "Thread Roots", "Inter-generational Roots",
+	"Thread Call Stack Roots", "", "Foo", "P6opaque", "VMArray", "<anon KnowHOWREPR>", "KnowHOWREPR",
+	"VMString", "MVMString", "main", "x.nqp", "y.nqp", "cu1", "cu2", "interned", "current", "$!bar",
+	"<STable>", "HOW", "Outer", "$x",
+}
+
+const (
+	msPerm, msInst, msCStack, msThread, msInterGen, msCallStack, msEmpty     = 0, 1, 2, 3, 4, 5, 6
+	msFoo, msP6opaque, msVMArray, msAnon, msKnowHOW, msVMString, msMVMString = 7, 8, 9, 10, 11, 12, 13
+	msMain, msX, msY, msCU1, msCU2, msInterned, msCurrent, msBar             = 14, 15, 16, 17, 18, 19, 20, 21
+	msSTable, msHOW, msOuter, msDollarX                                      = 22, 23, 24, 25
+)
+
+// mvmRef is one reference of a hand-built collectable.
+type mvmRef struct {
+	kind   uint8 // index into ir.MoarVMEdgeKinds
+	name   uint32
+	target uint32
+}
+
+// mvmCol is one hand-built collectable.
+type mvmCol struct {
+	kind      uint8 // colkind
+	class     uint32
+	tofi      uint64
+	size, ext uint64
+	refs      []mvmRef
+}
+
+// mvmCols is a one-thread MoarVM heap as a reader leaves it: the root, the
+// six root categories, objects of two types named Foo (P6opaque and
+// VMArray) and of an anonymous type, a type object, an STable, a VMString,
+// two frames (one anonymous), references of every kind and unmanaged sizes.
+func mvmCols() []mvmCol {
+	str, idx, unk := uint8(ir.MoarVMStringRef), uint8(ir.MoarVMIndexRef), uint8(ir.MoarVMUnknownRef)
+	return []mvmCol{
+		0: {kind: ir.MoarVMRoot, refs: []mvmRef{{str, msPerm, 1}, {str, msInst, 2}, {str, msCStack, 3}, {str, msThread, 4},
+			{str, msInterGen, 5}, {str, msCallStack, 6}}},
+		1:  {kind: ir.MoarVMPermRoots, refs: []mvmRef{{unk, 0, 7}, {unk, 0, 9}}},
+		2:  {kind: ir.MoarVMInstanceRoots, refs: []mvmRef{{str, msInterned, 10}}},
+		3:  {kind: ir.MoarVMCStackRoots},
+		4:  {kind: ir.MoarVMThreadRoots, refs: []mvmRef{{str, msCurrent, 12}}},
+		5:  {kind: ir.MoarVMInterGenRoots},
+		6:  {kind: ir.MoarVMCallStackRoots, refs: []mvmRef{{idx, 0, 12}, {idx, 1, 13}}},
+		7:  {kind: ir.MoarVMObject, class: 1, tofi: 0, size: 48, refs: []mvmRef{{str, msBar, 8}, {str, msSTable, 11}, {unk, 0, 10}, {ir.MoarVMBadString, 70000, 9}, {ir.MoarVMKind3, 5, 9}, {unk, 0, 14}}},
+		8:  {kind: ir.MoarVMObject, class: 2, tofi: 1, size: 40, ext: 128, refs: []mvmRef{{idx, 0, 10}, {idx, 1, 7}}},
+		9:  {kind: ir.MoarVMTypeObject, class: 1, tofi: 0, size: 32, refs: []mvmRef{{str, msSTable, 11}}},
+		10: {kind: ir.MoarVMObject, class: 4, tofi: 3, size: 24},
+		11: {kind: ir.MoarVMSTable, class: 1, tofi: 0, size: 100, refs: []mvmRef{{str, msHOW, 14}}},
+		12: {kind: ir.MoarVMFrame, tofi: 0, size: 168, ext: 64, refs: []mvmRef{{str, msOuter, 13}, {str, msDollarX, 8}}},
+		13: {kind: ir.MoarVMFrame, tofi: 1, size: 168},
+		14: {kind: ir.MoarVMObject, class: 3, tofi: 2, size: 16, ext: 8},
+	}
+}
+
+// mvmBuild makes the MoarVM IR of cols, with the reference table laid out
+// in reverse collectable order (MoarVM's is not in collectable order
+// either), the node names a reader gives, a snapmeta and highscores.
+func mvmBuild(cols []mvmCol) *ir.File {
+	f := &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3", Strings: slices.Clone(mvmStrings)}
+	f.Classes = ir.Classes{
+		Name:       []uint32{msFoo, msFoo, msAnon, msVMString},
+		Library:    []uint32{msP6opaque, msVMArray, msKnowHOW, msMVMString},
+		FirstField: []uint32{0, 0, 0, 0, 0},
+	}
+	f.MoarVM = &ir.MoarVMFile{
+		Version: 3, HasMeta: true, Subversion: 1, StartTime: 100, PID: 7, HasPID: true,
+		EntryCount: 1, DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder), StringCount: len(mvmStrings),
+		FrameName: []uint32{msMain, msEmpty}, FrameCUID: []uint32{msCU1, msCU2},
+		FrameLine: []uint32{12, 3}, FrameFile: []uint32{msX, msY},
+	}
+	s := &ir.Snapshot{
+		NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds), Root: 0,
+		Totals: []ir.Total{{Name: "total_heap_size", Value: 0}},
+		MoarVM: &ir.MoarVMSnapshot{HasMeta: true, SnapTime: 200, GCSeqNum: 3,
+			TopIDs: []uint64{3, 0, 3, 0}, TopScores: []uint64{1, 1, 24, 168}},
+	}
+	nd := &s.Nodes
+	nd.FirstEdge = []uint32{0}
+	total := 0
+	for _, c := range cols {
+		total += len(c.refs)
+	}
+	next := total // the reference table, filled from its end
+	var heap uint64
+	for _, c := range cols {
+		nd.Kind = append(nd.Kind, c.kind)
+		var name uint32 = msEmpty
+		switch {
+		case c.class > 0:
+			name = f.Classes.Name[c.class-1]
+		case c.kind == ir.MoarVMFrame:
+			name = f.MoarVM.FrameName[c.tofi]
+		case c.kind >= ir.MoarVMPermRoots:
+			name = uint32(slices.Index(f.Strings, ir.MoarVMRootNames[int(c.kind)]))
+			if name == math.MaxUint32 { // "Root" is not in the heap: a reader adds it
+				f.Strings = append(f.Strings, ir.MoarVMRootNames[int(c.kind)])
+				name = uint32(len(f.Strings) - 1)
+			}
+		}
+		nd.Name = append(nd.Name, name)
+		nd.Class = append(nd.Class, c.class)
+		nd.ID.Append(0)
+		nd.SelfSize.Append(c.size)
+		nd.ExternalSize.Append(c.ext)
+		heap += c.size + c.ext
+		next -= len(c.refs)
+		s.MoarVM.TOFI.Append(c.tofi)
+		s.MoarVM.RefStart.Append(uint64(next))
+		for _, r := range c.refs {
+			s.Edges.Kind = append(s.Edges.Kind, r.kind)
+			s.Edges.Name = append(s.Edges.Name, r.name)
+			s.Edges.Target = append(s.Edges.Target, r.target)
+		}
+		nd.FirstEdge = append(nd.FirstEdge, uint32(s.Edges.Len()))
+	}
+	s.Totals[0].Value = heap
+	f.Snapshots = []*ir.Snapshot{s}
+	return f
+}
+
+func mvmFile() *ir.File { return mvmBuild(mvmCols()) }
+
+// mvmNode describes node i as "kind name size".
+func mvmNode(f *ir.File, s *ir.Snapshot, i int) string {
+	return fmt.Sprintf("%s %q %d", s.NodeKindName(i), f.String(s.Nodes.Name[i]), s.Nodes.SelfSize.At(i))
+}
+
+func TestMoarVMConvert(t *testing.T) {
+	src := mvmFile()
+	out, loss := cvConvert(t, src)
+	mvmCheck(t, src, out)
+	s := out.Snapshots[0]
+	// %q shows the no-break spaces of the anonymous type as \u00a0.
+	wantNodes := []string{
+		`synthetic "" 0`,
+		`synthetic "(GC roots)" 0`,
+		`synthetic "(Permanent Roots)" 0`,
+		`synthetic "(VM Instance Roots)" 0`,
+		`synthetic "(C Stack Roots, thread 1)" 0`,
+		`synthetic "(Thread Roots, thread 1)" 0`,
+		`synthetic "(Inter-generational Roots, thread 1)" 0`,
+		`synthetic "(Thread Call Stack Roots, thread 1)" 0`,
+		`object "Foo (P6opaque)" 48`,
+		`object "Foo (VMArray)" 40`,
+		`hidden "Foo (P6opaque) (type object)" 32`,
+		`object "VMString" 24`,
+		`hidden "Foo (P6opaque) (STable)" 100`,
+		`closure "main (x.nqp:12)" 168`,
+		`closure "<anon> (y.nqp:3)" 168`,
+		`object "<anon\u00a0KnowHOWREPR>" 16`,
+		// Unmanaged memory, in owner order.
+		`native "(unmanaged) Foo (VMArray)" 128`,
+		`native "(unmanaged) Frame" 64`,
+		`native "(unmanaged) <anon\u00a0KnowHOWREPR>" 8`,
+	}
+	if s.Nodes.Len() != len(wantNodes) {
+		t.Fatalf("%d nodes, want %d", s.Nodes.Len(), len(wantNodes))
+	}
+	for i, w := range wantNodes {
+		if got := mvmNode(out, s, i); got != w {
+			t.Errorf("node %d: %s, want %s", i, got, w)
+		}
+	}
+	wantEdges := [][]string{
+		{"element 1 -> n1"},
+		{"property Permanent Roots -> n2", "property VM Instance Roots -> n3", "property C Stack Roots -> n4",
+			"property Thread Roots -> n5", "property Inter-generational Roots -> n6", "property Thread Call Stack Roots -> n7"},
+		{"hidden 0 -> n8", "hidden 1 -> n10"},
+		{"property interned -> n11"},
+		nil,
+		{"property current -> n13"},
+		nil,
+		{"element 0 -> n13", "element 1 -> n14"},
+		{"property $!bar -> n9", "property <STable> -> n12", "hidden 0 -> n11",
+			"internal (string 70000 out of range) -> n10", "internal (kind 3 5) -> n10", "hidden 1 -> n15"},
+		{"element 0 -> n11", "element 1 -> n8", "internal unmanaged -> n16"},
+		{"property <STable> -> n12"},
+		nil,
+		{"property HOW -> n15"},
+		{"property Outer -> n14", "property $x -> n9", "internal unmanaged -> n17"},
+		nil,
+		{"internal unmanaged -> n18"},
+		nil, nil, nil,
+	}
+	for i, w := range wantEdges {
+		if got := cvEdges(out, s, i); !slices.Equal(got, w) {
+			t.Errorf("node %d edges %q, want %q", i, got, w)
+		}
+	}
+	for i := 0; i < s.Nodes.Len(); i++ {
+		if id := s.Nodes.ID.At(i); id != uint64(2*i+1) {
+			t.Errorf("node %d: id %d, want %d", i, id, 2*i+1)
+		}
+	}
+	if v, _ := s.V8.Header.Get("extra_native_bytes").Uint(); v != 0 {
+		t.Errorf("extra_native_bytes %d: unmanaged memory is counted twice", v)
+	}
+	for _, w := range []string{
+		"no identity across snapshots", "colTOFI", "colrfstr", "highscore boards (4 entries", "snap_time (200",
+		"total_heap_size=796", "filemeta", "sfcuid", "type table", "1 type names start with \"<\"",
+		"1 string references name a string outside", `1 references of kind "kind 3"`,
+	} {
+		if !cvHasLine(loss, w) {
+			t.Errorf("no loss line about %q: %q", w, loss)
+		}
+	}
+	if cvHasLine(loss, "root collectables have a colTOFI") || cvHasLine(loss, "4 GiB") || cvHasLine(loss, "not one MoarVM writes") {
+		t.Errorf("loss report claims losses that did not happen: %q", loss)
+	}
+}
+
+// TestMoarVMRetained: DevTools' Summary keeps the two Foo types apart,
+// and an object's retained size holds its unmanaged memory (mvmCheck
+// compares every node's retained size with the MoarVM graph's).
+func TestMoarVMRetained(t *testing.T) {
+	out, _ := cvConvert(t, mvmFile())
+	c := out.Snapshots[0]
+	// Per-class retained sizes as the Summary shows them: the two Foos apart.
+	sum, err := ir.SummarizeBy(out, c, -1, ir.ByRetained)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]uint64{}
+	for _, cs := range sum.TopClasses {
+		byName[cs.Name] = *cs.Retained
+	}
+	// Foo (VMArray) retains its 40 bytes and its 128 unmanaged ones; what
+	// it references has other retainers.
+	if byName["Foo (VMArray)"] != 40+128 {
+		t.Errorf("Foo (VMArray) retains %d, want 168: %v", byName["Foo (VMArray)"], byName)
+	}
+	if byName["(unmanaged) Foo (VMArray)"] != 128 {
+		t.Errorf("its unmanaged memory retains %d, want 128", byName["(unmanaged) Foo (VMArray)"])
+	}
+}
+
+func TestMoarVMCases(t *testing.T) {
+	tests := []struct {
+		name  string
+		mod   func(f *ir.File, s *ir.Snapshot)
+		check func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport)
+	}{
+		{"empty snapshot", func(f *ir.File, s *ir.Snapshot) {
+			s.Nodes = ir.Nodes{FirstEdge: []uint32{0}}
+			s.Edges = ir.Edges{}
+			s.Root = ir.NoNode
+			s.MoarVM.TOFI, s.MoarVM.RefStart = ir.Uints{}, ir.Uints{}
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			if s.Nodes.Len() != 1 || s.Edges.Len() != 0 {
+				t.Errorf("%d nodes %d edges, want a bare root", s.Nodes.Len(), s.Edges.Len())
+			}
+		}},
+		{"no snapshot section", func(f *ir.File, s *ir.Snapshot) { s.MoarVM = nil },
+			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+				// Frames keep their names without the frame table's help.
+				if got := out.String(s.Nodes.Name[13]); got != "main" {
+					t.Errorf("frame named %q, want main", got)
+				}
+				if got := out.String(s.Nodes.Name[14]); got != "<anon>" {
+					t.Errorf("anonymous frame named %q, want <anon>", got)
+				}
+				if cvHasLine(loss, "colTOFI") {
+					t.Errorf("loss %q", loss)
+				}
+			}},
+		{"references in collectable order", func(f *ir.File, s *ir.Snapshot) {
+			for i := 0; i < s.Nodes.Len(); i++ {
+				s.MoarVM.RefStart.Set(i, uint64(s.Nodes.FirstEdge[i]))
+			}
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			if cvHasLine(loss, "colrfstr") {
+				t.Errorf("the reference order is lost though it is the collectables': %q", loss)
+			}
+		}},
+		{"unique type names stay bare", func(f *ir.File, s *ir.Snapshot) {
+			f.Strings = append(f.Strings, "Bar")
+			f.Classes.Name[1] = uint32(len(f.Strings) - 1)
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			if a, b := out.String(s.Nodes.Name[8]), out.String(s.Nodes.Name[9]); a != "Foo" || b != "Bar" {
+				t.Errorf("names %q %q, want Foo Bar", a, b)
+			}
+		}},
+		{"two threads", func(f *ir.File, s *ir.Snapshot) {
+			// Append a second thread's four categories, as MoarVM orders
+			// them, hung from the root.
+			cols := mvmCols()
+			base := uint32(len(cols))
+			for _, k := range []uint8{ir.MoarVMCStackRoots, ir.MoarVMThreadRoots, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots} {
+				cols = append(cols, mvmCol{kind: k})
+				cols[0].refs = append(cols[0].refs, mvmRef{ir.MoarVMStringRef, uint32(slices.Index(mvmStrings, ir.MoarVMRootNames[int(k)])), base})
+				base++
+			}
+			g := mvmBuild(cols)
+			*f = *g
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			for j, w := range []string{"(C Stack Roots, thread 2)", "(Thread Roots, thread 2)",
+				"(Inter-generational Roots, thread 2)", "(Thread Call Stack Roots, thread 2)"} {
+				if got := out.String(s.Nodes.Name[16+j]); got != w {
+					t.Errorf("node %d: %q, want %q", 16+j, got, w)
+				}
+			}
+		}},
+		{"odd kinds and root TOFIs", func(f *ir.File, s *ir.Snapshot) {
+			s.NodeKinds = append(s.NodeKinds, "kind 12")
+			s.Nodes.Kind[10] = 12
+			s.Nodes.Kind[11] = 0                        // "unknown"
+			s.Nodes.Class[10], s.Nodes.Class[11] = 0, 0 // only types have classes
+			s.MoarVM.TOFI.Set(3, 9)
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			if got := mvmNode(out, s, 11); got != `hidden "(kind 12)" 24` {
+				t.Errorf("node 11: %s", got)
+			}
+			if got := mvmNode(out, s, 12); got != `hidden "(unknown)" 100` {
+				t.Errorf("node 12: %s", got)
+			}
+			for _, w := range []string{`1 collectables of kind "kind 12"`, `1 collectables of kind "unknown"`, "1 root collectables have a colTOFI"} {
+				if !cvHasLine(loss, w) {
+					t.Errorf("no loss line %q: %q", w, loss)
+				}
+			}
+		}},
+		{"unmanaged size of 4 GiB capped", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ExternalSize.Set(8, 1<<33) },
+			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+				if got := s.Nodes.SelfSize.At(16); got != math.MaxUint32 {
+					t.Errorf("native size %d", got)
+				}
+				if !cvHasLine(loss, "1 collectables or unmanaged sizes of 4 GiB") {
+					t.Errorf("loss %q", loss)
+				}
+			}},
+		{"long names capped", func(f *ir.File, s *ir.Snapshot) {
+			f.Strings[msFoo] = strings.Repeat("F", 2000)
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			if got := out.String(s.Nodes.Name[8]); len(got) != MaxNameUnits {
+				t.Errorf("name of %d bytes", len(got))
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := mvmFile()
+			tc.mod(f, f.Snapshots[0])
+			out, loss := cvConvert(t, f)
+			mvmCheck(t, f, out)
+			tc.check(t, out, out.Snapshots[0], loss)
+		})
+	}
+}
+
+func TestMoarVMErrors(t *testing.T) {
+	f := mvmFile()
+	f.Snapshots = append(f.Snapshots, f.Snapshots[0])
+	for name, fn := range map[string]func(*ir.File) (*ir.File, ir.LossReport, error){"Convert": Convert, "fromMoarVM": fromMoarVM} {
+		if _, _, err := fn(f); err == nil || !strings.Contains(err.Error(), "one snapshot") {
+			t.Errorf("%s of two snapshots = %v, want an error", name, err)
+		}
+	}
+}
+
+func TestDevtoolsClassName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Foo":                    "Foo",
+		"<anon P6opaque>":        "<anon\u00a0P6opaque>",
+		"<anon>":                 "<anon>",
+		"Foo <bar baz>":          "Foo <bar baz>",
+		"Detached <div id=a>":    "Detached <div\u00a0id=a>",
+		"<a b c> (P6opaque)":     "<a\u00a0b\u00a0c>\u00a0(P6opaque)",
+		"Detached without a tag": "Detached without a tag",
+	} {
+		if got := devtoolsClassName(in); got != want {
+			t.Errorf("devtoolsClassName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// mvmCheck checks fromMoarVM's output against its MoarVM source, for any
+// source: the synthetic root in front, collectable i as node i+1 with its
+// size and its references (kinds mapped, targets shifted, unknown ones
+// numbered), one native node per unmanaged size after the collectables,
+// owned by its collectable, ids 2j+1, and every node's retained size the
+// MoarVM graph's (unmanaged memory owned by its collectable).
+func mvmCheck(t *testing.T, src, out *ir.File) {
+	t.Helper()
+	s, c := src.Snapshots[0], out.Snapshots[0]
+	n := s.Nodes.Len()
+	natives := 0
+	for i := 0; i < s.Nodes.ExternalSize.Len(); i++ {
+		if s.Nodes.ExternalSize.At(i) > 0 {
+			natives++
+		}
+	}
+	if c.Nodes.Len() != 1+n+natives {
+		t.Fatalf("%d nodes; want the root, %d collectables and %d native nodes", c.Nodes.Len(), n, natives)
+	}
+	if c.NodeKindName(0) != ir.KindSynthetic || out.String(c.Nodes.Name[0]) != "" {
+		t.Errorf("node 0 is %s, want the synthetic root", mvmNode(out, c, 0))
+	}
+	if got := cvEdges(out, c, 0); n > 0 && !slices.Equal(got, []string{fmt.Sprintf("element 1 -> n%d", s.Root+1)}) {
+		t.Errorf("root edges %q", got)
+	}
+	want := map[int]string{ir.MoarVMObject: ir.KindObject, ir.MoarVMTypeObject: ir.KindHidden, ir.MoarVMSTable: ir.KindHidden,
+		ir.MoarVMFrame: ir.KindClosure}
+	nfail := 0
+	fail := func(format string, args ...any) { // gives up after 20
+		t.Helper()
+		t.Errorf(format, args...)
+		if nfail++; nfail >= 20 {
+			t.FailNow()
+		}
+	}
+	native := 1 + n
+	capped := false // sizes cut to 32 bits change retained sizes
+	for i := 0; i < n; i++ {
+		j := i + 1
+		if s.Nodes.SelfSize.At(i) > math.MaxUint32 || (s.Nodes.ExternalSize.Len() > 0 && s.Nodes.ExternalSize.At(i) > math.MaxUint32) {
+			capped = true
+		}
+		ck := slices.Index(ir.MoarVMNodeKinds, s.NodeKindName(i))
+		wk, ok := want[ck]
+		if !ok {
+			wk = ir.KindSynthetic
+			if ck < ir.MoarVMPermRoots {
+				wk = ir.KindHidden
+			}
+		}
+		if got := c.NodeKindName(j); got != wk {
+			fail("collectable %d (%s): %s, want %s", i, s.NodeKindName(i), got, wk)
+		}
+		if got, w := c.Nodes.SelfSize.At(j), min(s.Nodes.SelfSize.At(i), math.MaxUint32); got != w {
+			fail("collectable %d: self size %d, want %d", i, got, w)
+		}
+		if c.Nodes.ID.At(j) != uint64(2*j+1) {
+			fail("collectable %d: id %d", i, c.Nodes.ID.At(j))
+		}
+		lo, hi := s.Nodes.EdgeRange(i)
+		clo, chi := c.Nodes.EdgeRange(j)
+		ext := uint64(0)
+		if s.Nodes.ExternalSize.Len() > 0 {
+			ext = s.Nodes.ExternalSize.At(i)
+		}
+		owns := 0
+		if ext > 0 {
+			owns = 1
+		}
+		if chi-clo != hi-lo+owns {
+			t.Fatalf("collectable %d: %d edges, want %d references and %d unmanaged", i, chi-clo, hi-lo, owns)
+		}
+		unknown := uint32(0)
+		for e := lo; e < hi; e++ {
+			ce := clo + e - lo
+			if c.Edges.Target[ce] != s.Edges.Target[e]+1 {
+				fail("collectable %d reference %d: target n%d, want n%d", i, e-lo, c.Edges.Target[ce], s.Edges.Target[e]+1)
+			}
+			// Compared as kind and name text; the common kinds without
+			// formatting, which would dominate the check of a real heap.
+			gk := c.EdgeKindOf(ce).Name
+			var wk, w string
+			switch sk := s.EdgeKindOf(e).Name; sk {
+			case "string":
+				wk, w = ir.EdgeProperty, truncateUnits(src.String(s.Edges.Name[e]), MaxNameUnits)
+				if gk == wk && out.String(c.Edges.Name[ce]) == w {
+					continue
+				}
+			case "index":
+				if gk == ir.EdgeElement && c.Edges.Name[ce] == s.Edges.Name[e] {
+					continue
+				}
+				wk, w = ir.EdgeElement, src.EdgeName(s, e)
+			case "unknown":
+				unknown++
+				if gk == ir.EdgeHidden && c.Edges.Name[ce] == unknown-1 {
+					continue
+				}
+				wk, w = ir.EdgeHidden, fmt.Sprint(unknown-1)
+			case "string out of range":
+				wk, w = ir.EdgeInternal, fmt.Sprintf("(string %s out of range)", src.EdgeName(s, e))
+			default:
+				wk, w = ir.EdgeInternal, fmt.Sprintf("(%s %s)", sk, src.EdgeName(s, e))
+			}
+			if got := out.EdgeName(c, ce); gk != wk || got != w {
+				fail("collectable %d reference %d: %s %q, want %s %q", i, e-lo, gk, got, wk, w)
+			}
+		}
+		if owns > 0 {
+			ce := chi - 1
+			to := int(c.Edges.Target[ce])
+			if c.EdgeKindOf(ce).Name != ir.EdgeInternal || out.EdgeName(c, ce) != "unmanaged" || to != native {
+				fail("collectable %d: last edge %s %q -> n%d, want internal unmanaged -> n%d", i, c.EdgeKindOf(ce).Name, out.EdgeName(c, ce), to, native)
+			}
+			if c.NodeKindName(native) != ir.KindNative || c.Nodes.SelfSize.At(native) != min(ext, math.MaxUint32) {
+				fail("collectable %d: unmanaged memory is %s, want a native node of %d", i, mvmNode(out, c, native), ext)
+			}
+			wn := truncateUnits("(unmanaged) "+out.String(c.Nodes.Name[j]), MaxNameUnits)
+			if c.NodeKindName(j) == ir.KindClosure {
+				wn = "(unmanaged) Frame"
+			}
+			if name := out.String(c.Nodes.Name[native]); name != wn {
+				fail("collectable %d (%q): native node named %q", i, out.String(c.Nodes.Name[j]), name)
+			}
+			native++
+		}
+	}
+	for j := 1 + n; j < c.Nodes.Len(); j++ {
+		if lo, hi := c.Nodes.EdgeRange(j); hi != lo {
+			fail("native node %d has %d edges", j, hi-lo)
+		}
+	}
+	if n == 0 || s.Root == ir.NoNode || capped {
+		return
+	}
+	// Retained sizes: DevTools folds nothing (no user roots) and ignores no
+	// edge, and the extra root changes only the root's own.
+	if ir.DevToolsSelfSizes(out, c) != nil {
+		t.Errorf("DevTools would fold sizes into owners: the converted root has a user root")
+	}
+	if ir.DevToolsIgnore(out, c) != nil {
+		t.Errorf("DevTools would ignore some edges for dominators")
+	}
+	wt, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gt, err := c.Dominators(ir.DominatorOptions{Orphans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gt.Retained[0] != wt.Retained[s.Root] {
+		t.Errorf("V8 root retains %d, MoarVM root %d", gt.Retained[0], wt.Retained[s.Root])
+	}
+	bad := 0
+	for i := 0; i < n && bad < 10; i++ {
+		if i != int(s.Root) && gt.Retained[i+1] != wt.Retained[i] {
+			t.Errorf("collectable %d: retains %d in V8, %d in MoarVM", i, gt.Retained[i+1], wt.Retained[i])
+			bad++
+		}
+	}
+}
+
+// TestMoarVMRandom converts random MoarVM heaps shaped as the reader leaves
+// them (bad references, version 2, recovered files among them).
+func TestMoarVMRandom(t *testing.T) {
+	variants := []struct {
+		name string
+		mo   irtest.MoarVMOptions
+	}{
+		{"v3", irtest.MoarVMOptions{}},
+		{"bad-refs", irtest.MoarVMOptions{BadRefs: true}},
+		{"v2", irtest.MoarVMOptions{V2: true}},
+		{"recovered", irtest.MoarVMOptions{Recovery: true, BadRefs: true}},
+	}
+	for _, v := range variants {
+		for seed := int64(1); seed <= 12; seed++ {
+			t.Run(fmt.Sprintf("%s/seed%d", v.name, seed), func(t *testing.T) {
+				opts := irtest.Options{MinNodes: 0, MaxNodes: 40, Snapshots: 1}
+				if seed > 8 {
+					opts.MinNodes, opts.MaxNodes = 500, 2000
+				}
+				src := irtest.RandomMoarVM(seed, opts, v.mo)
+				out, loss := cvConvert(t, src)
+				mvmCheck(t, src, out)
+				if v.mo.Recovery && src.MoarVM.Recovery != nil && !cvHasLine(loss, "damaged") {
+					t.Errorf("recovery not reported: %q", loss)
+				}
+			})
+		}
+	}
+}
+
+// mvmSelect returns snapshot k of a MoarVM file as a file of its own.
+// ir.File.Select keeps the file's inner TOCs, one per snapshot, which no
+// longer validate for one snapshot; they are left out.
+func mvmSelect(t testing.TB, f *ir.File, k int) *ir.File {
+	t.Helper()
+	g, err := f.Select(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := *g.MoarVM
+	m.TOCs = nil
+	g.MoarVM = &m
+	return g
+}
+
+// mvmSample reads a MoarVM sample of testdata/moarvm.
+func mvmSample(t testing.TB, name string) *ir.File {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "moarvm", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := rmoarvm.Read(bytes.NewReader(data), rmoarvm.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return f
+}
+
+// TestMoarVMSamples converts every snapshot of the real nqp samples: the
+// checks of mvmCheck, DevTools' rules (cvConvert), and the V8 root retains
+// the whole heap, snapmeta's total_heap_size (Σ colsize + colusize).
+func TestMoarVMSamples(t *testing.T) {
+	for _, name := range []string{"nqp-1snap.mvmheap", "nqp-3snap.mvmheap"} {
+		f := mvmSample(t, name)
+		// The last snapshot of a file, and the first: conformance's
+		// TestMoarVMDevTools converts them all.
+		for _, k := range slices.Compact([]int{0, len(f.Snapshots) - 1}) {
+			t.Run(fmt.Sprintf("%s/snapshot%d", name, k), func(t *testing.T) {
+				src := mvmSelect(t, f, k)
+				out, _ := cvConvert(t, src)
+				mvmCheck(t, src, out)
+				s, c := src.Snapshots[0], out.Snapshots[0]
+				tree, err := c.Dominators(ir.DominatorOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j, d := range tree.IDom {
+					if d == ir.NoNode {
+						t.Fatalf("node %d is unreachable from the root", j)
+					}
+				}
+				heap := uint64(0)
+				for _, tot := range s.Totals {
+					if tot.Name == "total_heap_size" {
+						heap = tot.Value
+					}
+				}
+				if heap == 0 || tree.Retained[0] != heap {
+					t.Errorf("the root retains %d; total_heap_size is %d", tree.Retained[0], heap)
+				}
+				// The root's children are the categories, in MoarVM's order.
+				lo, hi := c.Nodes.EdgeRange(1)
+				var cats []string
+				for e := lo; e < hi; e++ {
+					cats = append(cats, out.String(c.Nodes.Name[c.Edges.Target[e]]))
+				}
+				wantCats := []string{"(Permanent Roots)", "(VM Instance Roots)",
+					"(C Stack Roots, thread 1)", "(Thread Roots, thread 1)", "(Inter-generational Roots, thread 1)", "(Thread Call Stack Roots, thread 1)",
+					"(C Stack Roots, thread 2)", "(Thread Roots, thread 2)", "(Inter-generational Roots, thread 2)", "(Thread Call Stack Roots, thread 2)"}
+				if !slices.Equal(cats, wantCats) {
+					t.Errorf("(GC roots) holds %q", cats)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkMoarVMToV8 converts the last snapshot of the 3-snapshot nqp
+// sample (145k collectables, 440k references; read once, outside the
+// timing) to a V8 .heapsnapshot in memory: fromMoarVM and Write.
+func BenchmarkMoarVMToV8(b *testing.B) {
+	f := mvmSample(b, "nqp-3snap.mvmheap")
+	src := mvmSelect(b, f, len(f.Snapshots)-1)
+	var out bytes.Buffer
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out.Reset()
+		if _, err := Write(&out, src, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(out.Len()), "out-bytes")
+}
