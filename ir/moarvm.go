@@ -217,42 +217,56 @@ func (m *MoarVMSnapshot) validate(f *File, s *Snapshot, n, ne int) error {
 	}
 	// A collectable's type or frame is its TOFI; types are also its class.
 	nTypes, nFrames := uint64(f.Classes.Len()), uint64(f.MoarVM.Frames())
-	for i := 0; i < n; i++ {
-		k, tf := s.Nodes.Kind[i], m.TOFI.At(i)
-		var class uint32
-		switch {
-		case k >= MoarVMObject && k <= MoarVMSTable:
-			if tf >= nTypes {
-				return fmt.Errorf("moarvm: collectable %d: type %d out of range (%d types)", i, tf, nTypes)
+	buf, starts := make([]uint64, min(n, 8192)), make([]uint64, min(n, 8192))
+	for base := 0; base < n; base += len(buf) {
+		b := buf[:min(len(buf), n-base)]
+		m.TOFI.Values(b, base)
+		for j, tf := range b {
+			i := base + j
+			k := s.Nodes.Kind[i]
+			var class uint32
+			switch {
+			case k >= MoarVMObject && k <= MoarVMSTable:
+				if tf >= nTypes {
+					return fmt.Errorf("moarvm: collectable %d: type %d out of range (%d types)", i, tf, nTypes)
+				}
+				class = uint32(tf) + 1
+			case k == MoarVMFrame && tf >= nFrames:
+				return fmt.Errorf("moarvm: collectable %d: static frame %d out of range (%d frames)", i, tf, nFrames)
 			}
-			class = uint32(tf) + 1
-		case k == MoarVMFrame && tf >= nFrames:
-			return fmt.Errorf("moarvm: collectable %d: static frame %d out of range (%d frames)", i, tf, nFrames)
+			if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] != class {
+				return fmt.Errorf("moarvm: collectable %d of kind %d: class %d, but its TOFI is %d", i, k, s.Nodes.Class[i], tf)
+			}
 		}
-		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] != class {
-			return fmt.Errorf("moarvm: collectable %d of kind %d: class %d, but its TOFI is %d", i, k, s.Nodes.Class[i], tf)
-		}
-	}
-	if len(s.Nodes.Class) != 0 && len(s.Nodes.Class) != n {
-		return fmt.Errorf("moarvm: class column of %d for %d collectables", len(s.Nodes.Class), n)
 	}
 	// The reference ranges tile the file's reference table: node i's edges,
 	// in node order, sit at RefStart[i] onwards.
 	used := make([]uint64, (ne+63)/64)
-	for i := 0; i < n; i++ {
-		lo, hi := s.Nodes.EdgeRange(i)
-		if hi == lo {
-			continue
-		}
-		st := m.RefStart.At(i)
-		if st > uint64(ne) || uint64(hi-lo) > uint64(ne)-st {
-			return fmt.Errorf("moarvm: collectable %d: references [%d, %d+%d) beyond the %d references", i, st, st, hi-lo, ne)
-		}
-		for r := st; r < st+uint64(hi-lo); r++ {
-			if used[r/64]&(1<<(r%64)) != 0 {
-				return fmt.Errorf("moarvm: collectable %d: reference %d belongs to another collectable too", i, r)
+	for base := 0; base < n; base += len(starts) {
+		b := starts[:min(len(starts), n-base)]
+		m.RefStart.Values(b, base)
+		for j, st := range b {
+			i := base + j
+			cnt := uint64(s.Nodes.FirstEdge[i+1] - s.Nodes.FirstEdge[i])
+			if cnt == 0 {
+				continue
 			}
-			used[r/64] |= 1 << (r % 64)
+			if st > uint64(ne) || cnt > uint64(ne)-st {
+				return fmt.Errorf("moarvm: collectable %d: references [%d, %d+%d) beyond the %d references", i, st, st, cnt, ne)
+			}
+			for r := st; r < st+cnt; {
+				w, bit := r/64, r%64
+				span := min(st+cnt-r, 64-bit)
+				mask := ^uint64(0)
+				if span < 64 {
+					mask = (1<<span - 1) << bit
+				}
+				if used[w]&mask != 0 {
+					return fmt.Errorf("moarvm: collectable %d: its references [%d, %d+%d) overlap another's", i, st, st, cnt)
+				}
+				used[w] |= mask
+				r += span
+			}
 		}
 	}
 	return nil

@@ -118,6 +118,28 @@ func (c *Uints) At(i int) uint64 {
 	return 0
 }
 
+// Values copies values [from, from+len(dst)) into dst: a loop over a
+// column in batches costs one width switch per batch, not one per value.
+func (c *Uints) Values(dst []uint64, from int) {
+	switch {
+	case c.u64 != nil:
+		copy(dst, c.u64[from:from+len(dst)])
+	case c.u32 != nil:
+		for i, v := range c.u32[from : from+len(dst)] {
+			dst[i] = uint64(v)
+		}
+	case c.u8 != nil:
+		for i, v := range c.u8[from : from+len(dst)] {
+			dst[i] = uint64(v)
+		}
+	default:
+		if from < 0 || from+len(dst) > c.n {
+			panic("ir: Uints range out of bounds")
+		}
+		clear(dst)
+	}
+}
+
 // Grow makes room for n more values without reallocating, in the current width.
 func (c *Uints) Grow(n int) {
 	switch {

@@ -3,6 +3,7 @@ package moarvm
 import (
 	"encoding/binary"
 	"math"
+	"sort"
 
 	"heapconv/ir"
 )
@@ -153,18 +154,43 @@ func (r *reader) snapshot(f *ir.File, t *toc) (*ir.Snapshot, string, error) {
 	return s, note, nil
 }
 
-// appendColumn appends a column's entries to a Uints in batches.
-func appendColumn(dst *ir.Uints, c *column) {
-	buf := make([]uint64, 0, 4096)
-	dst.Reserve(c.len())
-	for i := 0; i < c.len(); i++ {
-		buf = append(buf, c.at(i))
-		if len(buf) == cap(buf) {
-			dst.AppendAll(buf)
-			buf = buf[:0]
+// values decodes entries [from, from+len(dst)) into dst, with the width
+// switch outside the loop.
+func (c *column) values(dst []uint64, from int) {
+	d := c.data
+	switch c.width {
+	case 1:
+		for i := range dst {
+			dst[i] = uint64(d[from+i])
+		}
+	case 2:
+		d = d[2*from : 2*(from+len(dst))]
+		for i := range dst {
+			dst[i] = uint64(binary.LittleEndian.Uint16(d[2*i:]))
+		}
+	case 4:
+		d = d[4*from : 4*(from+len(dst))]
+		for i := range dst {
+			dst[i] = uint64(binary.LittleEndian.Uint32(d[4*i:]))
+		}
+	default:
+		d = d[8*from : 8*(from+len(dst))]
+		for i := range dst {
+			dst[i] = binary.LittleEndian.Uint64(d[8*i:])
 		}
 	}
-	dst.AppendAll(buf)
+}
+
+// appendColumn appends a column's entries to a Uints in batches.
+func appendColumn(dst *ir.Uints, c *column) {
+	n := c.len()
+	buf := make([]uint64, min(n, 8192))
+	dst.Reserve(n)
+	for i := 0; i < n; i += len(buf) {
+		b := buf[:min(len(buf), n-i)]
+		c.values(b, i)
+		dst.AppendAll(b)
+	}
 }
 
 // nodes fills the node columns. Types and frames must be read as far as
@@ -177,34 +203,43 @@ func nodes(f *ir.File, s *ir.Snapshot, kind, size, tofi, usize, rfstr *column) e
 	nd.Class = make([]uint32, n)
 	nTypes, nFrames := uint64(f.Classes.Len()), uint64(len(f.MoarVM.FrameName))
 	maxKind := uint64(len(ir.MoarVMNodeKinds) - 1)
-	for i := 0; i < n; i++ {
-		k := kind.at(i)
-		if k > 255 {
-			return kind.errorf(i, "collectable kind %d (at most 255 are supported; MoarVM has 11)", k)
-		}
-		maxKind = max(maxKind, k)
-		nd.Kind[i] = uint8(k)
-		tf := tofi.at(i)
-		switch {
-		case k >= ir.MoarVMObject && k <= ir.MoarVMSTable:
-			if tf >= nTypes {
-				return tofi.errorf(i, "type %d of a collectable of kind %d, but there are %d types", tf, k, nTypes)
+	ks, tfs := make([]uint64, min(n, 8192)), make([]uint64, min(n, 8192))
+	for base := 0; base < n; base += len(ks) {
+		kb, tb := ks[:min(len(ks), n-base)], tfs[:min(len(ks), n-base)]
+		kind.values(kb, base)
+		tofi.values(tb, base)
+		for j, k := range kb {
+			i := base + j
+			if k > 255 {
+				return kind.errorf(i, "collectable kind %d (at most 255 are supported; MoarVM has 11)", k)
 			}
-			nd.Class[i] = uint32(tf) + 1
-			nd.Name[i] = f.Classes.Name[tf]
-		case k == ir.MoarVMFrame:
-			if tf >= nFrames {
-				return tofi.errorf(i, "static frame %d of a frame, but there are %d static frames", tf, nFrames)
+			maxKind = max(maxKind, k)
+			nd.Kind[i] = uint8(k)
+			switch tf := tb[j]; {
+			case k >= ir.MoarVMObject && k <= ir.MoarVMSTable:
+				if tf >= nTypes {
+					return tofi.errorf(i, "type %d of a collectable of kind %d, but there are %d types", tf, k, nTypes)
+				}
+				nd.Class[i] = uint32(tf) + 1
+				nd.Name[i] = f.Classes.Name[tf]
+			case k == ir.MoarVMFrame:
+				if tf >= nFrames {
+					return tofi.errorf(i, "static frame %d of a frame, but there are %d static frames", tf, nFrames)
+				}
+				nd.Name[i] = f.MoarVM.FrameName[tf]
 			}
-			nd.Name[i] = f.MoarVM.FrameName[tf]
 		}
 	}
 	for k := uint64(len(s.NodeKinds)); k <= maxKind; k++ {
 		s.NodeKinds = append(s.NodeKinds, "kind "+itoa(k))
 	}
 	nd.ID.Reserve(n)
-	for i := 0; i < n; i++ {
-		nd.ID.Append(uint64(i))
+	for base := 0; base < n; base += len(ks) {
+		b := ks[:min(len(ks), n-base)]
+		for j := range b {
+			b[j] = uint64(base + j)
+		}
+		nd.ID.AppendAll(b)
 	}
 	appendColumn(&nd.SelfSize, size)
 	appendColumn(&nd.ExternalSize, usize)
@@ -231,49 +266,91 @@ func edges(f *ir.File, s *ir.Snapshot, n int, rfcnt, rfstr, descr, target *colum
 	refs := descr.len()
 	nd, ed := &s.Nodes, &s.Edges
 	nd.FirstEdge = make([]uint32, n+1)
+	starts := make([]uint64, n)
+	rfstr.values(starts, 0)
+	// The ranges must tile the table: mark them a word at a time.
+	used := make([]uint64, (refs+63)/64)
+	cnts := make([]uint64, min(n, 8192))
+	e := uint64(0)
+	for base := 0; base < n; base += len(cnts) {
+		cb := cnts[:min(len(cnts), n-base)]
+		rfcnt.values(cb, base)
+		for j, cnt := range cb {
+			i := base + j
+			if cnt > 0 {
+				st := starts[i]
+				if st > uint64(refs) || cnt > uint64(refs)-st {
+					return rfstr.errorf(i, "references [%d, %d+%d) beyond the %d references", st, st, cnt, refs)
+				}
+				if !markRange(used, st, st+cnt) {
+					return rfstr.errorf(i, "references [%d, %d+%d) overlap another collectable's", st, st, cnt)
+				}
+			}
+			e += cnt
+			nd.FirstEdge[i+1] = uint32(e)
+		}
+	}
 	ed.Kind = make([]uint8, refs)
 	ed.Name = make([]uint32, refs)
 	ed.Target = make([]uint32, refs)
-	used := make([]uint64, (refs+63)/64)
-	ns := uint64(len(f.Strings)) // the heap so far: its extras come after every snapshot
-	e := 0
-	for i := 0; i < n; i++ {
-		cnt := int(rfcnt.at(i))
-		if cnt > 0 {
-			st := rfstr.at(i)
-			if st > uint64(refs) || uint64(cnt) > uint64(refs)-st {
-				return rfstr.errorf(i, "references [%d, %d+%d) beyond the %d references", st, st, cnt, refs)
-			}
-			for j := int(st); j < int(st)+cnt; j++ {
-				if used[j/64]&(1<<(j%64)) != 0 {
-					return rfstr.errorf(i, "reference %d belongs to another collectable too", j)
-				}
-				used[j/64] |= 1 << (j % 64)
-				var d, t uint64
-				if descr.width == 8 && target.width == 8 {
-					d = binary.LittleEndian.Uint64(descr.data[8*j:])
-					t = binary.LittleEndian.Uint64(target.data[8*j:])
-				} else {
-					d, t = descr.at(j), target.at(j)
-				}
-				if t >= uint64(n) {
-					return target.errorf(j, "reference to collectable %d, but there are %d", t, n)
-				}
-				idx, k := d>>2, uint8(d&3)
-				if idx > math.MaxUint32 {
-					return descr.errorf(j, "description index %d does not fit in 32 bits", idx)
-				}
-				switch {
-				case k == 2 && idx >= ns:
-					k = ir.MoarVMBadString
-				case k == 3:
-					k = ir.MoarVMKind3
-				}
-				ed.Kind[e], ed.Name[e], ed.Target[e] = k, uint32(idx), uint32(t)
-				e++
-			}
+	// Fill the edges in two halves of the table at once.
+	mid := sort.Search(n, func(i int) bool { return int(nd.FirstEdge[i]) >= refs/2 })
+	return parallel(
+		func() error { return fillEdges(f, s, n, 0, mid, starts, descr, target) },
+		func() error { return fillEdges(f, s, n, mid, n, starts, descr, target) },
+	)
+}
+
+// markRange sets bits [lo, hi) of used and reports whether none was set.
+func markRange(used []uint64, lo, hi uint64) bool {
+	for lo < hi {
+		w, b := lo/64, lo%64
+		span := min(hi-lo, 64-b)
+		mask := ^uint64(0)
+		if span < 64 {
+			mask = (1<<span - 1) << b
 		}
-		nd.FirstEdge[i+1] = uint32(e)
+		if used[w]&mask != 0 {
+			return false
+		}
+		used[w] |= mask
+		lo += span
+	}
+	return true
+}
+
+// fillEdges fills the edges of collectables [from, to) of the n. It runs
+// beside nodes, so it touches no node column but FirstEdge.
+func fillEdges(f *ir.File, s *ir.Snapshot, nodes, from, to int, starts []uint64, descr, target *column) error {
+	nd, ed := &s.Nodes, &s.Edges
+	n := uint64(nodes)
+	ns := uint64(len(f.Strings)) // the heap so far: its extras come after every snapshot
+	wide := descr.width == 8 && target.width == 8
+	for i := from; i < to; i++ {
+		e, end := int(nd.FirstEdge[i]), int(nd.FirstEdge[i+1])
+		for j := int(starts[i]); e < end; j, e = j+1, e+1 {
+			var d, t uint64
+			if wide {
+				d = binary.LittleEndian.Uint64(descr.data[8*j:])
+				t = binary.LittleEndian.Uint64(target.data[8*j:])
+			} else {
+				d, t = descr.at(j), target.at(j)
+			}
+			if t >= n {
+				return target.errorf(j, "reference to collectable %d, but there are %d", t, n)
+			}
+			idx, k := d>>2, uint8(d&3)
+			if idx > math.MaxUint32 {
+				return descr.errorf(j, "description index %d does not fit in 32 bits", idx)
+			}
+			switch {
+			case k == 2 && idx >= ns:
+				k = ir.MoarVMBadString
+			case k == 3:
+				k = ir.MoarVMKind3
+			}
+			ed.Kind[e], ed.Name[e], ed.Target[e] = k, uint32(idx), uint32(t)
+		}
 	}
 	return nil
 }

@@ -368,18 +368,41 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 		}
 	}
 	m.StringCount = len(f.Strings)
+	// The tables are complete, so snapshots read independently: two at a
+	// time, so that one's decompression overlaps the other's assembly.
+	type result struct {
+		s    *ir.Snapshot
+		note string
+		err  error
+	}
+	results := make([]result, len(tocs))
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
 	for i, t := range tocs {
 		if !t.isSnapshot() {
 			continue
 		}
-		s, note, err := r.snapshot(f, t)
-		if err != nil {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s, note, err := r.snapshot(f, t)
+			results[i] = result{s, note, err}
+		}()
+	}
+	wg.Wait()
+	for i, t := range tocs {
+		if !t.isSnapshot() {
+			continue
+		}
+		if err := results[i].err; err != nil {
 			return nil, i, err
 		}
-		if note != "" && len(notes) < 8 {
+		if note := results[i].note; note != "" && len(notes) < 8 {
 			notes = append(notes, fmt.Sprintf("snapshot %d: %s", len(f.Snapshots), note))
 		}
-		f.Snapshots = append(f.Snapshots, s)
+		f.Snapshots = append(f.Snapshots, results[i].s)
 	}
 	names := newNamer(f)
 	for _, s := range f.Snapshots {
