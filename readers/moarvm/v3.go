@@ -330,11 +330,17 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 			return nil, i, errorf(t.start, "inner table of contents %d holds no snapshot, but more follow", i)
 		}
 		seen := map[string]bool{}
-		for _, b := range t.blocks {
+		for k, b := range t.blocks {
 			if seen[b.name] {
 				return nil, i, errorf(t.start, "inner table of contents %d lists %q twice", i, b.name)
 			}
+			if _, ok := columnWidths[b.name]; !ok && b.name != "strings" && b.name != "snapmeta" {
+				return nil, i, errorf(t.start+16+24*int64(k), "inner table of contents %d lists a block named %q, which MoarVM does not write", i, b.name)
+			}
 			seen[b.name] = true
+		}
+		if t.isSnapshot() && !seen["snapmeta"] {
+			return nil, i, errorf(t.start, "inner table of contents %d: a snapshot without snapmeta", i)
 		}
 		var inc ir.MoarVMTOC
 		for _, b := range t.blocks {
