@@ -234,3 +234,31 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 	}
 	return true
 }
+
+// TestGarbageAfterNUL: MoarVM 2020.05–2020.12 left a garbage byte after the
+// NUL of 6-letter block names in block headers; such files read the same.
+func TestGarbageAfterNUL(t *testing.T) {
+	data := readSample(t, "nqp-1snap.mvmheap")
+	want, err := moarvm.Read(bytes.NewReader(data), moarvm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(data)
+	n := 0
+	for _, name := range []string{"sfname\x00\x00", "sfcuid\x00\x00", "sfline\x00\x00", "sffile\x00\x00", "topIDs\x00\x00"} {
+		// The first occurrence is the block header; TOC entries come after.
+		i := bytes.Index(bad, []byte(name))
+		if i < 0 {
+			t.Fatalf("no %q block", name)
+		}
+		bad[i+7] = 'Z'
+		n++
+	}
+	got, err := moarvm.Read(bytes.NewReader(bad), moarvm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ir.Diff(want, got, 5); len(d) > 0 {
+		t.Errorf("with garbage after %d names, the file reads differently: %q", n, d)
+	}
+}
