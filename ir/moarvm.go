@@ -189,9 +189,26 @@ func (m *MoarVMFile) validate(f *File) error {
 	if len(m.TOCs) != 0 && len(m.TOCs) != len(f.Snapshots)+1 {
 		return fmt.Errorf("moarvm: %d inner TOCs for %d snapshots (one each, and a final one)", len(m.TOCs), len(f.Snapshots))
 	}
+	if uint64(len(m.DataOrder))*m.EntryCount > MoarVMMaxHighscores {
+		return fmt.Errorf("moarvm: highscore boards of %d × %d entries (at most %d in all)", len(m.DataOrder), m.EntryCount, MoarVMMaxHighscores)
+	}
+	// A TOC's types and frames may name only strings of the TOCs up to it.
 	var s, t, fr uint64
-	for _, toc := range m.TOCs {
+	for k, toc := range m.TOCs {
 		s += uint64(toc.NewStrings)
+		if s > uint64(ns) || t+uint64(toc.NewTypes) > uint64(f.Classes.Len()) || fr+uint64(toc.NewFrames) > uint64(nf) {
+			break // the sums are checked below
+		}
+		for i := t; i < t+uint64(toc.NewTypes); i++ {
+			if uint64(f.Classes.Name[i]) >= s || uint64(f.Classes.Library[i]) >= s {
+				return fmt.Errorf("moarvm: type %d, added by TOC %d, names a string a later TOC adds", i, k)
+			}
+		}
+		for i := fr; i < fr+uint64(toc.NewFrames); i++ {
+			if uint64(m.FrameName[i]) >= s || uint64(m.FrameCUID[i]) >= s || uint64(m.FrameFile[i]) >= s {
+				return fmt.Errorf("moarvm: static frame %d, added by TOC %d, names a string a later TOC adds", i, k)
+			}
+		}
 		t += uint64(toc.NewTypes)
 		fr += uint64(toc.NewFrames)
 	}
@@ -312,6 +329,11 @@ func MoarVMSnapMetaJSON(m *MoarVMSnapshot, totals []Total) string {
 	b = append(b, " }"...)
 	return string(b)
 }
+
+// MoarVMMaxHighscores bounds a snapshot's highscore entries (boards ×
+// entries per board): MoarVM writes 4 × 40; a file may not make readers and
+// writers compute millions.
+const MoarVMMaxHighscores = 1 << 12
 
 // MoarVMDefaultDataOrder is the highscore board order every MoarVM writes.
 var MoarVMDefaultDataOrder = []string{"types_by_count", "frames_by_count", "types_by_size", "frames_by_size"}

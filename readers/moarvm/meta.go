@@ -90,8 +90,8 @@ func parseFileMeta(js []byte, m *ir.MoarVMFile) (string, error) {
 	if !hasHS {
 		return "", fmt.Errorf("no highscore_structure (every MoarVM writes one, and readers need it)")
 	}
-	if m.EntryCount > 1<<20 || len(m.DataOrder) > 64 {
-		return "", fmt.Errorf("highscore_structure of %d boards of %d entries", len(m.DataOrder), m.EntryCount)
+	if m.EntryCount > ir.MoarVMMaxHighscores || uint64(len(m.DataOrder))*m.EntryCount > ir.MoarVMMaxHighscores {
+		return "", fmt.Errorf("highscore_structure of %d boards of %d entries (MoarVM writes 4 of 40; at most %d in all)", len(m.DataOrder), m.EntryCount, ir.MoarVMMaxHighscores)
 	}
 	if ir.MoarVMFileMetaJSON(m) != string(js) {
 		return "filemeta JSON not in MoarVM's layout: written back in it", nil

@@ -83,8 +83,10 @@ type reader struct {
 	ra       io.ReaderAt
 	size     int64
 	progress func(int64)
-	done     atomic.Int64 // compressed bytes decoded, for progress
 	budget   atomic.Int64 // decompressed bytes still allowed
+
+	progressMu sync.Mutex
+	doneBytes  int64 // compressed bytes decoded, for progress
 
 	decoders chan *zstd.Decoder
 	once     sync.Once
@@ -153,52 +155,87 @@ func (r *reader) closeDecoders() {
 // errTooBig reports decompressed data beyond what the file can justify.
 var errTooBig = errors.New("decompresses to more than the file can need")
 
+// reserve takes n bytes from the decompression budget, atomically, as
+// columns decompress in parallel; it fails when fewer are left.
+func (r *reader) reserve(n int64) bool {
+	for {
+		left := r.budget.Load()
+		if n > left {
+			return false
+		}
+		if r.budget.CompareAndSwap(left, left-n) {
+			return true
+		}
+	}
+}
+
+// maxWindow bounds the history a streamed zstd frame may ask for (MoarVM's
+// use 4 MiB): the decoder allocates it before any output is checked.
+const maxWindow = 32 << 20
+
 // decompress decodes the one zstd frame in src. want is the exact size the
-// data must have, or -1 when only the caller's limit is known.
+// data must have, or -1 when only limit is known. It spends no budget:
+// callers charge it in file order (charge, snapshot), so that whether a
+// file reads never depends on which column finished first.
 func (r *reader) decompress(src []byte, want, limit int64) ([]byte, error) {
-	d, err := r.decoder()
+	var out []byte
+	var err error
+	if want >= 0 {
+		var d *zstd.Decoder
+		if d, err = r.decoder(); err != nil {
+			return nil, err
+		}
+		out, err = d.DecodeAll(src, make([]byte, 0, want))
+		r.release(d)
+		if err == nil && int64(len(out)) != want {
+			err = fmt.Errorf("decompresses to %d bytes where %d were expected", len(out), want)
+		} else if err != nil {
+			err = fmt.Errorf("does not decompress to the %d bytes its entries need: %w", want, err)
+		}
+	} else {
+		// No size anywhere: stream it, reading one byte past the limit to
+		// tell a frame that is too big.
+		out, err = r.stream(src, limit)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer r.release(d)
-	if want >= 0 {
-		limit = want
+	if r.progress != nil {
+		r.report(int64(len(src)))
 	}
-	limit = min(limit, r.budget.Load())
-	if limit < 0 || (want >= 0 && want > limit) {
-		return nil, errTooBig
+	return out, nil
+}
+
+// charge spends n bytes of the budget for what was decompressed at off.
+func (r *reader) charge(n, off int64, what string) error {
+	if !r.reserve(n) {
+		return errorf(off, "%s: %v", what, errTooBig)
 	}
-	// Without a size in the frame, grow the buffer by doubling: the work
-	// repeated is at most the work done.
-	c := limit
-	if want < 0 {
-		c = min(limit, 16*int64(len(src))+4096)
+	return nil
+}
+
+// stream decodes src with a streaming decoder, up to limit bytes.
+func (r *reader) stream(src []byte, limit int64) ([]byte, error) {
+	d, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow))
+	if err != nil {
+		return nil, err
 	}
-	for {
-		out, err := d.DecodeAll(src, make([]byte, 0, c))
-		if err != nil {
-			// Output beyond the buffer's capacity fails in several ways
-			// (not only ErrDecoderSizeExceeded); retry larger while the
-			// limit allows, which bounds the work to twice the limit.
-			if c < limit {
-				c = min(2*c, limit)
-				continue
-			}
-			if want >= 0 {
-				return nil, fmt.Errorf("does not decompress to the %d bytes its entries need: %w", want, err)
-			}
-			if c >= limit && limit < r.budget.Load() {
-				return nil, fmt.Errorf("%w (at most %d bytes): %v", errTooBig, limit, err)
-			}
-			return nil, err
-		}
-		if want >= 0 && int64(len(out)) != want {
-			return nil, fmt.Errorf("decompresses to %d bytes where %d were expected", len(out), want)
-		}
-		r.budget.Add(-int64(len(out)))
-		if r.progress != nil {
-			r.progress(r.done.Add(int64(len(src))))
-		}
-		return out, nil
+	defer d.Close()
+	out, err := io.ReadAll(io.LimitReader(d, limit+1))
+	if err != nil {
+		return nil, err
 	}
+	if int64(len(out)) > limit {
+		return nil, fmt.Errorf("%w (more than %d bytes)", errTooBig, limit)
+	}
+	return out, nil
+}
+
+// report passes progress on, from one goroutine at a time and never
+// backwards, though columns decompress in parallel.
+func (r *reader) report(n int64) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	r.doneBytes += n
+	r.progress(r.doneBytes)
 }

@@ -49,6 +49,12 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 			tocs = tocs[:len(tocs)-1]
 		}
 	}
+	// Where the damage starts: where the walk stopped, or earlier, where
+	// the damage that sent the reader here was found.
+	var fe *ir.FormatError
+	if errors.As(cause, &fe) && fe.Offset >= 16 && fe.Offset < damage && fe.Offset < r.size-8 {
+		damage = fe.Offset
+	}
 	for len(tocs) > 0 {
 		f, bad, err := r.build(meta, tocs, true)
 		if err == nil {
@@ -67,7 +73,7 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 // isInnerTOC reports whether the TOC block b is a snapshot's inner TOC
 // rather than a copy of the outer one (whose first entry is filemeta).
 func (r *reader) isInnerTOC(b block) bool {
-	t, _, err := r.readTOC(b.start, b.end)
+	t, _, err := r.readTOC(b.start, b.end+8)
 	return err == nil && (len(t.blocks) == 0 || t.blocks[0].name != "filemeta")
 }
 

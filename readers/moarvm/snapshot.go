@@ -55,8 +55,22 @@ func (n *namer) intern(s string) uint32 {
 // The blocks every snapshot has, in MoarVM's order.
 var snapshotColumns = []string{"colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget"}
 
-// snapshot reads the snapshot whose blocks TOC t lists.
-func (r *reader) snapshot(f *ir.File, t *toc) (*ir.Snapshot, string, error) {
+// snapshot reads the snapshot whose blocks TOC t lists. It spends its part
+// of the decompression budget once mine is closed, then closes next.
+func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- struct{}) (*ir.Snapshot, string, error) {
+	passed := false
+	pass := func() {
+		if !passed {
+			passed = true
+			close(next)
+		}
+	}
+	defer func() {
+		if !passed {
+			<-mine // keep the order even when failing early
+			pass()
+		}
+	}()
 	var bs [8]block
 	for k, name := range snapshotColumns {
 		b, ok := t.find(name)
@@ -107,6 +121,16 @@ func (r *reader) snapshot(f *ir.File, t *toc) (*ir.Snapshot, string, error) {
 	if refs > math.MaxUint32 {
 		return nil, "", errorf(bs[3].start, "%d references (at most 2^32-1 are supported)", refs)
 	}
+	// Everything this snapshot decompresses: the two columns read, the six
+	// whose sizes they fix.
+	need := int64(len(kind.data)+len(rfcnt.data)) + int64(n)*int64(columnWidths["colsize"]+columnWidths["coltofi"]+
+		columnWidths["colrfstr"]+columnWidths["colusize"]) + int64(refs)*int64(columnWidths["refdescr"]+columnWidths["reftrget"])
+	<-mine
+	ok := r.reserve(need)
+	pass()
+	if !ok {
+		return nil, "", errorf(bs[0].start, "the snapshot's columns decompress to %d bytes, more than the file can need", need)
+	}
 	jobs := []func() error{
 		func() (err error) { target, err = r.readColumn(bs[7], int64(refs)); return },
 		func() (err error) { descr, err = r.readColumn(bs[6], int64(refs)); return },
@@ -121,9 +145,11 @@ func (r *reader) snapshot(f *ir.File, t *toc) (*ir.Snapshot, string, error) {
 		return nil, "", errorf(t.start, "snapshot with only one of topIDs and topscore")
 	}
 	if okI {
+		// The boards are bounded by highscore_structure: no budget.
+		boards := int64(len(f.MoarVM.DataOrder)) * int64(f.MoarVM.EntryCount)
 		jobs = append(jobs,
-			func() (err error) { topIDs, err = r.readColumn(tb, -1); return },
-			func() (err error) { topScores, err = r.readColumn(sb, -1); return },
+			func() (err error) { topIDs, err = r.readColumn(tb, boards); return },
+			func() (err error) { topScores, err = r.readColumn(sb, boards); return },
 		)
 	}
 	if err := parallel(jobs...); err != nil {

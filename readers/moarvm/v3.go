@@ -96,7 +96,12 @@ func (r *reader) readV3() (*ir.File, error) {
 		return r.recoverV3(err)
 	}
 	f, _, err := r.build(meta, tocs, false)
-	return f, err
+	if err != nil {
+		// Damage inside a snapshot: keep the snapshots before it, if the
+		// blocks can be walked to them.
+		return r.recoverV3(err)
+	}
+	return f, nil
 }
 
 // tocs follows the file's last 8 bytes to the outer TOC and reads it and
@@ -123,10 +128,22 @@ func (r *reader) tocs() (block, []*toc, error) {
 	if len(outer.blocks) == 0 || outer.blocks[0].name != "filemeta" {
 		return block{}, nil, errorf(int64(at), "the outer table of contents does not start with filemeta")
 	}
+	meta := outer.blocks[0]
+	if meta.start != 16 {
+		return block{}, nil, errorf(int64(at)+16, "filemeta at offset %d, not right after the magic", meta.start)
+	}
+	// The inner TOCs and their blocks follow each other through the file,
+	// as MoarVM writes them: each TOC's blocks lie between the previous TOC
+	// and itself. (A TOC listed twice would be a snapshot read twice.)
 	var tocs []*toc
+	prev := meta.end
 	for i, b := range outer.blocks[1:] {
+		entry := int64(at) + 16 + 24*int64(i+1)
 		if b.name != "toc" {
-			return block{}, nil, errorf(int64(at)+16+24*int64(i+1), "outer table of contents entry %d is %q, not an inner toc", i+1, b.name)
+			return block{}, nil, errorf(entry, "outer table of contents entry %d is %q, not an inner toc", i+1, b.name)
+		}
+		if b.start < prev {
+			return block{}, nil, errorf(entry, "inner table of contents %d at offset %d, before the end of what precedes it (%d)", i, b.start, prev)
 		}
 		t, tend, err := r.readTOC(b.start, b.end+8)
 		if err != nil {
@@ -135,9 +152,15 @@ func (r *reader) tocs() (block, []*toc, error) {
 		if tend != b.end+8 {
 			return block{}, nil, errorf(b.start, "inner table of contents %d ends at %d, but the outer one says %d", i, tend-8, b.end)
 		}
+		for k, bl := range t.blocks {
+			if bl.start < prev || bl.end > t.start {
+				return block{}, nil, errorf(b.start+16+24*int64(k), "inner table of contents %d: block %q at [%d, %d), outside [%d, %d) where its snapshot lies", i, bl.name, bl.start, bl.end, prev, t.start)
+			}
+		}
 		tocs = append(tocs, t)
+		prev = tend
 	}
-	return outer.blocks[0], tocs, nil
+	return meta, tocs, nil
 }
 
 // The column blocks MoarVM writes, with their entry sizes.
@@ -188,9 +211,11 @@ func (r *reader) readColumn(b block, count int64) (*column, error) {
 	if name := blockName(hdr[:8]); name != b.name {
 		return nil, errorf(b.start, "the table of contents says %q, the block says %q", b.name, name)
 	}
+	// Every MoarVM writes each column at its C field's size; other sizes
+	// would make entries cheap to declare and the IR dear to build.
 	width := int(binary.LittleEndian.Uint16(hdr[8:]))
-	if width != 1 && width != 2 && width != 4 && width != 8 {
-		return nil, errorf(b.start+8, "%s: entry size %d (1, 2, 4 or 8)", b.name, width)
+	if want := columnWidths[b.name]; width != want {
+		return nil, errorf(b.start+8, "%s: entry size %d (MoarVM writes %d)", b.name, width, want)
 	}
 	src, err := r.bytesAt(b.start+18, b.end)
 	if err != nil {
@@ -203,6 +228,8 @@ func (r *reader) readColumn(b block, count int64) (*column, error) {
 		}
 		want = count * int64(width)
 	}
+	// A column whose count nothing fixes may still take at most 4 bytes
+	// per byte of the file (real ones take well under one).
 	// A column whose count nothing fixes may still take at most 4 bytes
 	// per byte of the file (real ones take well under one).
 	data, err := r.decompress(src, want, 4*r.size+1<<20)
@@ -234,6 +261,9 @@ func (r *reader) readStrings(b block) ([]string, error) {
 	data, err := r.decompress(src, -1, 16*int64(len(src))+1<<20)
 	if err != nil {
 		return nil, errorf(b.start+16, "strings: %v", err)
+	}
+	if err := r.charge(int64(len(data)), b.start+16, "strings"); err != nil {
+		return nil, err
 	}
 	var out []string
 	for p := 0; p < len(data); {
@@ -384,16 +414,26 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 	results := make([]result, len(tocs))
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
+	// Snapshots spend the decompression budget in file order: turn[k] is
+	// closed when snapshot k may.
+	turn := make([]chan struct{}, len(tocs)+1)
+	for i := range turn {
+		turn[i] = make(chan struct{})
+	}
+	close(turn[0])
+	k := 0
 	for i, t := range tocs {
 		if !t.isSnapshot() {
 			continue
 		}
 		wg.Add(1)
 		sem <- struct{}{}
+		mine, next := turn[k], turn[k+1]
+		k++
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			s, note, err := r.snapshot(f, t)
+			s, note, err := r.snapshot(f, t, mine, next)
 			results[i] = result{s, note, err}
 		}()
 	}
@@ -442,6 +482,9 @@ func (r *reader) readTypes(f *ir.File, t *toc) (int, error) {
 	}
 	if repr.len() != name.len() {
 		return 0, errorf(tb.start, "typename has %d entries, reprname %d", name.len(), repr.len())
+	}
+	if err := r.charge(int64(len(repr.data)+len(name.data)), rb.start, "reprname and typename"); err != nil {
+		return 0, err
 	}
 	c := &f.Classes
 	if c.FirstField == nil {
@@ -497,6 +540,9 @@ func (r *reader) readFrames(m *ir.MoarVMFile, t *toc, ns uint64) (int, error) {
 		if c.len() != n {
 			return 0, errorf(c.b.start, "%s has %d entries, sfname %d", c.b.name, c.len(), n)
 		}
+	}
+	if err := r.charge(int64(16*n), bs[0].start, "static frames"); err != nil {
+		return 0, err
 	}
 	dst := []*[]uint32{&m.FrameName, &m.FrameCUID, &m.FrameLine, &m.FrameFile}
 	for k, c := range cols {

@@ -53,8 +53,8 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 		}
 		sc.topIDs, sc.topScore = ms.TopIDs, ms.TopScores
 	} else {
-		if w.meta.EntryCount > 1<<20 {
-			return nil, fmt.Errorf("moarvm: snapshot %d: highscore boards of %d entries are too big to compute", k, w.meta.EntryCount)
+		if w.meta.EntryCount > ir.MoarVMMaxHighscores || uint64(len(w.meta.DataOrder))*w.meta.EntryCount > ir.MoarVMMaxHighscores {
+			return nil, fmt.Errorf("moarvm: snapshot %d: highscore boards of %d × %d entries are too big to compute (at most %d)", k, len(w.meta.DataOrder), w.meta.EntryCount, ir.MoarVMMaxHighscores)
 		}
 		var unknown []string
 		sc.topIDs, sc.topScore, unknown = Leaderboards(s, int(w.meta.EntryCount), w.meta.DataOrder)

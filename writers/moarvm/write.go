@@ -274,6 +274,18 @@ func blockOrder(toc ir.MoarVMTOC, snapshot bool) []string {
 			return def
 		}
 	}
+	// Types and frames are column groups: all of a group or none.
+	for _, group := range [][]string{typeColumns, frameColumns} {
+		n := 0
+		for _, b := range group {
+			if seen[b] {
+				n++
+			}
+		}
+		if n != 0 && n != len(group) {
+			return def
+		}
+	}
 	return toc.Blocks
 }
 
