@@ -216,3 +216,20 @@ func TestRecoveredWritesComplete(t *testing.T) {
 	want.outer, want.copies = want.outer[:4], 2
 	sameBlocks(t, want, got)
 }
+
+// TestHalfColumnGroup: a TOC block list naming only one of the type columns
+// is not followed (the reader needs both or neither); the file written
+// reads back.
+func TestHalfColumnGroup(t *testing.T) {
+	f := read(t, readSample(t, "nqp-3snap.mvmheap"))
+	b := f.MoarVM.TOCs[1].Blocks
+	f.MoarVM.TOCs[1].Blocks = append(append(append([]string{}, b[:len(b)-2]...), "reprname"), b[len(b)-2:]...)
+	var buf bytes.Buffer
+	if _, err := wmoar.Write(&buf, f, wmoar.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	back := read(t, buf.Bytes())
+	if len(back.Snapshots) != 3 {
+		t.Fatalf("%d snapshots read back", len(back.Snapshots))
+	}
+}
