@@ -812,4 +812,10 @@ func TestMoarVMInput(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "recovered from a damaged file: 2 of 3 snapshots read, damage at offset") {
 		t.Errorf("info of a truncated file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	if code, _, stderr := cliRun(t, nil, "validate", cut); code != 1 || !strings.Contains(stderr, "damaged file") || !strings.Contains(stderr, "2 snapshot(s) recovered, 1 lost") {
+		t.Errorf("validate of a truncated file: exit %d, stderr %q", code, stderr)
+	}
+	if code, stdout, _ := cliRun(t, nil, "validate", in); code != 0 || !strings.Contains(stdout, "valid moarvm file") {
+		t.Errorf("validate of the whole file: exit %d, stdout %q", code, stdout)
+	}
 }

@@ -252,11 +252,14 @@ func runInfo(e *env, args []string) error {
 const validateUsage = `Usage: heapconv validate IN
 
 Checks IN against what the format's own consumers require (for V8, every
-rule Chrome DevTools' loader relies on) and prints one line per violation
-naming its byte offset. Exits 0 when IN is valid, 1 otherwise.
+rule Chrome DevTools' loader relies on; for MoarVM, what MoarVM's readers
+assume, and a damaged file that heapconv can only partly recover is a
+violation) and prints one line per violation naming its byte offset.
+Exits 0 when IN is valid, 1 otherwise.
 
 Examples:
   heapconv validate app.heapsnapshot
+  heapconv validate prog.mvmheap
 `
 
 func runValidate(e *env, args []string) error {
@@ -275,9 +278,13 @@ func runValidate(e *env, args []string) error {
 	if in.format.Name == ir.FormatV8 {
 		errs = rv8.Validate(in.r, rv8.Options{Size: in.size})
 		in.close()
-	} else if _, err := in.read(e); err != nil {
-		// Readers validate after every parse: a file they read is valid.
+	} else if f, err := in.read(e); err != nil {
+		// Readers validate after every parse: a file they read is valid...
 		errs = []error{err}
+	} else if m := f.MoarVM; m != nil && m.Recovery != nil {
+		// ...unless it was read by recovering what a damaged file held.
+		errs = []error{ir.Errorf(ir.FormatMoarVM, m.Recovery.DamageAt, "damaged file (%s): %d snapshot(s) recovered, %d lost",
+			m.Recovery.Reason, len(f.Snapshots), m.Recovery.Lost)}
 	}
 	for _, err := range errs {
 		fmt.Fprintf(e.stderr, "%s: %v\n", in.name, err)
