@@ -33,7 +33,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with --snapshot)", len(f.Snapshots))
 	}
-	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: ir.FormatDart, FormatVersion: "dartheap, converted from " + f.Format}, strs: map[string]uint32{}}
+	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: ir.FormatDart, FormatVersion: "dartheap, converted from " + f.Format}, strs: ir.NewInterner(f)}
 	if err := c.convert(); err != nil {
 		return nil, nil, err
 	}
@@ -49,17 +49,13 @@ type converter struct {
 	out  *ir.File
 	o    *ir.Snapshot
 	d    *ir.DartSnapshot
-	strs map[string]uint32
+	strs *ir.Interner // c.out.Strings is strs.Strings
 	loss ir.LossReport
 }
 
 func (c *converter) str(s string) uint32 {
-	if i, ok := c.strs[s]; ok {
-		return i
-	}
-	i := uint32(len(c.out.Strings))
-	c.out.Strings = append(c.out.Strings, s)
-	c.strs[s] = i
+	i := c.strs.Intern(s)
+	c.out.Strings = c.strs.Strings
 	return i
 }
 

@@ -52,7 +52,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	c := &converter{
 		src:       f,
 		out:       &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3, converted from " + f.Format, Producer: f.Producer},
-		strs:      map[string]uint32{},
+		strs:      ir.NewInterner(f),
 		types:     map[typeKey]uint32{},
 		edgeKinds: map[string]int{},
 	}
@@ -84,11 +84,9 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 }
 
 type converter struct {
-	src  *ir.File
-	out  *ir.File
-	strs map[string]uint32
-	// bySrc memoizes intern by source string index (+1; 0 = not yet).
-	bySrc []uint32
+	src   *ir.File
+	out   *ir.File
+	strs  *ir.Interner // c.out.Strings is strs.Strings
 	types map[typeKey]uint32
 	loss  ir.LossReport
 
@@ -110,28 +108,15 @@ type typeKey struct {
 }
 
 func (c *converter) intern(s string) uint32 {
-	if i, ok := c.strs[s]; ok {
-		return i
-	}
-	i := uint32(len(c.out.Strings))
-	c.out.Strings = append(c.out.Strings, s)
-	c.strs[s] = i
+	i := c.strs.Intern(s)
+	c.out.Strings = c.strs.Strings
 	return i
 }
 
-// internSrc is intern of the source's string i, memoized.
+// internSrc is intern of the source's string i.
 func (c *converter) internSrc(i uint32) uint32 {
-	if int(i) >= len(c.src.Strings) {
-		return c.intern(c.src.String(i))
-	}
-	if c.bySrc == nil {
-		c.bySrc = make([]uint32, len(c.src.Strings))
-	}
-	if v := c.bySrc[i]; v != 0 {
-		return v - 1
-	}
-	v := c.intern(c.src.Strings[i])
-	c.bySrc[i] = v + 1
+	v := c.strs.InternSrc(i)
+	c.out.Strings = c.strs.Strings
 	return v
 }
 

@@ -44,43 +44,28 @@ type converter struct {
 	s    *ir.Snapshot
 	loss ir.LossReport
 
-	strings  []string
-	strIndex map[string]uint32
-	// bySrc memoizes intern by source string index (+1; 0 = not yet).
-	bySrc []uint32
-	shift uint32 // synthetic nodes put in front of the source's nodes
+	strs  *ir.Interner // names capped at MaxNameUnits
+	shift uint32       // synthetic nodes put in front of the source's nodes
+}
+
+// newInterner returns the output string table for a conversion of src:
+// names are capped at MaxNameUnits UTF-16 units.
+func newInterner(src *ir.File) *ir.Interner {
+	t := ir.NewInterner(src)
+	t.Transform = func(s string) string {
+		if ir.UTF16Len(s) > MaxNameUnits {
+			return truncateUnits(s, MaxNameUnits)
+		}
+		return s
+	}
+	return t
 }
 
 // intern returns the output string index of s, capping its length.
-func (c *converter) intern(s string) uint32 {
-	if ir.UTF16Len(s) > MaxNameUnits {
-		s = truncateUnits(s, MaxNameUnits)
-	}
-	if i, ok := c.strIndex[s]; ok {
-		return i
-	}
-	i := uint32(len(c.strings))
-	c.strings = append(c.strings, s)
-	c.strIndex[s] = i
-	return i
-}
+func (c *converter) intern(s string) uint32 { return c.strs.Intern(s) }
 
-// internSrc is intern of the source's string i, memoized: most nodes share
-// their names, and a map lookup per node would dominate big conversions.
-func (c *converter) internSrc(i uint32) uint32 {
-	if int(i) >= len(c.src.Strings) {
-		return c.intern(c.src.String(i))
-	}
-	if c.bySrc == nil {
-		c.bySrc = make([]uint32, len(c.src.Strings))
-	}
-	if v := c.bySrc[i]; v != 0 {
-		return v - 1
-	}
-	v := c.intern(c.src.Strings[i])
-	c.bySrc[i] = v + 1
-	return v
-}
+// internSrc is intern of the source's string i.
+func (c *converter) internSrc(i uint32) uint32 { return c.strs.InternSrc(i) }
 
 // truncateUnits cuts s to at most n UTF-16 code units, at a code point
 // boundary.
@@ -116,7 +101,7 @@ type v8Edge struct {
 
 func (c *converter) convert() (*ir.File, error) {
 	src, s := c.src, c.s
-	c.strIndex = map[string]uint32{}
+	c.strs = newInterner(c.src)
 	c.intern("<dummy>")
 	n := s.Nodes.Len()
 
@@ -249,7 +234,7 @@ func (c *converter) convert() (*ir.File, error) {
 	}
 
 	out.V8 = newHeader(out)
-	outFile := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + src.Format, Producer: src.Producer, Strings: c.strings, Snapshots: []*ir.Snapshot{out}}
+	outFile := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + src.Format, Producer: src.Producer, Strings: c.strs.Strings, Snapshots: []*ir.Snapshot{out}}
 	if err := outFile.Validate(); err != nil {
 		return nil, fmt.Errorf("v8: conversion produced an invalid graph: %w", err)
 	}
@@ -371,7 +356,7 @@ func (c *converter) external(out *ir.Snapshot) {
 func (c *converter) checkStringsSize() error {
 	size := func() int {
 		total := 2
-		for _, s := range c.strings {
+		for _, s := range c.strs.Strings {
 			total += ir.UTF16Len(s) + 3 // quotes, comma; escapes make it larger, so keep a margin
 		}
 		return total
@@ -381,15 +366,15 @@ func (c *converter) checkStringsSize() error {
 		return nil
 	}
 	for _, cap := range []int{256, 64, 16} {
-		for i, s := range c.strings {
-			c.strings[i] = truncateUnits(s, cap)
+		for i, s := range c.strs.Strings {
+			c.strs.Strings[i] = truncateUnits(s, cap)
 		}
 		c.loss.Addf("the strings section would exceed what DevTools can load (%d UTF-16 units); names are cut to %d units", MaxStringsUnits, cap)
 		if size() <= limit {
 			return nil
 		}
 	}
-	return fmt.Errorf("v8: %d strings are more than DevTools can load even with names cut short", len(c.strings))
+	return fmt.Errorf("v8: %d strings are more than DevTools can load even with names cut short", len(c.strs.Strings))
 }
 
 // newHeader builds the header and key list of a V8 14-style file (Node 26:

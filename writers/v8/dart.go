@@ -45,7 +45,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	d := s.Dart
 	n := s.Nodes.Len()
 	out := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + f.Format, Producer: f.Producer}
-	conv := &converter{src: f, s: s, strIndex: map[string]uint32{}}
+	conv := &converter{src: f, s: s, strs: newInterner(f)}
 	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
 	intern("<dummy>")
 	intern("")
@@ -285,7 +285,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		return nil, loss, err
 	}
 	loss = append(loss, conv.loss...)
-	out.Strings = conv.strings
+	out.Strings = conv.strs.Strings
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}}
 	o.V8 = newHeader(o)
 	if err := out.Validate(); err != nil {

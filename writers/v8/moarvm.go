@@ -67,7 +67,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	mf := f.MoarVM
 	n := s.Nodes.Len()
 	var loss ir.LossReport
-	conv := &converter{src: f, s: s, strIndex: map[string]uint32{}}
+	conv := &converter{src: f, s: s, strs: newInterner(f)}
 	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
 	intern("<dummy>")
 	intern("")
@@ -317,7 +317,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		case nd.Kind[owner] == kClosure:
 			nn = frameNative
 		case !ok:
-			nn = intern("(unmanaged) " + conv.strings[on])
+			nn = intern("(unmanaged) " + conv.strs.Strings[on])
 			nativeName[on] = nn
 		}
 		addNode(kNative, nn, ext.At(int(owner)-shift))
@@ -396,7 +396,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		return nil, loss, err
 	}
 	loss = append(loss, conv.loss...)
-	out.Strings = conv.strings
+	out.Strings = conv.strs.Strings
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // unmanaged memory is in native nodes
 	o.V8 = newHeader(o)
 	if err := out.Validate(); err != nil {

@@ -1,0 +1,56 @@
+package ir
+
+// Interner builds a string table in which each distinct string has one
+// index. Converters use it to build their output's table from a source
+// file's: InternSrc remembers each source index it has seen, because most
+// nodes share their names and a map lookup per node would dominate big
+// conversions.
+type Interner struct {
+	// Strings is the table built so far.
+	Strings []string
+	// Transform, if set, is applied to every string before it is interned
+	// (a writer's length cap, say).
+	Transform func(string) string
+
+	index map[string]uint32
+	src   *File
+	bySrc []uint32 // 1 + output index per source index; 0 = not yet
+}
+
+// NewInterner returns an empty Interner whose InternSrc reads src's strings.
+func NewInterner(src *File) *Interner {
+	return &Interner{index: map[string]uint32{}, src: src}
+}
+
+// Intern returns the index of s, adding it when new.
+func (t *Interner) Intern(s string) uint32 {
+	if t.Transform != nil {
+		s = t.Transform(s)
+	}
+	if i, ok := t.index[s]; ok {
+		return i
+	}
+	i := uint32(len(t.Strings))
+	t.Strings = append(t.Strings, s)
+	t.index[s] = i
+	return i
+}
+
+// InternSrc is Intern of the source's string i.
+func (t *Interner) InternSrc(i uint32) uint32 {
+	if t.src == nil {
+		panic("ir: InternSrc on an Interner without a source")
+	}
+	if int(i) >= len(t.src.Strings) {
+		return t.Intern(t.src.String(i))
+	}
+	if t.bySrc == nil {
+		t.bySrc = make([]uint32, len(t.src.Strings))
+	}
+	if v := t.bySrc[i]; v != 0 {
+		return v - 1
+	}
+	v := t.Intern(t.src.Strings[i])
+	t.bySrc[i] = v + 1
+	return v
+}
