@@ -2,10 +2,7 @@ package conformance
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,20 +59,7 @@ func TestMoarVMDevTools(t *testing.T) {
 // readMoarVM reads a MoarVM file, gunzipping a .gz one.
 func readMoarVM(t *testing.T, path string) *ir.File {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f, err := rmoarvm.Read(bytes.NewReader(data), rmoarvm.Options{})
+	f, err := rmoarvm.Read(bytes.NewReader(loadFixture(t, path)), rmoarvm.Options{})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
