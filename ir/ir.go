@@ -39,6 +39,10 @@ type File struct {
 	// MoarVM holds what a MoarVM file has beyond the common model and shares
 	// between its snapshots; nil for other formats.
 	MoarVM *MoarVMFile
+	// Fuchsia holds what is file-wide in a Fuchsia heapdump profile (its
+	// sample types, mappings, locations and functions); nil for other
+	// formats.
+	Fuchsia *FuchsiaFile
 }
 
 // Snapshot is one heap graph. Nodes and edges are stored column by column;
@@ -78,6 +82,9 @@ type Snapshot struct {
 	// MoarVM holds what a MoarVM snapshot has beyond the common model; nil
 	// for snapshots read from other formats.
 	MoarVM *MoarVMSnapshot
+	// Fuchsia holds what one process of a Fuchsia heapdump profile has
+	// beyond the common model; nil for snapshots read from other formats.
+	Fuchsia *FuchsiaSnapshot
 }
 
 // Total is one named whole-snapshot figure.
@@ -242,6 +249,12 @@ func (f *File) Select(n int) (*File, error) {
 		}
 		mm.TOCs = []MoarVMTOC{first, rest}
 		g.MoarVM = &mm
+	}
+	if x := f.Fuchsia; x != nil && len(x.SampleSnapshot) > 0 {
+		// One process's samples are in order by themselves.
+		xx := *x
+		xx.SampleSnapshot = nil
+		g.Fuchsia = &xx
 	}
 	return &g, nil
 }

@@ -16,6 +16,11 @@ func (f *File) Validate() error {
 			return err
 		}
 	}
+	if f.Fuchsia != nil {
+		if err := f.Fuchsia.validate(f); err != nil {
+			return err
+		}
+	}
 	for i, s := range f.Snapshots {
 		if err := s.validate(f, ns); err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
@@ -157,7 +162,12 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 		}
 	}
 	if s.MoarVM != nil {
-		return s.MoarVM.validate(f, s, n, m)
+		if err := s.MoarVM.validate(f, s, n, m); err != nil {
+			return err
+		}
+	}
+	if s.Fuchsia != nil {
+		return s.Fuchsia.validate(f, s, n, ns)
 	}
 	return nil
 }

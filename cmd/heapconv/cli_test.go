@@ -120,8 +120,9 @@ func TestExitCodes(t *testing.T) {
 		{"info of an unknown format", []string{"info", filepath.Join(dir, "junk")}, 1, "unrecognized format"},
 		{"convert to dart (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.dartheap")}, 0, "dart cannot hold everything"},
 		{"convert to moarvm (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.mvmheap")}, 0, "moarvm cannot hold everything"},
-		{"convert to fuchsia", []string{"convert", in, filepath.Join(dir, "x.pb.gz")}, 1, "writing fuchsia is not available"},
-		{"convert to fuchsia by --to", []string{"convert", "--to", "fuchsia", in, filepath.Join(dir, "x.bin")}, 1, "not available"},
+		{"convert to fuchsia (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.pb.gz")}, 0, "fuchsia cannot hold everything"},
+		{"convert to fuchsia-fidl", []string{"convert", "--to", "fuchsia-fidl", in, filepath.Join(dir, "x.bin")}, 1, "writing fuchsia-fidl is not available"},
+		{"--scan-pointers without --contents", []string{"convert", "--scan-pointers", in, filepath.Join(dir, "y.heapsnapshot")}, 2, "--scan-pointers needs --contents"},
 		{"convert", []string{"convert", in, out}, 0, ""},
 		{"info", []string{"info", in}, 0, ""},
 	}
@@ -197,7 +198,8 @@ func TestFormats(t *testing.T) {
 		{"ir", "yes", "yes", false},
 		{"dart", "yes", "yes", false},
 		{"moarvm", "yes", "yes", false},
-		{"fuchsia", "no", "no", true},
+		{"fuchsia", "yes", "yes", false},
+		{"fuchsia-fidl", "no", "no", true},
 	}
 	for _, tc := range tests {
 		r := rows[tc.name]

@@ -13,7 +13,8 @@ import (
 	rv8 "heapconv/readers/v8"
 )
 
-const convertUsage = `Usage: heapconv convert [--from F] [--to F] [--snapshot N|all] [--force] IN OUT
+const convertUsage = `Usage: heapconv convert [--from F] [--to F] [--snapshot N|all] [--force]
+                        [--contents DIR] [--scan-pointers] [--no-gzip] [--out-contents DIR] IN OUT
 
 Converts IN to OUT. IN and OUT may be "-" (standard input / output).
 The input format is detected from the content unless --from is given; the
@@ -30,12 +31,21 @@ Flags:
   --snapshot N    convert snapshot N only (0-based); "all" with a %d in OUT
                   writes one file per snapshot
   --force         replace an existing OUT
+  --contents DIR  the block contents directory of a Fuchsia heapdump IN
+                  (ffx profile heapdump snapshot --output-contents-dir)
+  --scan-pointers with --contents: turn every aligned 64-bit word that
+                  points into another live block into an edge (heuristic:
+                  integers that look like addresses count too), so that the
+                  heap has retainers and retained sizes in Chrome DevTools
+  --no-gzip       write a Fuchsia profile uncompressed (older ffx's layout)
+  --out-contents DIR  write the block contents of a Fuchsia OUT there
 
 Examples:
   heapconv convert app.heapsnapshot app.heapir.zst
   heapconv convert app.heapir.zst copy.heapsnapshot
   heapconv convert --to v8 - - < in.heapir > out.heapsnapshot
   heapconv convert --snapshot all prog.mvmheap 'prog-%d.heapsnapshot'
+  heapconv convert --contents snap-contents --scan-pointers snap.pb.gz native.heapsnapshot
 `
 
 func runConvert(e *env, args []string) error {
@@ -44,8 +54,15 @@ func runConvert(e *env, args []string) error {
 	to := fs.String("to", "", "")
 	snap := fs.String("snapshot", "", "")
 	force := fs.Bool("force", false, "")
+	contents := fs.String("contents", "", "")
+	scan := fs.Bool("scan-pointers", false, "")
+	noGzip := fs.Bool("no-gzip", false, "")
+	outContents := fs.String("out-contents", "", "")
 	if err := parse(e, fs, convertUsage, args); err != nil {
 		return err
+	}
+	if *scan && *contents == "" {
+		return usagef("--scan-pointers needs --contents DIR")
 	}
 	if fs.NArg() != 2 {
 		return usagef("convert needs IN and OUT")
@@ -67,7 +84,6 @@ func runConvert(e *env, args []string) error {
 	if target.Write == nil {
 		return fmt.Errorf("writing %s is not available in this version of heapconv (see `heapconv formats`)", target.Name)
 	}
-	compress := strings.HasSuffix(strings.ToLower(outName), ".zst")
 	all := *snap == "all"
 	if all && (outName == "-" || !strings.Contains(outName, "%d")) {
 		return usagef("--snapshot all needs an OUT containing %%d")
@@ -90,10 +106,12 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	in.contents, in.scan = *contents, *scan
 	f, err := in.read(e)
 	if err != nil {
 		return err
 	}
+	wopts := formats.WriteOptions{Compress: strings.HasSuffix(strings.ToLower(outName), ".zst"), NoGzip: *noGzip, ContentsDir: *outContents}
 	var files []*ir.File
 	var names []string
 	switch {
@@ -121,20 +139,21 @@ func runConvert(e *env, args []string) error {
 		files, names = []*ir.File{f}, []string{outName}
 	}
 	for i, g := range files {
-		if err := writeOne(e, target, g, names[i], *force, compress, in); err != nil {
+		if err := writeOne(e, target, g, names[i], *force, wopts, in); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeOne(e *env, target *formats.Format, f *ir.File, name string, force, compress bool, in *input) error {
+func writeOne(e *env, target *formats.Format, f *ir.File, name string, force bool, opts formats.WriteOptions, in *input) error {
 	out, err := createOutput(e, name, force, in)
 	if err != nil {
 		return err
 	}
 	p := newProgress(e, "writing", 0)
-	loss, err := target.Write(out.w, f, formats.WriteOptions{Compress: compress, Progress: p.update})
+	opts.Progress = p.update
+	loss, err := target.Write(out.w, f, opts)
 	p.done()
 	if err != nil {
 		out.abort()
@@ -149,7 +168,8 @@ func writeOne(e *env, target *formats.Format, f *ir.File, name string, force, co
 	return nil
 }
 
-const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained] IN
+const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained]
+                     [--contents DIR] [--scan-pointers] IN
 
 Summarizes IN: its format and variant, and per snapshot the node and edge
 counts, total self and external size, the number of classes and roots, and
@@ -169,6 +189,7 @@ Flags:
             references do not retain; external memory counts for its owner;
             a class's objects held by others of the class count once, as in
             Chrome DevTools' Summary view)
+  --contents DIR, --scan-pointers  as for convert (Fuchsia heapdumps)
 
 Examples:
   heapconv info app.heapsnapshot
@@ -189,8 +210,13 @@ func runInfo(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "")
 	top := fs.Int("top", 10, "")
 	by := fs.String("by", ir.BySelf, "")
+	contents := fs.String("contents", "", "")
+	scan := fs.Bool("scan-pointers", false, "")
 	if err := parse(e, fs, infoUsage, args); err != nil {
 		return err
+	}
+	if *scan && *contents == "" {
+		return usagef("--scan-pointers needs --contents DIR")
 	}
 	switch *by {
 	case ir.BySelf, ir.ByCount, ir.ByRetained:
@@ -204,6 +230,7 @@ func runInfo(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	in.contents, in.scan = *contents, *scan
 	via := ""
 	if in.format.Name == ir.FormatIR {
 		via = ir.FormatIR

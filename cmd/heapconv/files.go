@@ -25,6 +25,10 @@ type input struct {
 	file   *os.File // nil for stdin
 	info   os.FileInfo
 	zr     *zstd.Decoder // set when the input is zstd-compressed
+	// contents and scan are a Fuchsia heapdump's contents directory and
+	// whether to derive edges from it.
+	contents string
+	scan     bool
 }
 
 // openInput opens IN ("-" is standard input) and determines its format:
@@ -116,7 +120,7 @@ func (in *input) close() {
 func (in *input) read(e *env) (*ir.File, error) {
 	defer in.close()
 	p := newProgress(e, "reading", in.size)
-	opts := formats.ReadOptions{Size: in.size, Progress: p.update}
+	opts := formats.ReadOptions{Size: in.size, Progress: p.update, ContentsDir: in.contents, ScanPointers: in.scan}
 	if in.file != nil && in.zr == nil && in.size > 0 {
 		opts.At = in.file
 	}

@@ -13,9 +13,11 @@ import (
 
 	"heapconv/ir"
 	rdart "heapconv/readers/dart"
+	rfuchsia "heapconv/readers/fuchsia"
 	rmoarvm "heapconv/readers/moarvm"
 	rv8 "heapconv/readers/v8"
 	wdart "heapconv/writers/dart"
+	wfuchsia "heapconv/writers/fuchsia"
 	wmoarvm "heapconv/writers/moarvm"
 	wv8 "heapconv/writers/v8"
 )
@@ -28,6 +30,10 @@ type ReadOptions struct {
 	// of reading everything into memory.
 	At       io.ReaderAt
 	Progress func(read int64)
+	// ContentsDir is a Fuchsia heapdump's block contents directory (ffx
+	// --output-contents-dir); ScanPointers derives edges from it.
+	ContentsDir  string
+	ScanPointers bool
 }
 
 // WriteOptions are passed to every writer.
@@ -36,6 +42,10 @@ type WriteOptions struct {
 	// (.heapir.zst).
 	Compress bool
 	Progress func(written int64)
+	// NoGzip writes a Fuchsia profile uncompressed (older ffx's layout);
+	// ContentsDir receives its block contents, one file per block.
+	NoGzip      bool
+	ContentsDir string
 }
 
 // Format describes one format.
@@ -112,7 +122,19 @@ var All = []*Format{
 			return wmoarvm.Write(w, f, wmoarvm.Options{Progress: o.Progress})
 		},
 	},
-	{Name: ir.FormatFuchsia, Description: "Fuchsia heapdump pprof profile", Extensions: []string{".pb", ".pb.gz"}},
+	{
+		Name:          ir.FormatFuchsia,
+		Description:   "Fuchsia heapdump pprof profile (ffx profile heapdump; with its block contents directory)",
+		Extensions:    []string{".pb", ".pb.gz"},
+		Versions:      "every ffx layout since 2023: per-block (--with-tags) and stack-merged samples, symbolized or not, multi-process, kernel snapshots; gzipped or not",
+		MultiSnapshot: true,
+		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
+			return rfuchsia.Read(r, rfuchsia.Options{ContentsDir: o.ContentsDir, ScanPointers: o.ScanPointers})
+		},
+		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+			return wfuchsia.Write(w, f, wfuchsia.Options{NoGzip: o.NoGzip, ContentsDir: o.ContentsDir})
+		},
+	},
 	{Name: ir.FormatFuchsiaFIDL, Description: "Fuchsia heapdump FIDL SnapshotElement stream"},
 }
 
@@ -162,6 +184,10 @@ func Detect(head []byte) *Format {
 	case bytes.HasPrefix(head, []byte("MoarHeapDumpv")):
 		return ByName(ir.FormatMoarVM)
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return ByName(ir.FormatFuchsia)
+	case len(head) >= 3 && head[0] == 0x0a && head[1] < 0x80 && head[2] == 0x08:
+		// An uncompressed pprof profile (older ffx): field 1, a sample
+		// type, whose first field is its type's string index.
 		return ByName(ir.FormatFuchsia)
 	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")

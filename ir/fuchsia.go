@@ -1,0 +1,531 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fuchsia heapdump snapshots (the pprof profiles `ffx profile heapdump
+// snapshot` and `download` write, gzipped or not, plus the optional
+// --output-contents-dir directory; see ../shared/formats/fuchsia.md) map
+// into the common model like this:
+//
+//   - strings are interned into File.Strings (the profile's string table
+//     is not kept as such: pprof gives it no meaning beyond the fields that
+//     refer to it, and the address labels parsed into node ids are dropped);
+//   - everything that is file-wide in a pprof Profile is FuchsiaFile: the
+//     sample types, the other Profile scalars, and the mapping, location
+//     and function tables with their pprof ids, in file order (ids are
+//     file-wide even in a multi-process profile);
+//   - a profile is one snapshot, or with ffx --multi-process one snapshot
+//     per process (samples labelled process_name / process_koid), in order
+//     of first appearance; Snapshot.Name is the process name;
+//   - every Sample is a node of kind "native" (FuchsiaNodeKinds): one live
+//     block with --with-tags, or a stack-merged group of blocks without
+//     (FuchsiaSnapshot.Count is value[0], the block count). Nodes.ID is the
+//     block address (the "address" label; 0 without one), Nodes.SelfSize is
+//     value[1] (the bytes);
+//   - a node's class and name are its allocation site: the first frame of
+//     its stack outside the allocator (IsFuchsiaAllocatorFrame: the hooks
+//     Fuchsia's dupefinder filters, FuchsiaAllocatorFrames, and Scudo's and
+//     the C, C++ and Rust allocation functions), named by its function
+//     when the profile is symbolized, else "0x<pc>". Raw program counters
+//     cannot be recognized by name: for unsymbolized stacks the reader
+//     skips the leading frames that all the stacks starting at the same
+//     program counter share (the hooks and allocator, common to every
+//     allocation through them), a heuristic. The class's Library is the
+//     name of the mapping the frame lies in. The full stack is kept in the
+//     snapshot's stack table;
+//   - the labels ffx writes (address, bytes, timestamp, thread and the
+//     process labels) become columns and flags; any other label, or one of
+//     these in a form ffx does not write, is kept as it is in the generic
+//     label columns, so that writing the profile again is exact (pprof
+//     label order is not kept: the Go library keeps labels in maps);
+//   - block contents (the --output-contents-dir files, exactly size bytes
+//     each) are FuchsiaSnapshot.Contents; unreadable blocks have none;
+//   - pprof has no edges. When contents are scanned for pointers (a reader
+//     option), every aligned 64-bit word that, with its top-byte tag
+//     cleared, points into another live block of the same process becomes
+//     an edge from the block holding it, named "+0x<word offset>": of kind
+//     "internal" when it points at the block's start, "interior" when it
+//     points inside it. Blocks no other block points to are the snapshot's
+//     Roots, with their allocation site as category. These edges are
+//     heuristic (FuchsiaSnapshot.DerivedEdges), and are not written back.
+//
+// The FIDL SnapshotElement stream (fuchsia.memory.heapdump.client) has the
+// same content per process; its stream-only details (stack trace and thread
+// keys, region vaddrs, chunking, batch order) are not modelled yet and
+// would be added to these sections as further optional columns.
+
+// FuchsiaNodeKinds are the node kinds of a snapshot read from a Fuchsia
+// profile: every node is a heap allocation.
+var FuchsiaNodeKinds = []string{KindNative}
+
+// FuchsiaEdgeKinds are the edge kinds of pointers derived from block
+// contents: to a block's start, and into it.
+var FuchsiaEdgeKinds = []EdgeKind{{EdgeInternal, false}, {FuchsiaInteriorEdge, false}}
+
+// FuchsiaInteriorEdge is the kind name of a derived pointer into a block
+// past its first byte (weaker evidence than a pointer to its start).
+const FuchsiaInteriorEdge = "interior"
+
+// Indices into FuchsiaEdgeKinds.
+const (
+	FuchsiaPointer = iota
+	FuchsiaInterior
+)
+
+// FuchsiaAllocatorFrames are the functions of the allocator hooks that lead
+// every heapdump stack trace (the list tools/dupefinder skips). A function
+// whose name starts with one of them followed by "::<" (a Rust generic
+// instance) or "(" counts too.
+var FuchsiaAllocatorFrames = []string{
+	"__scudo_allocate_hook",
+	"__scudo_realloc_allocate_hook",
+	"with_profiler_and_call_site",
+	"__sanitizer_fast_backtrace",
+	"zx_libc::sanitizer::fast_backtrace",
+}
+
+// Per-node flags (FuchsiaSnapshot.Flags).
+const (
+	// FuchsiaAddress: the sample has an "address" label (Nodes.ID).
+	FuchsiaAddress = 1 << iota
+	// FuchsiaBytes: the sample has a "bytes" label equal to value[1].
+	FuchsiaBytes
+	// FuchsiaTimestamp: the sample has a "timestamp" label (Timestamp).
+	FuchsiaTimestamp
+	// FuchsiaContents: the block's contents were read (Contents).
+	FuchsiaContents
+)
+
+// Mapping flags (FuchsiaMappings.Flags): pprof's has_* booleans.
+const (
+	FuchsiaHasFunctions = 1 << iota
+	FuchsiaHasFilenames
+	FuchsiaHasLineNumbers
+	FuchsiaHasInlineFrames
+)
+
+// FuchsiaValueType is a pprof ValueType: two string indices.
+type FuchsiaValueType struct {
+	Type, Unit uint32
+}
+
+// FuchsiaFile holds what is file-wide in a heapdump pprof profile.
+type FuchsiaFile struct {
+	// Gzip is true when the profile was gzip-compressed (the newest ffx).
+	Gzip bool
+
+	// SampleTypes are the profile's sample types: [objects/count,
+	// allocated/bytes] from ffx. Every sample has one value per type: the
+	// first is FuchsiaSnapshot.Count, the second Nodes.SelfSize, the
+	// others FuchsiaSnapshot.ExtraValues.
+	SampleTypes []FuchsiaValueType
+	// The other Profile fields (ffx sets none of them). String fields are
+	// string indices; 0 is "" (unset).
+	DefaultSampleType uint32
+	DropFrames        uint32
+	KeepFrames        uint32
+	DocURL            uint32
+	Comments          []uint32
+	TimeNanos         int64
+	DurationNanos     int64
+	PeriodType        FuchsiaValueType
+	Period            int64
+
+	Mappings  FuchsiaMappings
+	Functions FuchsiaFunctions
+	Locations FuchsiaLocations
+
+	// SampleSnapshot, when not empty, gives for every sample in file order
+	// the snapshot it belongs to: for profiles whose processes' samples are
+	// interleaved. Empty when the samples are the snapshots' nodes in
+	// snapshot order (as ffx writes them).
+	SampleSnapshot []uint32
+}
+
+// FuchsiaMappings is the mapping table (one entry per executable segment
+// with ffx), column by column, in file order.
+type FuchsiaMappings struct {
+	ID      []uint64
+	Start   []uint64
+	Limit   []uint64
+	Offset  []uint64 // the ELF p_offset; fake for the kernel collector
+	File    []uint32 // string index: the module name
+	BuildID []uint32 // string index: the hex build id
+	Flags   []uint8  // FuchsiaHas*
+}
+
+// Len returns the number of mappings.
+func (m *FuchsiaMappings) Len() int { return len(m.ID) }
+
+// FuchsiaFunctions is the function table (only with ffx --symbolize).
+type FuchsiaFunctions struct {
+	ID         []uint64
+	Name       []uint32 // string index
+	SystemName []uint32 // string index
+	Filename   []uint32 // string index
+	StartLine  []int64
+}
+
+// Len returns the number of functions.
+func (f *FuchsiaFunctions) Len() int { return len(f.ID) }
+
+// FuchsiaLocations is the location table: one raw program counter each,
+// with its lines (inlined frames, innermost first) when symbolized. Location
+// l's lines are [FirstLine[l], FirstLine[l+1]).
+type FuchsiaLocations struct {
+	ID      []uint64
+	Mapping []uint32 // 1 + mapping index, or 0 for none
+	Address []uint64
+	Folded  []bool
+	// FirstLine has Len()+1 entries (none when there are no locations).
+	FirstLine []uint32
+	Function  []uint32 // per line: 1 + function index, never 0
+	Line      []int64
+	Column    []int64
+}
+
+// Len returns the number of locations.
+func (l *FuchsiaLocations) Len() int { return len(l.ID) }
+
+// FuchsiaSnapshot holds what one process's part of a heapdump profile has
+// beyond the common model. Per-node columns have one entry per node unless
+// said otherwise.
+type FuchsiaSnapshot struct {
+	// The process labels of a --multi-process profile. Without them the
+	// profile is single-process (and contents files have no koid prefix).
+	HasProcessName bool
+	HasProcessKoid bool
+	ProcessName    uint32 // string index (also Snapshot.Name)
+	ProcessKoid    int64
+
+	// Count is value[0]: 1 per block with --with-tags (Allocation.count),
+	// the number of blocks merged into a stack-merged sample.
+	Count Uints
+	// Flags are FuchsiaAddress, FuchsiaBytes, FuchsiaTimestamp and
+	// FuchsiaContents.
+	Flags []uint8
+	// Timestamp is the "timestamp" label (ns of the monotonic clock) where
+	// FuchsiaTimestamp is set; empty when no node has one.
+	Timestamp []int64
+	// Thread is 1 + an index into the thread table, or 0 for none; empty
+	// when no node has a thread.
+	Thread []uint32
+	// Stack is each node's index into the stack table.
+	Stack []uint32
+	// ExtraValues holds the values beyond the first two, len(SampleTypes)-2
+	// per node (empty for ffx's profiles).
+	ExtraValues []int64
+
+	// The thread table: one entry per distinct "thread" label. A label of
+	// the form ffx writes, "name[koid]", is split; another (ThreadBare) is
+	// kept whole in ThreadName.
+	ThreadName []uint32 // string index
+	ThreadKoid []uint64
+	ThreadBare []bool
+
+	// The stack table: stack k is StackLocation[StackFirst[k]:StackFirst[k+1]],
+	// location indices (into FuchsiaFile.Locations), leaf first.
+	StackFirst    []uint32
+	StackLocation []uint32
+
+	// Labels ffx does not write, by node: node i's are
+	// [LabelFirst[i], LabelFirst[i+1]). LabelFirst is empty when no node
+	// has any. A label is a string (LabelStr, a string index) unless
+	// LabelNumeric, then LabelNum with unit LabelUnit (string index).
+	LabelFirst   []uint32
+	LabelKey     []uint32
+	LabelNumeric []bool
+	LabelStr     []uint32
+	LabelNum     []int64
+	LabelUnit    []uint32
+
+	// Contents are the blocks' bytes: node i's are
+	// Contents[ContentsStart[i]:ContentsStart[i+1]], exactly its size,
+	// where FuchsiaContents is set. ContentsStart has one entry per node
+	// plus one, or none when no block has contents.
+	ContentsStart []uint64
+	Contents      []byte
+
+	// DerivedEdges is true when the edges were derived by scanning the
+	// contents for pointers: heuristic, not part of the profile.
+	DerivedEdges bool
+}
+
+// Stacks returns the number of stacks in the table.
+func (s *FuchsiaSnapshot) Stacks() int { return max(len(s.StackFirst)-1, 0) }
+
+// StackOf returns stack k's location indices, leaf first.
+func (s *FuchsiaSnapshot) StackOf(k int) []uint32 {
+	return s.StackLocation[s.StackFirst[k]:s.StackFirst[k+1]]
+}
+
+// ContentsOf returns node i's contents and whether it has any.
+func (s *FuchsiaSnapshot) ContentsOf(i int) ([]byte, bool) {
+	if len(s.ContentsStart) == 0 || s.Flags[i]&FuchsiaContents == 0 {
+		return nil, false
+	}
+	return s.Contents[s.ContentsStart[i]:s.ContentsStart[i+1]], true
+}
+
+func (m *FuchsiaFile) validate(f *File) error {
+	ns := uint32(len(f.Strings))
+	str := func(what string, v uint32) error {
+		if v >= ns {
+			return fmt.Errorf("fuchsia: %s: string %d out of range (%d strings)", what, v, ns)
+		}
+		return nil
+	}
+	for i, t := range m.SampleTypes {
+		if err := str(fmt.Sprintf("sample type %d", i), max(t.Type, t.Unit)); err != nil {
+			return err
+		}
+	}
+	if len(m.SampleTypes) < 2 {
+		return fmt.Errorf("fuchsia: %d sample types (a heapdump profile has a count and a size)", len(m.SampleTypes))
+	}
+	for _, v := range append([]uint32{m.DefaultSampleType, m.DropFrames, m.KeepFrames, m.DocURL, m.PeriodType.Type, m.PeriodType.Unit}, m.Comments...) {
+		if err := str("profile field", v); err != nil {
+			return err
+		}
+	}
+	mp := &m.Mappings
+	nm := mp.Len()
+	if len(mp.Start) != nm || len(mp.Limit) != nm || len(mp.Offset) != nm || len(mp.File) != nm || len(mp.BuildID) != nm || len(mp.Flags) != nm {
+		return fmt.Errorf("fuchsia: mapping columns disagree on the mapping count")
+	}
+	for i := 0; i < nm; i++ {
+		if err := str(fmt.Sprintf("mapping %d", i), max(mp.File[i], mp.BuildID[i])); err != nil {
+			return err
+		}
+	}
+	fn := &m.Functions
+	nf := fn.Len()
+	if len(fn.Name) != nf || len(fn.SystemName) != nf || len(fn.Filename) != nf || len(fn.StartLine) != nf {
+		return fmt.Errorf("fuchsia: function columns disagree on the function count")
+	}
+	for i := 0; i < nf; i++ {
+		if err := str(fmt.Sprintf("function %d", i), max(fn.Name[i], fn.SystemName[i], fn.Filename[i])); err != nil {
+			return err
+		}
+	}
+	lc := &m.Locations
+	nl := lc.Len()
+	if len(lc.Mapping) != nl || len(lc.Address) != nl || len(lc.Folded) != nl {
+		return fmt.Errorf("fuchsia: location columns disagree on the location count")
+	}
+	nline := len(lc.Function)
+	if len(lc.Line) != nline || len(lc.Column) != nline {
+		return fmt.Errorf("fuchsia: line columns disagree on the line count")
+	}
+	if nl > 0 || len(lc.FirstLine) > 0 {
+		if len(lc.FirstLine) != nl+1 {
+			return fmt.Errorf("fuchsia: %d line offsets for %d locations", len(lc.FirstLine), nl)
+		}
+		if err := checkOffsets(lc.FirstLine, nline, "fuchsia location line"); err != nil {
+			return err
+		}
+	} else if nline > 0 {
+		return fmt.Errorf("fuchsia: lines without locations")
+	}
+	for i, v := range lc.Mapping {
+		if int(v) > nm {
+			return fmt.Errorf("fuchsia: location %d: mapping %d out of range (%d mappings)", i, v, nm)
+		}
+	}
+	for i, v := range lc.Function {
+		if v == 0 || int(v) > nf {
+			return fmt.Errorf("fuchsia: line %d: function %d out of range (%d functions)", i, v, nf)
+		}
+	}
+	for _, ids := range [][]uint64{mp.ID, fn.ID, lc.ID} {
+		if err := uniqueIDs(ids); err != nil {
+			return err
+		}
+	}
+	if len(m.SampleSnapshot) > 0 {
+		counts := make([]int, len(f.Snapshots))
+		for i, k := range m.SampleSnapshot {
+			if int(k) >= len(f.Snapshots) {
+				return fmt.Errorf("fuchsia: sample %d: snapshot %d out of range", i, k)
+			}
+			counts[k]++
+		}
+		for k, s := range f.Snapshots {
+			if counts[k] != s.Nodes.Len() {
+				return fmt.Errorf("fuchsia: snapshot %d has %d nodes but %d samples", k, s.Nodes.Len(), counts[k])
+			}
+		}
+	}
+	return nil
+}
+
+// uniqueIDs checks that pprof ids are non-zero and distinct, as pprof
+// requires.
+func uniqueIDs(ids []uint64) error {
+	seen := make(map[uint64]struct{}, len(ids))
+	for i, id := range ids {
+		if id == 0 {
+			return fmt.Errorf("fuchsia: entry %d has the reserved id 0", i)
+		}
+		if _, ok := seen[id]; ok {
+			return fmt.Errorf("fuchsia: id %d appears twice", id)
+		}
+		seen[id] = struct{}{}
+	}
+	return nil
+}
+
+func (fs *FuchsiaSnapshot) validate(f *File, s *Snapshot, n int, ns uint32) error {
+	m := f.Fuchsia
+	if m == nil {
+		return fmt.Errorf("fuchsia: snapshot section without the file's")
+	}
+	if fs.HasProcessName && fs.ProcessName >= ns {
+		return fmt.Errorf("fuchsia: process name: string %d out of range", fs.ProcessName)
+	}
+	if fs.Count.Len() != n || len(fs.Flags) != n || len(fs.Stack) != n {
+		return fmt.Errorf("fuchsia: %d counts, %d flags and %d stacks for %d nodes", fs.Count.Len(), len(fs.Flags), len(fs.Stack), n)
+	}
+	if len(fs.Timestamp) != 0 && len(fs.Timestamp) != n {
+		return fmt.Errorf("fuchsia: %d timestamps for %d nodes", len(fs.Timestamp), n)
+	}
+	if len(fs.Thread) != 0 && len(fs.Thread) != n {
+		return fmt.Errorf("fuchsia: %d threads for %d nodes", len(fs.Thread), n)
+	}
+	if extra := len(m.SampleTypes) - 2; extra >= 0 && len(fs.ExtraValues) != extra*n {
+		return fmt.Errorf("fuchsia: %d extra values for %d nodes of %d sample types", len(fs.ExtraValues), n, len(m.SampleTypes))
+	}
+	nt := len(fs.ThreadName)
+	if len(fs.ThreadKoid) != nt || len(fs.ThreadBare) != nt {
+		return fmt.Errorf("fuchsia: thread columns disagree on the thread count")
+	}
+	for i, v := range fs.ThreadName {
+		if v >= ns {
+			return fmt.Errorf("fuchsia: thread %d: string %d out of range", i, v)
+		}
+	}
+	for i, v := range fs.Thread {
+		if int(v) > nt {
+			return fmt.Errorf("fuchsia: node %d: thread %d out of range (%d threads)", i, v, nt)
+		}
+	}
+	if len(fs.StackFirst) == 0 {
+		if len(fs.StackLocation) > 0 || n > 0 {
+			return fmt.Errorf("fuchsia: nodes or stack frames without a stack table")
+		}
+	} else if err := checkOffsets(fs.StackFirst, len(fs.StackLocation), "fuchsia stack"); err != nil {
+		return err
+	}
+	nl := uint32(m.Locations.Len())
+	for i, l := range fs.StackLocation {
+		if l >= nl {
+			return fmt.Errorf("fuchsia: stack frame %d: location %d out of range (%d locations)", i, l, nl)
+		}
+	}
+	nst := uint32(fs.Stacks())
+	for i, k := range fs.Stack {
+		if k >= nst {
+			return fmt.Errorf("fuchsia: node %d: stack %d out of range (%d stacks)", i, k, nst)
+		}
+	}
+	nlab := len(fs.LabelKey)
+	if len(fs.LabelNumeric) != nlab || len(fs.LabelStr) != nlab || len(fs.LabelNum) != nlab || len(fs.LabelUnit) != nlab {
+		return fmt.Errorf("fuchsia: label columns disagree on the label count")
+	}
+	if len(fs.LabelFirst) > 0 {
+		if len(fs.LabelFirst) != n+1 {
+			return fmt.Errorf("fuchsia: %d label offsets for %d nodes", len(fs.LabelFirst), n)
+		}
+		if err := checkOffsets(fs.LabelFirst, nlab, "fuchsia label"); err != nil {
+			return err
+		}
+	} else if nlab > 0 {
+		return fmt.Errorf("fuchsia: labels without label offsets")
+	}
+	for i := 0; i < nlab; i++ {
+		if fs.LabelKey[i] >= ns || fs.LabelStr[i] >= ns || fs.LabelUnit[i] >= ns {
+			return fmt.Errorf("fuchsia: label %d: string out of range", i)
+		}
+	}
+	hasContents := false
+	for i, fl := range fs.Flags {
+		if fl&FuchsiaTimestamp != 0 && len(fs.Timestamp) == 0 {
+			return fmt.Errorf("fuchsia: node %d has a timestamp, but there is no timestamp column", i)
+		}
+		if fl&FuchsiaContents != 0 {
+			hasContents = true
+		}
+		if fl&^(FuchsiaAddress|FuchsiaBytes|FuchsiaTimestamp|FuchsiaContents) != 0 {
+			return fmt.Errorf("fuchsia: node %d: unknown flags %#x", i, fl)
+		}
+	}
+	if len(fs.ContentsStart) > 0 || len(fs.Contents) > 0 {
+		if len(fs.ContentsStart) != n+1 || fs.ContentsStart[0] != 0 || fs.ContentsStart[n] != uint64(len(fs.Contents)) {
+			return fmt.Errorf("fuchsia: contents offsets do not cover the %d contents bytes of %d nodes", len(fs.Contents), n)
+		}
+		for i := 0; i < n; i++ {
+			l := fs.ContentsStart[i+1] - fs.ContentsStart[i]
+			if fs.ContentsStart[i+1] < fs.ContentsStart[i] {
+				return fmt.Errorf("fuchsia: contents offsets decrease at node %d", i)
+			}
+			if fs.Flags[i]&FuchsiaContents == 0 && l != 0 {
+				return fmt.Errorf("fuchsia: node %d has %d contents bytes but no contents flag", i, l)
+			}
+			if fs.Flags[i]&FuchsiaContents != 0 && l != s.Nodes.SelfSize.At(i) {
+				return fmt.Errorf("fuchsia: node %d: %d contents bytes for a block of %d", i, l, s.Nodes.SelfSize.At(i))
+			}
+		}
+	} else if hasContents {
+		return fmt.Errorf("fuchsia: nodes flagged with contents, but there are none")
+	}
+	if s.Edges.Len() > 0 && !fs.DerivedEdges {
+		return fmt.Errorf("fuchsia: %d edges, but a profile has none unless derived from contents", s.Edges.Len())
+	}
+	return nil
+}
+
+// FuchsiaAllocatorEntries are the allocator's own functions below the hooks
+// (Scudo's, the C allocation functions, C++ operator new, Rust's global
+// allocator shims): frames a symbolized stack passes through between the
+// hooks and the allocation site. A name matching "scudo::" as a prefix
+// counts too.
+var FuchsiaAllocatorEntries = []string{
+	"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
+	"operator new", "operator new[]",
+	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc", "__rdl_alloc_zeroed", "__rdl_realloc",
+	"__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
+	"alloc::alloc::alloc", "alloc::alloc::alloc_zeroed", "alloc::alloc::realloc", "alloc::alloc::exchange_malloc",
+}
+
+// IsFuchsiaAllocatorFrame reports whether a symbolized function name is an
+// allocator hook (FuchsiaAllocatorFrames) or one of the allocator's own
+// functions (FuchsiaAllocatorEntries): one of those names, alone, as the
+// last component of a "::" path, or followed by a parameter list or
+// generic arguments ("(", "<", "::<", " [").
+func IsFuchsiaAllocatorFrame(name string) bool {
+	if strings.HasPrefix(name, "scudo::") {
+		return true
+	}
+	for _, list := range [][]string{FuchsiaAllocatorFrames, FuchsiaAllocatorEntries} {
+		for _, f := range list {
+			for i := 0; i+len(f) <= len(name); {
+				j := strings.Index(name[i:], f)
+				if j < 0 {
+					break
+				}
+				j += i
+				rest := name[j+len(f):]
+				pre := j == 0 || strings.HasSuffix(name[:j], "::")
+				post := rest == "" || rest[0] == '(' || rest[0] == '<' || strings.HasPrefix(rest, "::<") || strings.HasPrefix(rest, " [")
+				if pre && post {
+					return true
+				}
+				i = j + 1
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,144 @@
+package fuchsia
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"heapconv/ir"
+)
+
+// ContentsName returns the name ffx gives a block's contents file:
+// 0x<address>, prefixed with "<koid>-" in a multi-process snapshot.
+func ContentsName(s *ir.FuchsiaSnapshot, addr uint64) string {
+	return string(appendContentsName(nil, s, addr))
+}
+
+func appendContentsName(b []byte, s *ir.FuchsiaSnapshot, addr uint64) []byte {
+	if s.HasProcessKoid {
+		b = strconv.AppendInt(b, s.ProcessKoid, 10)
+		b = append(b, '-')
+	}
+	b = append(b, "0x"...)
+	return strconv.AppendUint(b, addr, 16)
+}
+
+// readContents reads the contents file of every block of s that has an
+// address. A missing file means the block could not be read (ffx skips
+// those); a file of the wrong size is an error naming it. Files are read by
+// several goroutines: a contents directory holds one file per block, and
+// opening them dominates.
+func readContents(fsys fs.FS, path func(string) string, s *ir.Snapshot) error {
+	fx := s.Fuchsia
+	n := s.Nodes.Len()
+	got := make([][]byte, n)
+	var next atomic.Int64
+	var firstErr error
+	var errMu sync.Mutex
+	workers := min(4*runtime.GOMAXPROCS(0), 32)
+	var wg sync.WaitGroup
+	const batch = 256
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var arena []byte
+			var name []byte
+			for {
+				lo := int(next.Add(batch)) - batch
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+batch, n); i++ {
+					if fx.Flags[i]&ir.FuchsiaAddress == 0 {
+						continue
+					}
+					size := s.Nodes.SelfSize.At(i)
+					name = appendContentsName(name[:0], fx, s.Nodes.ID.At(i))
+					b, err := readOne(fsys, string(name), size, &arena)
+					if err != nil {
+						errMu.Lock()
+						if firstErr == nil {
+							firstErr = fmt.Errorf("fuchsia: contents of block %s: %s: %w", name, path(string(name)), err)
+						}
+						errMu.Unlock()
+						next.Store(int64(n))
+						return
+					}
+					got[i] = b
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	var total uint64
+	any := false
+	for _, b := range got {
+		if b != nil {
+			total += uint64(len(b))
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	fx.Contents = make([]byte, 0, total)
+	fx.ContentsStart = make([]uint64, n+1)
+	for i, b := range got {
+		if b != nil {
+			fx.Contents = append(fx.Contents, b...)
+			fx.Flags[i] |= ir.FuchsiaContents
+		}
+		fx.ContentsStart[i+1] = uint64(len(fx.Contents))
+	}
+	return nil
+}
+
+// errSize is wrapped by the error for a contents file of the wrong size.
+var errSize = errors.New("wrong size")
+
+// readOne reads one contents file of want bytes into the worker's arena;
+// nil, nil when it does not exist.
+func readOne(fsys fs.FS, name string, want uint64, arena *[]byte) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if uint64(st.Size()) != want {
+		return nil, fmt.Errorf("%w: %d bytes, but the block has %d", errSize, st.Size(), want)
+	}
+	var b []byte
+	if want > 1<<16 {
+		b = make([]byte, want)
+	} else {
+		if uint64(cap(*arena)-len(*arena)) < want {
+			*arena = make([]byte, 0, 1<<20)
+		}
+		a := *arena
+		b = a[len(a) : len(a)+int(want) : len(a)+int(want)]
+		*arena = a[:len(a)+int(want)]
+	}
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("%w: shorter than its %d bytes: %v", errSize, want, err)
+	}
+	return b, nil
+}

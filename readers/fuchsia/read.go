@@ -1,0 +1,607 @@
+package fuchsia
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+
+	"heapconv/ir"
+)
+
+// Options control Read.
+type Options struct {
+	// ContentsDir is the directory ffx --output-contents-dir wrote: one
+	// file per block, named 0x<address> (or <koid>-0x<address> in a
+	// multi-process snapshot), exactly the block's size. "" for none.
+	ContentsDir string
+	// Contents, when set, is used instead of ContentsDir (file names at
+	// its root).
+	Contents fs.FS
+	// ScanPointers derives edges from the contents: every aligned 64-bit
+	// little-endian word that points into another block of the same
+	// process (ir/fuchsia.go). Without contents it does nothing.
+	ScanPointers bool
+	// MaxUncompressed bounds the size of a gzipped profile once
+	// decompressed; 0 means 64 times the compressed size plus 64 MiB.
+	MaxUncompressed int64
+}
+
+// IsGzip reports whether data starts with the gzip magic (1f 8b).
+func IsGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
+
+// Read reads a heapdump profile, gzipped or not, into the IR.
+func Read(r io.Reader, opts Options) (*ir.File, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return ReadBytes(data, opts)
+}
+
+// ReadBytes reads a heapdump profile held in memory. data is not modified
+// nor kept.
+func ReadBytes(data []byte, opts Options) (*ir.File, error) {
+	gz := IsGzip(data)
+	if gz {
+		var err error
+		limit := opts.MaxUncompressed
+		if limit <= 0 {
+			limit = 64*int64(len(data)) + 64<<20
+		}
+		if data, err = gunzip(data, limit); err != nil {
+			return nil, err
+		}
+	}
+	d := &decoder{data: data}
+	f, err := d.decode()
+	if err != nil {
+		return nil, err
+	}
+	f.Fuchsia.Gzip = gz
+	fsys := opts.Contents
+	name := func(n string) string { return n }
+	if fsys == nil && opts.ContentsDir != "" {
+		dir := opts.ContentsDir
+		if st, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("fuchsia: contents directory: %w", err)
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("fuchsia: contents directory %s is not a directory", dir)
+		}
+		fsys = os.DirFS(dir)
+		name = func(n string) string { return dir + string(os.PathSeparator) + n }
+	}
+	if fsys != nil {
+		for _, s := range f.Snapshots {
+			if err := readContents(fsys, name, s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, s := range f.Snapshots {
+		if opts.ScanPointers && len(s.Fuchsia.ContentsStart) > 0 {
+			if err := scan(f, s); err != nil {
+				return nil, err
+			}
+		}
+		setRoots(s)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("fuchsia: internal error: the IR read is invalid: %w", err)
+	}
+	return f, nil
+}
+
+func gunzip(data []byte, limit int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, ir.Errorf(ir.FormatFuchsia, 0, "gzip: %v", err)
+	}
+	var out bytes.Buffer
+	// The uncompressed size is in the trailer (mod 2^32): a hint only.
+	if n := len(data); n >= 4 {
+		hint := int64(uint32(data[n-4]) | uint32(data[n-3])<<8 | uint32(data[n-2])<<16 | uint32(data[n-1])<<24)
+		if hint < limit {
+			out.Grow(int(hint) + 1)
+		}
+	}
+	n, err := io.Copy(&out, io.LimitReader(zr, limit+1))
+	if err != nil {
+		return nil, ir.Errorf(ir.FormatFuchsia, -1, "gzip: after %d uncompressed bytes: %v", n, err)
+	}
+	if n > limit {
+		return nil, ir.Errorf(ir.FormatFuchsia, -1, "gzip: decompresses to more than %d bytes", limit)
+	}
+	return out.Bytes(), nil
+}
+
+// Known label keys and units, by pprof string index.
+const (
+	keyAddress = 1 + iota
+	keyBytes
+	keyTimestamp
+	keyThread
+	keyProcessName
+	keyProcessKoid
+	numKeys
+	keyMask   = 7
+	unitBytes = 8
+	unitNanos = 16
+)
+
+var knownStrings = map[string]uint8{
+	"address": keyAddress, "bytes": keyBytes | unitBytes, "timestamp": keyTimestamp, "thread": keyThread,
+	"process_name": keyProcessName, "process_koid": keyProcessKoid, "nanoseconds": unitNanos,
+}
+
+type decoder struct {
+	data []byte
+	f    *ir.File
+	ff   *ir.FuchsiaFile
+
+	strStart, strEnd []uint32 // the pprof string table, as spans of data
+	known            []uint8  // per pprof string: key | unit bits
+	remap            []uint32 // pprof string index -> 1 + IR string index
+	intern           map[string]uint32
+
+	locDense []uint32 // location id -> 1 + location index, for small ids
+	locMap   map[uint64]uint32
+
+	snaps   []*snapBuilder
+	byProc  map[procKey]int
+	runs    []run // consecutive samples of one snapshot, for SampleSnapshot
+	classes map[siteKey]uint32
+
+	// scratch, reused per sample
+	locs   []uint64
+	vals   []uint64
+	labels []label
+	key    []byte
+	idx    []uint32
+}
+
+type run struct{ snap, n int }
+
+type label struct {
+	key, str, num, unit int64
+	off                 int
+}
+
+type procKey struct {
+	hasName, hasKoid bool
+	name             uint32 // IR string
+	koid             int64
+}
+
+func (d *decoder) errorf(off int, format string, args ...any) error {
+	return ir.Errorf(ir.FormatFuchsia, int64(off), format, args...)
+}
+
+// str returns the IR index of pprof string i, interning it.
+func (d *decoder) str(i int64, off int) (uint32, error) {
+	if i < 0 || i >= int64(len(d.strStart)) {
+		return 0, d.errorf(off, "string index %d out of range (%d strings)", i, len(d.strStart))
+	}
+	if v := d.remap[i]; v != 0 {
+		return v - 1, nil
+	}
+	v := d.internBytes(d.data[d.strStart[i]:d.strEnd[i]])
+	d.remap[i] = v + 1
+	return v, nil
+}
+
+func (d *decoder) internBytes(b []byte) uint32 {
+	if v, ok := d.intern[string(b)]; ok {
+		return v
+	}
+	return d.internString(string(b))
+}
+
+func (d *decoder) internString(s string) uint32 {
+	if v, ok := d.intern[s]; ok {
+		return v
+	}
+	v := uint32(len(d.f.Strings))
+	d.f.Strings = append(d.f.Strings, s)
+	d.intern[s] = v
+	return v
+}
+
+// strBytes returns pprof string i (checked by the caller).
+func (d *decoder) strBytes(i int64) []byte { return d.data[d.strStart[i]:d.strEnd[i]] }
+
+type span struct{ start, end int }
+
+func (d *decoder) decode() (*ir.File, error) {
+	if len(d.data) == 0 {
+		return nil, d.errorf(0, "empty profile")
+	}
+	if len(d.data) > math.MaxUint32 {
+		return nil, d.errorf(-1, "uncompressed profile of %d bytes (at most 4 GiB)", len(d.data))
+	}
+	d.f = &ir.File{Format: ir.FormatFuchsia, Producer: "ffx profile heapdump"}
+	d.ff = &ir.FuchsiaFile{}
+	d.f.Fuchsia = d.ff
+	d.intern = map[string]uint32{}
+	d.internString("")
+
+	// Pass 1: the string table and the spans of everything that refers
+	// to it.
+	var sampleTypes, mappings, locations, functions []span
+	var periodType span
+	var comments []uint64
+	var scalars [16]int64
+	var scalarOff [16]int
+	nSamples := 0
+	p := pbuf{data: d.data, end: len(d.data)}
+	for p.pos < p.end {
+		off := p.pos
+		num, wt, v, start, end, err := p.field()
+		if err != nil {
+			return nil, d.errorf(off, "profile: %v", err)
+		}
+		switch num {
+		case 1, 2, 3, 4, 5, 6, 11:
+			if wt != wireBytes {
+				return nil, d.errorf(off, "profile field %d: wire type %d, not a message or string", num, wt)
+			}
+		case 7, 8, 9, 10, 12, 14, 15:
+			if wt != wireVarint {
+				return nil, d.errorf(off, "profile field %d: wire type %d, not an integer", num, wt)
+			}
+			scalars[num], scalarOff[num] = int64(v), off
+			continue
+		case 13:
+			if comments, err = repeated(d.data, wt, v, start, end, comments); err != nil {
+				return nil, d.errorf(off, "profile comments: %v", err)
+			}
+			continue
+		}
+		s := span{start, end}
+		switch num {
+		case 1:
+			sampleTypes = append(sampleTypes, s)
+		case 2:
+			nSamples++
+		case 3:
+			mappings = append(mappings, s)
+		case 4:
+			locations = append(locations, s)
+		case 5:
+			functions = append(functions, s)
+		case 6:
+			if len(d.strStart) == 0 && end != start {
+				return nil, d.errorf(off, "string_table[0] must be \"\"")
+			}
+			d.strStart = append(d.strStart, uint32(start))
+			d.strEnd = append(d.strEnd, uint32(end))
+		case 11:
+			periodType = s
+		}
+	}
+	if len(d.strStart) == 0 {
+		return nil, d.errorf(-1, "no string table (not a pprof profile)")
+	}
+	d.remap = make([]uint32, len(d.strStart))
+	d.known = make([]uint8, len(d.strStart))
+	for i := range d.strStart {
+		if b := d.strBytes(int64(i)); len(b) >= 5 && len(b) <= 12 {
+			d.known[i] = knownStrings[string(b)]
+		}
+	}
+	ff := d.ff
+	var err error
+	pt := func(sp span) (ir.FuchsiaValueType, error) {
+		var vt ir.FuchsiaValueType
+		var t, u int64
+		q := pbuf{data: d.data, pos: sp.start, end: sp.end}
+		for q.pos < q.end {
+			off := q.pos
+			num, wt, v, _, _, err := q.field()
+			if err == nil && (num == 1 || num == 2) && wt != wireVarint {
+				err = fmt.Errorf("field %d of wire type %d", num, wt)
+			}
+			if err != nil {
+				return vt, d.errorf(off, "value type: %v", err)
+			}
+			switch num {
+			case 1:
+				t = int64(v)
+			case 2:
+				u = int64(v)
+			}
+		}
+		if vt.Type, err = d.str(t, sp.start); err != nil {
+			return vt, err
+		}
+		vt.Unit, err = d.str(u, sp.start)
+		return vt, err
+	}
+	for _, sp := range sampleTypes {
+		vt, err := pt(sp)
+		if err != nil {
+			return nil, err
+		}
+		ff.SampleTypes = append(ff.SampleTypes, vt)
+	}
+	if len(ff.SampleTypes) < 2 {
+		return nil, d.errorf(-1, "%d sample types: not a heapdump profile (objects/count and allocated/bytes)", len(ff.SampleTypes))
+	}
+	if ff.PeriodType, err = pt(periodType); err != nil {
+		return nil, err
+	}
+	for _, x := range []struct {
+		field int
+		dst   *uint32
+	}{{7, &ff.DropFrames}, {8, &ff.KeepFrames}, {14, &ff.DefaultSampleType}, {15, &ff.DocURL}} {
+		if *x.dst, err = d.str(scalars[x.field], scalarOff[x.field]); err != nil {
+			return nil, err
+		}
+	}
+	ff.TimeNanos, ff.DurationNanos, ff.Period = scalars[9], scalars[10], scalars[12]
+	for _, c := range comments {
+		v, err := d.str(int64(c), -1)
+		if err != nil {
+			return nil, err
+		}
+		ff.Comments = append(ff.Comments, v)
+	}
+	if err := d.mappings(mappings); err != nil {
+		return nil, err
+	}
+	if err := d.functions(functions); err != nil {
+		return nil, err
+	}
+	if err := d.locations(locations); err != nil {
+		return nil, err
+	}
+
+	// Pass 2: the samples.
+	d.byProc = map[procKey]int{}
+	p = pbuf{data: d.data, end: len(d.data)}
+	for p.pos < p.end {
+		num, _, _, start, end, _ := p.field() // checked in pass 1
+		if num == 2 {
+			if err := d.sample(start, end, nSamples); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(d.snaps) == 0 {
+		d.newSnap(procKey{}, 0)
+	}
+	if len(d.runs) > len(d.snaps) {
+		for _, r := range d.runs {
+			for j := 0; j < r.n; j++ {
+				ff.SampleSnapshot = append(ff.SampleSnapshot, uint32(r.snap))
+			}
+		}
+	}
+	for _, sb := range d.snaps {
+		d.finish(sb)
+		d.f.Snapshots = append(d.f.Snapshots, sb.s)
+	}
+	if ff.TimeNanos > 0 {
+		for _, s := range d.f.Snapshots {
+			s.CaptureTime = ff.TimeNanos
+		}
+	}
+	d.f.FormatVersion = d.version()
+	return d.f, nil
+}
+
+// version names the ffx layout the profile looks like.
+func (d *decoder) version() string {
+	v := "pprof"
+	if d.ff.Gzip {
+		v += " gzip"
+	}
+	tagged, merged := false, false
+	for _, s := range d.f.Snapshots {
+		for _, fl := range s.Fuchsia.Flags {
+			if fl&(ir.FuchsiaAddress|ir.FuchsiaBytes) != 0 {
+				tagged = true
+			} else {
+				merged = true
+			}
+		}
+	}
+	switch {
+	case tagged && !merged:
+		v += ", per-block samples"
+	case merged && !tagged:
+		v += ", stack-merged samples"
+	case tagged:
+		v += ", per-block and merged samples"
+	}
+	if len(d.f.Snapshots) > 1 || d.f.Snapshots[0].Fuchsia.HasProcessKoid || d.f.Snapshots[0].Fuchsia.HasProcessName {
+		v += fmt.Sprintf(", %d processes", len(d.f.Snapshots))
+	}
+	if d.ff.Functions.Len() > 0 {
+		v += ", symbolized"
+	}
+	return v
+}
+
+// ints decodes a message of integer fields into vals[1..max], checking
+// the wire types; repeated messages (field lineField) go to sub.
+func (d *decoder) ints(sp span, what string, vals []int64, lineField int, sub func(span) error) error {
+	q := pbuf{data: d.data, pos: sp.start, end: sp.end}
+	for q.pos < q.end {
+		off := q.pos
+		num, wt, v, start, end, err := q.field()
+		if err != nil {
+			return d.errorf(off, "%s: %v", what, err)
+		}
+		if num == lineField {
+			if wt != wireBytes {
+				return d.errorf(off, "%s: field %d is not a message", what, num)
+			}
+			if err := sub(span{start, end}); err != nil {
+				return err
+			}
+			continue
+		}
+		if num >= len(vals) {
+			continue // unknown field
+		}
+		if wt != wireVarint {
+			return d.errorf(off, "%s: field %d of wire type %d, not an integer", what, num, wt)
+		}
+		vals[num] = int64(v)
+	}
+	return nil
+}
+
+func (d *decoder) mappings(spans []span) error {
+	m := &d.ff.Mappings
+	for _, sp := range spans {
+		var v [11]int64
+		if err := d.ints(sp, "mapping", v[:], -1, nil); err != nil {
+			return err
+		}
+		file, err := d.str(v[5], sp.start)
+		if err != nil {
+			return err
+		}
+		build, err := d.str(v[6], sp.start)
+		if err != nil {
+			return err
+		}
+		var fl uint8
+		for b := 0; b < 4; b++ {
+			if v[7+b] != 0 {
+				fl |= 1 << b
+			}
+		}
+		m.ID = append(m.ID, uint64(v[1]))
+		m.Start = append(m.Start, uint64(v[2]))
+		m.Limit = append(m.Limit, uint64(v[3]))
+		m.Offset = append(m.Offset, uint64(v[4]))
+		m.File = append(m.File, file)
+		m.BuildID = append(m.BuildID, build)
+		m.Flags = append(m.Flags, fl)
+		if v[1] == 0 {
+			return d.errorf(sp.start, "mapping with the reserved id 0")
+		}
+	}
+	return nil
+}
+
+func (d *decoder) functions(spans []span) error {
+	fn := &d.ff.Functions
+	for _, sp := range spans {
+		var v [6]int64
+		if err := d.ints(sp, "function", v[:], -1, nil); err != nil {
+			return err
+		}
+		var s [3]uint32
+		for i := range s {
+			var err error
+			if s[i], err = d.str(v[2+i], sp.start); err != nil {
+				return err
+			}
+		}
+		if v[1] == 0 {
+			return d.errorf(sp.start, "function with the reserved id 0")
+		}
+		fn.ID = append(fn.ID, uint64(v[1]))
+		fn.Name = append(fn.Name, s[0])
+		fn.SystemName = append(fn.SystemName, s[1])
+		fn.Filename = append(fn.Filename, s[2])
+		fn.StartLine = append(fn.StartLine, v[5])
+	}
+	return nil
+}
+
+// index returns a dense-or-map lookup from ids to 1 + entry index, failing
+// on duplicates.
+func index(ids []uint64, what string) ([]uint32, map[uint64]uint32, error) {
+	var mx uint64
+	for _, id := range ids {
+		mx = max(mx, id)
+	}
+	if mx <= uint64(4*len(ids)+1024) {
+		dense := make([]uint32, mx+1)
+		for i, id := range ids {
+			if dense[id] != 0 {
+				return nil, nil, fmt.Errorf("fuchsia: two %ss have id %d", what, id)
+			}
+			dense[id] = uint32(i + 1)
+		}
+		return dense, nil, nil
+	}
+	m := make(map[uint64]uint32, len(ids))
+	for i, id := range ids {
+		if m[id] != 0 {
+			return nil, nil, fmt.Errorf("fuchsia: two %ss have id %d", what, id)
+		}
+		m[id] = uint32(i + 1)
+	}
+	return nil, m, nil
+}
+
+func lookup(dense []uint32, m map[uint64]uint32, id uint64) uint32 {
+	if dense != nil {
+		if id < uint64(len(dense)) {
+			return dense[id]
+		}
+		return 0
+	}
+	return m[id]
+}
+
+func (d *decoder) locations(spans []span) error {
+	mDense, mMap, err := index(d.ff.Mappings.ID, "mapping")
+	if err != nil {
+		return err
+	}
+	fDense, fMap, err := index(d.ff.Functions.ID, "function")
+	if err != nil {
+		return err
+	}
+	lc := &d.ff.Locations
+	if len(spans) > 0 {
+		lc.FirstLine = append(lc.FirstLine, 0)
+	}
+	for _, sp := range spans {
+		var v [6]int64
+		line := func(ls span) error {
+			var lv [4]int64
+			if err := d.ints(ls, "line", lv[:], -1, nil); err != nil {
+				return err
+			}
+			fi := lookup(fDense, fMap, uint64(lv[1]))
+			if fi == 0 {
+				return d.errorf(ls.start, "line: function id %d does not exist", lv[1])
+			}
+			lc.Function = append(lc.Function, fi)
+			lc.Line = append(lc.Line, lv[2])
+			lc.Column = append(lc.Column, lv[3])
+			return nil
+		}
+		if err := d.ints(sp, "location", v[:], 4, line); err != nil {
+			return err
+		}
+		var mi uint32
+		if v[2] != 0 {
+			if mi = lookup(mDense, mMap, uint64(v[2])); mi == 0 {
+				return d.errorf(sp.start, "location: mapping id %d does not exist", v[2])
+			}
+		}
+		if v[1] == 0 {
+			return d.errorf(sp.start, "location with the reserved id 0")
+		}
+		lc.ID = append(lc.ID, uint64(v[1]))
+		lc.Mapping = append(lc.Mapping, mi)
+		lc.Address = append(lc.Address, uint64(v[3]))
+		lc.Folded = append(lc.Folded, v[5] != 0)
+		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
+	}
+	d.locDense, d.locMap, err = index(lc.ID, "location")
+	return err
+}

@@ -1,0 +1,402 @@
+package fuchsia_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"heapconv/internal/fuchsiagen"
+	"heapconv/ir"
+	"heapconv/readers/fuchsia"
+	wfuchsia "heapconv/writers/fuchsia"
+)
+
+func roundTrip(t testing.TB, data []byte, f *ir.File, noGzip bool) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	loss, err := wfuchsia.Write(&out, f, wfuchsia.Options{NoGzip: noGzip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range loss {
+		if !strings.Contains(l, "derived") && !strings.Contains(l, "contents") {
+			t.Errorf("unexpected loss: %s", l)
+		}
+	}
+	if err := sameProfile(parse(t, data), parse(t, out.Bytes())); err != nil {
+		t.Fatalf("rewritten profile differs: %v", err)
+	}
+	return out.Bytes()
+}
+
+// TestFixtures reads every fixture of the generator, writes it back and
+// compares, and has go tool pprof read the output.
+func TestFixtures(t *testing.T) {
+	for k, fx := range fuchsiagen.Fixtures() {
+		t.Run(fx.Name, func(t *testing.T) {
+			snaps, wo, err := fx.Make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := fuchsiagen.ProfileBytes(snaps, wo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fuchsia.ReadBytes(data, fuchsia.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Fuchsia.Gzip != fuchsia.IsGzip(data) {
+				t.Errorf("gzip flag %v", f.Fuchsia.Gzip)
+			}
+			nodes := 0
+			for _, s := range f.Snapshots {
+				nodes += s.Nodes.Len()
+			}
+			if p := parse(t, data); nodes != len(p.Sample) {
+				t.Errorf("%d nodes for %d samples", nodes, len(p.Sample))
+			}
+			if wo.MultiProcess && len(f.Snapshots) != len(snaps) {
+				t.Errorf("%d snapshots for %d processes", len(f.Snapshots), len(snaps))
+			}
+			out := roundTrip(t, data, f, k%2 == 0)
+			// Reading the output gives the same IR again.
+			g, err := fuchsia.ReadBytes(out, fuchsia.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out2 := roundTrip(t, out, g, k%2 == 0)
+			if !bytes.Equal(out, out2) {
+				t.Errorf("write(read(write(x))) != write(x)")
+			}
+			if k < 4 || strings.Contains(fx.Name, "multi") || strings.Contains(fx.Name, "symbolized") {
+				top := goPprof(t, out, "-top", "-sample_index=allocated")
+				if !strings.Contains(top, "flat%") {
+					t.Errorf("pprof -top:\n%s", top)
+				}
+				goPprof(t, out, "-raw")
+			}
+		})
+	}
+}
+
+// TestFFXUnitSnapshot checks the values of ffx's own pprof.rs test.
+func TestFFXUnitSnapshot(t *testing.T) {
+	data, err := fuchsiagen.ProfileBytes([]*fuchsiagen.Snapshot{fuchsiagen.FFXTestSnapshot()},
+		fuchsiagen.WriteOptions{Era: fuchsiagen.EraCurrent, WithTags: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fuchsia.ReadBytes(data, fuchsia.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Snapshots) != 1 {
+		t.Fatalf("%d snapshots", len(f.Snapshots))
+	}
+	s := f.Snapshots[0]
+	fx := s.Fuchsia
+	if s.Nodes.Len() != 3 {
+		t.Fatalf("%d nodes", s.Nodes.Len())
+	}
+	want := []struct {
+		addr, size, count uint64
+		ts                int64
+		thread            string
+		koid              uint64
+	}{
+		{0x611000, 0x1800, 1, 8777777777778, "thread-1", 1234},
+		{0x624000, 0x30, 1, 9333333333333, "thread-2", 5678},
+		{0, 0xC000, 3, 9876543211111, "thread-3", 9999},
+	}
+	for i, w := range want {
+		if s.Nodes.ID.At(i) != w.addr || s.Nodes.SelfSize.At(i) != w.size || fx.Count.At(i) != w.count || fx.Timestamp[i] != w.ts {
+			t.Errorf("node %d: id %#x size %#x count %d ts %d", i, s.Nodes.ID.At(i), s.Nodes.SelfSize.At(i), fx.Count.At(i), fx.Timestamp[i])
+		}
+		th := fx.Thread[i] - 1
+		if f.Strings[fx.ThreadName[th]] != w.thread || fx.ThreadKoid[th] != w.koid || fx.ThreadBare[th] {
+			t.Errorf("node %d: thread %q %d", i, f.Strings[fx.ThreadName[th]], fx.ThreadKoid[th])
+		}
+		if (fx.Flags[i]&ir.FuchsiaAddress != 0) != (w.addr != 0) {
+			t.Errorf("node %d: flags %#x", i, fx.Flags[i])
+		}
+	}
+	m := &f.Fuchsia.Mappings
+	if m.Len() != 2 || m.Start[0] != 0x2000 || m.Limit[0] != 0x3000 || m.Offset[0] != 0x1000 ||
+		f.Strings[m.BuildID[0]] != "112233441122334411223344" || f.Strings[m.File[0]] != "map-1" {
+		t.Errorf("mappings: %+v", m)
+	}
+	// Addresses 0 and 0x5123 lie in no mapping.
+	lc := &f.Fuchsia.Locations
+	for i := 0; i < lc.Len(); i++ {
+		if (lc.Address[i] == 0 || lc.Address[i] == 0x5123) != (lc.Mapping[i] == 0) {
+			t.Errorf("location %#x: mapping %d", lc.Address[i], lc.Mapping[i])
+		}
+	}
+	// Unsymbolized: the sites are raw PCs, every node is a root.
+	if len(s.Roots) != 3 || !strings.HasPrefix(f.String(s.Nodes.Name[0]), "0x") {
+		t.Errorf("roots %v, name %q", s.Roots, f.String(s.Nodes.Name[0]))
+	}
+}
+
+// refEdges computes the pointer edges of a generated snapshot
+// independently: sorted starts and sort.Search.
+func refEdges(s *fuchsiagen.Snapshot) map[[3]uint64]bool {
+	type blk struct{ start, end uint64 }
+	var bs []blk
+	for _, a := range s.Allocations {
+		if a.HasAddress {
+			bs = append(bs, blk{a.Address, a.Address + max(a.Size, 1)})
+		}
+	}
+	sort.Slice(bs, func(i, j int) bool { return bs[i].start < bs[j].start })
+	out := map[[3]uint64]bool{}
+	for _, a := range s.Allocations {
+		for off := 0; off+8 <= len(a.Contents); off += 8 {
+			v := binary.LittleEndian.Uint64(a.Contents[off:]) &^ (0xFF << 56)
+			k := sort.Search(len(bs), func(i int) bool { return bs[i].start > v }) - 1
+			if k >= 0 && v < bs[k].end && bs[k].start != a.Address {
+				out[[3]uint64{a.Address, uint64(off), bs[k].start}] = true
+			}
+		}
+	}
+	return out
+}
+
+func TestContentsScan(t *testing.T) {
+	for _, multi := range []bool{false, true} {
+		procs := 1
+		if multi {
+			procs = 2
+		}
+		h := generate(t, fuchsiagen.Options{Seed: 7, Allocations: 1000, Processes: procs, Contents: true, EdgeCases: true})
+		wo := fuchsiagen.WriteOptions{Era: fuchsiagen.EraNewest, WithTags: true, MultiProcess: multi}
+		data, err := fuchsiagen.ProfileBytes(h.Snapshots, wo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "contents")
+		if err := fuchsiagen.WriteContentsDir(dir, h.Snapshots, multi); err != nil {
+			t.Fatal(err)
+		}
+		f, err := fuchsia.ReadBytes(data, fuchsia.Options{ContentsDir: dir, ScanPointers: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Snapshots) != procs {
+			t.Fatalf("%d snapshots", len(f.Snapshots))
+		}
+		for k, s := range f.Snapshots {
+			gs := h.Snapshots[k]
+			fx := s.Fuchsia
+			if !fx.DerivedEdges {
+				t.Fatal("no derived edges")
+			}
+			got := map[[3]uint64]bool{}
+			withContents := 0
+			for i := 0; i < s.Nodes.Len(); i++ {
+				if b, ok := fx.ContentsOf(i); ok {
+					withContents++
+					if !bytes.Equal(b, gs.Allocations[i].Contents) {
+						t.Fatalf("node %d: contents differ", i)
+					}
+				} else if gs.Allocations[i].Contents != nil {
+					t.Fatalf("node %d: contents missing", i)
+				}
+				lo, hi := s.Nodes.EdgeRange(i)
+				for e := lo; e < hi; e++ {
+					var off uint64
+					name := f.String(s.Edges.Name[e])
+					if _, err := fmtSscanf(name, &off); err != nil {
+						t.Fatalf("edge name %q", name)
+					}
+					tgt := s.Edges.Target[e]
+					got[[3]uint64{s.Nodes.ID.At(i), off, s.Nodes.ID.At(int(tgt))}] = true
+					v := binary.LittleEndian.Uint64(gs.Allocations[i].Contents[off:]) &^ (0xFF << 56)
+					if (v == s.Nodes.ID.At(int(tgt))) != (s.Edges.Kind[e] == ir.FuchsiaPointer) {
+						t.Fatalf("edge %d: kind %d for pointer %#x to %#x", e, s.Edges.Kind[e], v, s.Nodes.ID.At(int(tgt)))
+					}
+				}
+			}
+			want := refEdges(gs)
+			if len(got) != len(want) || len(want) == 0 {
+				t.Fatalf("snapshot %d: %d edges, want %d", k, len(got), len(want))
+			}
+			for e := range want {
+				if !got[e] {
+					t.Fatalf("missing edge %x", e)
+				}
+			}
+			t.Logf("snapshot %d: %d nodes, %d with contents, %d edges, %d roots", k, s.Nodes.Len(), withContents, s.Edges.Len(), len(s.Roots))
+			// Roots: exactly the nodes nobody else points to.
+			pointed := map[uint32]bool{}
+			for i := 0; i < s.Nodes.Len(); i++ {
+				lo, hi := s.Nodes.EdgeRange(i)
+				for _, tg := range s.Edges.Target[lo:hi] {
+					if int(tg) != i {
+						pointed[tg] = true
+					}
+				}
+			}
+			if len(s.Roots)+len(pointed) != s.Nodes.Len() {
+				t.Errorf("%d roots + %d pointed-to != %d nodes", len(s.Roots), len(pointed), s.Nodes.Len())
+			}
+		}
+		// Writing keeps the profile and the contents.
+		var out bytes.Buffer
+		dir2 := filepath.Join(t.TempDir(), "out")
+		loss, err := wfuchsia.Write(&out, f, wfuchsia.Options{ContentsDir: dir2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(loss) == 0 || !strings.Contains(loss[0], "heuristic") {
+			t.Errorf("loss report: %v", loss)
+		}
+		if err := sameProfile(parse(t, data), parse(t, out.Bytes())); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadDir(dir)
+		b, _ := os.ReadDir(dir2)
+		if len(a) != len(b) || len(a) == 0 {
+			t.Fatalf("%d contents files written for %d", len(b), len(a))
+		}
+		for _, e := range a {
+			x, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			y, err := os.ReadFile(filepath.Join(dir2, e.Name()))
+			if err != nil || !bytes.Equal(x, y) {
+				t.Fatalf("%s: contents differ (%v)", e.Name(), err)
+			}
+		}
+	}
+}
+
+func fmtSscanf(name string, off *uint64) (int, error) {
+	if !strings.HasPrefix(name, "+0x") {
+		return 0, errors.New("no +0x")
+	}
+	var v uint64
+	for _, c := range name[3:] {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v*16 + uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v*16 + uint64(c-'a'+10)
+		default:
+			return 0, errors.New("bad hex")
+		}
+	}
+	*off = v
+	return 1, nil
+}
+
+func TestContentsWrongSize(t *testing.T) {
+	h := generate(t, fuchsiagen.Options{Seed: 3, Allocations: 50, Contents: true, UnreadablePermille: -1})
+	data, err := fuchsiagen.ProfileBytes(h.Snapshots, fuchsiagen.WriteOptions{Era: fuchsiagen.EraCurrent, WithTags: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "c")
+	if err := fuchsiagen.WriteContentsDir(dir, h.Snapshots, false); err != nil {
+		t.Fatal(err)
+	}
+	a := h.Snapshots[0].Allocations[5]
+	name := fuchsiagen.ContentsFileName(0, a.Address, false)
+	if err := os.WriteFile(filepath.Join(dir, name), append(a.Contents, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = fuchsia.ReadBytes(data, fuchsia.Options{ContentsDir: dir})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, name)) {
+		t.Fatalf("error %v does not name %s", err, name)
+	}
+	// A missing file is an unreadable block.
+	os.Remove(filepath.Join(dir, name))
+	f, err := fuchsia.ReadBytes(data, fuchsia.Options{ContentsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Snapshots[0].Fuchsia.ContentsOf(5); ok {
+		t.Error("block 5 has contents")
+	}
+}
+
+func TestSymbolizedSites(t *testing.T) {
+	for _, fx := range fuchsiagen.Fixtures() {
+		if !strings.Contains(fx.Name, "symbolized") {
+			continue
+		}
+		snaps, wo, err := fx.Make()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := fuchsiagen.ProfileBytes(snaps, wo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := fuchsia.ReadBytes(data, fuchsia.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < f.Classes.Len(); k++ {
+			name := f.String(f.Classes.Name[k])
+			if ir.IsFuchsiaAllocatorFrame(name) || strings.Contains(name, "scudo") || strings.Contains(name, "hook") {
+				t.Errorf("allocation site %q is an allocator frame", name)
+			}
+		}
+		if f.Classes.Len() < 5 {
+			t.Errorf("only %d allocation sites", f.Classes.Len())
+		}
+	}
+}
+
+func TestNotAProfile(t *testing.T) {
+	for _, in := range [][]byte{nil, []byte("hello"), {0x1f, 0x8b, 0, 0}, {0x0a, 0x02, 0x08}} {
+		if _, err := fuchsia.ReadBytes(in, fuchsia.Options{}); err == nil {
+			t.Errorf("%q read", in)
+		}
+	}
+}
+
+// generate runs the generator.
+func generate(t testing.TB, o fuchsiagen.Options) *fuchsiagen.Heap {
+	t.Helper()
+	h, err := fuchsiagen.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestFixtureFiles reads the committed fixture files (with their contents
+// directories) and writes them back.
+func TestFixtureFiles(t *testing.T) {
+	dir := "../../testdata/fuchsia"
+	n := 0
+	for _, fx := range fuchsiagen.Fixtures() {
+		data, err := os.ReadFile(filepath.Join(dir, fx.Name))
+		if os.IsNotExist(err) {
+			continue // a fixture generated, not committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		opts := fuchsia.Options{}
+		if fx.ContentsDir != "" {
+			opts.ContentsDir, opts.ScanPointers = filepath.Join(dir, fx.ContentsDir), true
+		}
+		f, err := fuchsia.ReadBytes(data, opts)
+		if err != nil {
+			t.Errorf("%s: %v", fx.Name, err)
+			continue
+		}
+		roundTrip(t, data, f, false)
+	}
+	if n < 10 {
+		t.Fatalf("only %d fixture files in %s", n, dir)
+	}
+}

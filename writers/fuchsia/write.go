@@ -1,0 +1,135 @@
+// Package fuchsia writes the IR as a Fuchsia heapdump snapshot: the pprof
+// profile (perftools.profiles.Profile protocol buffer) that
+// `ffx profile heapdump snapshot` writes, gzip-compressed as the newest ffx
+// does (Options.NoGzip for the older, uncompressed layout), plus the
+// --output-contents-dir directory when the IR has block contents and
+// Options.ContentsDir is set.
+//
+// The format is described in ../shared/formats/fuchsia.md (§1.3 the
+// profile, §1.4 the contents directory, §6 writing); ir/fuchsia.go says how
+// it maps into the IR. Samples are written one per block, with the labels
+// ffx --with-tags writes (process_name, process_koid, address, bytes,
+// timestamp, thread) and any others the IR keeps. IR read from a Fuchsia
+// profile is written back exactly as github.com/google/pprof/profile sees
+// it (the same samples, values, labels, mappings, locations, functions and
+// Profile fields; not the same bytes: the string table is rebuilt and label
+// order is pprof's map order anyway). Edges derived from contents are not
+// written: pprof has no place for them.
+//
+// IR from another format (a V8, Dart or MoarVM graph) goes through Convert:
+// one sample per object, whose stack is its class and the classes of its
+// nearest dominators, so that `pprof -top` ranks classes by bytes.
+package fuchsia
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/klauspost/compress/gzip"
+
+	"heapconv/ir"
+)
+
+// Options control Write.
+type Options struct {
+	// NoGzip writes the profile uncompressed, as ffx did before it gzipped
+	// (and as old dupefinder builds need).
+	NoGzip bool
+	// ContentsDir, when set and the IR has block contents, is the
+	// directory to write them to, one file per block as ffx
+	// --output-contents-dir names them. It is created if needed.
+	ContentsDir string
+}
+
+// Write writes f as a heapdump pprof profile. IR without a Fuchsia section
+// is converted first (Convert); the loss report lists what the profile
+// cannot hold.
+func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
+	var loss ir.LossReport
+	if f.Fuchsia == nil {
+		var err error
+		if f, loss, err = Convert(f); err != nil {
+			return nil, err
+		}
+	}
+	if err := f.Validate(); err != nil {
+		return loss, fmt.Errorf("fuchsia: the IR is invalid: %w", err)
+	}
+	for k, s := range f.Snapshots {
+		if s.Fuchsia == nil {
+			return loss, fmt.Errorf("fuchsia: snapshot %d has no Fuchsia section", k)
+		}
+		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
+			loss.Addf("snapshot %d: %d edges derived from block contents (heuristic) are not written: pprof has no edges", k, s.Edges.Len())
+		}
+	}
+	data, err := Encode(f)
+	if err != nil {
+		return loss, err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if opts.NoGzip {
+		_, err = bw.Write(data)
+	} else {
+		zw := gzip.NewWriter(bw)
+		if _, err = zw.Write(data); err == nil {
+			err = zw.Close()
+		}
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return loss, fmt.Errorf("fuchsia: writing the profile: %w", err)
+	}
+	if opts.ContentsDir != "" {
+		if err := WriteContents(opts.ContentsDir, f); err != nil {
+			return loss, err
+		}
+	} else {
+		for _, s := range f.Snapshots {
+			if len(s.Fuchsia.Contents) > 0 {
+				loss.Addf("block contents are not written (no contents directory given)")
+				break
+			}
+		}
+	}
+	return loss, nil
+}
+
+// WriteContents writes the block contents of f's snapshots to dir, one file
+// per block that has them, named as ffx names them (0x<address>, or
+// <koid>-0x<address> in a multi-process snapshot).
+func WriteContents(dir string, f *ir.File) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("fuchsia: contents directory: %w", err)
+	}
+	var name []byte
+	for _, s := range f.Snapshots {
+		fx := s.Fuchsia
+		if fx == nil {
+			continue
+		}
+		for i := 0; i < s.Nodes.Len(); i++ {
+			b, ok := fx.ContentsOf(i)
+			if !ok {
+				continue
+			}
+			name = name[:0]
+			if fx.HasProcessKoid {
+				name = strconv.AppendInt(name, fx.ProcessKoid, 10)
+				name = append(name, '-')
+			}
+			name = append(name, "0x"...)
+			name = strconv.AppendUint(name, s.Nodes.ID.At(i), 16)
+			if err := os.WriteFile(filepath.Join(dir, string(name)), b, 0o644); err != nil {
+				return fmt.Errorf("fuchsia: contents: %w", err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package fuchsia_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"heapconv/ir"
+	"heapconv/ir/irtest"
+	rfuchsia "heapconv/readers/fuchsia"
+	rmoarvm "heapconv/readers/moarvm"
+	rv8 "heapconv/readers/v8"
+	"heapconv/writers/fuchsia"
+)
+
+func pprofTool(t *testing.T, data []byte, args ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.pb.gz")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", append(append([]string{"tool", "pprof"}, args...), path)...)
+	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// TestGraphV8 writes a V8 snapshot as a profile: pprof -top ranks its
+// classes by bytes, with the same totals.
+func TestGraphV8(t *testing.T) {
+	in, err := os.Open("../../testdata/v8/small/compact.heapsnapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	f, err := rv8.Read(in, rv8.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	loss, err := fuchsia.Write(&out, f, fuchsia.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loss) == 0 || !strings.Contains(strings.Join(loss, "\n"), "edges") {
+		t.Errorf("loss report: %v", loss)
+	}
+	p, err := profile.Parse(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Snapshots[0]
+	if len(p.Sample) != s.Nodes.Len() {
+		t.Fatalf("%d samples for %d nodes", len(p.Sample), s.Nodes.Len())
+	}
+	var total int64
+	byClass := map[string]int64{}
+	for i, smp := range p.Sample {
+		total += smp.Value[1]
+		leaf := smp.Location[0].Line[0].Function.Name
+		if leaf != ir.ClassName(f, s, i) {
+			t.Fatalf("sample %d: leaf %q, class %q", i, leaf, ir.ClassName(f, s, i))
+		}
+		byClass[leaf] += smp.Value[1]
+	}
+	if uint64(total) != s.Nodes.SelfSize.Sum() {
+		t.Errorf("total %d, want %d", total, s.Nodes.SelfSize.Sum())
+	}
+	top := pprofTool(t, out.Bytes(), "-top", "-sample_index=allocated")
+	if !strings.Contains(top, "flat%") {
+		t.Errorf("pprof -top:\n%s", top)
+	}
+	pprofTool(t, out.Bytes(), "-raw")
+	// Reading it back gives Fuchsia IR whose classes are the V8 classes.
+	g, err := rfuchsia.ReadBytes(out.Bytes(), rfuchsia.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Snapshots[0].Nodes.SelfSize.Sum() != s.Nodes.SelfSize.Sum() {
+		t.Error("sizes differ after reading back")
+	}
+}
+
+// TestGraphMoarVM writes a multi-snapshot MoarVM file: one process per
+// snapshot.
+func TestGraphMoarVM(t *testing.T) {
+	in, err := os.Open("../../testdata/moarvm/nqp-1snap.mvmheap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	f, err := rmoarvm.Read(in, rmoarvm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := fuchsia.Write(&out, f, fuchsia.Options{NoGzip: true}); err != nil {
+		t.Fatal(err)
+	}
+	if rfuchsia.IsGzip(out.Bytes()) {
+		t.Error("NoGzip output is gzipped")
+	}
+	g, err := rfuchsia.ReadBytes(out.Bytes(), rfuchsia.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Snapshots) != len(f.Snapshots) {
+		t.Errorf("%d processes for %d snapshots", len(g.Snapshots), len(f.Snapshots))
+	}
+	pprofTool(t, out.Bytes(), "-top")
+}
+
+// TestGraphRandom converts random graphs of every shape.
+func TestGraphRandom(t *testing.T) {
+	for seed := int64(0); seed < 20; seed++ {
+		f := irtest.Random(seed, irtest.Everything(0, 300))
+		var out bytes.Buffer
+		if _, err := fuchsia.Write(&out, f, fuchsia.Options{}); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if _, err := profile.Parse(bytes.NewReader(out.Bytes())); err != nil {
+			t.Fatalf("seed %d: pprof: %v", seed, err)
+		}
+		if _, err := rfuchsia.ReadBytes(out.Bytes(), rfuchsia.Options{}); err != nil {
+			t.Fatalf("seed %d: read back: %v", seed, err)
+		}
+	}
+}
