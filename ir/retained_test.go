@@ -58,3 +58,41 @@ func TestClassRetained(t *testing.T) {
 		t.Errorf("the root has no size and must not count: %v", got)
 	}
 }
+
+// TestSummarizeRootsWithoutRoot: a snapshot with GC roots but no root node
+// (a native heap) gets retained sizes from a virtual root over its roots.
+func TestSummarizeRootsWithoutRoot(t *testing.T) {
+	f := &ir.File{Strings: []string{"", "A", "B"}}
+	s := &ir.Snapshot{
+		Root:      ir.NoNode,
+		NodeKinds: []string{ir.KindNative},
+		EdgeKinds: []ir.EdgeKind{{Name: ir.EdgeInternal}},
+		Roots:     []ir.RootRef{{Node: 0, Category: 1}},
+	}
+	// Node 0 (A, 10 bytes) holds node 1 (B, 5 bytes); node 2 (B, 7) is
+	// held by nothing and is no root either: it hangs from the root alone.
+	s.Nodes.Kind = []uint8{0, 0, 0}
+	s.Nodes.Name = []uint32{1, 2, 2}
+	s.Nodes.ID = ir.UintsOf(1, 3, 5)
+	s.Nodes.SelfSize = ir.UintsOf(10, 5, 7)
+	s.Nodes.FirstEdge = []uint32{0, 1, 1, 1}
+	s.Edges.Kind, s.Edges.Name, s.Edges.Target = []uint8{0}, []uint32{0}, []uint32{1}
+	f.Snapshots = []*ir.Snapshot{s}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ir.SummarizeBy(f, s, 10, ir.ByRetained)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, c := range sum.TopClasses {
+		got[c.Name] = *c.Retained
+	}
+	if got["A"] != 15 || got["B"] != 12 {
+		t.Errorf("retained %v, want A 15 (itself and the B it holds), B 12", got)
+	}
+	if s.Nodes.Len() != 3 || s.Edges.Len() != 1 || s.Root != ir.NoNode {
+		t.Error("the snapshot changed")
+	}
+}

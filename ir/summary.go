@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -72,8 +73,15 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 	case BySelf, ByCount:
 	case ByRetained:
 		retained = map[string]uint64{}
-		sizes := DevToolsSelfSizes(f, s)
-		tree, err := s.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, s), SelfSizes: sizes})
+		g := s
+		if s.Root == NoNode && len(s.Roots) > 0 {
+			// GC roots without a root node (a native heap's blocks that
+			// nothing points to): hang them from a virtual one, as
+			// converters to V8 do with a synthetic root.
+			g = withVirtualRoot(s)
+		}
+		sizes := DevToolsSelfSizes(f, g)
+		tree, err := g.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
 		if errors.Is(err, ErrNoRoot) {
 			break // nothing is retained without a root
 		}
@@ -82,11 +90,17 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 		}
 		labels := ClassLabels(f)
 		if sizes == nil {
-			sizes = &s.Nodes.SelfSize
+			sizes = &g.Nodes.SelfSize
 		}
+		n := s.Nodes.Len()
 		// DevTools counts the nodes it shows a size for.
-		retained = ClassRetained(tree, func(i int) string { return nodeClass(f, s, i, labels) }, func(i int) bool {
-			return sizes.At(i) > 0
+		retained = ClassRetained(tree, func(i int) string {
+			if i >= n {
+				return "" // the virtual root
+			}
+			return nodeClass(f, s, i, labels)
+		}, func(i int) bool {
+			return i < n && sizes.At(i) > 0
 		})
 	default:
 		return SnapshotSummary{}, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
@@ -274,3 +288,55 @@ func ClassName(f *File, s *Snapshot, i int) string {
 }
 
 func floatFromBits(b uint64) float64 { return math.Float64frombits(b) }
+
+// withVirtualRoot returns a copy of s with one more node, its root, whose
+// edges lead to each GC root. The copy shares nothing s could see change.
+func withVirtualRoot(s *Snapshot) *Snapshot {
+	g := *s
+	n, m := s.Nodes.Len(), s.Edges.Len()
+	g.Root = uint32(n)
+	g.Roots = nil
+	nd := &g.Nodes
+	nd.Kind = append(slices.Clip(s.Nodes.Kind), 0)
+	nd.Name = append(slices.Clip(s.Nodes.Name), 0)
+	if len(s.Nodes.Class) > 0 {
+		nd.Class = append(slices.Clip(s.Nodes.Class), 0)
+	}
+	nd.SelfSize = cloneUints(&s.Nodes.SelfSize)
+	nd.SelfSize.Append(0)
+	nd.ID = cloneUints(&s.Nodes.ID)
+	nd.ID.Append(0)
+	if s.Nodes.ExternalSize.Len() > 0 {
+		nd.ExternalSize = cloneUints(&s.Nodes.ExternalSize)
+		nd.ExternalSize.Append(0)
+	}
+	nd.FirstEdge = append(slices.Clip(s.Nodes.FirstEdge), uint32(m+len(s.Roots)))
+	ed := &g.Edges
+	ed.Kind, ed.Name, ed.Target = slices.Clip(s.Edges.Kind), slices.Clip(s.Edges.Name), slices.Clip(s.Edges.Target)
+	for _, r := range s.Roots {
+		ed.Kind = append(ed.Kind, 0)
+		ed.Name = append(ed.Name, 0)
+		ed.Target = append(ed.Target, r.Node)
+	}
+	if len(g.EdgeKinds) == 0 {
+		g.EdgeKinds = []EdgeKind{{Name: EdgeInternal}}
+	}
+	if len(g.NodeKinds) == 0 {
+		g.NodeKinds = []string{KindSynthetic}
+	}
+	// Format sections describe the original nodes only.
+	g.V8, g.Dart, g.MoarVM, g.Fuchsia = nil, nil, nil, nil
+	return &g
+}
+
+// cloneUints returns a copy of c that appends never share storage with.
+func cloneUints(c *Uints) Uints {
+	var d Uints
+	buf := make([]uint64, 0, 4096)
+	for i := 0; i < c.Len(); i += cap(buf) {
+		b := buf[:min(cap(buf), c.Len()-i)]
+		c.Values(b, i)
+		d.AppendAll(b)
+	}
+	return d
+}
