@@ -1,0 +1,130 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+	rfuchsia "heapconv/readers/fuchsia"
+	wv8 "heapconv/writers/v8"
+)
+
+// pprofRaw runs `go tool pprof -raw` on a profile, the judge of pprof
+// output, and returns what it prints.
+func pprofRaw(t *testing.T, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "profile.pb")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command("go", "tool", "pprof", "-raw", path)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go tool pprof -raw refuses the profile: %v\n%s", err, errb.String())
+	}
+	return out.String()
+}
+
+// samePprof requires two profiles to be the same for pprof: `go tool pprof
+// -raw` prints them alike (samples, values, labels, locations, mappings),
+// whatever their bytes or compression.
+func samePprof(t *testing.T, got, want []byte) {
+	t.Helper()
+	g, w := pprofRaw(t, got), pprofRaw(t, want)
+	if g != w {
+		gl, wl := strings.Split(g, "\n"), strings.Split(w, "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Fatalf("pprof -raw differs at line %d:\n got  %q\n want %q", i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("pprof -raw: %d lines, want %d", len(gl), len(wl))
+	}
+}
+
+// TestFuchsiaDevTools reads the fixtures that have a contents directory with
+// pointer scanning, converts each process to V8 and has DevTools' loader
+// open it: its per-class retained sizes must equal heapconv's on the
+// Fuchsia graph (blocks nothing points to as roots), and some class must
+// retain more than itself, or the derived edges would be for nothing.
+func TestFuchsiaDevTools(t *testing.T) {
+	o := newOracle(t.TempDir())
+	dir := filepath.Join(moduleRoot, "testdata", "fuchsia")
+	contents, err := filepath.Glob(filepath.Join(dir, "*.contents"))
+	if err != nil || len(contents) == 0 {
+		t.Fatalf("no fixture with a contents directory in %s", dir)
+	}
+	nontrivial := 0
+	for _, cdir := range contents {
+		base := strings.TrimSuffix(filepath.Base(cdir), ".contents")
+		profiles, _ := filepath.Glob(filepath.Join(dir, base+".pb*"))
+		if len(profiles) != 1 {
+			t.Fatalf("%s: %d profiles next to it", cdir, len(profiles))
+		}
+		data, err := os.ReadFile(profiles[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := rfuchsia.ReadBytes(data, rfuchsia.Options{ContentsDir: cdir, ScanPointers: true})
+		if err != nil {
+			t.Fatalf("%s: %v", profiles[0], err)
+		}
+		for k := range f.Snapshots {
+			name := fmt.Sprintf("%s-process%d", base, k)
+			g, err := f.Select(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := g.Snapshots[0]
+			if s.Edges.Len() == 0 {
+				t.Errorf("%s: no edges derived", name)
+			}
+			want, err := ir.SummarizeBy(g, s, 1<<20, ir.ByRetained) // every class
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.TopClasses) == 0 {
+				t.Fatalf("%s: no classes", name)
+			}
+			for _, c := range want.TopClasses {
+				if *c.Retained > c.SelfSize {
+					nontrivial++
+				}
+			}
+			conv, _, err := wv8.Convert(g)
+			if err != nil {
+				t.Fatalf("%s: Convert: %v", name, err)
+			}
+			out := convertAndCheck(t, g, conv)
+			path := o.file(t, "fuchsia-"+name, out)
+			o.expect("fuchsia/"+name, func(t *testing.T, sum func(string) *summary) {
+				got := sum(path)
+				if !loaded(t, got) {
+					return
+				}
+				for _, c := range want.TopClasses {
+					dc, ok := got.Classes[jsonName(c.Name)]
+					if !ok {
+						t.Errorf("class %q: not in DevTools' Summary", c.Name)
+						continue
+					}
+					// (Counts may differ: DevTools leaves zero-size blocks out.)
+					if uint64(dc.MaxRet) != *c.Retained || uint64(dc.Self) != c.SelfSize {
+						t.Errorf("class %q: DevTools self %d retained %d; heapconv %d %d",
+							c.Name, uint64(dc.Self), uint64(dc.MaxRet), c.SelfSize, *c.Retained)
+					}
+				}
+			})
+		}
+	}
+	if nontrivial == 0 {
+		t.Error("no class retains more than its own blocks: the derived edges retain nothing")
+	}
+	t.Run("devtools", o.run)
+}
