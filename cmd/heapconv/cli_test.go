@@ -821,3 +821,47 @@ func TestMoarVMInput(t *testing.T) {
 		t.Errorf("validate of the whole file: exit %d, stdout %q", code, stdout)
 	}
 }
+
+// TestFuchsiaInput: a heapdump with its contents directory, read with
+// pointer scanning, written as pprof (gzipped or not) with its contents,
+// and as V8 for DevTools.
+func TestFuchsiaInput(t *testing.T) {
+	dir := t.TempDir()
+	fx := filepath.Join("..", "..", "testdata", "fuchsia")
+	in, contents := filepath.Join(fx, "gen-current-tags.pb"), filepath.Join(fx, "gen-current-tags.contents")
+	code, stdout, stderr := cliRun(t, nil, "info", "--contents", contents, "--scan-pointers", "--by", "retained", in)
+	if code != 0 || !strings.Contains(stdout, "format:   fuchsia") || strings.Contains(stdout, "edges 0 ") {
+		t.Fatalf("info: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	out, outContents := filepath.Join(dir, "copy.pb.gz"), filepath.Join(dir, "copy.contents")
+	if code, _, stderr := cliRun(t, nil, "convert", "--contents", contents, "--out-contents", outContents, in, out); code != 0 {
+		t.Fatalf("to pprof: exit %d: %s", code, stderr)
+	}
+	if b := cliReadFile(t, out); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Error("the profile is not gzipped")
+	}
+	want, err := os.ReadDir(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range want {
+		if !bytes.Equal(cliReadFile(t, filepath.Join(outContents, e.Name())), cliReadFile(t, filepath.Join(contents, e.Name()))) {
+			t.Fatalf("block %s written differently", e.Name())
+		}
+	}
+	raw := filepath.Join(dir, "raw.pb")
+	if code, _, stderr := cliRun(t, nil, "convert", "--no-gzip", in, raw); code != 0 {
+		t.Fatalf("--no-gzip: exit %d: %s", code, stderr)
+	}
+	if b := cliReadFile(t, raw); len(b) < 1 || b[0] != 0x0a {
+		t.Error("--no-gzip: not a plain protobuf")
+	}
+	v8 := filepath.Join(dir, "native.heapsnapshot")
+	code, _, stderr = cliRun(t, nil, "convert", "--contents", contents, "--scan-pointers", in, v8)
+	if code != 0 {
+		t.Fatalf("to V8: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "heuristic") {
+		t.Errorf("the loss report does not say the edges are heuristic: %q", stderr)
+	}
+}

@@ -82,13 +82,22 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 			}
 		}
 	}
+	edges := 0
 	for _, s := range f.Snapshots {
 		if opts.ScanPointers && len(s.Fuchsia.ContentsStart) > 0 {
 			if err := scan(f, s); err != nil {
 				return nil, err
 			}
+			edges += s.Edges.Len()
 		}
 		setRoots(s)
+	}
+	if fsys != nil {
+		f.FormatVersion += ", with block contents"
+	}
+	if opts.ScanPointers {
+		// Say it where info shows it: these edges are a guess.
+		f.FormatVersion += fmt.Sprintf(", %d edges derived by scanning the contents for pointers (heuristic: integers that look like addresses count too)", edges)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("fuchsia: internal error: the IR read is invalid: %w", err)

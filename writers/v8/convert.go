@@ -36,6 +36,10 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	c := &converter{src: f, s: f.Snapshots[0]}
 	out, err := c.convert()
+	if fx := f.Snapshots[0].Fuchsia; err == nil && fx != nil && fx.DerivedEdges {
+		// Not a loss, but the report is where the user hears about it.
+		c.loss.Addf("the %d references were derived by scanning block contents for pointers: a heuristic (integers that look like addresses count too, and globals, stacks and registers are not seen), so retainers and retained sizes are estimates", f.Snapshots[0].Edges.Len())
+	}
 	return out, c.loss, err
 }
 
