@@ -189,6 +189,15 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			return &ir.File{Format: ir.FormatMoarVM, MoarVM: &ir.MoarVMFile{Version: 3, HasMeta: true, DataOrder: []string{"x"},
 				Recovery: &ir.MoarVMRecovery{DamageAt: 16, Reason: "no snapshot", Lost: 1}}}
 		}},
+		{"fuchsia", ctFuchsia},
+		{"fuchsia, several chunks", ctFuchsiaLarge},
+		// The sections are exclusive in practice; the stream still
+		// orders them: moarvm, then fuchsia.
+		{"moarvm and fuchsia without snapshots", func() *ir.File {
+			return &ir.File{Format: "both", Strings: []string{"", "x"}, MoarVM: &ir.MoarVMFile{Version: 2},
+				Fuchsia: &ir.FuchsiaFile{SampleTypes: []ir.FuchsiaValueType{{1, 0}, {0, 1}}, Comments: []uint32{1},
+					Locations: ir.FuchsiaLocations{FirstLine: []uint32{0}}}}
+		}},
 	}
 	codecs := []struct {
 		name   string
@@ -390,19 +399,25 @@ func testDecodeTruncated(t *testing.T, f *ir.File) {
 // TestDecodeCorrupted flips bytes of a small MoarVM stream one at a time:
 // every other byte of the MoarVM records and of the MoarVM column records'
 // heads, and every sixteenth byte of the rest (a decode per flip is not
-// cheap). The decoder either refuses the
-// stream with a *ir.FormatError or returns a valid file that re-encodes to
-// the same file (a flipped value byte).
+// cheap). The decoder either refuses the stream with a *ir.FormatError or
+// returns a valid file that re-encodes to the same file (a flipped value
+// byte).
 func TestDecodeCorrupted(t *testing.T) {
-	f := ctMoarVMSized(3, 1, 3)
+	testDecodeCorrupted(t, ctMoarVMSized(3, 1, 3), "moarvm")
+}
+
+// testDecodeCorrupted flips bytes of f's stream: every other byte of the
+// records and the column records' heads whose names start with prefix,
+// and every sixteenth byte of the rest.
+func testDecodeCorrupted(t *testing.T, f *ir.File, prefix string) {
 	var buf bytes.Buffer
 	if err := ir.Encode(&buf, f); err != nil {
 		t.Fatal(err)
 	}
 	data := buf.Bytes()
-	// Mark the bytes of the MoarVM records and the heads of the MoarVM
-	// column records (their values are plain numbers).
-	moarvm := make([]bool, len(data))
+	// Mark the bytes of the section's records and the heads of its column
+	// records (their values are plain numbers).
+	marked := make([]bool, len(data))
 	r := bytes.NewReader(data)
 	dec := msgpack.NewDecoder(r)
 	for r.Len() > 0 {
@@ -417,19 +432,19 @@ func TestDecodeCorrupted(t *testing.T) {
 			name, _ = rec[2].(string)
 		}
 		end := len(data) - r.Len()
-		if strings.HasPrefix(name, "moarvm.") {
+		if strings.HasPrefix(name, prefix+".") {
 			end = min(end, at+8+len(name))
 		}
-		if strings.HasPrefix(kind, "moarvm") || strings.HasPrefix(name, "moarvm.") {
+		if strings.HasPrefix(kind, prefix) || strings.HasPrefix(name, prefix+".") {
 			for i := at; i < end; i++ {
-				moarvm[i] = true
+				marked[i] = true
 			}
 		}
 	}
 	bad := bytes.Clone(data)
 	refused, tried := 0, 0
 	for i := range data {
-		if !(moarvm[i] && i%2 == 0) && i%16 != 0 {
+		if !(marked[i] && i%2 == 0) && i%16 != 0 {
 			continue
 		}
 		tried++
@@ -516,19 +531,30 @@ func TestDecodeRejectsInvalidGraph(t *testing.T) {
 // checks it against the current encoding of the same file.
 func TestDecodePastVersions(t *testing.T) {
 	tests := []struct {
-		file    string
-		version byte
-		format  string
-		nodes   int
-		// section checks the format's section came through.
-		section func(s *ir.Snapshot) bool
+		file      string
+		version   byte
+		format    string
+		snapshots int
+		nodes     int // in the first snapshot
+		// section checks the format's sections came through.
+		section func(f *ir.File) bool
 	}{
-		{"testdata/versions/v1-rows.heapir", 1, ir.FormatV8, 4, func(s *ir.Snapshot) bool { return s.V8 != nil }},
+		{"testdata/versions/v1-rows.heapir", 1, ir.FormatV8, 1, 4, func(f *ir.File) bool { return f.Snapshots[0].V8 != nil }},
 		// Written by the version 2 encoder (irtest.Random(7, ...) with
 		// every Dart option): it holds a dart record.
-		{"testdata/versions/v2-dart.heapir", 2, ir.FormatDart, 6, func(s *ir.Snapshot) bool {
-			d := s.Dart
+		{"testdata/versions/v2-dart.heapir", 2, ir.FormatDart, 1, 6, func(f *ir.File) bool {
+			d := f.Snapshots[0].Dart
 			return d != nil && d.IdentityHashes && d.Padding > 0 && len(d.ZeroRefNode) > 0 && len(d.ExternalNode) > 0
+		}},
+		// Written by the version 3 encoder: irtest.RandomMoarVM(3,
+		// Options{MaxNodes: 4, MaxOutDegree: 2, Snapshots: 2,
+		// MaxStringUnits: 4, Strings: AllStrings}, MoarVMOptions{BadRefs:
+		// true, Recovery: true}), the first seed with TOCs and boards. It
+		// holds both MoarVM records and every MoarVM column.
+		{"testdata/versions/v3-moarvm.heapir", 3, ir.FormatMoarVM, 2, 15, func(f *ir.File) bool {
+			m, s := f.MoarVM, f.Snapshots[0].MoarVM
+			return m != nil && m.Recovery != nil && len(m.TOCs) == 3 && m.Frames() > 0 && m.EntryCount > 0 &&
+				s != nil && s.HasMeta && len(s.TopIDs) > 0 && s.TOFI.Len() == 15 && f.Fuchsia == nil
 		}},
 	}
 	for _, tc := range tests {
@@ -544,10 +570,10 @@ func TestDecodePastVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Format != tc.format || len(f.Snapshots) != 1 || f.Snapshots[0].Nodes.Len() != tc.nodes {
+			if f.Format != tc.format || len(f.Snapshots) != tc.snapshots || f.Snapshots[0].Nodes.Len() != tc.nodes {
 				t.Fatalf("decoded %s with %d snapshots", f.Format, len(f.Snapshots))
 			}
-			if !tc.section(f.Snapshots[0]) {
+			if !tc.section(f) {
 				t.Errorf("the %s section did not come through", tc.format)
 			}
 			var buf bytes.Buffer
@@ -585,6 +611,10 @@ func TestDecodeRefusesLaterSections(t *testing.T) {
 		{"moarvm.snapshot", func(v uint64) []byte {
 			return withSnap(v).arr(2).str("moarvm.snapshot").mapn(0).end(1, 1).bytes()
 		}, 3, "moarvm.snapshot record in a version %d stream"},
+		{"fuchsia", validFuchsiaStream, 4, "fuchsia record in a version %d stream"},
+		{"fuchsia.snapshot", func(v uint64) []byte {
+			return withSnap(v).arr(2).str("fuchsia.snapshot").mapn(0).end(1, 1).bytes()
+		}, 4, "fuchsia.snapshot record in a version %d stream"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

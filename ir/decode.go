@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -99,12 +100,18 @@ type decoder struct {
 	f           *File
 	buf         []byte
 	// prev is the type of the previous record: the file-level moarvm
-	// record must come right after the file record.
+	// record must come right after the file record, and so on.
 	prev string
 	// declared counts, checked when the stream ends
 	nStrings, nSnapshots uint64
 	pending              map[*Snapshot]*snapDecl
-	colMode              map[*Uints]byte // 'z' or 'v': how each column has been stored
+	// colMode says how each column (keyed by a pointer to its
+	// destination) has been stored: 'z' zeros records, 'v' value chunks.
+	colMode map[any]byte
+	// fxLines is true when the fuchsia record lists the location line
+	// counts; fxLineCounts collects them.
+	fxLines      bool
+	fxLineCounts []uint32
 }
 
 // snapDecl is what a snapshot record declared, checked when the stream ends.
@@ -114,6 +121,19 @@ type snapDecl struct {
 	edgeCounts                  []uint32
 	rootNode, rootCat           []uint32
 	valueKind                   []uint8
+	fx                          fxDecl
+}
+
+// fxDecl is what a fuchsia.snapshot record declared (its optional columns)
+// and the columns the stream stores as counts, turned into offsets when
+// the stream ends.
+type fxDecl struct {
+	timestamp, thread, labels, contents, stacks bool
+	labelCounts, stackSizes                     []uint32
+	contentsSizes                               []uint64
+	// contentsSum is the sum of the contents sizes so far (saturating):
+	// the contents bytes may not go beyond it.
+	contentsSum uint64
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -195,6 +215,14 @@ func (d *decoder) record() (kind string, done bool, err error) {
 			return kind, false, d.moarvmRecord(n)
 		}
 		return kind, false, d.moarvmSnapshotRecord(n)
+	case "fuchsia", "fuchsia.snapshot":
+		if d.version < 4 {
+			return kind, false, d.errorf("%s record in a version %d stream (fuchsia sections arrived in version 4)", kind, d.version)
+		}
+		if kind == "fuchsia" {
+			return kind, false, d.fuchsiaRecord(n)
+		}
+		return kind, false, d.fuchsiaSnapshotRecord(n)
 	case "col", "zeros":
 		return kind, false, d.colRecord(n, kind == "zeros")
 	case "end":
@@ -847,6 +875,9 @@ func (d *decoder) endRecord(n int) error {
 		}
 		d.f.Classes.FirstField = off
 	}
+	if err := d.finishFuchsiaFile(); err != nil {
+		return err
+	}
 	for _, s := range d.f.Snapshots {
 		if err := d.finishSnapshot(s, d.pending[s]); err != nil {
 			return err
@@ -902,6 +933,9 @@ func (d *decoder) finishSnapshot(s *Snapshot, decl *snapDecl) error {
 	for i, k := range decl.valueKind {
 		v.Kind[i] = ValueKind(k)
 	}
+	if s.Fuchsia != nil {
+		return d.finishFuchsiaSnapshot(s, &decl.fx)
+	}
 	return nil
 }
 
@@ -943,6 +977,9 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 		bl, err := d.dec.DecodeBytesLen()
 		if err != nil {
 			return err
+		}
+		if name == fxContents {
+			return d.fuchsiaContents(snap, width, bl)
 		}
 		if bl < 0 || bl > maxChunkBytes || bl%width != 0 {
 			return d.errorf("column %s: chunk of %d bytes (width %d, at most %d bytes)", name, bl, width, maxChunkBytes)
@@ -1026,18 +1063,9 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 		// A column is all zeros records or all value chunks (SPEC.md): a
 		// zeros record after values, or values after zeros, would let a few
 		// bytes of stream materialize a whole column.
-		mode := d.colMode[dst]
-		want := byte('v')
-		if vals == nil {
-			want = 'z'
+		if err := d.colModeOf(dst, name, vals == nil); err != nil {
+			return err
 		}
-		if mode != 0 && mode != want {
-			return d.errorf("column %s mixes zeros records and value chunks", name)
-		}
-		if d.colMode == nil {
-			d.colMode = map[*Uints]byte{}
-		}
-		d.colMode[dst] = want
 		if vals == nil {
 			if !tied {
 				return d.errorf("column %s cannot be stored as zeros", name)
@@ -1086,6 +1114,9 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 			case "moarvm.frame.file":
 				return u32(&m.FrameFile, nf)
 			}
+		}
+		if m := f.Fuchsia; m != nil && strings.HasPrefix(name, "fuchsia.") {
+			return d.storeFuchsiaFile(m, name, vals, count)
 		}
 		return d.errorf("unknown file column %q", name)
 	}
@@ -1205,5 +1236,490 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 			return u64(&m.TopScores, len(m.TopIDs))
 		}
 	}
+	if x := s.Fuchsia; x != nil && strings.HasPrefix(name, "fuchsia.") {
+		return d.storeFuchsia(s, x, decl, name, vals, count, tied)
+	}
 	return d.errorf("unknown column %q", name)
+}
+
+// colModeOf records whether a column arrives as zeros records or as value
+// chunks, and refuses a column that mixes them (SPEC.md): a zeros record
+// after values, or values after zeros, would let a few bytes of stream
+// materialize a whole column.
+func (d *decoder) colModeOf(dst any, name string, zeros bool) error {
+	want := byte('v')
+	if zeros {
+		want = 'z'
+	}
+	if mode := d.colMode[dst]; mode != 0 && mode != want {
+		return d.errorf("column %s mixes zeros records and value chunks", name)
+	}
+	if d.colMode == nil {
+		d.colMode = map[any]byte{}
+	}
+	d.colMode[dst] = want
+	return nil
+}
+
+// u32Index reads a string index (or another 32-bit number).
+func (d *decoder) u32Index(what string) (uint32, error) {
+	v, err := d.uint()
+	if err == nil && v > math.MaxUint32 {
+		err = d.errorf("%s %d does not fit in 32 bits", what, v)
+	}
+	return uint32(v), err
+}
+
+// valueType reads a pprof ValueType: [type, unit].
+func (d *decoder) valueType() (FuchsiaValueType, error) {
+	var t FuchsiaValueType
+	k, err := d.arrayLen(2, "fuchsia value type")
+	if err != nil {
+		return t, err
+	}
+	if k != 2 {
+		return t, d.errorf("fuchsia value type of %d elements", k)
+	}
+	if t.Type, err = d.u32Index("value type"); err != nil {
+		return t, err
+	}
+	t.Unit, err = d.u32Index("value unit")
+	return t, err
+}
+
+// fuchsiaRecord reads the file-level Fuchsia record: right after the file
+// record, or after the moarvm record.
+func (d *decoder) fuchsiaRecord(n int) error {
+	if n != 2 {
+		return d.errorf("fuchsia record of %d elements", n)
+	}
+	if d.prev != "file" && d.prev != "moarvm" {
+		return d.errorf("fuchsia record must come right after the file record (or the moarvm record)")
+	}
+	m := &FuchsiaFile{}
+	d.f.Fuchsia = m
+	return d.mapFields("fuchsia", func(k string) (err error) {
+		switch k {
+		case "gzip":
+			m.Gzip, err = d.dec.DecodeBool()
+		case "sample_types":
+			var c int
+			if c, err = d.arrayLen(maxTableLen, "fuchsia sample types"); err != nil {
+				return err
+			}
+			m.SampleTypes = nil
+			for i := 0; i < c; i++ {
+				var t FuchsiaValueType
+				if t, err = d.valueType(); err != nil {
+					return err
+				}
+				m.SampleTypes = append(m.SampleTypes, t)
+			}
+		case "default_sample_type":
+			m.DefaultSampleType, err = d.u32Index(k)
+		case "drop_frames":
+			m.DropFrames, err = d.u32Index(k)
+		case "keep_frames":
+			m.KeepFrames, err = d.u32Index(k)
+		case "doc_url":
+			m.DocURL, err = d.u32Index(k)
+		case "comments":
+			var c int
+			if c, err = d.arrayLen(maxTableLen, "fuchsia comments"); err != nil {
+				return err
+			}
+			m.Comments = nil
+			for i := 0; i < c; i++ {
+				var v uint32
+				if v, err = d.u32Index("comment"); err != nil {
+					return err
+				}
+				m.Comments = append(m.Comments, v)
+			}
+		case "time_nanos":
+			m.TimeNanos, err = d.dec.DecodeInt64()
+		case "duration_nanos":
+			m.DurationNanos, err = d.dec.DecodeInt64()
+		case "period_type":
+			m.PeriodType, err = d.valueType()
+		case "period":
+			m.Period, err = d.dec.DecodeInt64()
+		case "columns":
+			var names []string
+			if names, err = d.shortStringList(maxTableLen, "fuchsia columns"); err != nil {
+				return err
+			}
+			d.fxLines = false
+			for _, c := range names {
+				if c == fxLineCount {
+					d.fxLines = true
+				}
+			}
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+}
+
+// shortStringList reads an array of at most max names of at most 256 bytes.
+func (d *decoder) shortStringList(max int, what string) ([]string, error) {
+	c, err := d.arrayLen(max, what)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := 0; i < c; i++ {
+		s, err := d.shortString(256)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// fuchsiaSnapshotRecord reads a snapshot's Fuchsia record: right after its
+// snapshot record (or the snapshot's other section records).
+func (d *decoder) fuchsiaSnapshotRecord(n int) error {
+	if n != 2 || len(d.f.Snapshots) == 0 {
+		return d.errorf("fuchsia.snapshot record without a snapshot")
+	}
+	s := d.f.Snapshots[len(d.f.Snapshots)-1]
+	switch d.prev {
+	case "snapshot", "v8", "dart", "moarvm.snapshot":
+	default:
+		return d.errorf("fuchsia.snapshot record must follow its snapshot record, once")
+	}
+	if s.Fuchsia != nil || s.Nodes.Len() > 0 {
+		return d.errorf("fuchsia.snapshot record must follow its snapshot record, once")
+	}
+	x := &FuchsiaSnapshot{}
+	s.Fuchsia = x
+	fx := &d.pending[s].fx
+	return d.mapFields("fuchsia.snapshot", func(k string) (err error) {
+		switch k {
+		case "has_process_name":
+			x.HasProcessName, err = d.dec.DecodeBool()
+		case "process_name":
+			x.ProcessName, err = d.u32Index("process name")
+		case "has_process_koid":
+			x.HasProcessKoid, err = d.dec.DecodeBool()
+		case "process_koid":
+			x.ProcessKoid, err = d.dec.DecodeInt64()
+		case "derived_edges":
+			x.DerivedEdges, err = d.dec.DecodeBool()
+		case "columns":
+			var names []string
+			if names, err = d.shortStringList(maxTableLen, "fuchsia.snapshot columns"); err != nil {
+				return err
+			}
+			fx.timestamp, fx.thread, fx.labels, fx.contents, fx.stacks = false, false, false, false, false
+			for _, c := range names {
+				switch c {
+				case fxTimestamp:
+					fx.timestamp = true
+				case fxThread:
+					fx.thread = true
+				case fxLabelCount:
+					fx.labels = true
+				case fxContentsSize:
+					fx.contents = true
+				case fxStackSize:
+					fx.stacks = true
+				}
+			}
+		default:
+			err = d.dec.Skip()
+		}
+		return err
+	})
+}
+
+// fxAppend appends a chunk (vals, or count zeros when vals is nil) to a
+// Fuchsia column, converting each value with conv (false: out of range).
+// Only columns tied to the node count may arrive as zeros records, and a
+// column is all zeros records or all value chunks. limit < 0: unbounded.
+func fxAppend[T any](d *decoder, dst *[]T, name string, vals []uint64, count, limit int, tied bool, conv func(uint64) (T, bool)) error {
+	if vals == nil && !tied {
+		return d.errorf("column %s cannot be stored as zeros", name)
+	}
+	if limit >= 0 && len(*dst)+count > limit {
+		return d.errorf("column %s: more values than its table has entries (%d)", name, limit)
+	}
+	if err := d.colModeOf(dst, name, vals == nil); err != nil {
+		return err
+	}
+	if *dst == nil {
+		*dst = make([]T, 0, count)
+	}
+	var zero T
+	if vals == nil {
+		for i := 0; i < count; i++ {
+			*dst = append(*dst, zero)
+		}
+		return nil
+	}
+	for _, v := range vals {
+		x, ok := conv(v)
+		if !ok {
+			return d.errorf("column %s: value %d out of range", name, v)
+		}
+		*dst = append(*dst, x)
+	}
+	return nil
+}
+
+func fxU64(v uint64) (uint64, bool) { return v, true }
+func fxU32(v uint64) (uint32, bool) { return uint32(v), v <= math.MaxUint32 }
+func fxU8(v uint64) (uint8, bool)   { return uint8(v), v <= math.MaxUint8 }
+func fxBool(v uint64) (bool, bool)  { return v == 1, v <= 1 }
+func fxI64(v uint64) (int64, bool)  { return unzigzag(v), true }
+
+// storeFuchsiaFile stores a chunk of a file-level Fuchsia column. Each
+// table's id column (the function's line column for the lines) fixes its
+// length; the table's other columns may not outgrow it.
+func (d *decoder) storeFuchsiaFile(m *FuchsiaFile, name string, vals []uint64, count int) error {
+	mp, fn, lc := &m.Mappings, &m.Functions, &m.Locations
+	nm, nf, nl, nline := mp.Len(), fn.Len(), lc.Len(), len(lc.Function)
+	switch name {
+	case "fuchsia.mapping.id":
+		return fxAppend(d, &mp.ID, name, vals, count, -1, false, fxU64)
+	case "fuchsia.mapping.start":
+		return fxAppend(d, &mp.Start, name, vals, count, nm, false, fxU64)
+	case "fuchsia.mapping.limit":
+		return fxAppend(d, &mp.Limit, name, vals, count, nm, false, fxU64)
+	case "fuchsia.mapping.offset":
+		return fxAppend(d, &mp.Offset, name, vals, count, nm, false, fxU64)
+	case "fuchsia.mapping.file":
+		return fxAppend(d, &mp.File, name, vals, count, nm, false, fxU32)
+	case "fuchsia.mapping.build_id":
+		return fxAppend(d, &mp.BuildID, name, vals, count, nm, false, fxU32)
+	case "fuchsia.mapping.flags":
+		return fxAppend(d, &mp.Flags, name, vals, count, nm, false, fxU8)
+	case "fuchsia.function.id":
+		return fxAppend(d, &fn.ID, name, vals, count, -1, false, fxU64)
+	case "fuchsia.function.name":
+		return fxAppend(d, &fn.Name, name, vals, count, nf, false, fxU32)
+	case "fuchsia.function.system_name":
+		return fxAppend(d, &fn.SystemName, name, vals, count, nf, false, fxU32)
+	case "fuchsia.function.filename":
+		return fxAppend(d, &fn.Filename, name, vals, count, nf, false, fxU32)
+	case "fuchsia.function.start_line":
+		return fxAppend(d, &fn.StartLine, name, vals, count, nf, false, fxI64)
+	case "fuchsia.location.id":
+		return fxAppend(d, &lc.ID, name, vals, count, -1, false, fxU64)
+	case "fuchsia.location.mapping":
+		return fxAppend(d, &lc.Mapping, name, vals, count, nl, false, fxU32)
+	case "fuchsia.location.address":
+		return fxAppend(d, &lc.Address, name, vals, count, nl, false, fxU64)
+	case "fuchsia.location.folded":
+		return fxAppend(d, &lc.Folded, name, vals, count, nl, false, fxBool)
+	case fxLineCount:
+		if !d.fxLines {
+			return d.errorf("column %s not declared in the fuchsia record", name)
+		}
+		return fxAppend(d, &d.fxLineCounts, name, vals, count, nl, false, fxU32)
+	case "fuchsia.line.function":
+		return fxAppend(d, &lc.Function, name, vals, count, -1, false, fxU32)
+	case "fuchsia.line.line":
+		return fxAppend(d, &lc.Line, name, vals, count, nline, false, fxI64)
+	case "fuchsia.line.column":
+		return fxAppend(d, &lc.Column, name, vals, count, nline, false, fxI64)
+	case "fuchsia.sample.snapshot":
+		return fxAppend(d, &m.SampleSnapshot, name, vals, count, -1, false, fxU32)
+	}
+	return d.errorf("unknown file column %q", name)
+}
+
+// storeFuchsia stores a chunk of a snapshot's Fuchsia column. The node
+// columns are bounded by the node count (node.kind came first), the extra
+// values by the node count times the extra sample types, each table's
+// other columns by its first.
+func (d *decoder) storeFuchsia(s *Snapshot, x *FuchsiaSnapshot, decl *snapDecl, name string, vals []uint64, count int, tied bool) error {
+	fx := &decl.fx
+	nn := s.Nodes.Len()
+	nt, nlab := len(x.ThreadName), len(x.LabelKey)
+	undeclared := func() error { return d.errorf("column %s not declared in the fuchsia.snapshot record", name) }
+	switch name {
+	case "fuchsia.node.count":
+		return d.uintsFuchsia(&x.Count, name, vals, count, nn)
+	case "fuchsia.node.flags":
+		return fxAppend(d, &x.Flags, name, vals, count, nn, tied, fxU8)
+	case fxTimestamp:
+		if !fx.timestamp {
+			return undeclared()
+		}
+		return fxAppend(d, &x.Timestamp, name, vals, count, nn, tied, fxI64)
+	case fxThread:
+		if !fx.thread {
+			return undeclared()
+		}
+		return fxAppend(d, &x.Thread, name, vals, count, nn, tied, fxU32)
+	case "fuchsia.node.stack":
+		return fxAppend(d, &x.Stack, name, vals, count, nn, tied, fxU32)
+	case fxLabelCount:
+		if !fx.labels {
+			return undeclared()
+		}
+		return fxAppend(d, &fx.labelCounts, name, vals, count, nn, tied, fxU32)
+	case fxContentsSize:
+		if !fx.contents {
+			return undeclared()
+		}
+		if err := fxAppend(d, &fx.contentsSizes, name, vals, count, nn, tied, fxU64); err != nil {
+			return err
+		}
+		for _, v := range vals {
+			if fx.contentsSum += v; fx.contentsSum < v {
+				fx.contentsSum = math.MaxUint64
+			}
+		}
+		return nil
+	case fxExtraValue:
+		extra := 0
+		if m := d.f.Fuchsia; m != nil && len(m.SampleTypes) > 2 {
+			extra = len(m.SampleTypes) - 2
+		}
+		return fxAppend(d, &x.ExtraValues, name, vals, count, extra*nn, false, fxI64)
+	case "fuchsia.thread.name":
+		return fxAppend(d, &x.ThreadName, name, vals, count, -1, false, fxU32)
+	case "fuchsia.thread.koid":
+		return fxAppend(d, &x.ThreadKoid, name, vals, count, nt, false, fxU64)
+	case "fuchsia.thread.bare":
+		return fxAppend(d, &x.ThreadBare, name, vals, count, nt, false, fxBool)
+	case fxStackSize:
+		if !fx.stacks {
+			return undeclared()
+		}
+		return fxAppend(d, &fx.stackSizes, name, vals, count, -1, false, fxU32)
+	case "fuchsia.stack.location":
+		if !fx.stacks {
+			return d.errorf("column %s without %s declared", name, fxStackSize)
+		}
+		return fxAppend(d, &x.StackLocation, name, vals, count, -1, false, fxU32)
+	case "fuchsia.label.key":
+		return fxAppend(d, &x.LabelKey, name, vals, count, -1, false, fxU32)
+	case "fuchsia.label.numeric":
+		return fxAppend(d, &x.LabelNumeric, name, vals, count, nlab, false, fxBool)
+	case "fuchsia.label.str":
+		return fxAppend(d, &x.LabelStr, name, vals, count, nlab, false, fxU32)
+	case "fuchsia.label.num":
+		return fxAppend(d, &x.LabelNum, name, vals, count, nlab, false, fxI64)
+	case "fuchsia.label.unit":
+		return fxAppend(d, &x.LabelUnit, name, vals, count, nlab, false, fxU32)
+	case fxContents:
+		return d.errorf("column %s must be stored as bytes", name)
+	}
+	return d.errorf("unknown column %q", name)
+}
+
+// uintsFuchsia appends a chunk to a Uints node column (zeros records
+// allowed: the node count bounds it).
+func (d *decoder) uintsFuchsia(dst *Uints, name string, vals []uint64, count, limit int) error {
+	if dst.Len()+count > limit {
+		return d.errorf("column %s: more values than its table has entries (%d)", name, limit)
+	}
+	if err := d.colModeOf(dst, name, vals == nil); err != nil {
+		return err
+	}
+	if vals == nil {
+		dst.AppendZeros(count)
+		return nil
+	}
+	for _, v := range vals {
+		dst.Append(v)
+	}
+	return nil
+}
+
+// fuchsiaContents reads a chunk of a snapshot's contents bytes (the bin of
+// a col record of width 1, at most 64 KiB) straight into the contents: no
+// more than the contents sizes so far announce.
+func (d *decoder) fuchsiaContents(snap int64, width, bl int) error {
+	f := d.f
+	if snap < 0 || snap != int64(len(f.Snapshots)-1) {
+		return d.errorf("column %s for snapshot %d, but the current snapshot is %d", fxContents, snap, len(f.Snapshots)-1)
+	}
+	s := f.Snapshots[snap]
+	x := s.Fuchsia
+	if x == nil {
+		return d.errorf("unknown column %q", fxContents)
+	}
+	fx := &d.pending[s].fx
+	if !fx.contents {
+		return d.errorf("column %s without %s declared", fxContents, fxContentsSize)
+	}
+	if width != 1 || bl < 0 || bl > chunkValues {
+		return d.errorf("column %s: chunk of %d bytes of width %d (bytes, at most %d a chunk)", fxContents, bl, width, chunkValues)
+	}
+	if uint64(len(x.Contents))+uint64(bl) > fx.contentsSum {
+		return d.errorf("column %s: more bytes than the contents sizes so far (%d)", fxContents, fx.contentsSum)
+	}
+	at := len(x.Contents)
+	x.Contents = slices.Grow(x.Contents, bl)[:at+bl]
+	return d.dec.ReadFull(x.Contents[at:])
+}
+
+// finishFuchsiaFile turns the location line counts into offsets.
+func (d *decoder) finishFuchsiaFile() error {
+	m := d.f.Fuchsia
+	if m == nil || !d.fxLines {
+		return nil
+	}
+	if len(d.fxLineCounts) != m.Locations.Len() {
+		return d.errorf("fuchsia: %d line counts for %d locations", len(d.fxLineCounts), m.Locations.Len())
+	}
+	off, err := offsetsFrom(d.fxLineCounts)
+	if err != nil {
+		return d.errorf("fuchsia location lines: %v", err)
+	}
+	m.Locations.FirstLine = off
+	return nil
+}
+
+// finishFuchsiaSnapshot checks that the declared optional node columns
+// have one entry per node and turns counts and sizes into offsets.
+func (d *decoder) finishFuchsiaSnapshot(s *Snapshot, fx *fxDecl) error {
+	x := s.Fuchsia
+	n := s.Nodes.Len()
+	for _, c := range []struct {
+		name     string
+		declared bool
+		have     int
+	}{
+		{fxTimestamp, fx.timestamp, len(x.Timestamp)},
+		{fxThread, fx.thread, len(x.Thread)},
+		{fxLabelCount, fx.labels, len(fx.labelCounts)},
+		{fxContentsSize, fx.contents, len(fx.contentsSizes)},
+	} {
+		if c.declared && c.have != n {
+			return d.errorf("fuchsia: column %s has %d entries for %d nodes", c.name, c.have, n)
+		}
+	}
+	if fx.labels {
+		off, err := offsetsFrom(fx.labelCounts)
+		if err != nil {
+			return d.errorf("fuchsia labels: %v", err)
+		}
+		x.LabelFirst = off
+	}
+	if fx.stacks {
+		off, err := offsetsFrom(fx.stackSizes)
+		if err != nil {
+			return d.errorf("fuchsia stacks: %v", err)
+		}
+		x.StackFirst = off
+	}
+	if fx.contents {
+		off := make([]uint64, n+1)
+		for i, c := range fx.contentsSizes {
+			off[i+1] = off[i] + c
+			if off[i+1] < off[i] || off[i+1] > uint64(len(x.Contents)) {
+				return d.errorf("fuchsia: contents sizes exceed the %d contents bytes", len(x.Contents))
+			}
+		}
+		x.ContentsStart = off
+	}
+	return nil
 }

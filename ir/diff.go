@@ -29,6 +29,12 @@ func Diff(a, b *File, max int) []string {
 	case a.MoarVM != nil:
 		d.moarvm(a.MoarVM, b.MoarVM)
 	}
+	switch {
+	case (a.Fuchsia == nil) != (b.Fuchsia == nil):
+		d.addf("fuchsia section present %v != %v", a.Fuchsia != nil, b.Fuchsia != nil)
+	case a.Fuchsia != nil:
+		d.fuchsia(a.Fuchsia, b.Fuchsia)
+	}
 	d.check(len(a.Snapshots) == len(b.Snapshots), "snapshot count %d != %d", len(a.Snapshots), len(b.Snapshots))
 	for i := 0; i < min(len(a.Snapshots), len(b.Snapshots)) && !d.full(); i++ {
 		d.prefix = fmt.Sprintf("snapshot %d: ", i)
@@ -132,6 +138,85 @@ func (d *differ) snapshot(a, b *Snapshot) {
 	case a.MoarVM != nil:
 		d.moarvmSnapshot(a.MoarVM, b.MoarVM)
 	}
+	switch {
+	case (a.Fuchsia == nil) != (b.Fuchsia == nil):
+		d.addf("fuchsia section present %v != %v", a.Fuchsia != nil, b.Fuchsia != nil)
+	case a.Fuchsia != nil:
+		d.fuchsiaSnapshot(a.Fuchsia, b.Fuchsia)
+	}
+}
+
+// diffCol reports the first difference between two columns of any type. An
+// offset table absent in one file and [0] in the other differ by length.
+func diffCol[T comparable](d *differ, what string, a, b []T) {
+	if i := firstDiff(a, b); i >= 0 {
+		d.addf("%s: lengths %d/%d, first difference at %d", what, len(a), len(b), i)
+	}
+}
+
+func (d *differ) fuchsia(a, b *FuchsiaFile) {
+	d.check(a.Gzip == b.Gzip, "fuchsia gzip %v != %v", a.Gzip, b.Gzip)
+	d.check(slices.Equal(a.SampleTypes, b.SampleTypes), "fuchsia sample types %v != %v", a.SampleTypes, b.SampleTypes)
+	d.check(a.DefaultSampleType == b.DefaultSampleType, "fuchsia default sample type %d != %d", a.DefaultSampleType, b.DefaultSampleType)
+	d.check(a.DropFrames == b.DropFrames, "fuchsia drop frames %d != %d", a.DropFrames, b.DropFrames)
+	d.check(a.KeepFrames == b.KeepFrames, "fuchsia keep frames %d != %d", a.KeepFrames, b.KeepFrames)
+	d.check(a.DocURL == b.DocURL, "fuchsia doc url %d != %d", a.DocURL, b.DocURL)
+	d.check(slices.Equal(a.Comments, b.Comments), "fuchsia comments %v != %v", a.Comments, b.Comments)
+	d.check(a.TimeNanos == b.TimeNanos, "fuchsia time %d != %d", a.TimeNanos, b.TimeNanos)
+	d.check(a.DurationNanos == b.DurationNanos, "fuchsia duration %d != %d", a.DurationNanos, b.DurationNanos)
+	d.check(a.PeriodType == b.PeriodType, "fuchsia period type %v != %v", a.PeriodType, b.PeriodType)
+	d.check(a.Period == b.Period, "fuchsia period %d != %d", a.Period, b.Period)
+	ma, mb := &a.Mappings, &b.Mappings
+	diffCol(d, "fuchsia mapping id", ma.ID, mb.ID)
+	diffCol(d, "fuchsia mapping start", ma.Start, mb.Start)
+	diffCol(d, "fuchsia mapping limit", ma.Limit, mb.Limit)
+	diffCol(d, "fuchsia mapping offset", ma.Offset, mb.Offset)
+	diffCol(d, "fuchsia mapping file", ma.File, mb.File)
+	diffCol(d, "fuchsia mapping build id", ma.BuildID, mb.BuildID)
+	diffCol(d, "fuchsia mapping flags", ma.Flags, mb.Flags)
+	fa, fb := &a.Functions, &b.Functions
+	diffCol(d, "fuchsia function id", fa.ID, fb.ID)
+	diffCol(d, "fuchsia function name", fa.Name, fb.Name)
+	diffCol(d, "fuchsia function system name", fa.SystemName, fb.SystemName)
+	diffCol(d, "fuchsia function filename", fa.Filename, fb.Filename)
+	diffCol(d, "fuchsia function start line", fa.StartLine, fb.StartLine)
+	la, lb := &a.Locations, &b.Locations
+	diffCol(d, "fuchsia location id", la.ID, lb.ID)
+	diffCol(d, "fuchsia location mapping", la.Mapping, lb.Mapping)
+	diffCol(d, "fuchsia location address", la.Address, lb.Address)
+	diffCol(d, "fuchsia location folded", la.Folded, lb.Folded)
+	diffCol(d, "fuchsia location line offsets", la.FirstLine, lb.FirstLine)
+	diffCol(d, "fuchsia line function", la.Function, lb.Function)
+	diffCol(d, "fuchsia line line", la.Line, lb.Line)
+	diffCol(d, "fuchsia line column", la.Column, lb.Column)
+	diffCol(d, "fuchsia sample snapshot", a.SampleSnapshot, b.SampleSnapshot)
+}
+
+func (d *differ) fuchsiaSnapshot(a, b *FuchsiaSnapshot) {
+	d.check(a.HasProcessName == b.HasProcessName && a.ProcessName == b.ProcessName,
+		"fuchsia process name %d (present %v) != %d (present %v)", a.ProcessName, a.HasProcessName, b.ProcessName, b.HasProcessName)
+	d.check(a.HasProcessKoid == b.HasProcessKoid && a.ProcessKoid == b.ProcessKoid,
+		"fuchsia process koid %d (present %v) != %d (present %v)", a.ProcessKoid, a.HasProcessKoid, b.ProcessKoid, b.HasProcessKoid)
+	d.check(a.DerivedEdges == b.DerivedEdges, "fuchsia derived edges %v != %v", a.DerivedEdges, b.DerivedEdges)
+	d.uints("fuchsia node count", &a.Count, &b.Count)
+	diffCol(d, "fuchsia node flags", a.Flags, b.Flags)
+	diffCol(d, "fuchsia node timestamp", a.Timestamp, b.Timestamp)
+	diffCol(d, "fuchsia node thread", a.Thread, b.Thread)
+	diffCol(d, "fuchsia node stack", a.Stack, b.Stack)
+	diffCol(d, "fuchsia extra values", a.ExtraValues, b.ExtraValues)
+	diffCol(d, "fuchsia thread name", a.ThreadName, b.ThreadName)
+	diffCol(d, "fuchsia thread koid", a.ThreadKoid, b.ThreadKoid)
+	diffCol(d, "fuchsia thread bare", a.ThreadBare, b.ThreadBare)
+	diffCol(d, "fuchsia stack offsets", a.StackFirst, b.StackFirst)
+	diffCol(d, "fuchsia stack location", a.StackLocation, b.StackLocation)
+	diffCol(d, "fuchsia label offsets", a.LabelFirst, b.LabelFirst)
+	diffCol(d, "fuchsia label key", a.LabelKey, b.LabelKey)
+	diffCol(d, "fuchsia label numeric", a.LabelNumeric, b.LabelNumeric)
+	diffCol(d, "fuchsia label str", a.LabelStr, b.LabelStr)
+	diffCol(d, "fuchsia label num", a.LabelNum, b.LabelNum)
+	diffCol(d, "fuchsia label unit", a.LabelUnit, b.LabelUnit)
+	diffCol(d, "fuchsia contents offsets", a.ContentsStart, b.ContentsStart)
+	diffCol(d, "fuchsia contents", a.Contents, b.Contents)
 }
 
 func (d *differ) moarvm(a, b *MoarVMFile) {

@@ -3,6 +3,7 @@ package ir
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strings"
 
@@ -12,7 +13,7 @@ import (
 
 // Version is the IR schema version this package writes. The decoder reads
 // every version up to it and refuses newer ones.
-const Version = 3
+const Version = 4
 
 // Magic is the first value of every IR stream, msgpack ["heapir", version]
 // without the version byte.
@@ -132,6 +133,9 @@ func (e *encoder) file(f *File) {
 	if f.MoarVM != nil {
 		e.moarvm(f.MoarVM)
 	}
+	if f.Fuchsia != nil {
+		e.fuchsia(f.Fuchsia)
+	}
 
 	for i := 0; i < len(f.Strings); i += chunkStrings {
 		part := f.Strings[i:min(i+chunkStrings, len(f.Strings))]
@@ -152,6 +156,9 @@ func (e *encoder) file(f *File) {
 		e.u32col(-1, "moarvm.frame.cuid", m.FrameCUID)
 		e.u32col(-1, "moarvm.frame.line", m.FrameLine)
 		e.u32col(-1, "moarvm.frame.file", m.FrameFile)
+	}
+	if m := f.Fuchsia; m != nil {
+		e.fuchsiaColumns(m)
 	}
 
 	for i, s := range f.Snapshots {
@@ -244,6 +251,9 @@ func (e *encoder) snapshot(idx int, s *Snapshot) {
 	if s.MoarVM != nil {
 		e.moarvmSnapshot(s.MoarVM)
 	}
+	if s.Fuchsia != nil {
+		e.fuchsiaSnapshot(s.Fuchsia)
+	}
 
 	// node.kind and edge.kind come first and are always stored byte by byte:
 	// they fix the node and edge counts that bound every "zeros" record.
@@ -310,6 +320,9 @@ func (e *encoder) snapshot(idx int, s *Snapshot) {
 		e.uintsCol(idx, "moarvm.node.ref_start", &m.RefStart)
 		e.u64col(idx, "moarvm.top.ids", m.TopIDs)
 		e.u64col(idx, "moarvm.top.scores", m.TopScores)
+	}
+	if x := s.Fuchsia; x != nil {
+		e.fuchsiaSnapshotColumns(idx, x)
 	}
 }
 
@@ -527,5 +540,248 @@ func (e *encoder) uintsCol(snap int, name string, c *Uints) {
 func tiedColumn(name string) bool {
 	return strings.HasPrefix(name, "node.") || strings.HasPrefix(name, "edge.") ||
 		strings.HasPrefix(name, "v8.node.") || strings.HasPrefix(name, "v8.edge.") ||
-		strings.HasPrefix(name, "moarvm.node.")
+		strings.HasPrefix(name, "moarvm.node.") || strings.HasPrefix(name, "fuchsia.node.")
+}
+
+// The Fuchsia optional columns: a record lists those present, so that an
+// absent offset table and one of no entries stay apart.
+const (
+	fxLineCount    = "fuchsia.location.line_count"
+	fxTimestamp    = "fuchsia.node.timestamp"
+	fxThread       = "fuchsia.node.thread"
+	fxLabelCount   = "fuchsia.node.label_count"
+	fxContentsSize = "fuchsia.node.contents_size"
+	fxStackSize    = "fuchsia.stack.size"
+	fxContents     = "fuchsia.contents"
+	fxExtraValue   = "fuchsia.extra.value"
+)
+
+// fuchsia writes the file-level Fuchsia record; its columns follow the
+// class (and MoarVM frame) columns.
+func (e *encoder) fuchsia(m *FuchsiaFile) {
+	if len(m.SampleTypes) > maxTableLen || len(m.Comments) > maxTableLen {
+		if e.err == nil {
+			e.err = fmt.Errorf("ir: the Fuchsia section has %d sample types and %d comments; the IR holds at most %d of each",
+				len(m.SampleTypes), len(m.Comments), maxTableLen)
+		}
+		return
+	}
+	e.arr(2)
+	e.str("fuchsia")
+	e.mapLen(12)
+	e.str("gzip")
+	e.bool(m.Gzip)
+	e.str("sample_types")
+	e.arr(len(m.SampleTypes))
+	for _, t := range m.SampleTypes {
+		e.valueType(t)
+	}
+	e.str("default_sample_type")
+	e.uint(uint64(m.DefaultSampleType))
+	e.str("drop_frames")
+	e.uint(uint64(m.DropFrames))
+	e.str("keep_frames")
+	e.uint(uint64(m.KeepFrames))
+	e.str("doc_url")
+	e.uint(uint64(m.DocURL))
+	e.str("comments")
+	e.arr(len(m.Comments))
+	for _, c := range m.Comments {
+		e.uint(uint64(c))
+	}
+	e.str("time_nanos")
+	e.int(m.TimeNanos)
+	e.str("duration_nanos")
+	e.int(m.DurationNanos)
+	e.str("period_type")
+	e.valueType(m.PeriodType)
+	e.str("period")
+	e.int(m.Period)
+	e.str("columns")
+	if len(m.Locations.FirstLine) > 0 {
+		e.arr(1)
+		e.str(fxLineCount)
+	} else {
+		e.arr(0)
+	}
+}
+
+func (e *encoder) valueType(t FuchsiaValueType) {
+	e.arr(2)
+	e.uint(uint64(t.Type))
+	e.uint(uint64(t.Unit))
+}
+
+// fuchsiaColumns writes the file-level Fuchsia columns: each table's id
+// column first (it fixes the table's length).
+func (e *encoder) fuchsiaColumns(m *FuchsiaFile) {
+	mp := &m.Mappings
+	e.packedCol(-1, "fuchsia.mapping.id", mp.ID)
+	e.packedCol(-1, "fuchsia.mapping.start", mp.Start)
+	e.packedCol(-1, "fuchsia.mapping.limit", mp.Limit)
+	e.packedCol(-1, "fuchsia.mapping.offset", mp.Offset)
+	e.u32col(-1, "fuchsia.mapping.file", mp.File)
+	e.u32col(-1, "fuchsia.mapping.build_id", mp.BuildID)
+	e.u8col(-1, "fuchsia.mapping.flags", mp.Flags)
+	fn := &m.Functions
+	e.packedCol(-1, "fuchsia.function.id", fn.ID)
+	e.u32col(-1, "fuchsia.function.name", fn.Name)
+	e.u32col(-1, "fuchsia.function.system_name", fn.SystemName)
+	e.u32col(-1, "fuchsia.function.filename", fn.Filename)
+	e.zigzagCol(-1, "fuchsia.function.start_line", fn.StartLine)
+	lc := &m.Locations
+	e.packedCol(-1, "fuchsia.location.id", lc.ID)
+	e.u32col(-1, "fuchsia.location.mapping", lc.Mapping)
+	e.packedCol(-1, "fuchsia.location.address", lc.Address)
+	e.boolCol(-1, "fuchsia.location.folded", lc.Folded)
+	e.u32col(-1, fxLineCount, counts(lc.FirstLine))
+	e.u32col(-1, "fuchsia.line.function", lc.Function)
+	e.zigzagCol(-1, "fuchsia.line.line", lc.Line)
+	e.zigzagCol(-1, "fuchsia.line.column", lc.Column)
+	e.u32col(-1, "fuchsia.sample.snapshot", m.SampleSnapshot)
+}
+
+// fuchsiaSnapshot writes a snapshot's Fuchsia record.
+func (e *encoder) fuchsiaSnapshot(x *FuchsiaSnapshot) {
+	e.arr(2)
+	e.str("fuchsia.snapshot")
+	e.mapLen(6)
+	e.str("has_process_name")
+	e.bool(x.HasProcessName)
+	e.str("process_name")
+	e.uint(uint64(x.ProcessName))
+	e.str("has_process_koid")
+	e.bool(x.HasProcessKoid)
+	e.str("process_koid")
+	e.int(x.ProcessKoid)
+	e.str("derived_edges")
+	e.bool(x.DerivedEdges)
+	e.str("columns")
+	var opt []string
+	for _, c := range []struct {
+		name    string
+		present bool
+	}{
+		{fxTimestamp, len(x.Timestamp) > 0},
+		{fxThread, len(x.Thread) > 0},
+		{fxLabelCount, len(x.LabelFirst) > 0},
+		{fxContentsSize, len(x.ContentsStart) > 0},
+		{fxStackSize, len(x.StackFirst) > 0},
+	} {
+		if c.present {
+			opt = append(opt, c.name)
+		}
+	}
+	e.arr(len(opt))
+	for _, o := range opt {
+		e.str(o)
+	}
+}
+
+// fuchsiaSnapshotColumns writes a snapshot's Fuchsia columns: the node
+// columns, the thread, stack and label tables (each first column fixing
+// its table's length), and last the contents bytes, which the contents
+// sizes bound.
+func (e *encoder) fuchsiaSnapshotColumns(idx int, x *FuchsiaSnapshot) {
+	e.uintsCol(idx, "fuchsia.node.count", &x.Count)
+	e.u8col(idx, "fuchsia.node.flags", x.Flags)
+	e.zigzagCol(idx, fxTimestamp, x.Timestamp)
+	e.u32col(idx, fxThread, x.Thread)
+	e.u32col(idx, "fuchsia.node.stack", x.Stack)
+	e.u32col(idx, fxLabelCount, counts(x.LabelFirst))
+	if len(x.ContentsStart) > 0 {
+		sizes := make([]uint64, len(x.ContentsStart)-1)
+		for i := range sizes {
+			sizes[i] = x.ContentsStart[i+1] - x.ContentsStart[i]
+		}
+		e.packedCol(idx, fxContentsSize, sizes)
+	}
+	e.zigzagCol(idx, fxExtraValue, x.ExtraValues)
+	e.u32col(idx, "fuchsia.thread.name", x.ThreadName)
+	e.packedCol(idx, "fuchsia.thread.koid", x.ThreadKoid)
+	e.boolCol(idx, "fuchsia.thread.bare", x.ThreadBare)
+	e.u32col(idx, fxStackSize, counts(x.StackFirst))
+	e.u32col(idx, "fuchsia.stack.location", x.StackLocation)
+	e.u32col(idx, "fuchsia.label.key", x.LabelKey)
+	e.boolCol(idx, "fuchsia.label.numeric", x.LabelNumeric)
+	e.u32col(idx, "fuchsia.label.str", x.LabelStr)
+	e.zigzagCol(idx, "fuchsia.label.num", x.LabelNum)
+	e.u32col(idx, "fuchsia.label.unit", x.LabelUnit)
+	// Byte chunks: col records of width 1, at most 64 KiB each.
+	e.u8col(idx, fxContents, x.Contents)
+}
+
+// packedCol writes 64-bit values in chunks of the narrowest width that
+// holds each chunk's largest value.
+func (e *encoder) packedCol(snap int, name string, v []uint64) {
+	for i := 0; i < len(v); i += chunkValues {
+		part := v[i:min(i+chunkValues, len(v))]
+		var m uint64
+		for _, x := range part {
+			m |= x
+		}
+		w := widthOf(m)
+		e.buf = e.buf[:0]
+		for _, x := range part {
+			switch w {
+			case 1:
+				e.buf = append(e.buf, byte(x))
+			case 2:
+				e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(x))
+			case 4:
+				e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(x))
+			default:
+				e.buf = binary.LittleEndian.AppendUint64(e.buf, x)
+			}
+		}
+		e.colHeader(snap, name, w)
+		e.bin(e.buf)
+	}
+}
+
+// widthOf returns the narrowest column width (1, 2, 4 or 8 bytes) that
+// holds v.
+func widthOf(v uint64) int {
+	switch {
+	case v <= 0xff:
+		return 1
+	case v <= 0xffff:
+		return 2
+	case v <= 0xffffffff:
+		return 4
+	}
+	return 8
+}
+
+// zigzag maps a signed value to an unsigned one, small magnitudes to small
+// values: 0, -1, 1, -2, 2, ... become 0, 1, 2, 3, 4, ...
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// unzigzag inverts zigzag.
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// zigzagCol writes signed values zigzag-encoded, as packedCol does.
+func (e *encoder) zigzagCol(snap int, name string, v []int64) {
+	for i := 0; i < len(v); i += chunkValues {
+		part := v[i:min(i+chunkValues, len(v))]
+		u := make([]uint64, len(part))
+		for j, x := range part {
+			u[j] = zigzag(x)
+		}
+		e.packedCol(snap, name, u)
+	}
+}
+
+// boolCol writes booleans as a column of 0 and 1 bytes.
+func (e *encoder) boolCol(snap int, name string, v []bool) {
+	for i := 0; i < len(v); i += chunkValues {
+		part := v[i:min(i+chunkValues, len(v))]
+		b := make([]uint8, len(part))
+		for j, x := range part {
+			if x {
+				b[j] = 1
+			}
+		}
+		e.u8col(snap, name, b)
+	}
 }

@@ -34,7 +34,10 @@ func fuzzGraphs() []*ir.File {
 	fs = append(fs,
 		irtest.RandomMoarVM(1, irtest.Options{MaxNodes: 4, MaxOutDegree: 3, Snapshots: 2, MaxStringUnits: 6, Strings: irtest.AllStrings},
 			irtest.MoarVMOptions{BadRefs: true, Recovery: true}),
-		irtest.RandomMoarVM(2, irtest.Options{MaxNodes: 3, MaxStringUnits: 4}, irtest.MoarVMOptions{V2: true}))
+		irtest.RandomMoarVM(2, irtest.Options{MaxNodes: 3, MaxStringUnits: 4}, irtest.MoarVMOptions{V2: true}),
+		irtest.RandomFuchsia(1, irtest.Options{MinNodes: 1, MaxNodes: 3, Snapshots: 2, MaxStringUnits: 4, Strings: irtest.AllStrings},
+			irtest.FuchsiaEverything()),
+		irtest.RandomFuchsia(2, irtest.Options{MaxNodes: 3, MaxStringUnits: 4}, irtest.FuchsiaOptions{Symbolized: true}))
 	return fs
 }
 
@@ -174,6 +177,35 @@ func validMoarVMStream(version uint64) []byte {
 	return newMP().head(version).moarvmHead(11).moarvmFields().moarvmSnap().moarvmNodes().
 		zeros(0, "moarvm.node.tofi", 1).col(0, "moarvm.node.ref_start", 1, []byte{0}).
 		col(0, "moarvm.top.ids", 8, make([]byte, 8)).col(0, "moarvm.top.scores", 8, make([]byte, 8)).
+		end(1, 1).bytes()
+}
+
+// fuchsiaHead writes a file record for one string and one snapshot, then a
+// fuchsia record whose map holds n entries: the caller writes them.
+func (m *mp) fuchsiaHead(n int) *mp { return m.file(1, 1).arr(2).str("fuchsia").mapn(n) }
+
+// fuchsiaFields writes the fields of a valid fuchsia record (2 map
+// entries): two sample types, no optional columns.
+func (m *mp) fuchsiaFields() *mp {
+	return m.str("sample_types").arr(2).arr(2).uint(0).uint(0).arr(2).uint(0).uint(0).str("columns").arr(0)
+}
+
+// fuchsiaSnap writes the strings, the snapshot record of n nodes and its
+// fuchsia.snapshot record listing the optional columns cols.
+func (m *mp) fuchsiaSnap(n uint64, cols ...string) *mp {
+	m.arr(2).str("strings").arr(1).str("").snapshot(n, 0).arr(2).str("fuchsia.snapshot").mapn(1).str("columns").arr(len(cols))
+	for _, c := range cols {
+		m.str(c)
+	}
+	return m
+}
+
+// validFuchsiaStream is a small valid stream with both Fuchsia records:
+// one node of one stack of no frames.
+func validFuchsiaStream(version uint64) []byte {
+	return newMP().head(version).fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.stack.size").moarvmNodes().
+		col(0, "fuchsia.node.count", 1, []byte{1}).col(0, "fuchsia.node.flags", 1, []byte{0}).
+		col(0, "fuchsia.node.stack", 4, make([]byte, 4)).col(0, "fuchsia.stack.size", 4, make([]byte, 4)).
 		end(1, 1).bytes()
 }
 
@@ -317,12 +349,106 @@ func TestHostileStreams(t *testing.T) {
 		{"moarvm: snapshot section without the file's", head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1, 0).
 			arr(2).str("moarvm.snapshot").mapn(0).moarvmNodes().zeros(0, "moarvm.node.tofi", 1).zeros(0, "moarvm.node.ref_start", 1).
 			end(1, 1).bytes(), "without the file's"},
+
+		// The Fuchsia records: every list bounded and appended to as its
+		// entries arrive, records in their places, columns bounded by
+		// their tables, the contents by their sizes.
+		{"fuchsia: array32 sample types", head().fuchsiaHead(1).str("sample_types").raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"fuchsia: 65536 sample types claimed, one sent", head().fuchsiaHead(1).str("sample_types").raw(0xdd, 0, 1, 0, 0).
+			arr(2).uint(0).uint(0).bytes(), "EOF"},
+		{"fuchsia: sample type of 3 elements", head().fuchsiaHead(1).str("sample_types").arr(1).arr(3).bytes(), "value type"},
+		{"fuchsia: period type of 1 element", head().fuchsiaHead(1).str("period_type").arr(1).uint(0).bytes(), "value type"},
+		{"fuchsia: sample type string 2^32", head().fuchsiaHead(1).str("sample_types").arr(1).arr(2).uint(1 << 32).bytes(), "32 bits"},
+		{"fuchsia: array32 comments", head().fuchsiaHead(1).str("comments").raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"fuchsia: 65536 comments claimed, none sent", head().fuchsiaHead(1).str("comments").raw(0xdd, 0, 1, 0, 0).bytes(), "EOF"},
+		{"fuchsia: comment string 2^32", head().fuchsiaHead(1).str("comments").arr(1).uint(1 << 32).bytes(), "32 bits"},
+		{"fuchsia: doc url string 2^40", head().fuchsiaHead(1).str("doc_url").uint(1 << 40).bytes(), "32 bits"},
+		{"fuchsia: array32 columns", head().fuchsiaHead(1).str("columns").raw(0xdd, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"fuchsia: str32 column name of 4 GiB", head().fuchsiaHead(1).str("columns").arr(1).raw(0xdb, 0xff, 0xff, 0xff, 0xff).bytes(), "at most"},
+		{"fuchsia: map32", head().file(1, 1).arr(2).str("fuchsia").raw(0xdf, 0xff, 0xff, 0xff, 0xff).bytes(), "map of"},
+		{"fuchsia: record before the file record", head().arr(2).str("fuchsia").mapn(0).bytes(), "right after the file record"},
+		{"fuchsia: record after the strings", head().file(1, 0).arr(2).str("strings").arr(1).str("").
+			arr(2).str("fuchsia").mapn(0).bytes(), "right after the file record"},
+		{"fuchsia: two records", head().fuchsiaHead(0).arr(2).str("fuchsia").mapn(0).bytes(), "right after the file record"},
+		{"fuchsia: moarvm record after it", head().fuchsiaHead(0).arr(2).str("moarvm").mapn(0).bytes(), "right after the file record"},
+		{"fuchsia: file record after it", head().fuchsiaHead(0).file(1, 1).bytes(), "file record"},
+		{"fuchsia: file columns without the record", head().file(0, 0).col(-1, "fuchsia.mapping.id", 8, make([]byte, 8)).bytes(), "unknown file column"},
+		{"fuchsia: zeros on fuchsia.mapping.id", head().fuchsiaHead(0).zeros(-1, "fuchsia.mapping.id", 1<<16).bytes(), "zeros"},
+		{"fuchsia: mapping starts beyond the mappings", head().fuchsiaHead(0).col(-1, "fuchsia.mapping.id", 1, []byte{1}).
+			col(-1, "fuchsia.mapping.start", 1, []byte{1, 2}).bytes(), "more values"},
+		{"fuchsia: line columns beyond the lines", head().fuchsiaHead(0).col(-1, "fuchsia.line.function", 4, make([]byte, 4)).
+			col(-1, "fuchsia.line.line", 8, make([]byte, 16)).bytes(), "more values"},
+		{"fuchsia: line counts not declared", head().fuchsiaHead(0).col(-1, "fuchsia.location.id", 1, []byte{1}).
+			col(-1, "fuchsia.location.line_count", 4, make([]byte, 4)).bytes(), "not declared"},
+		{"fuchsia: line counts missing", head().file(1, 0).arr(2).str("fuchsia").mapn(2).str("sample_types").arr(2).arr(2).uint(0).uint(0).arr(2).uint(0).uint(0).
+			str("columns").arr(1).str("fuchsia.location.line_count").col(-1, "fuchsia.location.id", 1, []byte{1}).
+			arr(2).str("strings").arr(1).str("").end(1, 0).bytes(), "line counts"},
+		{"fuchsia: a folded flag of 2", head().fuchsiaHead(0).col(-1, "fuchsia.location.id", 1, []byte{1}).
+			col(-1, "fuchsia.location.folded", 1, []byte{2}).bytes(), "out of range"},
+		{"fuchsia: a function name of 2^32", head().fuchsiaHead(0).col(-1, "fuchsia.function.id", 1, []byte{1}).
+			col(-1, "fuchsia.function.name", 8, []byte{0, 0, 0, 0, 1, 0, 0, 0}).bytes(), "out of range"},
+		{"fuchsia: snapshot record without a snapshot", head().fuchsiaHead(0).arr(2).str("fuchsia.snapshot").mapn(0).bytes(), "without a snapshot"},
+		{"fuchsia: two snapshot records", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).
+			arr(2).str("fuchsia.snapshot").mapn(0).bytes(), "once"},
+		{"fuchsia: snapshot record after the node columns", head().fuchsiaHead(2).fuchsiaFields().arr(2).str("strings").arr(1).str("").
+			snapshot(1, 0).col(0, "node.kind", 1, []byte{0}).arr(2).str("fuchsia.snapshot").mapn(0).bytes(), "once"},
+		{"fuchsia: snapshot record after a strings record", newMP().head(ir.Version).file(2, 1).arr(2).str("fuchsia").mapn(0).
+			arr(2).str("strings").arr(1).str("").snapshot(0, 0).arr(2).str("strings").arr(1).str("").
+			arr(2).str("fuchsia.snapshot").mapn(0).bytes(), "once"},
+		{"fuchsia: snapshot columns without the record", withSnap().col(0, "node.kind", 1, []byte{0}).
+			col(0, "fuchsia.node.count", 1, []byte{1}).bytes(), "unknown column"},
+		{"fuchsia: node counts beyond the nodes", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.node.count", 1, []byte{1, 1}).bytes(), "more values"},
+		{"fuchsia: node counts mixing zeros and values", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(2).
+			col(0, "node.kind", 1, []byte{0, 0}).zeros(0, "fuchsia.node.count", 1).col(0, "fuchsia.node.count", 1, []byte{1}).bytes(), "mixes"},
+		{"fuchsia: node flags mixing values and zeros", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(2).
+			col(0, "node.kind", 1, []byte{0, 0}).col(0, "fuchsia.node.flags", 1, []byte{1}).zeros(0, "fuchsia.node.flags", 1).bytes(), "mixes"},
+		{"fuchsia: zeros on a node column beyond the nodes", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).moarvmNodes().
+			zeros(0, "fuchsia.node.stack", 1<<16).bytes(), "more values"},
+		{"fuchsia: timestamps not declared", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.node.timestamp", 1, []byte{2}).bytes(), "not declared"},
+		{"fuchsia: timestamps declared, none sent", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.timestamp", "fuchsia.stack.size").
+			moarvmNodes().col(0, "fuchsia.node.count", 1, []byte{1}).col(0, "fuchsia.node.flags", 1, []byte{0}).
+			col(0, "fuchsia.node.stack", 4, make([]byte, 4)).col(0, "fuchsia.stack.size", 4, make([]byte, 4)).end(1, 1).bytes(), "entries for"},
+		{"fuchsia: extra values without extra sample types", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.extra.value", 1, []byte{2}).bytes(), "more values"},
+		{"fuchsia: zeros on extra values", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).moarvmNodes().
+			zeros(0, "fuchsia.extra.value", 1<<16).bytes(), "zeros"},
+		{"fuchsia: zeros on label keys", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).zeros(0, "fuchsia.label.key", 1<<16).bytes(), "zeros"},
+		{"fuchsia: a thread bare flag of 2", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).
+			col(0, "fuchsia.thread.name", 4, make([]byte, 4)).col(0, "fuchsia.thread.bare", 1, []byte{2}).bytes(), "out of range"},
+		{"fuchsia: stack frames without a stack table", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).
+			col(0, "fuchsia.stack.location", 4, make([]byte, 4)).bytes(), "without"},
+		{"fuchsia: contents without sizes", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.contents", 1, []byte{1}).bytes(), "without"},
+		{"fuchsia: contents beyond the sizes", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.contents_size").moarvmNodes().
+			col(0, "fuchsia.node.contents_size", 1, []byte{2}).col(0, "fuchsia.contents", 1, []byte{1, 2, 3}).bytes(), "more bytes"},
+		{"fuchsia: contents before the sizes", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.contents_size").moarvmNodes().
+			col(0, "fuchsia.contents", 1, []byte{1}).bytes(), "more bytes"},
+		{"fuchsia: contents of width 8", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.contents_size").moarvmNodes().
+			col(0, "fuchsia.node.contents_size", 1, []byte{8}).col(0, "fuchsia.contents", 8, make([]byte, 8)).bytes(), "width"},
+		{"fuchsia: bin32 contents chunk of 4 GiB", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.contents_size").moarvmNodes().
+			col(0, "fuchsia.node.contents_size", 8, []byte{0, 0, 0, 0, 0, 0, 0, 1}).
+			arr(5).str("col").int(0).str("fuchsia.contents").uint(1).raw(0xc6, 0xff, 0xff, 0xff, 0xff).bytes(), "chunk of"},
+		{"fuchsia: contents chunk of 64 KiB + 1", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.contents_size").moarvmNodes().
+			col(0, "fuchsia.node.contents_size", 4, []byte{0, 0, 2, 0}).col(0, "fuchsia.contents", 1, make([]byte, 1<<16+1)).bytes(), "chunk of"},
+		{"fuchsia: 2^56 contents bytes announced, 64 KiB sent", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.contents_size").moarvmNodes().
+			col(0, "fuchsia.node.contents_size", 8, []byte{0, 0, 0, 0, 0, 0, 0, 1}).col(0, "fuchsia.contents", 1, make([]byte, 1<<16)).
+			end(1, 1).bytes(), "exceed"},
+		{"fuchsia: zeros on contents", head().fuchsiaHead(2).fuchsiaFields().fuchsiaSnap(1, "fuchsia.node.contents_size").moarvmNodes().
+			zeros(0, "fuchsia.contents", 1<<16).bytes(), "bytes"},
+		{"fuchsia: contents for the file", head().fuchsiaHead(2).fuchsiaFields().col(-1, "fuchsia.contents", 1, []byte{1}).bytes(), "snapshot -1"},
+		{"fuchsia: snapshot section without the file's", head().file(1, 1).fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.node.count", 1, []byte{1}).col(0, "fuchsia.node.flags", 1, []byte{0}).end(1, 1).bytes(), "without the file's"},
 	}
 	if _, err := ir.Decode(bytes.NewReader(validStream())); err != nil {
 		t.Fatalf("the hand-built base stream does not decode: %v", err)
 	}
 	if _, err := ir.Decode(bytes.NewReader(validMoarVMStream(ir.Version))); err != nil {
 		t.Fatalf("the hand-built MoarVM base stream does not decode: %v", err)
+	}
+	if _, err := ir.Decode(bytes.NewReader(validFuchsiaStream(ir.Version))); err != nil {
+		t.Fatalf("the hand-built Fuchsia base stream does not decode: %v", err)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package ir
 import (
 	"bufio"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"strconv"
 )
@@ -35,6 +36,9 @@ func WriteText(w io.Writer, f *File) error {
 	}
 	if m := f.MoarVM; m != nil {
 		writeMoarVMText(p, f, m)
+	}
+	if m := f.Fuchsia; m != nil {
+		writeFuchsiaText(p, f, m)
 	}
 	for si, s := range f.Snapshots {
 		writeSnapshotText(p, f, si, s)
@@ -87,6 +91,9 @@ func writeSnapshotText(p func(string, ...any), f *File, si int, s *Snapshot) {
 		}
 		if m := s.MoarVM; m != nil && i < m.TOFI.Len() && i < m.RefStart.Len() {
 			p(" tofi=%d refs_at=%d", m.TOFI.At(i), m.RefStart.At(i))
+		}
+		if x := s.Fuchsia; x != nil {
+			writeFuchsiaNodeText(p, f, x, i)
 		}
 		for vi < s.Values.Len() && int(s.Values.Node[vi]) == i {
 			p(" value=%s", valueText(f, &s.Values, vi))
@@ -151,6 +158,9 @@ func writeSnapshotText(p func(string, ...any), f *File, si int, s *Snapshot) {
 	}
 	if m := s.MoarVM; m != nil {
 		writeMoarVMSnapshotText(p, f, m)
+	}
+	if x := s.Fuchsia; x != nil {
+		writeFuchsiaSnapshotText(p, f, x)
 	}
 }
 
@@ -251,4 +261,193 @@ func valueText(f *File, v *Values, j int) string {
 		return "null"
 	}
 	return "?"
+}
+
+// writeFuchsiaText writes the file-level Fuchsia section: the profile's
+// scalars, then the mapping, function and location tables (a location's
+// lines as function:line:column) and the sample order.
+func writeFuchsiaText(p func(string, ...any), f *File, m *FuchsiaFile) {
+	q := func(i uint32) string { return strconv.Quote(f.String(i)) }
+	vt := func(t FuchsiaValueType) string { return q(t.Type) + "/" + q(t.Unit) }
+	p("fuchsia gzip=%v sample_types=[", m.Gzip)
+	for i, t := range m.SampleTypes {
+		if i > 0 {
+			p(" ")
+		}
+		p("%s", vt(t))
+	}
+	p("] default_sample_type=%s drop_frames=%s keep_frames=%s doc_url=%s comments=[",
+		q(m.DefaultSampleType), q(m.DropFrames), q(m.KeepFrames), q(m.DocURL))
+	for i, c := range m.Comments {
+		if i > 0 {
+			p(" ")
+		}
+		p("%s", q(c))
+	}
+	p("] time_nanos=%d duration_nanos=%d period_type=%s period=%d\n", m.TimeNanos, m.DurationNanos, vt(m.PeriodType), m.Period)
+	mp := &m.Mappings
+	for i := 0; i < mp.Len(); i++ {
+		if i >= len(mp.Start) || i >= len(mp.Limit) || i >= len(mp.Offset) || i >= len(mp.File) || i >= len(mp.BuildID) || i >= len(mp.Flags) {
+			break
+		}
+		p("  fuchsia mapping m%d id=%d start=%#x limit=%#x offset=%#x file=%s build_id=%s flags=%#x\n",
+			i, mp.ID[i], mp.Start[i], mp.Limit[i], mp.Offset[i], q(mp.File[i]), q(mp.BuildID[i]), mp.Flags[i])
+	}
+	fn := &m.Functions
+	for i := 0; i < fn.Len(); i++ {
+		if i >= len(fn.Name) || i >= len(fn.SystemName) || i >= len(fn.Filename) || i >= len(fn.StartLine) {
+			break
+		}
+		p("  fuchsia function fn%d id=%d name=%s system_name=%s filename=%s start_line=%d\n",
+			i, fn.ID[i], q(fn.Name[i]), q(fn.SystemName[i]), q(fn.Filename[i]), fn.StartLine[i])
+	}
+	lc := &m.Locations
+	if len(lc.FirstLine) == 0 {
+		p("  fuchsia location lines none\n")
+	}
+	for i := 0; i < lc.Len(); i++ {
+		if i >= len(lc.Mapping) || i >= len(lc.Address) || i >= len(lc.Folded) {
+			break
+		}
+		mapping := "none"
+		if v := lc.Mapping[i]; v > 0 {
+			mapping = "m" + strconv.FormatUint(uint64(v-1), 10)
+		}
+		p("  fuchsia location l%d id=%d mapping=%s address=%#x folded=%v lines=[", i, lc.ID[i], mapping, lc.Address[i], lc.Folded[i])
+		if i+1 < len(lc.FirstLine) {
+			for j := lc.FirstLine[i]; j < lc.FirstLine[i+1] && int(j) < len(lc.Function) && int(j) < len(lc.Line) && int(j) < len(lc.Column); j++ {
+				if j > lc.FirstLine[i] {
+					p(" ")
+				}
+				p("fn%d:%d:%d", int64(lc.Function[j])-1, lc.Line[j], lc.Column[j])
+			}
+		}
+		p("]\n")
+	}
+	if len(m.SampleSnapshot) > 0 {
+		p("  fuchsia sample snapshots %v\n", m.SampleSnapshot)
+	}
+}
+
+// writeFuchsiaNodeText adds node i's Fuchsia columns to its line.
+func writeFuchsiaNodeText(p func(string, ...any), f *File, x *FuchsiaSnapshot, i int) {
+	if i < x.Count.Len() {
+		p(" count=%d", x.Count.At(i))
+	}
+	if i < len(x.Flags) {
+		p(" flags=%s", fuchsiaFlagsText(x.Flags[i]))
+	}
+	if i < len(x.Stack) {
+		p(" stack=k%d", x.Stack[i])
+	}
+	if i < len(x.Timestamp) {
+		p(" timestamp=%d", x.Timestamp[i])
+	}
+	if i < len(x.Thread) && x.Thread[i] > 0 {
+		p(" thread=t%d", x.Thread[i]-1)
+	}
+	if m := f.Fuchsia; m != nil && len(m.SampleTypes) > 2 {
+		k := len(m.SampleTypes) - 2
+		if (i+1)*k <= len(x.ExtraValues) {
+			p(" extra=%v", x.ExtraValues[i*k:(i+1)*k])
+		}
+	}
+	if i+1 < len(x.LabelFirst) {
+		p(" labels=[")
+		for j := x.LabelFirst[i]; j < x.LabelFirst[i+1] && int(j) < len(x.LabelKey); j++ {
+			if j > x.LabelFirst[i] {
+				p(" ")
+			}
+			if int(j) >= len(x.LabelNumeric) || int(j) >= len(x.LabelStr) || int(j) >= len(x.LabelNum) || int(j) >= len(x.LabelUnit) {
+				break
+			}
+			p("%s=", strconv.Quote(f.String(x.LabelKey[j])))
+			if x.LabelNumeric[j] {
+				p("%d%s", x.LabelNum[j], strconv.Quote(f.String(x.LabelUnit[j])))
+			} else {
+				p("%s", strconv.Quote(f.String(x.LabelStr[j])))
+			}
+			if x.LabelNumeric[j] && x.LabelStr[j] != 0 || !x.LabelNumeric[j] && (x.LabelNum[j] != 0 || x.LabelUnit[j] != 0) {
+				p("(str=%d num=%d unit=%d)", x.LabelStr[j], x.LabelNum[j], x.LabelUnit[j])
+			}
+		}
+		p("]")
+	}
+	if i+1 < len(x.ContentsStart) {
+		lo, hi := x.ContentsStart[i], x.ContentsStart[i+1]
+		if lo <= hi && hi <= uint64(len(x.Contents)) && hi > lo {
+			c := x.Contents[lo:hi]
+			p(" contents=%d:%x", len(c), c[:min(len(c), 32)])
+			if len(c) > 32 {
+				h := fnv.New64a()
+				h.Write(c)
+				p("...fnv64a:%016x", h.Sum64())
+			}
+		}
+	}
+}
+
+// fuchsiaFlagsText names a node's Fuchsia flags.
+func fuchsiaFlagsText(fl uint8) string {
+	names := []string{"address", "bytes", "timestamp", "contents"}
+	b := []byte{}
+	for k, n := range names {
+		if fl&(1<<k) != 0 {
+			if len(b) > 0 {
+				b = append(b, '+')
+			}
+			b = append(b, n...)
+		}
+	}
+	if rest := fl &^ (1<<len(names) - 1); rest != 0 {
+		if len(b) > 0 {
+			b = append(b, '+')
+		}
+		b = fmt.Appendf(b, "%#x", rest)
+	}
+	if len(b) == 0 {
+		return "0"
+	}
+	return string(b)
+}
+
+// writeFuchsiaSnapshotText writes a snapshot's Fuchsia section: the
+// process, which optional columns are present, the thread and stack tables
+// (labels, contents and the node columns are on the node lines).
+func writeFuchsiaSnapshotText(p func(string, ...any), f *File, x *FuchsiaSnapshot) {
+	q := strconv.Quote
+	p("  fuchsia process name=%s has_name=%v koid=%d has_koid=%v derived_edges=%v\n",
+		q(f.String(x.ProcessName)), x.HasProcessName, x.ProcessKoid, x.HasProcessKoid, x.DerivedEdges)
+	p("  fuchsia columns")
+	for _, c := range []struct {
+		name    string
+		present bool
+	}{
+		{"timestamp", len(x.Timestamp) > 0}, {"thread", len(x.Thread) > 0}, {"labels", len(x.LabelFirst) > 0},
+		{"contents", len(x.ContentsStart) > 0}, {"stacks", len(x.StackFirst) > 0},
+	} {
+		if c.present {
+			p(" %s", c.name)
+		}
+	}
+	p("\n")
+	for i := range x.ThreadName {
+		if i >= len(x.ThreadKoid) || i >= len(x.ThreadBare) {
+			break
+		}
+		p("  fuchsia thread t%d name=%s koid=%d bare=%v\n", i, q(f.String(x.ThreadName[i])), x.ThreadKoid[i], x.ThreadBare[i])
+	}
+	for k := 0; k+1 < len(x.StackFirst); k++ {
+		p("  fuchsia stack k%d [", k)
+		for j := x.StackFirst[k]; j < x.StackFirst[k+1] && int(j) < len(x.StackLocation); j++ {
+			if j > x.StackFirst[k] {
+				p(" ")
+			}
+			p("l%d", x.StackLocation[j])
+		}
+		p("]\n")
+	}
+	if n := len(x.StackFirst); n > 0 && int(x.StackFirst[n-1]) != len(x.StackLocation) {
+		p("  fuchsia stack locations %v (not covered by the offsets)\n", x.StackLocation)
+	}
 }

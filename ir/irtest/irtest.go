@@ -122,6 +122,8 @@ type Options struct {
 	Dart *DartOptions
 	// MoarVM, when set, makes the file RandomMoarVM makes.
 	MoarVM *MoarVMOptions
+	// Fuchsia, when set, makes the file RandomFuchsia makes.
+	Fuchsia *FuchsiaOptions
 }
 
 // V8Options describe the V8 section Random attaches.
@@ -173,6 +175,9 @@ func Random(seed int64, opts Options) *ir.File {
 	g.defaults()
 	if opts.MoarVM != nil {
 		return RandomMoarVM(seed, opts, *opts.MoarVM)
+	}
+	if opts.Fuchsia != nil {
+		return RandomFuchsia(seed, opts, *opts.Fuchsia)
 	}
 	var f *ir.File
 	if opts.Dart != nil {
