@@ -90,7 +90,7 @@ func loadFixture(t *testing.T, path string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.HasSuffix(path, ".gz") {
+	if strings.HasSuffix(path, ".mvmheap.gz") { // stored gzipped; MoarVM writes them plain
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +114,7 @@ func loadFixture(t *testing.T, path string) []byte {
 
 func fixtureName(path string) string {
 	b := filepath.Base(path)
-	b = strings.TrimSuffix(strings.TrimSuffix(b, ".zst"), ".gz")
+	b = strings.TrimSuffix(strings.TrimSuffix(b, ".zst"), ".mvmheap.gz")
 	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
@@ -125,6 +125,9 @@ func write(t *testing.T, fm format, f *ir.File) ([]byte, ir.LossReport) {
 	loss, err := fm.write(&b, f)
 	if err != nil {
 		t.Fatalf("%s writer: %v", fm.name, err)
+	}
+	if fm.pprofOutput {
+		pprofRaw(t, b.Bytes()) // go tool pprof must read every profile written
 	}
 	return b.Bytes(), loss
 }
@@ -292,8 +295,8 @@ func testFixtures(t *testing.T, fm format, o *oracle) {
 					if fm.byteExact {
 						sameBytes(t, "rewritten fixture", out, data)
 					}
-					if fm.sameBlocks != nil && f.MoarVM != nil && f.MoarVM.Version == 3 && f.MoarVM.Recovery == nil {
-						fm.sameBlocks(t, out, data)
+					if fm.sameFile != nil {
+						fm.sameFile(t, out, data)
 					}
 					back := read(t, fm, out)
 					if fm.byteExact {
@@ -532,6 +535,11 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 					if fm.write == nil {
 						return
 					}
+					if fm.derives {
+						first, _ := write(t, fm, f)
+						f = read(t, fm, first)
+						irRoundTrip(t, f)
+					}
 					out, loss := write(t, fm, f)
 					back := read(t, fm, out)
 					if fm.lossless {
@@ -552,8 +560,8 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 								t.Fatalf("snapshot %d: Dart section read back differs:\n%s", i, strings.Join(d, "\n"))
 							}
 						}
-						if f.MoarVM != nil {
-							// MoarVM's sections hold everything: the whole file
+						if f.MoarVM != nil || f.Fuchsia != nil {
+							// These sections hold everything: the whole file
 							// comes back, but for the reader's description.
 							g := *f
 							g.FormatVersion = back.FormatVersion
@@ -566,9 +574,9 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 						again, _ := write(t, fm, back)
 						sameBytes(t, "writing the read-back file", again, out)
 					}
-					if fm.sameBlocks != nil {
+					if fm.sameFile != nil {
 						again, _ := write(t, fm, back)
-						fm.sameBlocks(t, again, out)
+						fm.sameFile(t, again, out)
 					}
 					if fm.v8Output {
 						expectCounts(t, o, fm.name+"/random/"+name, out, back)

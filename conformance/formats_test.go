@@ -36,9 +36,18 @@ type format struct {
 	// v8Output: write produces V8 .heapsnapshot files (and the fixtures are
 	// V8 files), so DevTools' loader checks them.
 	v8Output bool
-	// sameBlocks, when set, requires two files of the format to be the same
-	// block by block (for compressed formats whose bytes may differ).
-	sameBlocks func(t *testing.T, got, want []byte)
+	// sameFile, when set, requires a file written from what was read to be
+	// the same as the original in the format's own terms (block by block,
+	// or as pprof prints it), where the bytes may differ.
+	sameFile func(t *testing.T, got, want []byte)
+	// pprofOutput: write produces pprof profiles, so `go tool pprof` checks
+	// every one.
+	pprofOutput bool
+	// derives: the reader derives part of the IR from what the file stores
+	// (Fuchsia: names from stacks, roots, the gzip flag), so random graphs
+	// are compared from their first round trip on: that one is the
+	// format's form of the graph, and every later one must give it back.
+	derives bool
 }
 
 // genCase is a named set of irtest options.
@@ -95,11 +104,21 @@ var table = []format{
 	{
 		name: ir.FormatMoarVM, fixtures: "testdata/moarvm/*.mvmheap*",
 		read: registryRead(ir.FormatMoarVM), write: registryWrite(ir.FormatMoarVM),
-		sameBlocks: sameMoarVMBlocks,
+		sameFile: sameMoarVMBlocks,
 		holds: []genCase{
 			{"v3", irtest.Options{Snapshots: 3, MoarVM: &irtest.MoarVMOptions{}}},
 			{"bad-refs-no-pid", irtest.Options{Snapshots: 2, MoarVM: &irtest.MoarVMOptions{BadRefs: true, NoPID: true}}},
 			{"one-snapshot", irtest.Options{Snapshots: 1, MoarVM: &irtest.MoarVMOptions{}}},
+		},
+	},
+	{
+		name: ir.FormatFuchsia, fixtures: "testdata/fuchsia/*.pb*",
+		read: registryRead(ir.FormatFuchsia), write: registryWrite(ir.FormatFuchsia),
+		sameFile: samePprof, pprofOutput: true, derives: true,
+		holds: []genCase{
+			{"per-block", irtest.Options{Fuchsia: &irtest.FuchsiaOptions{Tags: true}}},
+			{"symbolized-multi", irtest.Options{Snapshots: 3, Fuchsia: &irtest.FuchsiaOptions{Tags: true, Symbolized: true, MultiProcess: true}}},
+			{"merged-labels", irtest.Options{Snapshots: 2, Fuchsia: &irtest.FuchsiaOptions{MultiProcess: true, Labels: true, ExtraSampleTypes: true, Interleaved: true}}},
 		},
 	},
 }

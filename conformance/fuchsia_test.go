@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"heapconv/ir"
@@ -14,16 +15,37 @@ import (
 	wv8 "heapconv/writers/v8"
 )
 
+var (
+	pprofOnce sync.Once
+	pprofPath string
+	pprofErr  error
+)
+
 // pprofRaw runs `go tool pprof -raw` on a profile, the judge of pprof
-// output, and returns what it prints.
+// output, and returns what it prints. The tool's binary is located once
+// (`go tool -n pprof`): starting it through the go command costs more than
+// the run.
 func pprofRaw(t *testing.T, data []byte) string {
 	t.Helper()
+	pprofOnce.Do(func() {
+		// Run it once through the go command, which builds it if needed.
+		_ = exec.Command("go", "tool", "pprof", "-h").Run()
+		var b []byte
+		b, pprofErr = exec.Command("go", "tool", "-n", "pprof").Output()
+		pprofPath = strings.TrimSpace(string(b))
+		if pprofErr == nil {
+			_, pprofErr = os.Stat(pprofPath)
+		}
+	})
+	if pprofErr != nil {
+		t.Fatalf("go tool -n pprof: %v", pprofErr)
+	}
 	path := filepath.Join(t.TempDir(), "profile.pb")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.Command("go", "tool", "pprof", "-raw", path)
+	cmd := exec.Command(pprofPath, "-raw", path)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("go tool pprof -raw refuses the profile: %v\n%s", err, errb.String())

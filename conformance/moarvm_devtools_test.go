@@ -250,6 +250,9 @@ func compareMoarVMSummary(t *testing.T, got *summary, conv *ir.File) {
 // names): MoarVM's round trip is exact block by block, not byte by byte.
 func sameMoarVMBlocks(t *testing.T, got, want []byte) {
 	t.Helper()
+	if !bytes.HasPrefix(want, []byte(rmoarvm.Magic3)) {
+		return // a version 2 file is written as version 3
+	}
 	gb, err := rmoarvm.Blocks(got)
 	if err != nil {
 		t.Fatalf("blocks of the written file: %v", err)
