@@ -108,21 +108,23 @@ var errSize = errors.New("wrong size")
 // readOne reads one contents file of want bytes into the worker's arena;
 // nil, nil when it does not exist.
 func readOne(fsys fs.FS, name string, want uint64, arena *[]byte) ([]byte, error) {
-	f, err := fsys.Open(name)
+	// Look before opening: opening a FIFO named like a block would wait
+	// for a writer forever.
+	st, err := fs.Stat(fsys, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
 	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	if uint64(st.Size()) != want {
 		return nil, fmt.Errorf("%w: %d bytes, but the block has %d", errSize, st.Size(), want)
 	}

@@ -3,6 +3,7 @@ package fuchsia
 import (
 	"errors"
 	"math/bits"
+	"slices"
 )
 
 // A minimal protocol-buffer decoder for profile.proto: the reader decodes
@@ -103,6 +104,14 @@ func repeated(data []byte, wt int, v uint64, start, end int, dst []uint64) ([]ui
 		}
 		return append(dst, v), nil
 	}
+	// Grow once: every varint ends with a byte below 0x80.
+	n := 0
+	for _, c := range data[start:end] {
+		if c < 0x80 {
+			n++
+		}
+	}
+	dst = slices.Grow(dst, n)
 	p := pbuf{data: data, pos: start, end: end}
 	for p.pos < p.end {
 		// Fast path for one-byte varints, the common case of small ids.

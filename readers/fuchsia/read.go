@@ -27,7 +27,8 @@ type Options struct {
 	// process (ir/fuchsia.go). Without contents it does nothing.
 	ScanPointers bool
 	// MaxUncompressed bounds the size of a gzipped profile once
-	// decompressed; 0 means 64 times the compressed size plus 64 MiB.
+	// decompressed; 0 means 32 times the compressed size plus 8 MiB
+	// (profiles compress about 5 times).
 	MaxUncompressed int64
 }
 
@@ -51,7 +52,7 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 		var err error
 		limit := opts.MaxUncompressed
 		if limit <= 0 {
-			limit = 64*int64(len(data)) + 64<<20
+			limit = 32*int64(len(data)) + 8<<20
 		}
 		if data, err = gunzip(data, limit); err != nil {
 			return nil, err
@@ -72,7 +73,14 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 		} else if !st.IsDir() {
 			return nil, fmt.Errorf("fuchsia: contents directory %s is not a directory", dir)
 		}
-		fsys = os.DirFS(dir)
+		// A root, not os.DirFS: a symlink named like a block must not
+		// read a file from outside the directory.
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			return nil, fmt.Errorf("fuchsia: contents directory: %w", err)
+		}
+		defer root.Close()
+		fsys = root.FS()
 		name = func(n string) string { return dir + string(os.PathSeparator) + n }
 	}
 	if fsys != nil {
@@ -114,7 +122,8 @@ func gunzip(data []byte, limit int64) ([]byte, error) {
 	// The uncompressed size is in the trailer (mod 2^32): a hint only.
 	if n := len(data); n >= 4 {
 		hint := int64(uint32(data[n-4]) | uint32(data[n-3])<<8 | uint32(data[n-2])<<16 | uint32(data[n-1])<<24)
-		if hint < limit {
+		// Believe it only as far as deflate can expand (1032:1).
+		if hint = min(hint, 1032*int64(n)); hint < limit {
 			out.Grow(int(hint) + 1)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"heapconv/ir"
 )
@@ -206,7 +207,7 @@ func (d *decoder) sample(start, end, hint int) error {
 	}
 
 	// The stack, deduplicated.
-	d.idx = d.idx[:0]
+	d.idx = slices.Grow(d.idx[:0], len(d.locs))
 	for _, id := range d.locs {
 		li := lookup(d.locDense, d.locMap, id)
 		if li == 0 {
@@ -214,7 +215,7 @@ func (d *decoder) sample(start, end, hint int) error {
 		}
 		d.idx = append(d.idx, li-1)
 	}
-	d.key = d.key[:0]
+	d.key = slices.Grow(d.key[:0], 4*len(d.idx))
 	for _, li := range d.idx {
 		d.key = binary.LittleEndian.AppendUint32(d.key, li)
 	}
