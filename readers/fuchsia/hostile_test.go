@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"heapconv/ir"
 	"heapconv/readers/fuchsia"
 )
 
@@ -122,5 +124,26 @@ func TestGzipTrailerHint(t *testing.T) {
 	binary.LittleEndian.PutUint32(data[len(data)-4:], 64<<20-1)
 	if a, _ := allocated(data, fuchsia.Options{}); a > 1<<20 {
 		t.Fatalf("a %d-byte gzip allocated %d bytes", len(data), a)
+	}
+}
+
+// A sample per process cannot make each of 200,000 processes a snapshot.
+func TestManyProcessesBounded(t *testing.T) {
+	b := pbHeader()
+	b = pbBytes(b, 6, []byte("process_koid"))
+	for i := 0; i < 200000; i++ {
+		b = pbBytes(b, 2, pbBytes(pbBytes(nil, 2, pbVarint(pbVarint(nil, 1), 1)), 3, pbInt(pbInt(nil, 1, 5), 3, uint64(i))))
+	}
+	if a, _ := allocated(b, fuchsia.Options{}); a > 50*uint64(len(b)) {
+		t.Fatalf("%d bytes allocated %d", len(b), a)
+	}
+}
+
+// Two locations with one id: the error names the offset of the second.
+func TestDuplicateIDOffset(t *testing.T) {
+	b := pbBytes(pbBytes(pbHeader(), 4, pbInt(nil, 1, 7)), 4, pbInt(nil, 1, 7))
+	var fe *ir.FormatError
+	if _, err := fuchsia.ReadBytes(b, fuchsia.Options{}); !errors.As(err, &fe) || fe.Offset <= 0 {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -168,6 +168,8 @@ type decoder struct {
 
 	locDense []uint32 // location id -> 1 + location index, for small ids
 	locMap   map[uint64]uint32
+	// The mappings' and functions' spans, for errors naming an offset.
+	mappingSpans, functionSpans []span
 
 	snaps   []*snapBuilder
 	byProc  map[procKey]int
@@ -368,6 +370,7 @@ func (d *decoder) decode() (*ir.File, error) {
 		}
 		ff.Comments = append(ff.Comments, v)
 	}
+	d.mappingSpans, d.functionSpans = mappings, functions
 	if err := d.mappings(mappings); err != nil {
 		return nil, err
 	}
@@ -537,8 +540,15 @@ func (d *decoder) functions(spans []span) error {
 }
 
 // index returns a dense-or-map lookup from ids to 1 + entry index, failing
-// on duplicates.
-func index(ids []uint64, what string) ([]uint32, map[uint64]uint32, error) {
+// on duplicates with the offset of the second (spans[i] is entry i's).
+func (d *decoder) index(ids []uint64, spans []span, what string) ([]uint32, map[uint64]uint32, error) {
+	dup := func(i int, id uint64) error {
+		off := -1
+		if i < len(spans) {
+			off = spans[i].start
+		}
+		return d.errorf(off, "two %ss have id %d", what, id)
+	}
 	var mx uint64
 	for _, id := range ids {
 		mx = max(mx, id)
@@ -547,7 +557,7 @@ func index(ids []uint64, what string) ([]uint32, map[uint64]uint32, error) {
 		dense := make([]uint32, mx+1)
 		for i, id := range ids {
 			if dense[id] != 0 {
-				return nil, nil, fmt.Errorf("fuchsia: two %ss have id %d", what, id)
+				return nil, nil, dup(i, id)
 			}
 			dense[id] = uint32(i + 1)
 		}
@@ -556,7 +566,7 @@ func index(ids []uint64, what string) ([]uint32, map[uint64]uint32, error) {
 	m := make(map[uint64]uint32, len(ids))
 	for i, id := range ids {
 		if m[id] != 0 {
-			return nil, nil, fmt.Errorf("fuchsia: two %ss have id %d", what, id)
+			return nil, nil, dup(i, id)
 		}
 		m[id] = uint32(i + 1)
 	}
@@ -574,11 +584,11 @@ func lookup(dense []uint32, m map[uint64]uint32, id uint64) uint32 {
 }
 
 func (d *decoder) locations(spans []span) error {
-	mDense, mMap, err := index(d.ff.Mappings.ID, "mapping")
+	mDense, mMap, err := d.index(d.ff.Mappings.ID, d.mappingSpans, "mapping")
 	if err != nil {
 		return err
 	}
-	fDense, fMap, err := index(d.ff.Functions.ID, "function")
+	fDense, fMap, err := d.index(d.ff.Functions.ID, d.functionSpans, "function")
 	if err != nil {
 		return err
 	}
@@ -620,6 +630,6 @@ func (d *decoder) locations(spans []span) error {
 		lc.Folded = append(lc.Folded, v[5] != 0)
 		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
 	}
-	d.locDense, d.locMap, err = index(lc.ID, "location")
+	d.locDense, d.locMap, err = d.index(lc.ID, spans, "location")
 	return err
 }

@@ -129,6 +129,11 @@ func (d *decoder) sample(start, end, hint int) error {
 	}
 	si, ok := d.byProc[pk]
 	if !ok {
+		// A process costs a snapshot; believe as many as the bytes can
+		// describe (its labels and a sample take far more than 256).
+		if len(d.snaps) > len(d.data)/256 {
+			return d.errorf(start, "more processes than a profile of %d bytes can hold", len(d.data))
+		}
 		si = d.newSnap(pk, hint)
 	}
 	if n := len(d.runs); n > 0 && d.runs[n-1].snap == si {
