@@ -17,7 +17,8 @@ type Interner struct {
 	bySrc []uint32 // 1 + output index per source index; 0 = not yet
 }
 
-// NewInterner returns an empty Interner whose InternSrc reads src's strings.
+// NewInterner returns an empty Interner whose InternSrc reads src's strings
+// (src may be nil for an Interner that only interns).
 func NewInterner(src *File) *Interner {
 	return &Interner{index: map[string]uint32{}, src: src}
 }
@@ -34,6 +35,31 @@ func (t *Interner) Intern(s string) uint32 {
 	t.Strings = append(t.Strings, s)
 	t.index[s] = i
 	return i
+}
+
+// InternBytes is Intern of b's bytes: looking up a string already in the
+// table allocates nothing, which matters to readers interning a string per
+// object.
+func (t *Interner) InternBytes(b []byte) uint32 {
+	if t.Transform == nil {
+		if i, ok := t.index[string(b)]; ok {
+			return i
+		}
+	}
+	return t.Intern(string(b))
+}
+
+// Reserve makes room in the index for n strings in all, so that a table
+// known to grow big is not rehashed again and again.
+func (t *Interner) Reserve(n int) {
+	if n <= 2*len(t.index) {
+		return
+	}
+	m := make(map[string]uint32, n)
+	for k, v := range t.index {
+		m[k] = v
+	}
+	t.index = m
 }
 
 // InternSrc is Intern of the source's string i.

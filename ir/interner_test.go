@@ -22,3 +22,15 @@ func TestInterner(t *testing.T) {
 		t.Errorf("table %q", s)
 	}
 }
+
+func TestInternerBytes(t *testing.T) {
+	in := ir.NewInterner(nil)
+	in.Reserve(1000)
+	if a, b, c := in.InternBytes([]byte("x")), in.Intern("y"), in.InternBytes([]byte("x")); a != 0 || b != 1 || c != 0 {
+		t.Fatalf("indices %d %d %d", a, b, c)
+	}
+	in.Reserve(4000) // keeps what is there
+	if got := in.InternBytes([]byte("y")); got != 1 || len(in.Strings) != 2 {
+		t.Fatalf("y is %d in %q", got, in.Strings)
+	}
+}

@@ -30,7 +30,7 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.Size == 0 {
 		opts.Size = ir.InputSize(r)
 	}
-	p := &parser{in: newInput(r, opts.Size, opts.Progress), strIndex: map[string]uint32{}}
+	p := &parser{in: newInput(r, opts.Size, opts.Progress), strs: ir.NewInterner(nil)}
 	if err := p.file(); err != nil {
 		return nil, err
 	}
@@ -41,13 +41,13 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 }
 
 type parser struct {
-	in       *input
-	f        *ir.File
-	s        *ir.Snapshot
-	d        *ir.DartSnapshot
-	strIndex map[string]uint32
-	classes  []classInfo
-	scratch  []byte
+	in      *input
+	f       *ir.File
+	s       *ir.Snapshot
+	d       *ir.DartSnapshot
+	strs    *ir.Interner // the string table; File.Strings once read
+	classes []classInfo
+	scratch []byte
 }
 
 // classInfo is what the object loop needs to know about a class.
@@ -77,16 +77,7 @@ type sparseSlot struct {
 }
 
 // intern returns the string table index of s.
-func (p *parser) intern(s []byte) uint32 {
-	if i, ok := p.strIndex[string(s)]; ok {
-		return i
-	}
-	str := string(s)
-	i := uint32(len(p.f.Strings))
-	p.f.Strings = append(p.f.Strings, str)
-	p.strIndex[str] = i
-	return i
-}
+func (p *parser) intern(s []byte) uint32 { return p.strs.InternBytes(s) }
 
 // capHint bounds a preallocation by a declared count when the input size is
 // unknown (it is already bounded by the bytes left otherwise).
@@ -169,6 +160,7 @@ func (p *parser) file() error {
 	if err := p.readTail(); err != nil {
 		return err
 	}
+	p.f.Strings = p.strs.Strings
 	p.f.FormatVersion = p.describe()
 	return nil
 }
@@ -218,7 +210,7 @@ func (p *parser) readClasses() error {
 			return err
 		}
 		info := classInfo{name: name, nFields: int(nf)}
-		className := p.f.Strings[name]
+		className := p.strs.Strings[name]
 		if className == "_Mint" {
 			info.intCoding = ir.DartIntSLEB
 		}
@@ -255,7 +247,7 @@ func (p *parser) readClasses() error {
 		for j := first; j < len(c.FieldName); j++ {
 			fname := c.FieldName[j]
 			sl := slot{kind: ir.DartProperty, name: fname, ok: true}
-			if ir.IsDartWeakSlot(className, p.f.Strings[fname]) {
+			if ir.IsDartWeakSlot(className, p.strs.Strings[fname]) {
 				sl.kind = ir.DartWeak
 			}
 			idx := d.FieldIndex.At(j)
@@ -336,13 +328,7 @@ func (p *parser) readObjects() error {
 	// String payloads are interned too: size the index for them now rather
 	// than rehashing it again and again (a heap has about one distinct
 	// string per twenty objects).
-	if want := p.capHint(n / 16); want > 2*len(p.strIndex) {
-		m := make(map[string]uint32, want)
-		for k, v := range p.strIndex {
-			m[k] = v
-		}
-		p.strIndex = m
-	}
+	p.strs.Reserve(p.capHint(n / 16))
 	rootName := p.intern([]byte("Root"))
 	sizes := newBatch(&nd.SelfSize)
 	defer sizes.flush()
@@ -815,7 +801,7 @@ func (p *parser) describe() string {
 	c := &p.f.Classes
 	name := func(k int) string {
 		if k < c.Len() {
-			return p.f.Strings[c.Name[k]]
+			return p.strs.Strings[c.Name[k]]
 		}
 		return ""
 	}

@@ -161,10 +161,10 @@ type decoder struct {
 	f    *ir.File
 	ff   *ir.FuchsiaFile
 
-	strStart, strEnd []uint32 // the pprof string table, as spans of data
-	known            []uint8  // per pprof string: key | unit bits
-	remap            []uint32 // pprof string index -> 1 + IR string index
-	intern           map[string]uint32
+	strStart, strEnd []uint32     // the pprof string table, as spans of data
+	known            []uint8      // per pprof string: key | unit bits
+	remap            []uint32     // pprof string index -> 1 + IR string index
+	strs             *ir.Interner // the IR string table; File.Strings once decoded
 
 	locDense []uint32 // location id -> 1 + location index, for small ids
 	locMap   map[uint64]uint32
@@ -214,22 +214,9 @@ func (d *decoder) str(i int64, off int) (uint32, error) {
 	return v, nil
 }
 
-func (d *decoder) internBytes(b []byte) uint32 {
-	if v, ok := d.intern[string(b)]; ok {
-		return v
-	}
-	return d.internString(string(b))
-}
+func (d *decoder) internBytes(b []byte) uint32 { return d.strs.InternBytes(b) }
 
-func (d *decoder) internString(s string) uint32 {
-	if v, ok := d.intern[s]; ok {
-		return v
-	}
-	v := uint32(len(d.f.Strings))
-	d.f.Strings = append(d.f.Strings, s)
-	d.intern[s] = v
-	return v
-}
+func (d *decoder) internString(s string) uint32 { return d.strs.Intern(s) }
 
 // strBytes returns pprof string i (checked by the caller).
 func (d *decoder) strBytes(i int64) []byte { return d.data[d.strStart[i]:d.strEnd[i]] }
@@ -246,7 +233,7 @@ func (d *decoder) decode() (*ir.File, error) {
 	d.f = &ir.File{Format: ir.FormatFuchsia, Producer: "ffx profile heapdump"}
 	d.ff = &ir.FuchsiaFile{}
 	d.f.Fuchsia = d.ff
-	d.intern = map[string]uint32{}
+	d.strs = ir.NewInterner(nil)
 	d.internString("")
 
 	// Pass 1: the string table and the spans of everything that refers
@@ -412,6 +399,7 @@ func (d *decoder) decode() (*ir.File, error) {
 		}
 	}
 	d.f.FormatVersion = d.version()
+	d.f.Strings = d.strs.Strings
 	return d.f, nil
 }
 

@@ -383,7 +383,7 @@ func (d *decoder) sites(fs *ir.FuchsiaSnapshot) (names, classes []uint32) {
 			}
 			for _, fi := range lines {
 				name := ff.Functions.Name[fi-1]
-				if IsAllocatorFrame(d.f.Strings[name]) {
+				if ir.IsFuchsiaAllocatorFrame(d.strs.Strings[name]) {
 					continue
 				}
 				key = siteKey{name, lib(l)}

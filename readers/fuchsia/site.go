@@ -2,10 +2,6 @@ package fuchsia
 
 import "heapconv/ir"
 
-// IsAllocatorFrame reports whether a symbolized frame belongs to the
-// allocator or its heapdump hooks (ir.IsFuchsiaAllocatorFrame).
-func IsAllocatorFrame(name string) bool { return ir.IsFuchsiaAllocatorFrame(name) }
-
 // unsymbolizedSkip returns, per stack, how many leading unsymbolized frames
 // to skip as allocator frames: stacks are grouped by their leaf location,
 // and the frames every stack of a group (of two or more) shares are the
