@@ -52,6 +52,15 @@ type converter struct {
 	shift uint32       // synthetic nodes put in front of the source's nodes
 }
 
+// v8NodeKind and v8EdgeKind are the indices of V8's own kinds in
+// ir.V8NodeKinds and ir.V8EdgeKinds, for the converters that build a V8
+// snapshot directly.
+func v8NodeKind(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
+
+func v8EdgeKind(name string) uint8 {
+	return uint8(slices.IndexFunc(ir.V8EdgeKinds, func(k ir.EdgeKind) bool { return k.Name == name }))
+}
+
 // newInterner returns the output string table for a conversion of src:
 // names are capped at MaxNameUnits UTF-16 units.
 func newInterner(src *ir.File) *ir.Interner {

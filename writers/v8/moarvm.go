@@ -71,10 +71,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
 	intern("<dummy>")
 	intern("")
-	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
-	ekind := func(name string) uint8 {
-		return uint8(slices.IndexFunc(ir.V8EdgeKinds, func(k ir.EdgeKind) bool { return k.Name == name }))
-	}
+	kind, ekind := v8NodeKind, v8EdgeKind
 	var (
 		kHidden, kObject, kClosure = kind(ir.KindHidden), kind(ir.KindObject), kind(ir.KindClosure)
 		kNative, kSynthetic        = kind(ir.KindNative), kind(ir.KindSynthetic)
