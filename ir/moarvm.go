@@ -271,22 +271,32 @@ func (m *MoarVMSnapshot) validate(f *File, s *Snapshot, n, ne int) error {
 			if st > uint64(ne) || cnt > uint64(ne)-st {
 				return fmt.Errorf("moarvm: collectable %d: references [%d, %d+%d) beyond the %d references", i, st, st, cnt, ne)
 			}
-			for r := st; r < st+cnt; {
-				w, bit := r/64, r%64
-				span := min(st+cnt-r, 64-bit)
-				mask := ^uint64(0)
-				if span < 64 {
-					mask = (1<<span - 1) << bit
-				}
-				if used[w]&mask != 0 {
-					return fmt.Errorf("moarvm: collectable %d: its references [%d, %d+%d) overlap another's", i, st, st, cnt)
-				}
-				used[w] |= mask
-				r += span
+			if !MarkRange(used, st, st+cnt) {
+				return fmt.Errorf("moarvm: collectable %d: its references [%d, %d+%d) overlap another's", i, st, st, cnt)
 			}
 		}
 	}
 	return nil
+}
+
+// MarkRange sets bits [lo, hi) of the bitmap used, a word at a time, and
+// reports whether none of them was set before: how MoarVM reference ranges
+// are checked to tile the reference table, by its reader and validation.
+func MarkRange(used []uint64, lo, hi uint64) bool {
+	for lo < hi {
+		w, b := lo/64, lo%64
+		span := min(hi-lo, 64-b)
+		mask := ^uint64(0)
+		if span < 64 {
+			mask = (1<<span - 1) << b
+		}
+		if used[w]&mask != 0 {
+			return false
+		}
+		used[w] |= mask
+		lo += span
+	}
+	return true
 }
 
 // MoarVMFileMetaJSON renders the filemeta JSON as MoarVM's writer does

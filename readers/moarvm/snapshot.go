@@ -308,7 +308,7 @@ func edges(f *ir.File, s *ir.Snapshot, n int, rfcnt, rfstr, descr, target *colum
 				if st > uint64(refs) || cnt > uint64(refs)-st {
 					return rfstr.errorf(i, "references [%d, %d+%d) beyond the %d references", st, st, cnt, refs)
 				}
-				if !markRange(used, st, st+cnt) {
+				if !ir.MarkRange(used, st, st+cnt) {
 					return rfstr.errorf(i, "references [%d, %d+%d) overlap another collectable's", st, st, cnt)
 				}
 			}
@@ -325,24 +325,6 @@ func edges(f *ir.File, s *ir.Snapshot, n int, rfcnt, rfstr, descr, target *colum
 		func() error { return fillEdges(f, s, n, 0, mid, starts, descr, target) },
 		func() error { return fillEdges(f, s, n, mid, n, starts, descr, target) },
 	)
-}
-
-// markRange sets bits [lo, hi) of used and reports whether none was set.
-func markRange(used []uint64, lo, hi uint64) bool {
-	for lo < hi {
-		w, b := lo/64, lo%64
-		span := min(hi-lo, 64-b)
-		mask := ^uint64(0)
-		if span < 64 {
-			mask = (1<<span - 1) << b
-		}
-		if used[w]&mask != 0 {
-			return false
-		}
-		used[w] |= mask
-		lo += span
-	}
-	return true
 }
 
 // fillEdges fills the edges of collectables [from, to) of the n. It runs

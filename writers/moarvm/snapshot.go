@@ -91,11 +91,8 @@ func (sc *snapCols) checkRanges() error {
 		if st > r || cnt > r-st {
 			return fmt.Errorf("collectable %d: references [%d, %d+%d) beyond the %d references", i, st, st, cnt, r)
 		}
-		for p := st; p < st+cnt; p++ {
-			if used[p/64]&(1<<(p%64)) != 0 {
-				return fmt.Errorf("collectable %d: reference %d belongs to another collectable too", i, p)
-			}
-			used[p/64] |= 1 << (p % 64)
+		if !ir.MarkRange(used, st, st+cnt) {
+			return fmt.Errorf("collectable %d: references [%d, %d+%d) overlap another collectable's", i, st, st, cnt)
 		}
 	}
 	return nil
