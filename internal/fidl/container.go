@@ -81,7 +81,7 @@ func NewReader(r io.Reader, size int64) (*Reader, error) {
 	if size > 0 {
 		bufSize = int(min(size, int64(bufSize)))
 	}
-	rd := &Reader{r: bufio.NewReaderSize(r, bufSize), size: size}
+	rd := &Reader{r: bufio.NewReaderSize(progressReader{r: r}, bufSize), size: size}
 	var h [HeaderSize]byte
 	n, err := io.ReadFull(rd.r, h[:])
 	if n < len(Magic) || string(h[:len(Magic)]) != Magic {
@@ -334,4 +334,18 @@ func (w *Writer) Close() error {
 // the container magic.
 func IsContainer(head []byte) bool {
 	return len(head) >= len(Magic) && string(head[:len(Magic)]) == Magic
+}
+
+// progressReader fails a reader that keeps returning no bytes and no error
+// (which breaks io.Reader's contract, and would make io.ReadFull spin:
+// bufio only guards its own buffered reads against it).
+type progressReader struct{ r io.Reader }
+
+func (p progressReader) Read(b []byte) (int, error) {
+	for i := 0; i < 100; i++ {
+		if n, err := p.r.Read(b); n > 0 || err != nil || len(b) == 0 {
+			return n, err
+		}
+	}
+	return 0, io.ErrNoProgress
 }

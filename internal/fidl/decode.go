@@ -211,8 +211,8 @@ func (d *decoder) table(t table) error {
 	default:
 		return d.errorf(at+8, "%s: invalid presence marker 0x%016x", t.name(), presence)
 	}
-	if m > 1<<32-1 {
-		return d.errorf(at, "%s: %d envelopes exceed the 32-bit limit", t.name(), m)
+	if m > MaxTableOrdinal {
+		return d.errorf(at, "%s: %d envelopes, more than a FIDL table's %d fields", t.name(), m, MaxTableOrdinal)
 	}
 	if rem := uint64(len(d.b) - d.next); m > rem/8 {
 		return d.errorf(at, "%s: %d envelopes, but only %d bytes are left in the element", t.name(), m, rem)

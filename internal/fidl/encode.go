@@ -196,8 +196,8 @@ func checkTable(t table) error {
 	last := uint64(nk)
 	for i := range t.unknownFields() {
 		r := &t.unknownFields()[i]
-		if r.Ordinal <= last || r.Ordinal > 1<<32-1 {
-			return encodeErrorf("%s: unknown field ordinal %d (unknown fields need increasing ordinals above %d and below 2^32)", t.name(), r.Ordinal, nk)
+		if r.Ordinal <= last || r.Ordinal > MaxTableOrdinal {
+			return encodeErrorf("%s: unknown field ordinal %d (unknown fields need increasing ordinals above %d and at most %d)", t.name(), r.Ordinal, nk, MaxTableOrdinal)
 		}
 		last = r.Ordinal
 		if err := checkRaw(r, t.name()+" unknown field"); err != nil {

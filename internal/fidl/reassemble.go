@@ -190,18 +190,32 @@ func collectorErrorName(code uint32) string {
 // receiveInner is Snapshot::receive_inner: batches until an empty one.
 func (c *receiver) receiveInner(header int) (Snapshot, error) {
 	s := c.s
-	snap := Snapshot{
-		Header:      header,
-		Start:       c.i,
-		StackTraces: map[uint64][]uint64{},
-		Threads:     map[uint64]int{},
-		Contents:    map[uint64][]byte{},
+	snap := Snapshot{Header: header, Start: c.i, Threads: map[uint64]int{}}
+	// Size the maps for the snapshot's elements (up to its empty batch):
+	// growing million-entry maps costs more than the look-ups.
+	var count [KindSnapshotHeader + 1]int
+	for i, batch := c.i, 0; i < len(s.Records); i++ {
+		k := s.Records[i].Kind
+		if k == KindEndOfBatch {
+			if batch == 0 {
+				break
+			}
+			batch = 0
+			continue
+		}
+		batch++
+		if k <= KindSnapshotHeader {
+			count[k]++
+		}
 	}
-	addresses := map[uint64]int64{} // allocation address → record offset
-	regions := map[uint64]int64{}   // region start → record offset
+	snap.StackTraces = make(map[uint64][]uint64, count[KindStackTrace])
+	snap.Contents = make(map[uint64][]byte, count[KindBlockContents])
+	addresses := make(map[uint64]int64, count[KindAllocation]) // allocation address → record offset
+	regions := map[uint64]int64{}                              // region start → record offset
 	ownedStacks := map[uint64]bool{}
 	ownedContents := map[uint64]bool{}
-	var allocOffsets []int64
+	allocOffsets := make([]int64, 0, count[KindAllocation])
+	snap.Allocations = make([]int, 0, count[KindAllocation])
 	var contentOrder []uint64 // addresses in order of first arrival
 	for {
 		start, end, err := c.nextBatch()
@@ -299,7 +313,6 @@ func (c *receiver) receiveInner(header int) (Snapshot, error) {
 
 	// End of the snapshot: resolve the cross-references, in allocation
 	// order, as the crate does.
-	matched := map[uint64]bool{}
 	for i, idx := range snap.Allocations {
 		a := &s.Allocations[idx]
 		off := allocOffsets[i]
@@ -319,12 +332,12 @@ func (c *receiver) receiveInner(header int) (Snapshot, error) {
 					return Snapshot{}, c.errorf(ConflictingElement, "BlockContents", off,
 						"the contents of the block at 0x%x have %d bytes, but the Allocation's size is %d", a.Address, len(data), a.Size)
 				}
-				matched[a.Address] = true
 			}
 		}
 	}
 	for _, addr := range contentOrder {
-		if !matched[addr] {
+		// Contents match an allocation when one has their address.
+		if _, matched := addresses[addr]; !matched {
 			snap.DroppedContents = append(snap.DroppedContents, addr)
 			delete(snap.Contents, addr)
 		}

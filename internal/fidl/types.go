@@ -82,6 +82,11 @@ type RawField struct {
 	Bytes []byte
 }
 
+// MaxTableOrdinal is the largest ordinal a FIDL table field may have
+// (RFC-0132 limits tables to 64 fields); the decoder refuses tables with
+// more envelopes, which also bounds what unknown fields can cost.
+const MaxTableOrdinal = 64
+
 // MaxBuildIDLength is MAX_BUILD_ID_LENGTH, the bound of BuildId.value.
 const MaxBuildIDLength = 32
 
