@@ -556,6 +556,30 @@ func TestDecodePastVersions(t *testing.T) {
 			return m != nil && m.Recovery != nil && len(m.TOCs) == 3 && m.Frames() > 0 && m.EntryCount > 0 &&
 				s != nil && s.HasMeta && len(s.TopIDs) > 0 && s.TOFI.Len() == 15 && f.Fuchsia == nil
 		}},
+		// Written by the version 4 encoder: irtest.RandomFuchsia(4,
+		// Options{MinNodes: 1, MaxNodes: 4, Snapshots: 3, MaxStringUnits:
+		// 4, Strings: AllStrings}, FuchsiaEverything()), the first seed
+		// from 1 with threads, stacks and a thread column in every
+		// process, contents in two, derived edges, labels, timestamps,
+		// interleaved samples and lines. It holds both Fuchsia records and
+		// every Fuchsia column; no stream details (version 5).
+		{"testdata/versions/v4-fuchsia.heapir", 4, ir.FormatFuchsia, 3, 3, func(f *ir.File) bool {
+			m := f.Fuchsia
+			if m == nil || len(m.SampleSnapshot) != 8 || len(m.Locations.Function) == 0 || len(m.SampleTypes) <= 2 {
+				return false
+			}
+			edges, contents, labels := 0, 0, 0
+			for _, s := range f.Snapshots {
+				x := s.Fuchsia
+				if x == nil || x.Stream != nil || len(x.ThreadName) == 0 || x.Stacks() == 0 || len(x.Timestamp) == 0 {
+					return false
+				}
+				edges += s.Edges.Len()
+				contents += len(x.Contents)
+				labels += len(x.LabelKey)
+			}
+			return edges > 0 && contents > 0 && labels > 0 && f.MoarVM == nil
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -615,6 +639,9 @@ func TestDecodeRefusesLaterSections(t *testing.T) {
 		{"fuchsia.snapshot", func(v uint64) []byte {
 			return withSnap(v).arr(2).str("fuchsia.snapshot").mapn(0).end(1, 1).bytes()
 		}, 4, "fuchsia.snapshot record in a version %d stream"},
+		// Before version 4 the fuchsia record is refused, in version 4
+		// the stream details.
+		{"fuchsia stream details", validFuchsiaStreamDetails, 5, "in a version %d stream"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -134,6 +134,21 @@ type fxDecl struct {
 	// contentsSum is the sum of the contents sizes so far (saturating):
 	// the contents bytes may not go beyond it.
 	contentsSum uint64
+	// unknownSizes is true when the record lists the stream's unknown
+	// field sizes (version 5); unknownCounts collects them.
+	unknownSizes  bool
+	unknownCounts []uint32
+	// orphanSum and unknownSum bound the stream's byte columns as
+	// contentsSum bounds the contents: the sizes of the orphan contents
+	// chunks and of the unknown fields so far (saturating).
+	orphanSum, unknownSum uint64
+}
+
+// addSaturating adds v to *sum, stopping at 2^64-1.
+func addSaturating(sum *uint64, v uint64) {
+	if *sum += v; *sum < v {
+		*sum = math.MaxUint64
+	}
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -978,8 +993,8 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 		if err != nil {
 			return err
 		}
-		if name == fxContents {
-			return d.fuchsiaContents(snap, width, bl)
+		if name == fxContents || name == fxOrphanContents || name == fxUnknownBytes {
+			return d.fuchsiaBytes(snap, name, width, bl)
 		}
 		if bl < 0 || bl > maxChunkBytes || bl%width != 0 {
 			return d.errorf("column %s: chunk of %d bytes (width %d, at most %d bytes)", name, bl, width, maxChunkBytes)
@@ -1409,14 +1424,32 @@ func (d *decoder) fuchsiaSnapshotRecord(n int) error {
 			x.ProcessKoid, err = d.dec.DecodeInt64()
 		case "derived_edges":
 			x.DerivedEdges, err = d.dec.DecodeBool()
+		case "stream":
+			var b bool
+			if b, err = d.dec.DecodeBool(); err != nil {
+				return err
+			}
+			if b && d.version < 5 {
+				return d.errorf("fuchsia.snapshot stream details in a version %d stream (they arrived in version 5)", d.version)
+			}
+			x.Stream = nil
+			if b {
+				x.Stream = &FuchsiaStream{}
+			}
 		case "columns":
 			var names []string
 			if names, err = d.shortStringList(maxTableLen, "fuchsia.snapshot columns"); err != nil {
 				return err
 			}
 			fx.timestamp, fx.thread, fx.labels, fx.contents, fx.stacks = false, false, false, false, false
+			fx.unknownSizes = false
 			for _, c := range names {
 				switch c {
+				case fxUnknownSize:
+					if d.version < 5 {
+						return d.errorf("column %s listed in a version %d stream (stream details arrived in version 5)", c, d.version)
+					}
+					fx.unknownSizes = true
 				case fxTimestamp:
 					fx.timestamp = true
 				case fxThread:
@@ -1571,9 +1604,7 @@ func (d *decoder) storeFuchsia(s *Snapshot, x *FuchsiaSnapshot, decl *snapDecl, 
 			return err
 		}
 		for _, v := range vals {
-			if fx.contentsSum += v; fx.contentsSum < v {
-				fx.contentsSum = math.MaxUint64
-			}
+			addSaturating(&fx.contentsSum, v)
 		}
 		return nil
 	case fxExtraValue:
@@ -1611,6 +1642,86 @@ func (d *decoder) storeFuchsia(s *Snapshot, x *FuchsiaSnapshot, decl *snapDecl, 
 	case fxContents:
 		return d.errorf("column %s must be stored as bytes", name)
 	}
+	if strings.HasPrefix(name, "fuchsia.stream.") {
+		return d.storeFuchsiaStream(s, x, fx, name, vals, count, tied)
+	}
+	return d.errorf("unknown column %q", name)
+}
+
+// streamDeclared checks that a stream column may be read: the stream is of
+// version 5 or later and the fuchsia.snapshot record declared the stream
+// details.
+func (d *decoder) streamDeclared(x *FuchsiaSnapshot, name string) error {
+	if d.version < 5 {
+		return d.errorf("column %s in a version %d stream (stream details arrived in version 5)", name, d.version)
+	}
+	if x.Stream == nil {
+		return d.errorf("column %s without stream details declared in the fuchsia.snapshot record", name)
+	}
+	return nil
+}
+
+// storeFuchsiaStream stores a chunk of a snapshot's FuchsiaStream column.
+// The allocation fields are bounded by the node count, the stack keys by
+// the stack sizes, the thread keys by the thread names, each other
+// table's columns by its first.
+func (d *decoder) storeFuchsiaStream(s *Snapshot, x *FuchsiaSnapshot, fx *fxDecl, name string, vals []uint64, count int, tied bool) error {
+	if err := d.streamDeclared(x, name); err != nil {
+		return err
+	}
+	st := x.Stream
+	switch name {
+	case fxRecords:
+		return fxAppend(d, &st.Records, name, vals, count, -1, false, fxU8)
+	case fxAllocFields:
+		return fxAppend(d, &st.AllocFields, name, vals, count, s.Nodes.Len(), tied, fxU8)
+	case fxStackKey:
+		return fxAppend(d, &st.StackKey, name, vals, count, len(fx.stackSizes), false, fxU64)
+	case fxStackChunkStack:
+		return fxAppend(d, &st.StackChunkStack, name, vals, count, -1, false, fxU32)
+	case fxStackChunkSize:
+		return fxAppend(d, &st.StackChunkSize, name, vals, count, len(st.StackChunkStack), false, fxU32)
+	case fxThreadKey:
+		return fxAppend(d, &st.ThreadKey, name, vals, count, len(x.ThreadName), false, fxU64)
+	case fxRegionMapping:
+		return fxAppend(d, &st.RegionMapping, name, vals, count, -1, false, fxU32)
+	case fxRegionFields:
+		return fxAppend(d, &st.RegionFields, name, vals, count, len(st.RegionMapping), false, fxU8)
+	case fxRegionVaddr:
+		return fxAppend(d, &st.RegionVaddr, name, vals, count, len(st.RegionMapping), false, fxU64)
+	case fxContentsChunkNode:
+		return fxAppend(d, &st.ContentsChunkNode, name, vals, count, -1, false, fxU32)
+	case fxContentsChunkSize:
+		at := len(st.ContentsChunkSize)
+		if err := fxAppend(d, &st.ContentsChunkSize, name, vals, count, len(st.ContentsChunkNode), false, fxU32); err != nil {
+			return err
+		}
+		for j, v := range vals {
+			if st.ContentsChunkNode[at+j] == FuchsiaOrphanChunk {
+				addSaturating(&fx.orphanSum, v)
+			}
+		}
+		return nil
+	case fxOrphanAddress:
+		return fxAppend(d, &st.OrphanAddress, name, vals, count, -1, false, fxU64)
+	case fxUnknownRecord:
+		return fxAppend(d, &st.UnknownRecord, name, vals, count, -1, false, fxU32)
+	case fxUnknownOrdinal:
+		return fxAppend(d, &st.UnknownOrdinal, name, vals, count, len(st.UnknownRecord), false, fxU64)
+	case fxUnknownSize:
+		if !fx.unknownSizes {
+			return d.errorf("column %s not declared in the fuchsia.snapshot record", name)
+		}
+		if err := fxAppend(d, &fx.unknownCounts, name, vals, count, len(st.UnknownRecord), false, fxU32); err != nil {
+			return err
+		}
+		for _, v := range vals {
+			addSaturating(&fx.unknownSum, v)
+		}
+		return nil
+	case fxOrphanContents, fxUnknownBytes:
+		return d.errorf("column %s must be stored as bytes", name)
+	}
 	return d.errorf("unknown column %q", name)
 }
 
@@ -1633,32 +1744,54 @@ func (d *decoder) uintsFuchsia(dst *Uints, name string, vals []uint64, count, li
 	return nil
 }
 
-// fuchsiaContents reads a chunk of a snapshot's contents bytes (the bin of
-// a col record of width 1, at most 64 KiB) straight into the contents: no
-// more than the contents sizes so far announce.
-func (d *decoder) fuchsiaContents(snap int64, width, bl int) error {
+// fuchsiaBytes reads a chunk of one of a snapshot's byte columns (the bin
+// of a col record of width 1, at most 64 KiB) straight into its slice: no
+// more than the sizes so far announce (the contents sizes for the
+// contents, the orphan chunks' sizes for the orphan contents, the unknown
+// field sizes for their bytes).
+func (d *decoder) fuchsiaBytes(snap int64, name string, width, bl int) error {
 	f := d.f
 	if snap < 0 || snap != int64(len(f.Snapshots)-1) {
-		return d.errorf("column %s for snapshot %d, but the current snapshot is %d", fxContents, snap, len(f.Snapshots)-1)
+		return d.errorf("column %s for snapshot %d, but the current snapshot is %d", name, snap, len(f.Snapshots)-1)
 	}
 	s := f.Snapshots[snap]
 	x := s.Fuchsia
 	if x == nil {
-		return d.errorf("unknown column %q", fxContents)
+		return d.errorf("unknown column %q", name)
 	}
 	fx := &d.pending[s].fx
-	if !fx.contents {
-		return d.errorf("column %s without %s declared", fxContents, fxContentsSize)
+	var dst *[]byte
+	var bound uint64
+	var sizes string
+	switch name {
+	case fxContents:
+		if !fx.contents {
+			return d.errorf("column %s without %s declared", name, fxContentsSize)
+		}
+		dst, bound, sizes = &x.Contents, fx.contentsSum, "contents sizes"
+	case fxOrphanContents:
+		if err := d.streamDeclared(x, name); err != nil {
+			return err
+		}
+		dst, bound, sizes = &x.Stream.OrphanContents, fx.orphanSum, "orphan chunk sizes"
+	default:
+		if err := d.streamDeclared(x, name); err != nil {
+			return err
+		}
+		if !fx.unknownSizes {
+			return d.errorf("column %s without %s declared", name, fxUnknownSize)
+		}
+		dst, bound, sizes = &x.Stream.UnknownBytes, fx.unknownSum, "unknown field sizes"
 	}
 	if width != 1 || bl < 0 || bl > chunkValues {
-		return d.errorf("column %s: chunk of %d bytes of width %d (bytes, at most %d a chunk)", fxContents, bl, width, chunkValues)
+		return d.errorf("column %s: chunk of %d bytes of width %d (bytes, at most %d a chunk)", name, bl, width, chunkValues)
 	}
-	if uint64(len(x.Contents))+uint64(bl) > fx.contentsSum {
-		return d.errorf("column %s: more bytes than the contents sizes so far (%d)", fxContents, fx.contentsSum)
+	if uint64(len(*dst))+uint64(bl) > bound {
+		return d.errorf("column %s: more bytes than the %s so far (%d)", name, sizes, bound)
 	}
-	at := len(x.Contents)
-	x.Contents = slices.Grow(x.Contents, bl)[:at+bl]
-	return d.dec.ReadFull(x.Contents[at:])
+	at := len(*dst)
+	*dst = slices.Grow(*dst, bl)[:at+bl]
+	return d.dec.ReadFull((*dst)[at:])
 }
 
 // finishFuchsiaFile turns the location line counts into offsets.
@@ -1720,6 +1853,26 @@ func (d *decoder) finishFuchsiaSnapshot(s *Snapshot, fx *fxDecl) error {
 			}
 		}
 		x.ContentsStart = off
+	}
+	st := x.Stream
+	if st == nil {
+		if fx.unknownSizes {
+			return d.errorf("fuchsia: column %s declared without stream details", fxUnknownSize)
+		}
+		return nil
+	}
+	if len(st.AllocFields) != n {
+		return d.errorf("fuchsia: column %s has %d entries for %d nodes", fxAllocFields, len(st.AllocFields), n)
+	}
+	if fx.unknownSizes {
+		if len(fx.unknownCounts) != len(st.UnknownRecord) {
+			return d.errorf("fuchsia: column %s has %d entries for %d unknown fields", fxUnknownSize, len(fx.unknownCounts), len(st.UnknownRecord))
+		}
+		off, err := offsetsFrom(fx.unknownCounts)
+		if err != nil {
+			return d.errorf("fuchsia stream unknown fields: %v", err)
+		}
+		st.UnknownFirst = off
 	}
 	return nil
 }

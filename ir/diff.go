@@ -217,6 +217,32 @@ func (d *differ) fuchsiaSnapshot(a, b *FuchsiaSnapshot) {
 	diffCol(d, "fuchsia label unit", a.LabelUnit, b.LabelUnit)
 	diffCol(d, "fuchsia contents offsets", a.ContentsStart, b.ContentsStart)
 	diffCol(d, "fuchsia contents", a.Contents, b.Contents)
+	switch {
+	case (a.Stream == nil) != (b.Stream == nil):
+		d.addf("fuchsia stream details present %v != %v", a.Stream != nil, b.Stream != nil)
+	case a.Stream != nil:
+		d.fuchsiaStream(a.Stream, b.Stream)
+	}
+}
+
+func (d *differ) fuchsiaStream(a, b *FuchsiaStream) {
+	diffCol(d, "fuchsia stream records", a.Records, b.Records)
+	diffCol(d, "fuchsia stream allocation fields", a.AllocFields, b.AllocFields)
+	diffCol(d, "fuchsia stream stack key", a.StackKey, b.StackKey)
+	diffCol(d, "fuchsia stream stack chunk stack", a.StackChunkStack, b.StackChunkStack)
+	diffCol(d, "fuchsia stream stack chunk size", a.StackChunkSize, b.StackChunkSize)
+	diffCol(d, "fuchsia stream thread key", a.ThreadKey, b.ThreadKey)
+	diffCol(d, "fuchsia stream region mapping", a.RegionMapping, b.RegionMapping)
+	diffCol(d, "fuchsia stream region fields", a.RegionFields, b.RegionFields)
+	diffCol(d, "fuchsia stream region vaddr", a.RegionVaddr, b.RegionVaddr)
+	diffCol(d, "fuchsia stream contents chunk node", a.ContentsChunkNode, b.ContentsChunkNode)
+	diffCol(d, "fuchsia stream contents chunk size", a.ContentsChunkSize, b.ContentsChunkSize)
+	diffCol(d, "fuchsia stream orphan address", a.OrphanAddress, b.OrphanAddress)
+	diffCol(d, "fuchsia stream orphan contents", a.OrphanContents, b.OrphanContents)
+	diffCol(d, "fuchsia stream unknown record", a.UnknownRecord, b.UnknownRecord)
+	diffCol(d, "fuchsia stream unknown ordinal", a.UnknownOrdinal, b.UnknownOrdinal)
+	diffCol(d, "fuchsia stream unknown offsets", a.UnknownFirst, b.UnknownFirst)
+	diffCol(d, "fuchsia stream unknown bytes", a.UnknownBytes, b.UnknownBytes)
 }
 
 func (d *differ) moarvm(a, b *MoarVMFile) {

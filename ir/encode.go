@@ -13,7 +13,7 @@ import (
 
 // Version is the IR schema version this package writes. The decoder reads
 // every version up to it and refuses newer ones.
-const Version = 4
+const Version = 5
 
 // Magic is the first value of every IR stream, msgpack ["heapir", version]
 // without the version byte.
@@ -540,7 +540,8 @@ func (e *encoder) uintsCol(snap int, name string, c *Uints) {
 func tiedColumn(name string) bool {
 	return strings.HasPrefix(name, "node.") || strings.HasPrefix(name, "edge.") ||
 		strings.HasPrefix(name, "v8.node.") || strings.HasPrefix(name, "v8.edge.") ||
-		strings.HasPrefix(name, "moarvm.node.") || strings.HasPrefix(name, "fuchsia.node.")
+		strings.HasPrefix(name, "moarvm.node.") || strings.HasPrefix(name, "fuchsia.node.") ||
+		name == fxAllocFields
 }
 
 // The Fuchsia optional columns: a record lists those present, so that an
@@ -554,6 +555,30 @@ const (
 	fxStackSize    = "fuchsia.stack.size"
 	fxContents     = "fuchsia.contents"
 	fxExtraValue   = "fuchsia.extra.value"
+)
+
+// The FuchsiaStream columns (version 5), present when the fuchsia.snapshot
+// record's "stream" is true. fxUnknownSize is optional, listed in the
+// record's columns when UnknownFirst is not empty; fxOrphanContents and
+// fxUnknownBytes are byte columns, like fxContents.
+const (
+	fxRecords           = "fuchsia.stream.records"
+	fxAllocFields       = "fuchsia.stream.alloc_fields"
+	fxStackKey          = "fuchsia.stream.stack_key"
+	fxStackChunkStack   = "fuchsia.stream.stack_chunk_stack"
+	fxStackChunkSize    = "fuchsia.stream.stack_chunk_size"
+	fxThreadKey         = "fuchsia.stream.thread_key"
+	fxRegionMapping     = "fuchsia.stream.region_mapping"
+	fxRegionFields      = "fuchsia.stream.region_fields"
+	fxRegionVaddr       = "fuchsia.stream.region_vaddr"
+	fxContentsChunkNode = "fuchsia.stream.contents_chunk_node"
+	fxContentsChunkSize = "fuchsia.stream.contents_chunk_size"
+	fxOrphanAddress     = "fuchsia.stream.orphan_address"
+	fxOrphanContents    = "fuchsia.stream.orphan_contents"
+	fxUnknownRecord     = "fuchsia.stream.unknown_record"
+	fxUnknownOrdinal    = "fuchsia.stream.unknown_ordinal"
+	fxUnknownSize       = "fuchsia.stream.unknown_size"
+	fxUnknownBytes      = "fuchsia.stream.unknown_bytes"
 )
 
 // fuchsia writes the file-level Fuchsia record; its columns follow the
@@ -645,7 +670,7 @@ func (e *encoder) fuchsiaColumns(m *FuchsiaFile) {
 func (e *encoder) fuchsiaSnapshot(x *FuchsiaSnapshot) {
 	e.arr(2)
 	e.str("fuchsia.snapshot")
-	e.mapLen(6)
+	e.mapLen(7)
 	e.str("has_process_name")
 	e.bool(x.HasProcessName)
 	e.str("process_name")
@@ -656,6 +681,8 @@ func (e *encoder) fuchsiaSnapshot(x *FuchsiaSnapshot) {
 	e.int(x.ProcessKoid)
 	e.str("derived_edges")
 	e.bool(x.DerivedEdges)
+	e.str("stream")
+	e.bool(x.Stream != nil)
 	e.str("columns")
 	var opt []string
 	for _, c := range []struct {
@@ -667,6 +694,7 @@ func (e *encoder) fuchsiaSnapshot(x *FuchsiaSnapshot) {
 		{fxLabelCount, len(x.LabelFirst) > 0},
 		{fxContentsSize, len(x.ContentsStart) > 0},
 		{fxStackSize, len(x.StackFirst) > 0},
+		{fxUnknownSize, x.Stream != nil && len(x.Stream.UnknownFirst) > 0},
 	} {
 		if c.present {
 			opt = append(opt, c.name)
@@ -680,8 +708,8 @@ func (e *encoder) fuchsiaSnapshot(x *FuchsiaSnapshot) {
 
 // fuchsiaSnapshotColumns writes a snapshot's Fuchsia columns: the node
 // columns, the thread, stack and label tables (each first column fixing
-// its table's length), and last the contents bytes, which the contents
-// sizes bound.
+// its table's length), the contents bytes, which the contents sizes bound,
+// and last the stream details.
 func (e *encoder) fuchsiaSnapshotColumns(idx int, x *FuchsiaSnapshot) {
 	e.uintsCol(idx, "fuchsia.node.count", &x.Count)
 	e.u8col(idx, "fuchsia.node.flags", x.Flags)
@@ -709,6 +737,32 @@ func (e *encoder) fuchsiaSnapshotColumns(idx int, x *FuchsiaSnapshot) {
 	e.u32col(idx, "fuchsia.label.unit", x.LabelUnit)
 	// Byte chunks: col records of width 1, at most 64 KiB each.
 	e.u8col(idx, fxContents, x.Contents)
+	if st := x.Stream; st != nil {
+		e.fuchsiaStreamColumns(idx, st)
+	}
+}
+
+// fuchsiaStreamColumns writes a snapshot's FuchsiaStream: each table's
+// first column fixes its length, the chunk sizes come before the orphan
+// bytes and the unknown field sizes before their bytes, which they bound.
+func (e *encoder) fuchsiaStreamColumns(idx int, st *FuchsiaStream) {
+	e.u8col(idx, fxRecords, st.Records)
+	e.u8col(idx, fxAllocFields, st.AllocFields)
+	e.packedCol(idx, fxStackKey, st.StackKey)
+	e.u32col(idx, fxStackChunkStack, st.StackChunkStack)
+	e.u32col(idx, fxStackChunkSize, st.StackChunkSize)
+	e.packedCol(idx, fxThreadKey, st.ThreadKey)
+	e.u32col(idx, fxRegionMapping, st.RegionMapping)
+	e.u8col(idx, fxRegionFields, st.RegionFields)
+	e.packedCol(idx, fxRegionVaddr, st.RegionVaddr)
+	e.u32col(idx, fxContentsChunkNode, st.ContentsChunkNode)
+	e.u32col(idx, fxContentsChunkSize, st.ContentsChunkSize)
+	e.packedCol(idx, fxOrphanAddress, st.OrphanAddress)
+	e.u8col(idx, fxOrphanContents, st.OrphanContents)
+	e.u32col(idx, fxUnknownRecord, st.UnknownRecord)
+	e.packedCol(idx, fxUnknownOrdinal, st.UnknownOrdinal)
+	e.u32col(idx, fxUnknownSize, counts(st.UnknownFirst))
+	e.u8col(idx, fxUnknownBytes, st.UnknownBytes)
 }
 
 // packedCol writes 64-bit values in chunks of the narrowest width that

@@ -2,7 +2,9 @@ package ir
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // Fuchsia heapdump snapshots (the pprof profiles `ffx profile heapdump
@@ -52,10 +54,17 @@ import (
 //     Roots, with their allocation site as category. These edges are
 //     heuristic (FuchsiaSnapshot.DerivedEdges), and are not written back.
 //
-// The FIDL SnapshotElement stream (fuchsia.memory.heapdump.client) has the
-// same content per process; its stream-only details (stack trace and thread
-// keys, region vaddrs, chunking, batch order) are not modelled yet and
-// would be added to these sections as further optional columns.
+// The FIDL SnapshotElement stream (fuchsia.memory.heapdump.client, the
+// "fuchsia-fidl" format) maps into the same sections the way ffx turns it
+// into a profile with --with-tags (fuchsia.md §1.3): one node per
+// Allocation; the regions as mappings, sorted by start address, ids going
+// on across processes; one location per distinct program address of a
+// process, in first-seen order over the allocations' stacks (then over the
+// stacks no allocation names); threads as the thread table; process name
+// and koid from the SnapshotHeader. What the stream has beyond that — keys,
+// which fields were sent, region vaddrs, chunking, batches and unknown
+// fields — is FuchsiaSnapshot.Stream, so that the stream can be written
+// again element for element.
 
 // FuchsiaNodeKinds are the node kinds of a snapshot read from a Fuchsia
 // profile: every node is a heap allocation.
@@ -252,6 +261,105 @@ type FuchsiaSnapshot struct {
 	// DerivedEdges is true when the edges were derived by scanning the
 	// contents for pointers: heuristic, not part of the profile.
 	DerivedEdges bool
+
+	// Stream is set when the snapshot was read from a FIDL element stream:
+	// what the stream holds beyond the profile. nil for pprof input.
+	Stream *FuchsiaStream
+}
+
+// Record kinds of FuchsiaStream.Records: the SnapshotElement union
+// ordinals of the elements a snapshot holds, and the end of a batch.
+const (
+	FuchsiaRecordAllocation = 1
+	FuchsiaRecordStackTrace = 2
+	FuchsiaRecordRegion     = 3
+	FuchsiaRecordContents   = 4
+	FuchsiaRecordThread     = 5
+	FuchsiaRecordEndOfBatch = 0x80
+)
+
+// FuchsiaHeaderRecord in FuchsiaStream.UnknownRecord stands for the
+// snapshot's SnapshotHeader (multi-process streams).
+const FuchsiaHeaderRecord = math.MaxUint32
+
+// FuchsiaOrphanChunk in FuchsiaStream.ContentsChunkNode marks a chunk of
+// block contents that matches no allocation: the receiver drops it, the
+// stream keeps it (OrphanAddress, OrphanContents).
+const FuchsiaOrphanChunk = math.MaxUint32
+
+// FIDL table field bits (bit n-1 for field ordinal n) of
+// FuchsiaStream.AllocFields and RegionFields.
+const (
+	FuchsiaAllocAddress    = 1 << 0
+	FuchsiaAllocSize       = 1 << 1
+	FuchsiaAllocStackKey   = 1 << 2
+	FuchsiaAllocTimestamp  = 1 << 3
+	FuchsiaAllocThreadKey  = 1 << 4
+	FuchsiaAllocCount      = 1 << 5
+	FuchsiaRegionRequired  = 0xf // address, size, file_offset, build_id
+	FuchsiaRegionVaddr     = 1 << 4
+	FuchsiaRegionName      = 1 << 5
+	fuchsiaAllocKnownMask  = 0x3f
+	fuchsiaRegionKnownMask = 0x3f
+)
+
+// FuchsiaStream is what one process's part of a FIDL element stream holds
+// beyond the profile: enough to write the same elements again in the same
+// order, batches and chunks. The elements are those of the snapshot's data
+// batches, Records, between the SnapshotHeader batch (multi-process) and
+// the empty batch that ends the snapshot; those, and the stream's last
+// empty batch, follow from the snapshots. The element values are the
+// snapshot's: node i is the i-th Allocation, thread t the t-th ThreadInfo,
+// and so on.
+type FuchsiaStream struct {
+	// Records are the snapshot's data records in stream order:
+	// FuchsiaRecord* kinds. Every batch holds at least one element and
+	// ends with FuchsiaRecordEndOfBatch.
+	Records []uint8
+
+	// AllocFields are, per node, the Allocation fields sent
+	// (FuchsiaAlloc* bits). Without FuchsiaAllocCount the count is 1.
+	AllocFields []uint8
+
+	// StackKey is each stack's stack_trace_key; the stacks are in order of
+	// their first chunk. The StackTrace chunks, in stream order, are
+	// StackChunkStack (a stack index) with StackChunkSize addresses each.
+	StackKey        []uint64
+	StackChunkStack []uint32
+	StackChunkSize  []uint32
+
+	// ThreadKey is each thread's thread_info_key.
+	ThreadKey []uint64
+
+	// The ExecutableRegions in stream order: the mapping each became
+	// (index into FuchsiaFile.Mappings; the build id is its hex string, the
+	// name its File), the optional fields sent (FuchsiaRegionVaddr,
+	// FuchsiaRegionName, plus FuchsiaRegionRequired), and vaddr (0 when
+	// not sent). pprof has no vaddr.
+	RegionMapping []uint32
+	RegionFields  []uint8
+	RegionVaddr   []uint64
+
+	// The BlockContents chunks in stream order: the node whose contents
+	// they continue, or FuchsiaOrphanChunk, and their size. Orphan chunks
+	// take their addresses from OrphanAddress and their bytes from
+	// OrphanContents, in order.
+	ContentsChunkNode []uint32
+	ContentsChunkSize []uint32
+	OrphanAddress     []uint64
+	OrphanContents    []byte
+
+	// Table fields this reader does not know (a newer collector's), kept
+	// as FIDL bindings keep unknown data: the record they belong to (an
+	// index into Records, or FuchsiaHeaderRecord), the field ordinal and
+	// the envelope payload (4 bytes inline, or a non-zero multiple of 8
+	// out of line), in UnknownBytes[UnknownFirst[k]:UnknownFirst[k+1]].
+	// By record, then by increasing ordinal. UnknownFirst is empty when
+	// there are none.
+	UnknownRecord  []uint32
+	UnknownOrdinal []uint64
+	UnknownFirst   []uint32
+	UnknownBytes   []byte
 }
 
 // Stacks returns the number of stacks in the table.
@@ -344,6 +452,9 @@ func (m *FuchsiaFile) validate(f *File) error {
 		if err := uniqueIDs(ids); err != nil {
 			return err
 		}
+	}
+	if err := m.validateStreams(f); err != nil {
+		return err
 	}
 	if len(m.SampleSnapshot) > 0 {
 		counts := make([]int, len(f.Snapshots))
@@ -483,6 +594,341 @@ func (fs *FuchsiaSnapshot) validate(f *File, s *Snapshot, n int, ns uint32) erro
 	}
 	if s.Edges.Len() > 0 && !fs.DerivedEdges {
 		return fmt.Errorf("fuchsia: %d edges, but a profile has none unless derived from contents", s.Edges.Len())
+	}
+	if fs.Stream != nil {
+		if err := fs.Stream.validate(f, s); err != nil {
+			return fmt.Errorf("fuchsia stream: %w", err)
+		}
+	}
+	return nil
+}
+
+// validateStreams checks what FuchsiaStream sections need across the file:
+// all snapshots have one or none; a single-process stream (no
+// SnapshotHeader) is one snapshot; every mapping is the region of exactly
+// one snapshot.
+func (m *FuchsiaFile) validateStreams(f *File) error {
+	n := 0
+	for _, s := range f.Snapshots {
+		if s.Fuchsia != nil && s.Fuchsia.Stream != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if n != len(f.Snapshots) {
+		return fmt.Errorf("fuchsia stream: %d of %d snapshots have stream details (all or none do)", n, len(f.Snapshots))
+	}
+	multi := f.Snapshots[0].Fuchsia.HasProcessName
+	used := make([]bool, m.Mappings.Len())
+	for k, s := range f.Snapshots {
+		fs := s.Fuchsia
+		if fs.HasProcessName != multi || fs.HasProcessKoid != multi {
+			return fmt.Errorf("fuchsia stream: snapshot %d: a multi-process stream has a SnapshotHeader with name and koid for every process, a single-process one none", k)
+		}
+		for _, mi := range fs.Stream.RegionMapping {
+			if int(mi) >= len(used) {
+				return fmt.Errorf("fuchsia stream: snapshot %d: mapping %d out of range (%d mappings)", k, mi, len(used))
+			}
+			if used[mi] {
+				return fmt.Errorf("fuchsia stream: mapping %d is the region of two snapshots", mi)
+			}
+			used[mi] = true
+		}
+	}
+	if !multi && len(f.Snapshots) != 1 {
+		return fmt.Errorf("fuchsia stream: a single-process stream holds one snapshot, not %d", len(f.Snapshots))
+	}
+	for i, u := range used {
+		if !u {
+			return fmt.Errorf("fuchsia stream: mapping %d is no snapshot's region", i)
+		}
+	}
+	if len(m.SampleSnapshot) > 0 {
+		return fmt.Errorf("fuchsia stream: samples interleaved across snapshots")
+	}
+	return nil
+}
+
+// isLowerHex reports whether s is an even number of lowercase hex digits.
+func isLowerHex(s string) bool {
+	if len(s)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// validate checks that the stream details agree with the snapshot, so that
+// writing the elements back cannot fail and reading them again gives the
+// same snapshot.
+func (st *FuchsiaStream) validate(f *File, s *Snapshot) error {
+	fs := s.Fuchsia
+	n := s.Nodes.Len()
+	nstack := fs.Stacks()
+	nthread := len(fs.ThreadName)
+	var count [256]int
+	prevEnd := true
+	for i, r := range st.Records {
+		switch r {
+		case FuchsiaRecordAllocation, FuchsiaRecordStackTrace, FuchsiaRecordRegion, FuchsiaRecordContents, FuchsiaRecordThread:
+			prevEnd = false
+		case FuchsiaRecordEndOfBatch:
+			if prevEnd {
+				return fmt.Errorf("record %d: an empty batch inside the snapshot's data", i)
+			}
+			prevEnd = true
+		default:
+			return fmt.Errorf("record %d: unknown kind %d", i, r)
+		}
+		count[r]++
+	}
+	if !prevEnd {
+		return fmt.Errorf("the last batch has no end")
+	}
+	for _, c := range []struct {
+		kind int
+		what string
+		have int
+	}{
+		{FuchsiaRecordAllocation, "allocations (nodes)", n},
+		{FuchsiaRecordStackTrace, "stack trace chunks", len(st.StackChunkStack)},
+		{FuchsiaRecordRegion, "regions", len(st.RegionMapping)},
+		{FuchsiaRecordContents, "contents chunks", len(st.ContentsChunkNode)},
+		{FuchsiaRecordThread, "threads", nthread},
+	} {
+		if count[c.kind] != c.have {
+			return fmt.Errorf("%d records of kind %d for %d %s", count[c.kind], c.kind, c.have, c.what)
+		}
+	}
+	if len(fs.LabelKey) > 0 || len(fs.ExtraValues) > 0 {
+		return fmt.Errorf("an element stream has no pprof labels or extra values")
+	}
+
+	// Allocations.
+	if len(st.AllocFields) != n {
+		return fmt.Errorf("%d allocation field sets for %d nodes", len(st.AllocFields), n)
+	}
+	for i, af := range st.AllocFields {
+		fl := fs.Flags[i]
+		switch {
+		case af&^fuchsiaAllocKnownMask != 0:
+			return fmt.Errorf("node %d: unknown allocation field bits %#x", i, af)
+		case af&(FuchsiaAllocSize|FuchsiaAllocStackKey) != FuchsiaAllocSize|FuchsiaAllocStackKey:
+			return fmt.Errorf("node %d: an Allocation has a size and a stack trace key", i)
+		case af&FuchsiaAllocAddress != 0 != (fl&FuchsiaAddress != 0):
+			return fmt.Errorf("node %d: address field and address flag disagree", i)
+		case af&FuchsiaAllocAddress == 0 && s.Nodes.ID.At(i) != 0:
+			return fmt.Errorf("node %d: an id without an address field", i)
+		case af&FuchsiaAllocTimestamp != 0 != (fl&FuchsiaTimestamp != 0):
+			return fmt.Errorf("node %d: timestamp field and timestamp flag disagree", i)
+		case af&FuchsiaAllocThreadKey != 0 != (len(fs.Thread) > 0 && fs.Thread[i] != 0):
+			return fmt.Errorf("node %d: thread key field and thread disagree", i)
+		case af&FuchsiaAllocCount == 0 && fs.Count.At(i) != 1:
+			return fmt.Errorf("node %d: count %d without a count field (the default is 1)", i, fs.Count.At(i))
+		case fl&FuchsiaBytes == 0:
+			return fmt.Errorf("node %d: every allocation has its size as the bytes label", i)
+		}
+	}
+	addrs := make(map[uint64]bool, n)
+	for i := 0; i < n; i++ {
+		if fs.Flags[i]&FuchsiaAddress != 0 {
+			a := s.Nodes.ID.At(i)
+			if addrs[a] {
+				return fmt.Errorf("node %d: a second allocation at 0x%x", i, a)
+			}
+			addrs[a] = true
+		}
+	}
+
+	// Stacks: keys unique, chunks cover each stack in order, first chunks
+	// in stack order.
+	if len(st.StackKey) != nstack {
+		return fmt.Errorf("%d stack keys for %d stacks", len(st.StackKey), nstack)
+	}
+	if len(st.StackChunkSize) != len(st.StackChunkStack) {
+		return fmt.Errorf("%d stack chunk sizes for %d chunks", len(st.StackChunkSize), len(st.StackChunkStack))
+	}
+	seenKey := make(map[uint64]bool, nstack)
+	for _, k := range st.StackKey {
+		if seenKey[k] {
+			return fmt.Errorf("stack key %d appears twice", k)
+		}
+		seenKey[k] = true
+	}
+	filled := make([]uint64, nstack)
+	next := uint32(0)
+	for c, k := range st.StackChunkStack {
+		if k > next || k >= uint32(nstack) {
+			return fmt.Errorf("stack chunk %d: stack %d out of order (stacks are in order of their first chunk)", c, k)
+		}
+		if k == next {
+			next++
+		}
+		filled[k] += uint64(st.StackChunkSize[c])
+	}
+	for k := 0; k < nstack; k++ {
+		if int(next) <= k {
+			return fmt.Errorf("stack %d has no chunk", k)
+		}
+		if filled[k] != uint64(len(fs.StackOf(k))) {
+			return fmt.Errorf("stack %d: chunks of %d addresses for %d frames", k, filled[k], len(fs.StackOf(k)))
+		}
+	}
+
+	// Threads.
+	if len(st.ThreadKey) != nthread {
+		return fmt.Errorf("%d thread keys for %d threads", len(st.ThreadKey), nthread)
+	}
+	seenKey = make(map[uint64]bool, nthread)
+	for t, k := range st.ThreadKey {
+		if seenKey[k] {
+			return fmt.Errorf("thread key %d appears twice", k)
+		}
+		seenKey[k] = true
+		if fs.ThreadBare[t] {
+			return fmt.Errorf("thread %d: a ThreadInfo has a name and a koid", t)
+		}
+		if name := f.Strings[fs.ThreadName[t]]; len(name) > 32 || !utf8.ValidString(name) {
+			return fmt.Errorf("thread %d: name is not UTF-8 of at most 32 bytes", t)
+		}
+	}
+	if fs.HasProcessName {
+		if name := f.Strings[fs.ProcessName]; len(name) > 32 || !utf8.ValidString(name) {
+			return fmt.Errorf("process name is not UTF-8 of at most 32 bytes")
+		}
+	}
+
+	// Regions.
+	nr := len(st.RegionMapping)
+	if len(st.RegionFields) != nr || len(st.RegionVaddr) != nr {
+		return fmt.Errorf("region columns disagree on the region count")
+	}
+	mp := &f.Fuchsia.Mappings
+	starts := make(map[uint64]bool, nr)
+	for r, mi := range st.RegionMapping {
+		if int(mi) >= mp.Len() {
+			return fmt.Errorf("region %d: mapping %d out of range (%d mappings)", r, mi, mp.Len())
+		}
+		rf := st.RegionFields[r]
+		if rf&^fuchsiaRegionKnownMask != 0 || rf&FuchsiaRegionRequired != FuchsiaRegionRequired {
+			return fmt.Errorf("region %d: field bits %#x (address, size, file_offset and build_id are required)", r, rf)
+		}
+		if rf&FuchsiaRegionVaddr == 0 && st.RegionVaddr[r] != 0 {
+			return fmt.Errorf("region %d: a vaddr without a vaddr field", r)
+		}
+		if rf&FuchsiaRegionName == 0 && mp.File[mi] != 0 && f.Strings[mp.File[mi]] != "" {
+			return fmt.Errorf("region %d: a name without a name field", r)
+		}
+		if rf&FuchsiaRegionName != 0 && !utf8.ValidString(f.Strings[mp.File[mi]]) {
+			return fmt.Errorf("region %d: name is not UTF-8", r)
+		}
+		if id := f.Strings[mp.BuildID[mi]]; len(id) > 64 || !isLowerHex(id) {
+			return fmt.Errorf("region %d: build id %q is not the hex of at most 32 bytes", r, id)
+		}
+		if mp.Flags[mi] != 0 {
+			return fmt.Errorf("region %d: mapping %d has symbolization flags", r, mi)
+		}
+		if starts[mp.Start[mi]] {
+			return fmt.Errorf("region %d: a second region at 0x%x", r, mp.Start[mi])
+		}
+		starts[mp.Start[mi]] = true
+	}
+
+	// Contents chunks.
+	if len(st.ContentsChunkSize) != len(st.ContentsChunkNode) {
+		return fmt.Errorf("%d contents chunk sizes for %d chunks", len(st.ContentsChunkSize), len(st.ContentsChunkNode))
+	}
+	got := make([]uint64, n)
+	chunks := make([]bool, n)
+	orphans, orphanBytes := 0, uint64(0)
+	for c, node := range st.ContentsChunkNode {
+		size := uint64(st.ContentsChunkSize[c])
+		if node == FuchsiaOrphanChunk {
+			if orphans >= len(st.OrphanAddress) {
+				return fmt.Errorf("contents chunk %d: more orphan chunks than orphan addresses", c)
+			}
+			if addrs[st.OrphanAddress[orphans]] {
+				return fmt.Errorf("contents chunk %d: orphan chunk at 0x%x, the address of an allocation", c, st.OrphanAddress[orphans])
+			}
+			orphans++
+			orphanBytes += size
+			continue
+		}
+		if int(node) >= n {
+			return fmt.Errorf("contents chunk %d: node %d out of range", c, node)
+		}
+		if fs.Flags[node]&FuchsiaContents == 0 {
+			return fmt.Errorf("contents chunk %d: node %d has no contents", c, node)
+		}
+		got[node] += size
+		chunks[node] = true
+	}
+	if orphans != len(st.OrphanAddress) || orphanBytes != uint64(len(st.OrphanContents)) {
+		return fmt.Errorf("%d orphan chunks of %d bytes for %d orphan addresses and %d bytes", orphans, orphanBytes, len(st.OrphanAddress), len(st.OrphanContents))
+	}
+	for i := 0; i < n; i++ {
+		if fs.Flags[i]&FuchsiaContents == 0 {
+			continue
+		}
+		if !chunks[i] || got[i] != s.Nodes.SelfSize.At(i) {
+			return fmt.Errorf("node %d: contents chunks of %d bytes for a block of %d", i, got[i], s.Nodes.SelfSize.At(i))
+		}
+		if fs.Flags[i]&FuchsiaAddress == 0 {
+			return fmt.Errorf("node %d: contents without an address", i)
+		}
+	}
+
+	// Unknown fields.
+	nu := len(st.UnknownRecord)
+	if len(st.UnknownOrdinal) != nu {
+		return fmt.Errorf("unknown field columns disagree on their count")
+	}
+	if nu > 0 || len(st.UnknownFirst) > 0 {
+		if len(st.UnknownFirst) != nu+1 {
+			return fmt.Errorf("%d unknown field offsets for %d fields", len(st.UnknownFirst), nu)
+		}
+		if err := checkOffsets(st.UnknownFirst, len(st.UnknownBytes), "unknown field"); err != nil {
+			return err
+		}
+	} else if len(st.UnknownBytes) > 0 {
+		return fmt.Errorf("unknown field bytes without fields")
+	}
+	for k := 0; k < nu; k++ {
+		r, ord := st.UnknownRecord[k], st.UnknownOrdinal[k]
+		known := 0
+		switch {
+		case r == FuchsiaHeaderRecord:
+			if !fs.HasProcessName {
+				return fmt.Errorf("unknown field %d: a SnapshotHeader field, but the snapshot has no header", k)
+			}
+			known = 2
+		case int(r) < len(st.Records):
+			known = [...]int{FuchsiaRecordAllocation: 6, FuchsiaRecordStackTrace: 2, FuchsiaRecordRegion: 6,
+				FuchsiaRecordContents: 2, FuchsiaRecordThread: 3, 0x80: 0}[min(int(st.Records[r]), 0x80)]
+			if known == 0 {
+				return fmt.Errorf("unknown field %d: record %d is not an element", k, r)
+			}
+		default:
+			return fmt.Errorf("unknown field %d: record %d out of range", k, r)
+		}
+		if ord <= uint64(known) || ord > 64 {
+			return fmt.Errorf("unknown field %d: ordinal %d is a known field or beyond a table's 64", k, ord)
+		}
+		if k > 0 {
+			pr, po := st.UnknownRecord[k-1], st.UnknownOrdinal[k-1]
+			if r < pr || r == pr && ord <= po {
+				return fmt.Errorf("unknown field %d: not by record and increasing ordinal", k)
+			}
+		}
+		if size := st.UnknownFirst[k+1] - st.UnknownFirst[k]; size != 4 && (size == 0 || size%8 != 0) {
+			return fmt.Errorf("unknown field %d: %d payload bytes (4 inline, or a non-zero multiple of 8)", k, size)
+		}
 	}
 	return nil
 }

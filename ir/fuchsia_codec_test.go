@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,8 +14,9 @@ import (
 )
 
 // ctFuchsia is a random Fuchsia file of three processes with every Fuchsia
-// feature: the first seed from 1 on whose file has derived edges, contents,
-// labels, threads, timestamps, lines and interleaved samples.
+// feature of a profile: the first seed from 1 on whose file has derived
+// edges, contents, labels, threads, timestamps, lines and interleaved
+// samples (every field but the stream details, which a profile has not).
 func ctFuchsia() *ir.File { return ctFuchsiaSized(1, 3, 6) }
 
 // When no seed sets every field (a field was added to the sections, which
@@ -25,38 +27,90 @@ func ctFuchsiaSized(seed int64, snapshots, maxNodes int) *ir.File {
 			Strings: irtest.AllStrings, MaxStringUnits: 4}, irtest.FuchsiaEverything())
 	}
 	for s := seed; s < seed+2000; s++ {
-		if f := gen(s); fuchsiaComplete(f) {
+		if f := gen(s); profileComplete(f) {
 			return f
 		}
 	}
 	return gen(seed)
 }
 
+// ctFuchsiaStream is a random Fuchsia file read from a FIDL stream, of
+// three processes, with every stream feature: the first seed from 1 on
+// whose file, with ctFuchsia's, sets every field of the Fuchsia sections.
+func ctFuchsiaStream() *ir.File { return ctFuchsiaStreamSized(1, 3, 6) }
+
+// ctFuchsiaStreamSized is ctFuchsiaSized for stream-shaped files.
+func ctFuchsiaStreamSized(seed int64, snapshots, maxNodes int) *ir.File {
+	gen := func(seed int64) *ir.File {
+		return irtest.RandomFuchsia(seed, irtest.Options{MinNodes: 1, MaxNodes: maxNodes, Snapshots: snapshots,
+			Strings: irtest.AllStrings, MaxStringUnits: 4}, irtest.FuchsiaStreamEverything())
+	}
+	profile := ctFuchsia()
+	for s := seed; s < seed+2000; s++ {
+		if f := gen(s); len(fuchsiaUnset(profile, f)) == 0 {
+			return f
+		}
+	}
+	return gen(seed)
+}
+
+// isStreamField reports whether a field path is of the stream details
+// (FuchsiaSnapshot.Stream), which only a file read from a stream has.
+func isStreamField(path string) bool {
+	return path == "FuchsiaSnapshot.Stream" || strings.HasPrefix(path, "FuchsiaSnapshot.Stream.")
+}
+
+// profileComplete reports whether f sets every field of the Fuchsia
+// sections but the stream details.
+func profileComplete(f *ir.File) bool {
+	for _, p := range fuchsiaUnset(f) {
+		if !isStreamField(p) {
+			return false
+		}
+	}
+	return true
+}
+
 // fuchsiaComplete reports whether every field of the Fuchsia sections is
-// set somewhere in f (not its zero value), found by reflection: a field
-// added to ir.FuchsiaFile or ir.FuchsiaSnapshot counts too.
-func fuchsiaComplete(f *ir.File) bool {
-	return len(fuchsiaUnset(f)) == 0
+// set somewhere in the files (not its zero value), found by reflection: a
+// field added to ir.FuchsiaFile, ir.FuchsiaSnapshot or ir.FuchsiaStream
+// counts too. No one file can set them all (a stream has no labels, a
+// profile no stream details): the coverage is that of a profile-shaped
+// file and a stream-shaped one together.
+func fuchsiaComplete(fs ...*ir.File) bool {
+	return len(fuchsiaUnset(fs...)) == 0
 }
 
 // fuchsiaUnset names the fields of the Fuchsia sections that are at their
-// zero value in f and every snapshot.
-func fuchsiaUnset(f *ir.File) []string {
-	var out []string
-	if f.Fuchsia == nil {
-		return []string{"FuchsiaFile"}
-	}
-	out = append(out, zeroFields("FuchsiaFile", reflect.ValueOf(f.Fuchsia).Elem())...)
+// zero value in every file and every snapshot of fs.
+func fuchsiaUnset(fs ...*ir.File) []string {
 	set := map[string]bool{}
-	for _, s := range f.Snapshots {
-		if s.Fuchsia == nil {
-			continue
-		}
-		v := reflect.ValueOf(s.Fuchsia).Elem()
-		for _, name := range fieldPaths("FuchsiaSnapshot", v.Type()) {
+	mark := func(prefix string, v reflect.Value) {
+		for _, name := range fieldPaths(prefix, v.Type()) {
 			if !fieldByPath(v, name).IsZero() {
 				set[name] = true
 			}
+		}
+	}
+	for _, f := range fs {
+		if f.Fuchsia == nil {
+			continue
+		}
+		set["FuchsiaFile"] = true
+		mark("FuchsiaFile", reflect.ValueOf(f.Fuchsia).Elem())
+		for _, s := range f.Snapshots {
+			if s.Fuchsia != nil {
+				mark("FuchsiaSnapshot", reflect.ValueOf(s.Fuchsia).Elem())
+			}
+		}
+	}
+	if !set["FuchsiaFile"] {
+		return []string{"FuchsiaFile"}
+	}
+	var out []string
+	for _, name := range fieldPaths("FuchsiaFile", reflect.TypeOf(ir.FuchsiaFile{})) {
+		if !set[name] {
+			out = append(out, name)
 		}
 	}
 	for _, name := range fieldPaths("FuchsiaSnapshot", reflect.TypeOf(ir.FuchsiaSnapshot{})) {
@@ -68,8 +122,9 @@ func fuchsiaUnset(f *ir.File) []string {
 }
 
 // fieldPaths lists a struct's fields as "Type.Field", descending into the
-// nested table structs (not into ir.Uints or the value types, which are
-// columns or scalars of their own).
+// nested table structs and the pointed-to ones (a pointer field is listed
+// too: its presence is part of the file), not into ir.Uints or the value
+// types, which are columns or scalars of their own.
 func fieldPaths(prefix string, t reflect.Type) []string {
 	var out []string
 	for i := 0; i < t.NumField(); i++ {
@@ -77,8 +132,14 @@ func fieldPaths(prefix string, t reflect.Type) []string {
 		if !sf.IsExported() {
 			continue
 		}
-		if sf.Type.Kind() == reflect.Struct && sf.Type != reflect.TypeOf(ir.Uints{}) && sf.Type != reflect.TypeOf(ir.FuchsiaValueType{}) {
-			out = append(out, fieldPaths(prefix+"."+sf.Name, sf.Type)...)
+		ft := sf.Type
+		if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+			out = append(out, prefix+"."+sf.Name)
+			out = append(out, fieldPaths(prefix+"."+sf.Name, ft.Elem())...)
+			continue
+		}
+		if ft.Kind() == reflect.Struct && ft != reflect.TypeOf(ir.Uints{}) && ft != reflect.TypeOf(ir.FuchsiaValueType{}) {
+			out = append(out, fieldPaths(prefix+"."+sf.Name, ft)...)
 			continue
 		}
 		out = append(out, prefix+"."+sf.Name)
@@ -86,9 +147,17 @@ func fieldPaths(prefix string, t reflect.Type) []string {
 	return out
 }
 
-// fieldByPath returns the field "Type.A.B" of v.
+// fieldByPath returns the field "Type.A.B" of v. Through a nil pointer,
+// the fields are their zero values.
 func fieldByPath(v reflect.Value, path string) reflect.Value {
 	for _, name := range strings.Split(path, ".")[1:] {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v = reflect.Zero(v.Type().Elem())
+			} else {
+				v = v.Elem()
+			}
+		}
 		v = v.FieldByName(name)
 	}
 	return v
@@ -110,6 +179,10 @@ func zeroFields(prefix string, v reflect.Value) []string {
 func sameField(a, b reflect.Value) bool {
 	if a.Kind() == reflect.Slice && a.Len() == 0 && b.Len() == 0 {
 		return true
+	}
+	if a.Kind() == reflect.Pointer {
+		// The pointed-to fields are compared one by one.
+		return a.IsNil() == b.IsNil()
 	}
 	if a.Type() == reflect.TypeOf(ir.Uints{}) {
 		ua, ub := a.Interface().(ir.Uints), b.Interface().(ir.Uints)
@@ -162,30 +235,43 @@ func roundTrip(t *testing.T, f *ir.File) *ir.File {
 	return g
 }
 
-// TestFuchsiaCodecCoversEveryField fails when a field of ir.FuchsiaFile or
-// ir.FuchsiaSnapshot is added without codec support: the test file sets
-// every field (found by reflection, so a new field is unset until the
-// generator fills it), and the round trip must keep every field (compared
-// by reflection, not by ir.Diff). TestDiffFuchsia checks Diff the same way.
+// TestFuchsiaCodecCoversEveryField fails when a field of ir.FuchsiaFile,
+// ir.FuchsiaSnapshot or ir.FuchsiaStream is added without codec support:
+// a profile-shaped test file and a stream-shaped one together set every
+// field (found by reflection, so a new field is unset until the generator
+// fills it), and the round trip of each must keep every field (compared by
+// reflection, not by ir.Diff). TestDiffFuchsia checks Diff the same way.
 func TestFuchsiaCodecCoversEveryField(t *testing.T) {
-	var f *ir.File
-	for seed := int64(0); seed < 200 && f == nil; seed++ {
-		g := irtest.RandomFuchsia(seed, irtest.Options{MinNodes: 1, MaxNodes: 8, Snapshots: 3, Strings: irtest.AllStrings},
-			irtest.FuchsiaEverything())
-		if fuchsiaComplete(g) {
-			f = g
+	opts := irtest.Options{MinNodes: 1, MaxNodes: 8, Snapshots: 3, Strings: irtest.AllStrings}
+	var profile, stream *ir.File
+	for seed := int64(0); seed < 200 && profile == nil; seed++ {
+		if g := irtest.RandomFuchsia(seed, opts, irtest.FuchsiaEverything()); profileComplete(g) {
+			profile = g
 		}
 	}
-	if f == nil {
-		f = irtest.RandomFuchsia(0, irtest.Options{MinNodes: 1, MaxNodes: 8, Snapshots: 3}, irtest.FuchsiaEverything())
-		t.Fatalf("no random Fuchsia file sets every field; unset in seed 0: %v (teach irtest.RandomFuchsia, the codec and ir.Diff the new fields)", fuchsiaUnset(f))
+	if profile == nil {
+		f := irtest.RandomFuchsia(0, opts, irtest.FuchsiaEverything())
+		t.Fatalf("no random profile-shaped Fuchsia file sets every field but the stream details; unset in seed 0: %v "+
+			"(teach irtest.RandomFuchsia, the codec and ir.Diff the new fields)", fuchsiaUnset(f))
 	}
-	g := roundTrip(t, f)
-	if d := fuchsiaFieldsEqual(f, g); len(d) > 0 {
-		t.Errorf("fields not kept by the IR stream: %v", d)
+	for seed := int64(0); seed < 200 && stream == nil; seed++ {
+		if g := irtest.RandomFuchsia(seed, opts, irtest.FuchsiaStreamEverything()); fuchsiaComplete(profile, g) {
+			stream = g
+		}
 	}
-	if d := ir.Diff(f, g, 10); len(d) > 0 {
-		t.Errorf("round trip differs: %v", d)
+	if stream == nil {
+		f := irtest.RandomFuchsia(0, opts, irtest.FuchsiaStreamEverything())
+		t.Fatalf("no random stream-shaped Fuchsia file sets the fields a profile cannot; unset in seed 0 and the profile: %v "+
+			"(teach irtest.RandomFuchsia, the codec and ir.Diff the new fields)", fuchsiaUnset(profile, f))
+	}
+	for _, f := range []*ir.File{profile, stream} {
+		g := roundTrip(t, f)
+		if d := fuchsiaFieldsEqual(f, g); len(d) > 0 {
+			t.Errorf("%s: fields not kept by the IR stream: %v", f.Format, d)
+		}
+		if d := ir.Diff(f, g, 10); len(d) > 0 {
+			t.Errorf("%s: round trip differs: %v", f.Format, d)
+		}
 	}
 }
 
@@ -202,6 +288,9 @@ func TestFuchsiaRoundTrips(t *testing.T) {
 		{"tags", irtest.Options{MaxNodes: 12, Snapshots: 2}, irtest.FuchsiaOptions{Tags: true, MultiProcess: true}},
 		{"empty processes", irtest.Options{MinNodes: 0, MaxNodes: 0, Snapshots: 3}, irtest.FuchsiaEverything()},
 		{"no snapshots", irtest.Options{MaxNodes: 0, Snapshots: 1}, irtest.FuchsiaOptions{ProfileFields: true}},
+		{"stream", irtest.Options{MaxNodes: 12, Snapshots: 3, Strings: irtest.AllStrings}, irtest.FuchsiaStreamEverything()},
+		{"stream single-process", irtest.Options{MaxNodes: 12, Snapshots: 1}, irtest.FuchsiaOptions{Stream: true, Contents: true}},
+		{"stream empty processes", irtest.Options{MinNodes: 0, MaxNodes: 0, Snapshots: 3}, irtest.FuchsiaStreamEverything()},
 	}
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
@@ -363,12 +452,150 @@ func TestWriteTextFuchsia(t *testing.T) {
 	}
 }
 
+// TestWriteTextFuchsiaStream: the text dump shows the stream details.
+func TestWriteTextFuchsiaStream(t *testing.T) {
+	// The first seed whose file also has unknown SnapshotHeader fields.
+	f := ctFuchsiaStream()
+	for seed := int64(1); seed < 100 && !slices.Contains(f.Snapshots[0].Fuchsia.Stream.UnknownRecord, ir.FuchsiaHeaderRecord); seed++ {
+		f = ctFuchsiaStreamSized(seed, 1, 6)
+	}
+	txt := ctText(t, f)
+	for _, want := range []string{
+		"format \"fuchsia-fidl\"", "  fuchsia columns", " stream", "  fuchsia stream batches [", "  fuchsia stream stack chunks [k0:",
+		"  fuchsia stream region r0 mapping=m", " fields=address+size+file_offset+build_id", "  fuchsia stream contents chunks [",
+		"orphan@0x", "  fuchsia stream orphan contents ", "  fuchsia stream unknown u0 record=", " record=header ", " alloc_fields=",
+		"+size+stack_key", "] key=", " bare=false key=",
+	} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("the dump lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(txt)
+	}
+}
+
+// TestDecodeKeepsFuchsiaStreamDetails checks what a field comparison
+// might overlook in the stream details: present but empty, unknown field
+// offsets present with no fields ([0]) and absent, extreme values, the
+// orphan and unknown field bytes in several chunks.
+func TestDecodeKeepsFuchsiaStreamDetails(t *testing.T) {
+	for _, first := range [][]uint32{{0}, nil} {
+		f := &ir.File{Format: ir.FormatFuchsiaFIDL, Strings: []string{""}, Fuchsia: &ir.FuchsiaFile{SampleTypes: make([]ir.FuchsiaValueType, 2)},
+			Snapshots: []*ir.Snapshot{{Root: ir.NoNode, NodeKinds: ir.FuchsiaNodeKinds, EdgeKinds: ir.FuchsiaEdgeKinds,
+				Nodes: ir.Nodes{FirstEdge: []uint32{0}}, Fuchsia: &ir.FuchsiaSnapshot{Stream: &ir.FuchsiaStream{UnknownFirst: first}}}}}
+		if err := f.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		g := roundTrip(t, f)
+		if d := ir.Diff(f, g, 10); len(d) > 0 {
+			t.Errorf("round trip differs:\n%s", strings.Join(d, "\n"))
+		}
+		st := g.Snapshots[0].Fuchsia.Stream
+		if st == nil || !slicesEqualNil(st.UnknownFirst, first) {
+			t.Errorf("stream details with UnknownFirst %v came back as %+v", first, st)
+		}
+	}
+
+	// Extreme values, and orphan and unknown field bytes of several
+	// chunks.
+	f := ctFuchsiaStream()
+	st := f.Snapshots[0].Fuchsia.Stream
+	st.StackKey[0], st.ThreadKey[0] = math.MaxUint64, math.MaxUint64
+	st.RegionVaddr[0] = math.MaxUint64
+	st.RegionFields[0] |= ir.FuchsiaRegionVaddr
+	big := make([]byte, 3<<16+5)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	st.ContentsChunkNode = append(st.ContentsChunkNode, ir.FuchsiaOrphanChunk)
+	st.ContentsChunkSize = append(st.ContentsChunkSize, uint32(len(big)))
+	st.OrphanAddress = append(st.OrphanAddress, math.MaxUint64)
+	st.OrphanContents = append(st.OrphanContents, big...)
+	st.Records = append(st.Records, ir.FuchsiaRecordContents, ir.FuchsiaRecordEndOfBatch)
+	r := uint32(len(st.Records) - 2)
+	if len(st.UnknownRecord) > 0 && st.UnknownRecord[len(st.UnknownRecord)-1] == ir.FuchsiaHeaderRecord {
+		t.Log("the header's unknown fields stay last")
+	}
+	// Insert the new record's unknown field before the header's (by
+	// record, the header last).
+	at := len(st.UnknownRecord)
+	for at > 0 && st.UnknownRecord[at-1] > r {
+		at--
+	}
+	if st.UnknownFirst == nil {
+		st.UnknownFirst = []uint32{0}
+	}
+	payload := big[:2<<16+8*3]
+	st.UnknownRecord = slices.Insert(st.UnknownRecord, at, r)
+	st.UnknownOrdinal = slices.Insert(st.UnknownOrdinal, at, 64)
+	off := st.UnknownFirst[at]
+	st.UnknownBytes = slices.Insert(st.UnknownBytes, int(off), payload...)
+	st.UnknownFirst = slices.Insert(st.UnknownFirst, at+1, off+uint32(len(payload)))
+	for k := at + 2; k < len(st.UnknownFirst); k++ {
+		st.UnknownFirst[k] += uint32(len(payload))
+	}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	g := roundTrip(t, f)
+	if d := ir.Diff(f, g, 10); len(d) > 0 {
+		t.Errorf("round trip differs:\n%s", strings.Join(d, "\n"))
+	}
+	if d := fuchsiaFieldsEqual(f, g); len(d) > 0 {
+		t.Errorf("fields differ: %v", d)
+	}
+}
+
+// TestDecodeRefusesStreamDetailsInV4: the stream details arrived in
+// version 5. A version 5 stream relabelled as version 4 reads when it has
+// no stream details, and is refused when it has.
+func TestDecodeRefusesStreamDetailsInV4(t *testing.T) {
+	for _, tc := range []struct {
+		f       *ir.File
+		wantErr string
+	}{
+		{ctFuchsia(), ""},
+		{ctFuchsiaStream(), "arrived in version 5"},
+	} {
+		var buf bytes.Buffer
+		if err := ir.Encode(&buf, tc.f); err != nil {
+			t.Fatal(err)
+		}
+		b := buf.Bytes()
+		if !bytes.HasPrefix(b, ctHeader(ir.Version)) {
+			t.Fatalf("no version %d header", ir.Version)
+		}
+		b[len(ir.Magic)] = 4
+		_, err := ir.Decode(bytes.NewReader(b))
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s as version 4: %v", tc.f.Format, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s as version 4: error %v, want %q", tc.f.Format, err, tc.wantErr)
+		}
+	}
+}
+
+// TestDecodeFuchsiaStreamTruncated cuts a small stream-shaped stream at
+// every byte.
+func TestDecodeFuchsiaStreamTruncated(t *testing.T) {
+	testDecodeTruncated(t, ctFuchsiaStreamSized(1, 2, 3))
+}
+
+// TestDecodeFuchsiaStreamCorrupted flips bytes of a small stream-shaped
+// stream (see TestDecodeCorrupted).
+func TestDecodeFuchsiaStreamCorrupted(t *testing.T) {
+	testDecodeCorrupted(t, ctFuchsiaStreamSized(1, 2, 3), "fuchsia")
+}
+
 // TestDiffFuchsia: Diff notices a change to any field of the Fuchsia
 // sections, and nothing in an unchanged copy. Every field of
 // ir.FuchsiaFile and ir.FuchsiaSnapshot (found by reflection) must have a
 // case here.
 func TestDiffFuchsia(t *testing.T) {
 	snap := func(f *ir.File) *ir.FuchsiaSnapshot { return f.Snapshots[0].Fuchsia }
+	stream := func(f *ir.File) *ir.FuchsiaStream { return f.Snapshots[0].Fuchsia.Stream }
 	tests := map[string]struct {
 		change func(f *ir.File)
 		want   string
@@ -432,6 +659,35 @@ func TestDiffFuchsia(t *testing.T) {
 		"FuchsiaSnapshot.ContentsStart":  {func(f *ir.File) { snap(f).ContentsStart = nil }, "contents offsets"},
 		"FuchsiaSnapshot.Contents":       {func(f *ir.File) { snap(f).Contents = append(snap(f).Contents, 0) }, "fuchsia contents"},
 		"FuchsiaSnapshot.DerivedEdges":   {func(f *ir.File) { snap(f).DerivedEdges = !snap(f).DerivedEdges }, "derived edges"},
+
+		// The stream details: changed in a stream-shaped base file.
+		"FuchsiaSnapshot.Stream":         {func(f *ir.File) { snap(f).Stream = nil }, "stream details present"},
+		"FuchsiaSnapshot.Stream.Records": {func(f *ir.File) { stream(f).Records = append(stream(f).Records, 0x80) }, "stream records"},
+		"FuchsiaSnapshot.Stream.AllocFields": {func(f *ir.File) { stream(f).AllocFields[0] ^= ir.FuchsiaAllocCount },
+			"stream allocation fields"},
+		"FuchsiaSnapshot.Stream.StackKey": {func(f *ir.File) { stream(f).StackKey[0]++ }, "stream stack key"},
+		"FuchsiaSnapshot.Stream.StackChunkStack": {func(f *ir.File) { stream(f).StackChunkStack = append(stream(f).StackChunkStack, 0) },
+			"stream stack chunk stack"},
+		"FuchsiaSnapshot.Stream.StackChunkSize": {func(f *ir.File) { stream(f).StackChunkSize[0]++ }, "stream stack chunk size"},
+		"FuchsiaSnapshot.Stream.ThreadKey":      {func(f *ir.File) { stream(f).ThreadKey[0]++ }, "stream thread key"},
+		"FuchsiaSnapshot.Stream.RegionMapping":  {func(f *ir.File) { stream(f).RegionMapping = append(stream(f).RegionMapping, 0) }, "stream region mapping"},
+		"FuchsiaSnapshot.Stream.RegionFields":   {func(f *ir.File) { stream(f).RegionFields = append(stream(f).RegionFields, 0) }, "stream region fields"},
+		"FuchsiaSnapshot.Stream.RegionVaddr":    {func(f *ir.File) { stream(f).RegionVaddr = append(stream(f).RegionVaddr, 0) }, "stream region vaddr"},
+		"FuchsiaSnapshot.Stream.ContentsChunkNode": {func(f *ir.File) { stream(f).ContentsChunkNode = append(stream(f).ContentsChunkNode, 0) },
+			"stream contents chunk node"},
+		"FuchsiaSnapshot.Stream.ContentsChunkSize": {func(f *ir.File) { stream(f).ContentsChunkSize = append(stream(f).ContentsChunkSize, 0) },
+			"stream contents chunk size"},
+		"FuchsiaSnapshot.Stream.OrphanAddress": {func(f *ir.File) { stream(f).OrphanAddress = append(stream(f).OrphanAddress, 0) },
+			"stream orphan address"},
+		"FuchsiaSnapshot.Stream.OrphanContents": {func(f *ir.File) { stream(f).OrphanContents = append(stream(f).OrphanContents, 0) },
+			"stream orphan contents"},
+		"FuchsiaSnapshot.Stream.UnknownRecord": {func(f *ir.File) { stream(f).UnknownRecord = append(stream(f).UnknownRecord, 0) },
+			"stream unknown record"},
+		"FuchsiaSnapshot.Stream.UnknownOrdinal": {func(f *ir.File) { stream(f).UnknownOrdinal = append(stream(f).UnknownOrdinal, 7) },
+			"stream unknown ordinal"},
+		"FuchsiaSnapshot.Stream.UnknownFirst": {func(f *ir.File) { stream(f).UnknownFirst = nil }, "stream unknown offsets"},
+		"FuchsiaSnapshot.Stream.UnknownBytes": {func(f *ir.File) { stream(f).UnknownBytes = append(stream(f).UnknownBytes, 0) },
+			"stream unknown bytes"},
 	}
 	// Every field has a case.
 	var fields []string
@@ -445,30 +701,49 @@ func TestDiffFuchsia(t *testing.T) {
 	if len(tests) != len(fields) {
 		t.Errorf("%d cases for %d fields", len(tests), len(fields))
 	}
-	// Snapshot 0 of the base file sets every per-snapshot field.
-	// (When none does, the fields' cases fail.)
-	full := func() *ir.File {
+	// Snapshot 0 of the base file sets every per-snapshot field of a
+	// profile; snapshot 0 of the stream-shaped base every field of the
+	// stream details. (When none does, the fields' cases fail.)
+	first := func(gen func(seed int64) *ir.File, stream bool) *ir.File {
 		for seed := int64(1); seed < 1000; seed++ {
-			f := ctFuchsiaSized(seed, 3, 6)
+			f := gen(seed)
 			for i, s := range f.Snapshots {
-				if len(zeroFields("FuchsiaSnapshot", reflect.ValueOf(s.Fuchsia).Elem())) == 0 {
+				unset := 0
+				for _, p := range zeroFields("FuchsiaSnapshot", reflect.ValueOf(s.Fuchsia).Elem()) {
+					if isStreamField(p) == stream {
+						unset++
+					}
+				}
+				if unset == 0 {
 					f.Snapshots[0], f.Snapshots[i] = f.Snapshots[i], f.Snapshots[0]
 					return f
 				}
 			}
 		}
-		return ctFuchsia()
+		return gen(1)
 	}
-	if d := ir.Diff(full(), full(), 0); len(d) > 0 {
-		t.Fatalf("an unchanged copy differs: %v", d)
+	full := func() *ir.File {
+		return first(func(seed int64) *ir.File { return ctFuchsiaSized(seed, 3, 6) }, false)
+	}
+	fullStream := func() *ir.File {
+		return first(func(seed int64) *ir.File { return ctFuchsiaStreamSized(seed, 3, 6) }, true)
+	}
+	for _, base := range []func() *ir.File{full, fullStream} {
+		if d := ir.Diff(base(), base(), 0); len(d) > 0 {
+			t.Fatalf("an unchanged copy differs: %v", d)
+		}
 	}
 	for _, name := range fields {
 		tc, ok := tests[name]
 		if !ok {
 			continue
 		}
+		base := full
+		if isStreamField(name) {
+			base = fullStream
+		}
 		t.Run(name, func(t *testing.T) {
-			a, b := full(), full()
+			a, b := base(), base()
 			tc.change(b)
 			d := ir.Diff(a, b, 0)
 			if len(d) == 0 {

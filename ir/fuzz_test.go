@@ -37,7 +37,9 @@ func fuzzGraphs() []*ir.File {
 		irtest.RandomMoarVM(2, irtest.Options{MaxNodes: 3, MaxStringUnits: 4}, irtest.MoarVMOptions{V2: true}),
 		irtest.RandomFuchsia(1, irtest.Options{MinNodes: 1, MaxNodes: 3, Snapshots: 2, MaxStringUnits: 4, Strings: irtest.AllStrings},
 			irtest.FuchsiaEverything()),
-		irtest.RandomFuchsia(2, irtest.Options{MaxNodes: 3, MaxStringUnits: 4}, irtest.FuchsiaOptions{Symbolized: true}))
+		irtest.RandomFuchsia(2, irtest.Options{MaxNodes: 3, MaxStringUnits: 4}, irtest.FuchsiaOptions{Symbolized: true}),
+		irtest.RandomFuchsia(3, irtest.Options{MinNodes: 1, MaxNodes: 3, Snapshots: 2, MaxStringUnits: 4, Strings: irtest.AllStrings},
+			irtest.FuchsiaStreamEverything()))
 	return fs
 }
 
@@ -209,6 +211,36 @@ func validFuchsiaStream(version uint64) []byte {
 		end(1, 1).bytes()
 }
 
+// fuchsiaStreamSnap is fuchsiaSnap with the stream details declared
+// ("stream": true).
+func (m *mp) fuchsiaStreamSnap(n uint64, cols ...string) *mp {
+	m.arr(2).str("strings").arr(1).str("").snapshot(n, 0).arr(2).str("fuchsia.snapshot").mapn(2).str("stream").raw(0xc3).
+		str("columns").arr(len(cols))
+	for _, c := range cols {
+		m.str(c)
+	}
+	return m
+}
+
+// fuchsiaStreamNodes writes the node and Fuchsia columns of
+// fuchsiaStreamSnap's one node: an allocation of no bytes with its size
+// as the bytes label, of stack 0 (of no frames), whose stack table is
+// declared.
+func (m *mp) fuchsiaStreamNodes() *mp {
+	return m.moarvmNodes().col(0, "fuchsia.node.count", 1, []byte{1}).col(0, "fuchsia.node.flags", 1, []byte{ir.FuchsiaBytes}).
+		col(0, "fuchsia.node.stack", 4, make([]byte, 4)).col(0, "fuchsia.stack.size", 4, make([]byte, 4))
+}
+
+// validFuchsiaStreamDetails is a small valid stream with stream details:
+// one Allocation and one StackTrace chunk in one batch.
+func validFuchsiaStreamDetails(version uint64) []byte {
+	return newMP().head(version).fuchsiaHead(2).fuchsiaFields().fuchsiaStreamSnap(1, "fuchsia.stack.size").fuchsiaStreamNodes().
+		col(0, "fuchsia.stream.records", 1, []byte{ir.FuchsiaRecordAllocation, ir.FuchsiaRecordStackTrace, ir.FuchsiaRecordEndOfBatch}).
+		col(0, "fuchsia.stream.alloc_fields", 1, []byte{ir.FuchsiaAllocSize | ir.FuchsiaAllocStackKey}).
+		col(0, "fuchsia.stream.stack_key", 1, []byte{7}).col(0, "fuchsia.stream.stack_chunk_stack", 4, make([]byte, 4)).
+		col(0, "fuchsia.stream.stack_chunk_size", 4, make([]byte, 4)).end(1, 1).bytes()
+}
+
 // validStream is a small valid stream built by hand: the base the hostile
 // cases below change.
 func validStream() []byte {
@@ -225,6 +257,10 @@ func validStream() []byte {
 // each must fail with an error, without allocating by what it claims.
 func TestHostileStreams(t *testing.T) {
 	head := func() *mp { return newMP().head(ir.Version) }
+	// fx and fx4 start a stream of version 5 or 4 with a valid fuchsia
+	// record, for one string and one snapshot.
+	fx := func() *mp { return head().fuchsiaHead(2).fuchsiaFields() }
+	fx4 := func() *mp { return newMP().head(4).fuchsiaHead(2).fuchsiaFields() }
 	withSnap := func() *mp { return head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1, 0) }
 	// amplify declares n nodes (backed by n bytes of node.kind) and 256
 	// extra node columns, each widened to 8 bytes by one value and then
@@ -440,6 +476,120 @@ func TestHostileStreams(t *testing.T) {
 		{"fuchsia: contents for the file", head().fuchsiaHead(2).fuchsiaFields().col(-1, "fuchsia.contents", 1, []byte{1}).bytes(), "snapshot -1"},
 		{"fuchsia: snapshot section without the file's", head().file(1, 1).fuchsiaSnap(1).moarvmNodes().
 			col(0, "fuchsia.node.count", 1, []byte{1}).col(0, "fuchsia.node.flags", 1, []byte{0}).end(1, 1).bytes(), "without the file's"},
+
+		// The stream details (version 5): declared by the record, refused
+		// in a version 4 stream, every column bounded by its table, the
+		// byte columns by the sizes read before them.
+		{"fuchsia stream: declared in a version 4 stream", fx4().fuchsiaStreamSnap(1).bytes(), "arrived in version 5"},
+		{"fuchsia stream: a column in a version 4 stream", fx4().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.stream.records", 1, []byte{1}).bytes(), "version 4"},
+		{"fuchsia stream: zeros on a column in a version 4 stream", fx4().fuchsiaSnap(1).moarvmNodes().
+			zeros(0, "fuchsia.stream.alloc_fields", 1).bytes(), "version 4"},
+		{"fuchsia stream: orphan contents in a version 4 stream", fx4().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.stream.orphan_contents", 1, []byte{1}).bytes(), "version 4"},
+		{"fuchsia stream: unknown sizes listed in a version 4 stream", fx4().fuchsiaSnap(1, "fuchsia.stream.unknown_size").bytes(), "version 4"},
+		{"fuchsia stream: a column without the details declared", fx().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.stream.records", 1, []byte{1}).bytes(), "without stream details"},
+		{"fuchsia stream: unknown bytes without the details declared", fx().fuchsiaSnap(1).moarvmNodes().
+			col(0, "fuchsia.stream.unknown_bytes", 1, []byte{1}).bytes(), "without stream details"},
+		{"fuchsia stream: an unknown stream column", fx().fuchsiaStreamSnap(1).col(0, "fuchsia.stream.nothing", 1, []byte{1}).bytes(), "unknown column"},
+		{"fuchsia stream: allocation fields beyond the nodes", fx().fuchsiaStreamSnap(1).moarvmNodes().
+			col(0, "fuchsia.stream.alloc_fields", 1, []byte{6, 6}).bytes(), "more values"},
+		{"fuchsia stream: zeros on allocation fields beyond the nodes", fx().fuchsiaStreamSnap(1).moarvmNodes().
+			zeros(0, "fuchsia.stream.alloc_fields", 1<<16).bytes(), "more values"},
+		{"fuchsia stream: allocation fields mixing zeros and values", fx().fuchsiaStreamSnap(2).col(0, "node.kind", 1, []byte{0, 0}).
+			zeros(0, "fuchsia.stream.alloc_fields", 1).col(0, "fuchsia.stream.alloc_fields", 1, []byte{6}).bytes(), "mixes"},
+		{"fuchsia stream: an allocation field set of 256", fx().fuchsiaStreamSnap(1).moarvmNodes().
+			col(0, "fuchsia.stream.alloc_fields", 2, []byte{0, 1}).bytes(), "out of range"},
+		{"fuchsia stream: zeros on the records", fx().fuchsiaStreamSnap(1).zeros(0, "fuchsia.stream.records", 1<<16).bytes(), "zeros"},
+		{"fuchsia stream: zeros on the stack keys", fx().fuchsiaStreamSnap(1).zeros(0, "fuchsia.stream.stack_key", 1<<16).bytes(), "zeros"},
+		{"fuchsia stream: bin32 records chunk of 2^31-1 bytes", fx().fuchsiaStreamSnap(1).arr(5).str("col").int(0).
+			str("fuchsia.stream.records").uint(1).raw(0xc6, 0x7f, 0xff, 0xff, 0xff).bytes(), "chunk of"},
+		{"fuchsia stream: stack keys without a stack table", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.stack_key", 1, []byte{1}).bytes(), "more values"},
+		{"fuchsia stream: stack keys beyond the stacks", fx().fuchsiaStreamSnap(1, "fuchsia.stack.size").
+			col(0, "fuchsia.stack.size", 4, make([]byte, 4)).col(0, "fuchsia.stream.stack_key", 1, []byte{1, 2}).bytes(), "more values"},
+		{"fuchsia stream: stack chunk sizes beyond the chunks", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.stack_chunk_stack", 4, make([]byte, 4)).
+			col(0, "fuchsia.stream.stack_chunk_size", 4, make([]byte, 8)).bytes(), "more values"},
+		{"fuchsia stream: stack chunk sizes without chunks", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.stack_chunk_size", 4, make([]byte, 4)).bytes(), "more values"},
+		{"fuchsia stream: thread keys beyond the threads", fx().fuchsiaStreamSnap(1).col(0, "fuchsia.thread.name", 4, make([]byte, 4)).
+			col(0, "fuchsia.stream.thread_key", 8, make([]byte, 16)).bytes(), "more values"},
+		{"fuchsia stream: region fields beyond the regions", fx().fuchsiaStreamSnap(1).col(0, "fuchsia.stream.region_mapping", 4, make([]byte, 4)).
+			col(0, "fuchsia.stream.region_fields", 1, []byte{15, 15}).bytes(), "more values"},
+		{"fuchsia stream: region vaddrs beyond the regions", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.region_vaddr", 8, make([]byte, 8)).bytes(), "more values"},
+		{"fuchsia stream: a region mapping of 2^32", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.region_mapping", 8, []byte{0, 0, 0, 0, 1, 0, 0, 0}).bytes(), "out of range"},
+		{"fuchsia stream: contents chunk sizes beyond the chunks", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.contents_chunk_node", 4, make([]byte, 4)).
+			col(0, "fuchsia.stream.contents_chunk_size", 4, make([]byte, 8)).bytes(), "more values"},
+		{"fuchsia stream: unknown ordinals beyond the unknown fields", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.unknown_ordinal", 1, []byte{9}).bytes(), "more values"},
+		{"fuchsia stream: unknown sizes not declared", fx().fuchsiaStreamSnap(1).col(0, "fuchsia.stream.unknown_record", 4, make([]byte, 4)).
+			col(0, "fuchsia.stream.unknown_size", 1, []byte{4}).bytes(), "not declared"},
+		{"fuchsia stream: unknown sizes beyond the unknown fields", fx().fuchsiaStreamSnap(1, "fuchsia.stream.unknown_size").
+			col(0, "fuchsia.stream.unknown_record", 4, make([]byte, 4)).col(0, "fuchsia.stream.unknown_size", 1, []byte{4, 4}).bytes(), "more values"},
+		{"fuchsia stream: unknown sizes declared without the details", fx().fuchsiaSnap(1, "fuchsia.stack.size", "fuchsia.stream.unknown_size").
+			fuchsiaStreamNodes().end(1, 1).bytes(), "without stream details"},
+		{"fuchsia stream: allocation fields missing", fx().fuchsiaStreamSnap(1, "fuchsia.stack.size").fuchsiaStreamNodes().
+			end(1, 1).bytes(), "entries for"},
+		{"fuchsia stream: unknown sizes missing", fx().fuchsiaStreamSnap(1, "fuchsia.stack.size", "fuchsia.stream.unknown_size").fuchsiaStreamNodes().
+			col(0, "fuchsia.stream.alloc_fields", 1, []byte{6}).col(0, "fuchsia.stream.unknown_record", 4, make([]byte, 4)).
+			end(1, 1).bytes(), "entries for 1 unknown"},
+
+		// The byte columns.
+		{"fuchsia stream: zeros on the orphan contents", fx().fuchsiaStreamSnap(1).zeros(0, "fuchsia.stream.orphan_contents", 1<<16).bytes(), "bytes"},
+		{"fuchsia stream: zeros on the unknown bytes", fx().fuchsiaStreamSnap(1).zeros(0, "fuchsia.stream.unknown_bytes", 1<<16).bytes(), "bytes"},
+		{"fuchsia stream: orphan contents for the file", fx().col(-1, "fuchsia.stream.orphan_contents", 1, []byte{1}).bytes(), "snapshot -1"},
+		{"fuchsia stream: unknown bytes for a later snapshot", fx().fuchsiaStreamSnap(1).
+			col(1, "fuchsia.stream.unknown_bytes", 1, []byte{1}).bytes(), "current snapshot"},
+		{"fuchsia stream: orphan contents before the chunk sizes", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.orphan_contents", 1, []byte{1}).bytes(), "more bytes"},
+		{"fuchsia stream: orphan contents beyond the orphan chunk sizes", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.contents_chunk_node", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			col(0, "fuchsia.stream.contents_chunk_size", 1, []byte{2}).
+			col(0, "fuchsia.stream.orphan_contents", 1, []byte{1, 2, 3}).bytes(), "more bytes"},
+		{"fuchsia stream: orphan contents bounded by a block's chunk", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.contents_chunk_node", 4, make([]byte, 4)).
+			col(0, "fuchsia.stream.contents_chunk_size", 1, []byte{200}).
+			col(0, "fuchsia.stream.orphan_contents", 1, []byte{1}).bytes(), "more bytes"},
+		{"fuchsia stream: orphan contents of width 8", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.contents_chunk_node", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			col(0, "fuchsia.stream.contents_chunk_size", 1, []byte{8}).
+			col(0, "fuchsia.stream.orphan_contents", 8, make([]byte, 8)).bytes(), "width"},
+		{"fuchsia stream: bin32 orphan contents chunk of 4 GiB", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.contents_chunk_node", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			col(0, "fuchsia.stream.contents_chunk_size", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			arr(5).str("col").int(0).str("fuchsia.stream.orphan_contents").uint(1).raw(0xc6, 0xff, 0xff, 0xff, 0xff).bytes(), "chunk of"},
+		{"fuchsia stream: orphan contents chunk of 64 KiB + 1", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.contents_chunk_node", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			col(0, "fuchsia.stream.contents_chunk_size", 4, []byte{0, 0, 2, 0}).
+			col(0, "fuchsia.stream.orphan_contents", 1, make([]byte, 1<<16+1)).bytes(), "chunk of"},
+		{"fuchsia stream: 2^32-1 orphan bytes announced, 64 KiB sent", fx().fuchsiaStreamSnap(1, "fuchsia.stack.size").fuchsiaStreamNodes().
+			col(0, "fuchsia.stream.records", 1, []byte{ir.FuchsiaRecordAllocation, ir.FuchsiaRecordStackTrace, ir.FuchsiaRecordContents, ir.FuchsiaRecordEndOfBatch}).
+			col(0, "fuchsia.stream.alloc_fields", 1, []byte{6}).col(0, "fuchsia.stream.stack_key", 1, []byte{7}).
+			col(0, "fuchsia.stream.stack_chunk_stack", 4, make([]byte, 4)).col(0, "fuchsia.stream.stack_chunk_size", 4, make([]byte, 4)).
+			col(0, "fuchsia.stream.contents_chunk_node", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			col(0, "fuchsia.stream.contents_chunk_size", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			col(0, "fuchsia.stream.orphan_address", 1, []byte{1}).
+			col(0, "fuchsia.stream.orphan_contents", 1, make([]byte, 1<<16)).end(1, 1).bytes(), "orphan chunks of"},
+		{"fuchsia stream: unknown bytes without sizes declared", fx().fuchsiaStreamSnap(1).
+			col(0, "fuchsia.stream.unknown_bytes", 1, []byte{1}).bytes(), "without"},
+		{"fuchsia stream: unknown bytes beyond the sizes", fx().fuchsiaStreamSnap(1, "fuchsia.stream.unknown_size").
+			col(0, "fuchsia.stream.unknown_record", 4, make([]byte, 4)).col(0, "fuchsia.stream.unknown_size", 1, []byte{4}).
+			col(0, "fuchsia.stream.unknown_bytes", 1, make([]byte, 5)).bytes(), "more bytes"},
+		{"fuchsia stream: bin32 unknown bytes chunk of 4 GiB", fx().fuchsiaStreamSnap(1, "fuchsia.stream.unknown_size").
+			col(0, "fuchsia.stream.unknown_record", 4, make([]byte, 4)).col(0, "fuchsia.stream.unknown_size", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			arr(5).str("col").int(0).str("fuchsia.stream.unknown_bytes").uint(1).raw(0xc6, 0xff, 0xff, 0xff, 0xff).bytes(), "chunk of"},
+		{"fuchsia stream: 2^32-1 unknown bytes announced, 64 KiB sent", fx().fuchsiaStreamSnap(1, "fuchsia.stack.size", "fuchsia.stream.unknown_size").
+			fuchsiaStreamNodes().col(0, "fuchsia.stream.alloc_fields", 1, []byte{6}).
+			col(0, "fuchsia.stream.unknown_record", 4, make([]byte, 4)).col(0, "fuchsia.stream.unknown_ordinal", 1, []byte{9}).
+			col(0, "fuchsia.stream.unknown_size", 4, []byte{0xff, 0xff, 0xff, 0xff}).
+			col(0, "fuchsia.stream.unknown_bytes", 1, make([]byte, 1<<16)).end(1, 1).bytes(), "invalid"},
+		{"fuchsia stream: 2^16 records claimed, 4 sent", fx().fuchsiaStreamSnap(1).arr(5).str("col").int(0).
+			str("fuchsia.stream.records").uint(1).raw(0xc5, 0xff, 0xff, 1, 2, 3, 0x80).bytes(), "EOF"},
 	}
 	if _, err := ir.Decode(bytes.NewReader(validStream())); err != nil {
 		t.Fatalf("the hand-built base stream does not decode: %v", err)
@@ -449,6 +599,12 @@ func TestHostileStreams(t *testing.T) {
 	}
 	if _, err := ir.Decode(bytes.NewReader(validFuchsiaStream(ir.Version))); err != nil {
 		t.Fatalf("the hand-built Fuchsia base stream does not decode: %v", err)
+	}
+	if f, err := ir.Decode(bytes.NewReader(validFuchsiaStreamDetails(ir.Version))); err != nil || f.Snapshots[0].Fuchsia.Stream == nil {
+		t.Fatalf("the hand-built Fuchsia stream details base stream does not decode: %v", err)
+	}
+	if _, err := ir.Decode(bytes.NewReader(validFuchsiaStreamDetails(4))); err == nil || !strings.Contains(err.Error(), "arrived in version 5") {
+		t.Fatalf("the hand-built Fuchsia stream details base stream decodes as version 4: %v", err)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -376,20 +376,34 @@ func writeFuchsiaNodeText(p func(string, ...any), f *File, x *FuchsiaSnapshot, i
 	if i+1 < len(x.ContentsStart) {
 		lo, hi := x.ContentsStart[i], x.ContentsStart[i+1]
 		if lo <= hi && hi <= uint64(len(x.Contents)) && hi > lo {
-			c := x.Contents[lo:hi]
-			p(" contents=%d:%x", len(c), c[:min(len(c), 32)])
-			if len(c) > 32 {
-				h := fnv.New64a()
-				h.Write(c)
-				p("...fnv64a:%016x", h.Sum64())
-			}
+			p(" contents=%s", bytesText(x.Contents[lo:hi]))
 		}
+	}
+	if st := x.Stream; st != nil && i < len(st.AllocFields) {
+		p(" alloc_fields=%s", bitsText(st.AllocFields[i], fuchsiaAllocFieldNames))
 	}
 }
 
-// fuchsiaFlagsText names a node's Fuchsia flags.
-func fuchsiaFlagsText(fl uint8) string {
-	names := []string{"address", "bytes", "timestamp", "contents"}
+// bytesText shows bytes as their count and hex, the first 32 of them and
+// a hash of all when there are more.
+func bytesText(c []byte) string {
+	s := fmt.Sprintf("%d:%x", len(c), c[:min(len(c), 32)])
+	if len(c) > 32 {
+		h := fnv.New64a()
+		h.Write(c)
+		s += fmt.Sprintf("...fnv64a:%016x", h.Sum64())
+	}
+	return s
+}
+
+// The names of the FuchsiaStream field bits, bit 0 first.
+var (
+	fuchsiaAllocFieldNames  = []string{"address", "size", "stack_key", "timestamp", "thread_key", "count"}
+	fuchsiaRegionFieldNames = []string{"address", "size", "file_offset", "build_id", "vaddr", "name"}
+)
+
+// bitsText names the bits of fl, bit k by names[k]; other bits in hex.
+func bitsText(fl uint8, names []string) string {
 	b := []byte{}
 	for k, n := range names {
 		if fl&(1<<k) != 0 {
@@ -411,6 +425,11 @@ func fuchsiaFlagsText(fl uint8) string {
 	return string(b)
 }
 
+// fuchsiaFlagsText names a node's Fuchsia flags.
+func fuchsiaFlagsText(fl uint8) string {
+	return bitsText(fl, []string{"address", "bytes", "timestamp", "contents"})
+}
+
 // writeFuchsiaSnapshotText writes a snapshot's Fuchsia section: the
 // process, which optional columns are present, the thread and stack tables
 // (labels, contents and the node columns are on the node lines).
@@ -425,6 +444,7 @@ func writeFuchsiaSnapshotText(p func(string, ...any), f *File, x *FuchsiaSnapsho
 	}{
 		{"timestamp", len(x.Timestamp) > 0}, {"thread", len(x.Thread) > 0}, {"labels", len(x.LabelFirst) > 0},
 		{"contents", len(x.ContentsStart) > 0}, {"stacks", len(x.StackFirst) > 0},
+		{"stream", x.Stream != nil}, {"stream_unknown_offsets", x.Stream != nil && len(x.Stream.UnknownFirst) > 0},
 	} {
 		if c.present {
 			p(" %s", c.name)
@@ -435,7 +455,11 @@ func writeFuchsiaSnapshotText(p func(string, ...any), f *File, x *FuchsiaSnapsho
 		if i >= len(x.ThreadKoid) || i >= len(x.ThreadBare) {
 			break
 		}
-		p("  fuchsia thread t%d name=%s koid=%d bare=%v\n", i, q(f.String(x.ThreadName[i])), x.ThreadKoid[i], x.ThreadBare[i])
+		p("  fuchsia thread t%d name=%s koid=%d bare=%v", i, q(f.String(x.ThreadName[i])), x.ThreadKoid[i], x.ThreadBare[i])
+		if st := x.Stream; st != nil && i < len(st.ThreadKey) {
+			p(" key=%d", st.ThreadKey[i])
+		}
+		p("\n")
 	}
 	for k := 0; k+1 < len(x.StackFirst); k++ {
 		p("  fuchsia stack k%d [", k)
@@ -445,9 +469,116 @@ func writeFuchsiaSnapshotText(p func(string, ...any), f *File, x *FuchsiaSnapsho
 			}
 			p("l%d", x.StackLocation[j])
 		}
-		p("]\n")
+		p("]")
+		if st := x.Stream; st != nil && k < len(st.StackKey) {
+			p(" key=%d", st.StackKey[k])
+		}
+		p("\n")
 	}
 	if n := len(x.StackFirst); n > 0 && int(x.StackFirst[n-1]) != len(x.StackLocation) {
 		p("  fuchsia stack locations %v (not covered by the offsets)\n", x.StackLocation)
+	}
+	if st := x.Stream; st != nil {
+		writeFuchsiaStreamText(p, st)
+	}
+}
+
+// writeFuchsiaStreamText writes a snapshot's FuchsiaStream: the records
+// batch by batch, the chunks, regions and unknown fields (the allocation
+// fields are on the node lines, the keys on the stack and thread lines).
+func writeFuchsiaStreamText(p func(string, ...any), st *FuchsiaStream) {
+	kinds := map[uint8]string{FuchsiaRecordAllocation: "A", FuchsiaRecordStackTrace: "S", FuchsiaRecordRegion: "R",
+		FuchsiaRecordContents: "C", FuchsiaRecordThread: "T"}
+	p("  fuchsia stream batches")
+	open := false
+	for _, r := range st.Records {
+		if r == FuchsiaRecordEndOfBatch {
+			if !open {
+				p(" [")
+			}
+			p("]")
+			open = false
+			continue
+		}
+		if !open {
+			p(" [")
+			open = true
+		} else {
+			p(" ")
+		}
+		if k, ok := kinds[r]; ok {
+			p("%s", k)
+		} else {
+			p("%#x", r)
+		}
+	}
+	if open {
+		p(" (unended)")
+	}
+	p("\n")
+	p("  fuchsia stream stack chunks [")
+	for c, k := range st.StackChunkStack {
+		if c > 0 {
+			p(" ")
+		}
+		p("k%d:", k)
+		if c < len(st.StackChunkSize) {
+			p("%d", st.StackChunkSize[c])
+		} else {
+			p("?")
+		}
+	}
+	p("]\n")
+	for r, m := range st.RegionMapping {
+		if r >= len(st.RegionFields) || r >= len(st.RegionVaddr) {
+			break
+		}
+		p("  fuchsia stream region r%d mapping=m%d fields=%s vaddr=%#x\n", r, m, bitsText(st.RegionFields[r], fuchsiaRegionFieldNames), st.RegionVaddr[r])
+	}
+	p("  fuchsia stream contents chunks [")
+	orphan := 0
+	for c, node := range st.ContentsChunkNode {
+		if c > 0 {
+			p(" ")
+		}
+		if node == FuchsiaOrphanChunk {
+			p("orphan")
+			if orphan < len(st.OrphanAddress) {
+				p("@%#x", st.OrphanAddress[orphan])
+			}
+			orphan++
+		} else {
+			p("n%d", node)
+		}
+		if c < len(st.ContentsChunkSize) {
+			p(":%d", st.ContentsChunkSize[c])
+		}
+	}
+	p("]\n")
+	if len(st.OrphanAddress) > orphan {
+		p("  fuchsia stream orphan addresses %#x (beyond the orphan chunks)\n", st.OrphanAddress[orphan:])
+	}
+	if len(st.OrphanContents) > 0 {
+		p("  fuchsia stream orphan contents %s\n", bytesText(st.OrphanContents))
+	}
+	for k, r := range st.UnknownRecord {
+		if k >= len(st.UnknownOrdinal) {
+			break
+		}
+		rec := "header"
+		if r != FuchsiaHeaderRecord {
+			rec = "#" + strconv.FormatUint(uint64(r), 10)
+		}
+		p("  fuchsia stream unknown u%d record=%s ordinal=%d", k, rec, st.UnknownOrdinal[k])
+		if k+1 < len(st.UnknownFirst) {
+			lo, hi := st.UnknownFirst[k], st.UnknownFirst[k+1]
+			if lo <= hi && int(hi) <= len(st.UnknownBytes) {
+				p(" bytes=%s", bytesText(st.UnknownBytes[lo:hi]))
+			}
+		}
+		p("\n")
+	}
+	if n := len(st.UnknownFirst); n > 0 && int(st.UnknownFirst[n-1]) != len(st.UnknownBytes) {
+		p("  fuchsia stream unknown bytes %s (not covered by the offsets)\n", bytesText(st.UnknownBytes))
 	}
 }

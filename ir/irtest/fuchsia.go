@@ -48,12 +48,33 @@ type FuchsiaOptions struct {
 	ProfileFields bool
 	// Gzip marks the profile as gzip-compressed.
 	Gzip bool
+
+	// Stream makes the file a read of a FIDL element stream gives (format
+	// fuchsia-fidl, FuchsiaSnapshot.Stream on every snapshot): per-block
+	// samples (Tags is implied) with the Allocation fields sent, keys,
+	// regions (one snapshot's each, named or not, with or without vaddr),
+	// stack and contents chunks (sometimes interleaved, some of no
+	// elements), orphan contents, unknown fields and batches. A stream has
+	// no labels, extra values, interleaved samples, symbolization, Profile
+	// fields or gzip: those options are ignored. A stream of several
+	// snapshots is multi-process (every process has a name and a koid);
+	// one snapshot is too with MultiProcess (mostly), else it has neither.
+	// Contents and DerivedEdges work as for a profile.
+	Stream bool
 }
 
-// FuchsiaEverything returns options with every Fuchsia feature on.
+// FuchsiaEverything returns options with every Fuchsia feature of a
+// profile on (Stream, which excludes some of them, off).
 func FuchsiaEverything() FuchsiaOptions {
 	return FuchsiaOptions{MultiProcess: true, Tags: true, Symbolized: true, Contents: true, DerivedEdges: true,
 		Labels: true, ExtraSampleTypes: true, Interleaved: true, ProfileFields: true, Gzip: true}
+}
+
+// FuchsiaStreamEverything returns options with every feature of a FIDL
+// stream read on: with FuchsiaEverything's files, they set every field of
+// the Fuchsia sections.
+func FuchsiaStreamEverything() FuchsiaOptions {
+	return FuchsiaOptions{Stream: true, MultiProcess: true, Tags: true, Contents: true, DerivedEdges: true}
 }
 
 // RandomFuchsia returns a random valid file shaped as readers/fuchsia
@@ -68,6 +89,10 @@ func FuchsiaEverything() FuchsiaOptions {
 func RandomFuchsia(seed int64, opts Options, fo FuchsiaOptions) *ir.File {
 	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x2545f4914f6cdd1d)), o: opts, seed: seed}
 	g.defaults()
+	if fo.Stream {
+		fo.Tags = true
+		fo.Symbolized, fo.Labels, fo.ExtraSampleTypes, fo.Interleaved, fo.ProfileFields, fo.Gzip = false, false, false, false, false, false
+	}
 	if !fo.Tags {
 		fo.Contents = false
 	}
@@ -89,6 +114,15 @@ type fuchsiaGen struct {
 	seen    map[string]uint32
 	classes map[[2]uint32]uint32 // (name, library) -> 1 + class index
 	ids     map[uint64]bool
+
+	// With Stream: whether the stream is multi-process, and per snapshot
+	// its mappings (regions) and locations, [lo, hi) index ranges; per
+	// mapping the region fields and vaddr.
+	multi       bool
+	mappingsOf  [][2]int
+	locationsOf [][2]int
+	regionField []uint8
+	regionVaddr []uint64
 }
 
 // intern returns s's index in the string table, adding it when new.
@@ -163,9 +197,21 @@ func (g *gen) fuchsiaFile(fo FuchsiaOptions) *ir.File {
 		x.Period = g.signed()
 	}
 
-	fg.tables()
-	for k := 0; k < g.o.Snapshots; k++ {
-		f.Snapshots = append(f.Snapshots, fg.snapshot(k))
+	if fo.Stream {
+		fg.streamTables()
+		for k := 0; k < g.o.Snapshots; k++ {
+			f.Snapshots = append(f.Snapshots, fg.streamSnapshot(k))
+		}
+		f.Format, f.Producer = ir.FormatFuchsiaFIDL, "fuchsia.memory.heapdump.client collector"
+		f.FormatVersion = "FIDL element stream, single-process"
+		if fg.multi {
+			f.FormatVersion = fmt.Sprintf("FIDL element stream, %d processes", len(f.Snapshots))
+		}
+	} else {
+		fg.tables()
+		for k := 0; k < g.o.Snapshots; k++ {
+			f.Snapshots = append(f.Snapshots, fg.snapshot(k))
+		}
 	}
 	if x.TimeNanos > 0 {
 		for _, s := range f.Snapshots {
