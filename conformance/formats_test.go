@@ -121,6 +121,22 @@ var table = []format{
 			{"merged-labels", irtest.Options{Snapshots: 2, Fuchsia: &irtest.FuchsiaOptions{MultiProcess: true, Labels: true, ExtraSampleTypes: true, Interleaved: true}}},
 		},
 	},
+	{
+		name: ir.FormatFuchsiaFIDL, fixtures: "testdata/fuchsia-fidl/*.fidlstream",
+		read: registryRead(ir.FormatFuchsiaFIDL), write: registryWrite(ir.FormatFuchsiaFIDL),
+		byteExact: true, derives: true,
+		holds: []genCase{
+			// Profile-shaped IR is sent as the collector would; what is
+			// read back from that must then come back exactly.
+			{"from-profile", irtest.Options{Fuchsia: &irtest.FuchsiaOptions{Tags: true, Contents: true}}},
+			{"from-profile-multi", irtest.Options{Snapshots: 3, Fuchsia: &irtest.FuchsiaOptions{Tags: true, MultiProcess: true, Contents: true}}},
+			{"from-merged-symbolized", irtest.Options{Snapshots: 2, Fuchsia: &irtest.FuchsiaOptions{MultiProcess: true, Symbolized: true, Labels: true, ExtraSampleTypes: true}}},
+			// Stream-shaped IR (every chunking, batching and field set a
+			// stream may have) is written element for element.
+			{"stream-single", irtest.Options{Fuchsia: &irtest.FuchsiaOptions{Stream: true, Tags: true, Contents: true}}},
+			{"stream-multi", irtest.Options{Snapshots: 3, Fuchsia: &irtest.FuchsiaOptions{Stream: true, Tags: true, MultiProcess: true, Contents: true}}},
+		},
+	},
 }
 
 var v8Everything = &irtest.V8Options{Layout: ir.V8LayoutRows, Escape: ir.V8EscapeRaw, TraceNodeID: true,

@@ -6,12 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"heapconv/internal/fuchsiagen"
 	"heapconv/ir"
+	"heapconv/ir/irtest"
 	rfuchsia "heapconv/readers/fuchsia"
+	wfuchsia "heapconv/writers/fuchsia"
 	wv8 "heapconv/writers/v8"
 )
 
@@ -82,7 +86,11 @@ func TestFuchsiaDevTools(t *testing.T) {
 	if err != nil || len(contents) == 0 {
 		t.Fatalf("no fixture with a contents directory in %s", dir)
 	}
-	nontrivial := 0
+	type heap struct {
+		base string
+		f    *ir.File
+	}
+	var heaps []heap
 	for _, cdir := range contents {
 		base := strings.TrimSuffix(filepath.Base(cdir), ".contents")
 		profiles, _ := filepath.Glob(filepath.Join(dir, base+".pb*"))
@@ -97,6 +105,25 @@ func TestFuchsiaDevTools(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", profiles[0], err)
 		}
+		heaps = append(heaps, heap{base, f})
+	}
+	// The FIDL streams with contents carry them in the stream.
+	for _, name := range []string{"single-contents", "multi-contents"} {
+		path := filepath.Join(moduleRoot, "testdata", "fuchsia-fidl", name+".fidlstream")
+		r, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := rfuchsia.ReadFIDL(r, 0, rfuchsia.Options{ScanPointers: true})
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		heaps = append(heaps, heap{"fidl-" + name, f})
+	}
+	nontrivial := 0
+	for _, h := range heaps {
+		base, f := h.base, h.f
 		for k := range f.Snapshots {
 			name := fmt.Sprintf("%s-process%d", base, k)
 			g, err := f.Select(k)
@@ -149,4 +176,87 @@ func TestFuchsiaDevTools(t *testing.T) {
 		t.Error("no class retains more than its own blocks: the derived edges retain nothing")
 	}
 	t.Run("devtools", o.run)
+}
+
+// TestFuchsiaFIDLAsFFX checks that a FIDL stream maps into the IR as ffx
+// maps it into a profile: every generated stream fixture, read and written
+// as pprof, is the profile ffx --with-tags writes from the same snapshots
+// (fuchsiagen reproduces it), as `go tool pprof -raw` prints them.
+func TestFuchsiaFIDLAsFFX(t *testing.T) {
+	n := 0
+	for _, fx := range fuchsiagen.StreamFixtures() {
+		data, snaps, so, err := fx.Make()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snaps == nil {
+			continue // hand-made: no ffx profile to compare with
+		}
+		t.Run(fx.Name, func(t *testing.T) {
+			f, err := rfuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), rfuchsia.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			loss, err := wfuchsia.Write(&got, f, wfuchsia.Options{NoGzip: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(loss) > 0 && f.Snapshots[0].Fuchsia.ContentsStart == nil {
+				t.Errorf("loss report %q", loss)
+			}
+			if so.APILevel != 0 && so.APILevel < 27 {
+				// An old collector sends no region names: ffx has none to
+				// write.
+				for _, s := range snaps {
+					for i := range s.Regions {
+						s.Regions[i].Name = ""
+					}
+				}
+			}
+			want, err := fuchsiagen.ProfileBytes(snaps, fuchsiagen.WriteOptions{Era: fuchsiagen.EraNewest, WithTags: true, MultiProcess: so.MultiProcess})
+			if err != nil {
+				t.Fatal(err)
+			}
+			samePprof(t, got.Bytes(), want)
+		})
+		n++
+	}
+	if n < 4 {
+		t.Fatalf("only %d generated stream fixtures", n)
+	}
+}
+
+// TestFuchsiaFIDLStreamDetails writes random stream-shaped IR (every
+// chunking, batching, field set and unknown field a stream may have) as a
+// stream and reads it back: the stream details must come back as they were.
+func TestFuchsiaFIDLStreamDetails(t *testing.T) {
+	for seed := int64(1); seed < 200; seed++ {
+		f := irtest.RandomFuchsia(seed, irtest.Options{MinNodes: 0, MaxNodes: 30, Snapshots: 1 + int(seed%3)}, irtest.FuchsiaOptions{Stream: true, Tags: true, MultiProcess: seed%2 == 0, Contents: true})
+		var b bytes.Buffer
+		if _, err := wfuchsia.WriteFIDL(&b, f); err != nil {
+			t.Fatal(seed, err)
+		}
+		g, err := rfuchsia.ReadFIDL(bytes.NewReader(b.Bytes()), 0, rfuchsia.Options{})
+		if err != nil {
+			t.Fatal(seed, err)
+		}
+		for k := range f.Snapshots {
+			a, c := norm(f.Snapshots[k].Fuchsia.Stream), norm(g.Snapshots[k].Fuchsia.Stream)
+			if !reflect.DeepEqual(a, c) {
+				t.Fatalf("seed %d snap %d:\n%+v\n%+v", seed, k, a, c)
+			}
+		}
+	}
+}
+
+// norm makes a struct's empty slices nil, for reflect.DeepEqual.
+func norm(x any) any {
+	v := reflect.ValueOf(x).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.Len() == 0 {
+			f.Set(reflect.Zero(f.Type()))
+		}
+	}
+	return x
 }

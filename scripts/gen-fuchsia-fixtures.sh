@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate the Fuchsia heapdump fixtures in testdata/fuchsia from
+# Regenerate the Fuchsia heapdump fixtures in testdata/fuchsia (and the FIDL
+# element streams in testdata/fuchsia-fidl) from
 # internal/fuchsiagen (a generator of what `ffx profile heapdump snapshot`
 # writes, era by era; no real ffx output is public, see
 # testdata/fuchsia/MANIFEST.txt).
@@ -17,6 +18,8 @@ fixtures)
   # Contents directories are rewritten from scratch.
   rm -rf testdata/fuchsia/*.contents
   gen -fixtures testdata/fuchsia
+  rm -f testdata/fuchsia-fidl/*.fidlstream
+  gen -fidl-fixtures testdata/fuchsia-fidl
   ;;
 big)
   dir=${2:-/tmp/heapconv-bench/fuchsia}

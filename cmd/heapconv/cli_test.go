@@ -121,7 +121,9 @@ func TestExitCodes(t *testing.T) {
 		{"convert to dart (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.dartheap")}, 0, "dart cannot hold everything"},
 		{"convert to moarvm (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.mvmheap")}, 0, "moarvm cannot hold everything"},
 		{"convert to fuchsia (with a loss report)", []string{"convert", in, filepath.Join(dir, "x.pb.gz")}, 0, "fuchsia cannot hold everything"},
-		{"convert to fuchsia-fidl", []string{"convert", "--to", "fuchsia-fidl", in, filepath.Join(dir, "x.bin")}, 1, "writing fuchsia-fidl is not available"},
+		{"convert to fuchsia-fidl (with a loss report)", []string{"convert", "--to", "fuchsia-fidl", in, filepath.Join(dir, "x.bin")}, 0, "fuchsia-fidl cannot hold everything"},
+		{"a fuchsia-fidl stream with --contents", []string{"convert", "--contents", dir, "../../testdata/fuchsia-fidl/ffx-test.fidlstream", filepath.Join(dir, "z.pb")}, 1, "carries its block contents"},
+		{"--scan-pointers on a fuchsia-fidl stream", []string{"info", "--scan-pointers", "../../testdata/fuchsia-fidl/ffx-test.fidlstream"}, 0, ""},
 		{"--scan-pointers without --contents", []string{"convert", "--scan-pointers", in, filepath.Join(dir, "y.heapsnapshot")}, 2, "--scan-pointers needs --contents"},
 		{"convert", []string{"convert", in, out}, 0, ""},
 		{"info", []string{"info", in}, 0, ""},
@@ -199,7 +201,7 @@ func TestFormats(t *testing.T) {
 		{"dart", "yes", "yes", false},
 		{"moarvm", "yes", "yes", false},
 		{"fuchsia", "yes", "yes", false},
-		{"fuchsia-fidl", "no", "no", true},
+		{"fuchsia-fidl", "yes", "yes", false},
 	}
 	for _, tc := range tests {
 		r := rows[tc.name]

@@ -20,7 +20,8 @@ Converts IN to OUT. IN and OUT may be "-" (standard input / output).
 The input format is detected from the content unless --from is given; the
 output format comes from OUT's extension unless --to is given:
   .heapsnapshot -> v8    .dartheap -> dart    .mvmheap -> moarvm
-  .pb, .pb.gz -> fuchsia    .heapir, .heapir.zst -> ir (.zst: compressed)
+  .pb, .pb.gz -> fuchsia    .fidlstream -> fuchsia-fidl
+  .heapir, .heapir.zst -> ir (.zst: compressed)
 OUT is written to a temporary file and renamed at the end: a failed
 conversion leaves no OUT behind. An existing OUT needs --force.
 What the output format cannot hold is listed on standard error.
@@ -33,7 +34,8 @@ Flags:
   --force         replace an existing OUT
   --contents DIR  the block contents directory of a Fuchsia heapdump IN
                   (ffx profile heapdump snapshot --output-contents-dir)
-  --scan-pointers with --contents: turn every aligned 64-bit word that
+  --scan-pointers with --contents, or for a fuchsia-fidl IN (whose stream
+                  carries the contents): turn every aligned 64-bit word that
                   points into another live block into an edge (heuristic:
                   integers that look like addresses count too), so that the
                   heap has retainers and retained sizes in Chrome DevTools
@@ -46,6 +48,7 @@ Examples:
   heapconv convert --to v8 - - < in.heapir > out.heapsnapshot
   heapconv convert --snapshot all prog.mvmheap 'prog-%d.heapsnapshot'
   heapconv convert --contents snap-contents --scan-pointers snap.pb.gz native.heapsnapshot
+  heapconv convert --scan-pointers collector.fidlstream native.heapsnapshot
 `
 
 func runConvert(e *env, args []string) error {
@@ -60,9 +63,6 @@ func runConvert(e *env, args []string) error {
 	outContents := fs.String("out-contents", "", "")
 	if err := parse(e, fs, convertUsage, args); err != nil {
 		return err
-	}
-	if *scan && *contents == "" {
-		return usagef("--scan-pointers needs --contents DIR")
 	}
 	if fs.NArg() != 2 {
 		return usagef("convert needs IN and OUT")
@@ -104,6 +104,9 @@ func runConvert(e *env, args []string) error {
 	}
 	in, err := openInput(e, inName, *from)
 	if err != nil {
+		return err
+	}
+	if err := checkScan(in, *contents, *scan); err != nil {
 		return err
 	}
 	in.contents, in.scan = *contents, *scan
@@ -215,9 +218,6 @@ func runInfo(e *env, args []string) error {
 	if err := parse(e, fs, infoUsage, args); err != nil {
 		return err
 	}
-	if *scan && *contents == "" {
-		return usagef("--scan-pointers needs --contents DIR")
-	}
 	switch *by {
 	case ir.BySelf, ir.ByCount, ir.ByRetained:
 	default:
@@ -228,6 +228,9 @@ func runInfo(e *env, args []string) error {
 	}
 	in, err := openInput(e, fs.Arg(0), "")
 	if err != nil {
+		return err
+	}
+	if err := checkScan(in, *contents, *scan); err != nil {
 		return err
 	}
 	in.contents, in.scan = *contents, *scan
@@ -520,6 +523,16 @@ func runFormats(e *env, args []string) error {
 			exts = "-"
 		}
 		fmt.Fprintf(w, "%-13s %-5s %-5s %-26s %s\n", f.Name, yes(f.Read != nil), yes(f.Write != nil), exts, desc)
+	}
+	return nil
+}
+
+// checkScan refuses --scan-pointers without block contents: a pprof
+// profile needs its --contents directory, a FIDL stream carries them.
+func checkScan(in *input, contents string, scan bool) error {
+	if scan && contents == "" && in.format.Name != ir.FormatFuchsiaFIDL {
+		in.close()
+		return usagef("--scan-pointers needs --contents DIR (or a fuchsia-fidl input, which carries the contents)")
 	}
 	return nil
 }

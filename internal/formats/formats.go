@@ -135,7 +135,26 @@ var All = []*Format{
 			return wfuchsia.Write(w, f, wfuchsia.Options{NoGzip: o.NoGzip, ContentsDir: o.ContentsDir})
 		},
 	},
-	{Name: ir.FormatFuchsiaFIDL, Description: "Fuchsia heapdump FIDL SnapshotElement stream"},
+	{
+		Name:          ir.FormatFuchsiaFIDL,
+		Description:   "Fuchsia heapdump FIDL SnapshotElement stream (fuchsia.memory.heapdump.client, in heapconv's container file)",
+		Extensions:    []string{".fidlstream"},
+		Versions:      "the client API's SnapshotElement (API levels 15-29: with or without Allocation.count, ExecutableRegion.vaddr and name), single- and multi-process, with block contents; unknown table fields kept",
+		MultiSnapshot: true,
+		ByteExact:     true,
+		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
+			if o.ContentsDir != "" {
+				return nil, fmt.Errorf("%s: --contents is for pprof profiles: a FIDL stream carries its block contents", ir.FormatFuchsiaFIDL)
+			}
+			return rfuchsia.ReadFIDL(r, o.Size, rfuchsia.Options{ScanPointers: o.ScanPointers})
+		},
+		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+			if o.NoGzip || o.ContentsDir != "" {
+				return nil, fmt.Errorf("%s: --no-gzip and --out-contents are for pprof profiles: a FIDL stream carries its block contents", ir.FormatFuchsiaFIDL)
+			}
+			return wfuchsia.WriteFIDL(w, f)
+		},
+	},
 }
 
 // ByName returns the named format, or nil.
@@ -183,6 +202,8 @@ func Detect(head []byte) *Format {
 		return ByName(ir.FormatDart)
 	case bytes.HasPrefix(head, []byte("MoarHeapDumpv")):
 		return ByName(ir.FormatMoarVM)
+	case rfuchsia.IsFIDL(head):
+		return ByName(ir.FormatFuchsiaFIDL)
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		return ByName(ir.FormatFuchsia)
 	case len(head) >= 3 && head[0] == 0x0a && head[1] < 0x80 && head[2] == 0x08:

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"heapconv/internal/fidl"
 )
 
 // decode parses a profile the way a Fuchsia reader should: gunzip if the
@@ -897,6 +900,72 @@ func BenchmarkGenerate(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Generate(Options{Seed: int64(i), Allocations: 20000, Contents: true}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestStreamFixturesUpToDate(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteStreamFixtures(dir); err != nil {
+		t.Fatal(err)
+	}
+	const committed = "../../testdata/fuchsia-fidl"
+	gen, _ := filepath.Glob(filepath.Join(dir, "*"))
+	have, _ := filepath.Glob(filepath.Join(committed, "*"))
+	if len(gen) != len(have) {
+		t.Errorf("testdata/fuchsia-fidl has %d files, the generator makes %d", len(have), len(gen))
+	}
+	for _, path := range gen {
+		name := filepath.Base(path)
+		want, _ := os.ReadFile(path)
+		got, err := os.ReadFile(filepath.Join(committed, name))
+		if err != nil {
+			t.Errorf("%s: not committed (run scripts/gen-fuchsia-fixtures.sh)", name)
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("%s: differs from what the generator makes (run scripts/gen-fuchsia-fixtures.sh)", name)
+		}
+		if len(want) >= 100<<10 {
+			t.Errorf("%s: %d bytes, fixtures must stay under 100 KB", name, len(want))
+		}
+	}
+}
+
+// TestStreamsReassemble checks that every stream fixture obeys the receive
+// rules and holds what it was made from.
+func TestStreamsReassemble(t *testing.T) {
+	for _, fx := range StreamFixtures() {
+		data, snaps, _, err := fx.Make()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := fidl.ReadStream(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("%s: %v", fx.Name, err)
+		}
+		got, err := st.Reassemble()
+		if err != nil {
+			t.Fatalf("%s: %v", fx.Name, err)
+		}
+		if snaps == nil {
+			continue
+		}
+		if len(got) != len(snaps) {
+			t.Fatalf("%s: %d snapshots, want %d", fx.Name, len(got), len(snaps))
+		}
+		for k, s := range snaps {
+			g := &got[k]
+			if len(g.Allocations) != len(s.Allocations) || len(g.Regions) != len(s.Regions) {
+				t.Errorf("%s: snapshot %d: %d allocations, %d regions; want %d, %d", fx.Name, k, len(g.Allocations), len(g.Regions), len(s.Allocations), len(s.Regions))
+			}
+			for i, ai := range g.Allocations {
+				a, want := &st.Allocations[ai], &s.Allocations[i]
+				if a.Size != want.Size || a.Address != want.Address || !slices.Equal(g.StackTraces[a.StackTraceKey], want.Stack) {
+					t.Fatalf("%s: snapshot %d: allocation %d differs", fx.Name, k, i)
+				}
+				if want.Contents != nil && !bytes.Equal(g.Contents[a.Address], want.Contents) {
+					t.Fatalf("%s: snapshot %d: allocation %d: contents differ", fx.Name, k, i)
+				}
+			}
 		}
 	}
 }

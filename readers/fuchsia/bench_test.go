@@ -1,6 +1,7 @@
 package fuchsia_test
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"os"
@@ -16,10 +17,11 @@ import (
 // The 1 M-allocation case: a profile of the newest ffx (gzipped,
 // per-block samples) with every block's contents.
 var big struct {
-	once sync.Once
-	data []byte
-	fsys memFS
-	err  error
+	once  sync.Once
+	data  []byte
+	fsys  memFS
+	snaps []*fuchsiagen.Snapshot
+	err   error
 }
 
 func bigHeap(b *testing.B) ([]byte, memFS) {
@@ -37,6 +39,7 @@ func bigHeap(b *testing.B) ([]byte, memFS) {
 		}
 		h := generate(b, fuchsiagen.Options{Seed: 1, Allocations: n, Contents: true, MaxBlockSize: 4096})
 		big.data, big.err = fuchsiagen.ProfileBytes(h.Snapshots, fuchsiagen.WriteOptions{Era: fuchsiagen.EraNewest, WithTags: true})
+		big.snaps = h.Snapshots
 		big.fsys = memFS{}
 		for _, a := range h.Snapshots[0].Allocations {
 			if a.Contents != nil {
@@ -116,3 +119,26 @@ func (f *memFile) Mode() fs.FileMode  { return 0o444 }
 func (f *memFile) ModTime() time.Time { return time.Time{} }
 func (f *memFile) IsDir() bool        { return false }
 func (f *memFile) Sys() any           { return nil }
+
+// BenchmarkReadFIDLScan reads the same heap as the FIDL element stream the
+// collector sends (contents included, in 1 KiB chunks) and derives the
+// edges.
+func BenchmarkReadFIDLScan(b *testing.B) {
+	os.Unsetenv("FUCHSIA_BENCH_PROFILE") // the stream needs the generated heap
+	bigHeap(b)
+	data, err := fuchsiagen.StreamBytes(big.snaps, fuchsiagen.StreamOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := fuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), fuchsia.Options{ScanPointers: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.ReportMetric(float64(f.Snapshots[0].Edges.Len()), "edges")
+		}
+	}
+}

@@ -29,6 +29,7 @@ func main() {
 		compress string
 		fixture  string
 		fixtures string
+		fidlFix  string
 		out      string
 		cdir     string
 		wo       fuchsiagen.WriteOptions
@@ -52,15 +53,23 @@ func main() {
 	flag.StringVar(&compress, "compress", "default", "default (the era's), none or gzip")
 	flag.StringVar(&fixture, "fixture", "", "write an ffx unit-test snapshot instead: ffx-test, ffx-test-2023, ffx-test-withtags, ffx-test-aggregated, ffx-test-two")
 	flag.StringVar(&fixtures, "fixtures", "", "write all committed fixtures and MANIFEST.txt into this directory")
+	flag.StringVar(&fidlFix, "fidl-fixtures", "", "write all committed FIDL element stream fixtures and MANIFEST.txt into this directory")
 	flag.StringVar(&out, "o", "", "output profile file")
 	flag.StringVar(&cdir, "contents-dir", "", "--output-contents-dir (must be empty or absent; forces -with-tags)")
 	flag.Parse()
-	if flag.NArg() != 0 || (out == "" && fixtures == "") {
-		fmt.Fprintln(os.Stderr, "usage: fuchsiagen [flags] -o FILE [-contents-dir DIR] | -fixtures DIR")
+	if flag.NArg() != 0 || (out == "" && fixtures == "" && fidlFix == "") {
+		fmt.Fprintln(os.Stderr, "usage: fuchsiagen [flags] -o FILE [-contents-dir DIR] | -fixtures DIR | -fidl-fixtures DIR")
 		flag.PrintDefaults()
 		os.Exit(2)
 	}
 	start := time.Now()
+	if fidlFix != "" {
+		if err := fuchsiagen.WriteStreamFixtures(fidlFix); err != nil {
+			fail(err)
+		}
+		fmt.Fprintf(os.Stderr, "%s: %d stream fixtures, %s\n", fidlFix, len(fuchsiagen.StreamFixtures()), time.Since(start).Round(time.Millisecond))
+		return
+	}
 	if fixtures != "" {
 		if err := fuchsiagen.WriteFixtures(fixtures); err != nil {
 			fail(err)

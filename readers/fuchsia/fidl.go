@@ -1,0 +1,338 @@
+package fuchsia
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+
+	"heapconv/internal/fidl"
+	"heapconv/ir"
+)
+
+// IsFIDL reports whether head, the first bytes of a file, starts a heapdump
+// FIDL element stream container (internal/fidl's package doc defines it).
+func IsFIDL(head []byte) bool { return fidl.IsContainer(head) }
+
+// ReadFIDL reads a heapdump FIDL element stream — the SnapshotElement
+// batches a collector sends, in the container file internal/fidl defines —
+// into the IR. size is the input's size when known (0 otherwise): record
+// lengths are believed only when the bytes left can hold them.
+//
+// The stream is reassembled by the receive rules of Fuchsia's
+// heapdump_snapshot crate (a violation is an error naming the offset of the
+// record at fault), then mapped as ffx maps it into a profile with
+// --with-tags (ir/fuchsia.go); what the profile cannot hold (keys, the
+// fields sent, region vaddrs, chunks, batches, unknown fields) goes into
+// FuchsiaSnapshot.Stream, so that writing the stream again reproduces it
+// element for element. The block contents are the stream's own:
+// Options.ContentsDir and Options.Contents must not be set.
+// Options.ScanPointers derives edges from them as for a profile.
+func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
+	if opts.ContentsDir != "" || opts.Contents != nil {
+		return nil, fmt.Errorf("%s: a FIDL element stream carries its block contents; a contents directory is for pprof profiles", ir.FormatFuchsiaFIDL)
+	}
+	st, err := fidl.ReadStream(r, size)
+	if err != nil {
+		return nil, err
+	}
+	snaps, err := st.Reassemble()
+	if err != nil {
+		return nil, err
+	}
+	if len(snaps) == 0 {
+		return nil, ir.Errorf(ir.FormatFuchsiaFIDL, fidl.HeaderSize, "the multi-process stream holds no process")
+	}
+	b := newFIDLBuilder(st)
+	for i := range snaps {
+		b.snapshot(&snaps[i])
+	}
+	f := b.d.f
+	f.Strings = b.d.strs.Strings
+	lc := &b.d.ff.Locations
+	if lc.Len() > 0 {
+		lc.FirstLine = make([]uint32, lc.Len()+1)
+	}
+	edges, contents := 0, 0
+	for _, sb := range b.d.snaps {
+		b.d.finish(sb)
+		f.Strings = b.d.strs.Strings // finish interns the site names
+		s := sb.s
+		f.Snapshots = append(f.Snapshots, s)
+		if len(s.Fuchsia.ContentsStart) > 0 {
+			for _, fl := range s.Fuchsia.Flags {
+				if fl&ir.FuchsiaContents != 0 {
+					contents++
+				}
+			}
+		}
+	}
+	for _, s := range f.Snapshots {
+		if opts.ScanPointers && len(s.Fuchsia.ContentsStart) > 0 {
+			if err := scan(f, s); err != nil {
+				return nil, err
+			}
+			edges += s.Edges.Len()
+		}
+		setRoots(s)
+	}
+	v := "FIDL element stream, single-process"
+	if st.MultiProcess {
+		v = fmt.Sprintf("FIDL element stream, %d processes", len(f.Snapshots))
+	}
+	if contents > 0 {
+		v += fmt.Sprintf(", with the contents of %d blocks", contents)
+	}
+	if opts.ScanPointers {
+		v += fmt.Sprintf(", %d edges derived by scanning the contents for pointers (heuristic: integers that look like addresses count too)", edges)
+	}
+	f.FormatVersion = v
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: internal error: the IR read is invalid: %w", ir.FormatFuchsiaFIDL, err)
+	}
+	return f, nil
+}
+
+// fidlBuilder turns reassembled snapshots into IR, sharing the profile
+// reader's site naming (decoder.finish).
+type fidlBuilder struct {
+	st *fidl.Stream
+	d  *decoder
+}
+
+func newFIDLBuilder(st *fidl.Stream) *fidlBuilder {
+	d := &decoder{strs: ir.NewInterner(nil)}
+	d.f = &ir.File{Format: ir.FormatFuchsiaFIDL, Producer: "fuchsia.memory.heapdump.client collector"}
+	d.ff = &ir.FuchsiaFile{}
+	d.f.Fuchsia = d.ff
+	d.internString("")
+	// The sample types ffx writes, interned in its order.
+	d.ff.SampleTypes = []ir.FuchsiaValueType{
+		{Type: d.internString("objects"), Unit: d.internString("count")},
+		{Type: d.internString("allocated"), Unit: d.internString("bytes")},
+	}
+	return &fidlBuilder{st: st, d: d}
+}
+
+// snapshot adds one reassembled process.
+func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
+	st, d := b.st, b.d
+	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), ir.FuchsiaNodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), ir.FuchsiaEdgeKinds...)}
+	fs := &ir.FuchsiaSnapshot{StackFirst: []uint32{0}}
+	x := &ir.FuchsiaStream{}
+	s.Fuchsia, fs.Stream = fs, x
+	if sn.Header >= 0 {
+		h := &st.SnapshotHeaders[sn.Header]
+		fs.HasProcessName, fs.HasProcessKoid = true, true
+		fs.ProcessName = d.internString(h.ProcessName)
+		fs.ProcessKoid = int64(h.ProcessKoid)
+		s.Name = fs.ProcessName
+	}
+
+	// Mappings: the regions sorted by start address (sn.Regions is), ids
+	// going on across processes.
+	ff := d.ff
+	mp := &ff.Mappings
+	firstMapping := mp.Len()
+	mappingOf := make(map[int]uint32, len(sn.Regions)) // region element -> mapping
+	for _, ri := range sn.Regions {
+		g := &st.ExecutableRegions[ri]
+		mappingOf[ri] = uint32(mp.Len())
+		mp.ID = append(mp.ID, uint64(mp.Len()+1))
+		mp.Start = append(mp.Start, g.Address)
+		mp.Limit = append(mp.Limit, g.Address+g.Size)
+		mp.Offset = append(mp.Offset, g.FileOffset)
+		mp.File = append(mp.File, d.internString(g.Name))
+		mp.BuildID = append(mp.BuildID, d.internString(hex.EncodeToString(g.BuildID.Value)))
+		mp.Flags = append(mp.Flags, 0)
+	}
+	mapped := mp.Start[firstMapping:]
+	resolve := func(pc uint64) uint32 {
+		i := sort.Search(len(mapped), func(i int) bool { return mapped[i] > pc }) - 1
+		if i < 0 || pc >= mp.Limit[firstMapping+i] {
+			return 0
+		}
+		return uint32(firstMapping + i + 1)
+	}
+
+	// Nodes: one per Allocation, in arrival order.
+	n := len(sn.Allocations)
+	nodeAt := make(map[uint64]uint32, n)
+	for i, ai := range sn.Allocations {
+		if a := &st.Allocations[ai]; a.Present.Has(fidl.AllocationAddress) {
+			nodeAt[a.Address] = uint32(i)
+		}
+	}
+
+	// The records: kinds, stack and thread tables in arrival order, chunks.
+	stackOf := map[uint64]uint32{} // key -> stack index
+	threadOf := map[uint64]uint32{}
+	var stacks [][]uint64
+	contentsTotal := 0
+	for ri := sn.Start; ri < sn.End; ri++ {
+		r := st.Records[ri]
+		var unknown []fidl.RawField
+		switch r.Kind {
+		case fidl.KindEndOfBatch:
+			x.Records = append(x.Records, ir.FuchsiaRecordEndOfBatch)
+			continue
+		case fidl.KindAllocation:
+			unknown = st.Allocations[r.Index].Unknown
+		case fidl.KindStackTrace:
+			t := &st.StackTraces[r.Index]
+			unknown = t.Unknown
+			k, ok := stackOf[t.Key]
+			if !ok {
+				k = uint32(len(stacks))
+				stackOf[t.Key] = k
+				stacks = append(stacks, sn.StackTraces[t.Key])
+				x.StackKey = append(x.StackKey, t.Key)
+			}
+			x.StackChunkStack = append(x.StackChunkStack, k)
+			x.StackChunkSize = append(x.StackChunkSize, uint32(len(t.ProgramAddresses)))
+		case fidl.KindThreadInfo:
+			t := &st.ThreadInfos[r.Index]
+			unknown = t.Unknown
+			threadOf[t.Key] = uint32(len(fs.ThreadName) + 1)
+			fs.ThreadName = append(fs.ThreadName, d.internString(t.Name))
+			fs.ThreadKoid = append(fs.ThreadKoid, t.Koid)
+			fs.ThreadBare = append(fs.ThreadBare, false)
+			x.ThreadKey = append(x.ThreadKey, t.Key)
+		case fidl.KindExecutableRegion:
+			g := &st.ExecutableRegions[r.Index]
+			unknown = g.Unknown
+			x.RegionMapping = append(x.RegionMapping, mappingOf[int(r.Index)])
+			x.RegionFields = append(x.RegionFields, uint8(g.Present))
+			x.RegionVaddr = append(x.RegionVaddr, g.Vaddr)
+		case fidl.KindBlockContents:
+			c := &st.BlockContents[r.Index]
+			unknown = c.Unknown
+			// Contents are kept exactly when an allocation has their
+			// address (Reassemble checked the sizes).
+			node, ok := nodeAt[c.Address]
+			if ok {
+				contentsTotal += len(c.Contents)
+			} else {
+				node = ir.FuchsiaOrphanChunk
+				x.OrphanAddress = append(x.OrphanAddress, c.Address)
+				x.OrphanContents = append(x.OrphanContents, c.Contents...)
+			}
+			x.ContentsChunkNode = append(x.ContentsChunkNode, node)
+			x.ContentsChunkSize = append(x.ContentsChunkSize, uint32(len(c.Contents)))
+		}
+		b.addUnknown(x, uint32(len(x.Records)), unknown)
+		x.Records = append(x.Records, uint8(r.Kind))
+	}
+	if sn.Header >= 0 {
+		b.addUnknown(x, ir.FuchsiaHeaderRecord, st.SnapshotHeaders[sn.Header].Unknown)
+	}
+
+	// Locations: one per distinct program address of the process, first
+	// seen over the allocations' stacks, then over the other stacks.
+	lc := &ff.Locations
+	locOf := map[uint64]uint32{}
+	stackLocs := make([][]uint32, len(stacks))
+	addStack := func(k uint32) {
+		if stackLocs[k] != nil {
+			return
+		}
+		ls := make([]uint32, len(stacks[k]))
+		for j, pc := range stacks[k] {
+			l, ok := locOf[pc]
+			if !ok {
+				l = uint32(lc.Len())
+				locOf[pc] = l
+				lc.ID = append(lc.ID, uint64(l+1))
+				lc.Mapping = append(lc.Mapping, resolve(pc))
+				lc.Address = append(lc.Address, pc)
+				lc.Folded = append(lc.Folded, false)
+			}
+			ls[j] = l
+		}
+		stackLocs[k] = ls
+	}
+	for _, ai := range sn.Allocations {
+		addStack(stackOf[st.Allocations[ai].StackTraceKey])
+	}
+	for k := range stacks {
+		addStack(uint32(k))
+	}
+	for _, ls := range stackLocs {
+		fs.StackLocation = append(fs.StackLocation, ls...)
+		fs.StackFirst = append(fs.StackFirst, uint32(len(fs.StackLocation)))
+	}
+
+	// The node columns.
+	nd := &s.Nodes
+	nd.Kind = make([]uint8, n)
+	nd.ID.Reserve(n)
+	nd.SelfSize.Reserve(n)
+	fs.Count.Reserve(n)
+	fs.Flags = make([]uint8, n)
+	fs.Stack = make([]uint32, n)
+	x.AllocFields = make([]uint8, n)
+	var contentsStart []uint64
+	var contents []byte
+	for i, ai := range sn.Allocations {
+		a := &st.Allocations[ai]
+		x.AllocFields[i] = uint8(a.Present)
+		fl := uint8(ir.FuchsiaBytes)
+		id := uint64(0)
+		if a.Present.Has(fidl.AllocationAddress) {
+			fl |= ir.FuchsiaAddress
+			id = a.Address
+		}
+		nd.ID.Append(id)
+		nd.SelfSize.Append(a.Size)
+		fs.Count.Append(a.CountOrDefault())
+		fs.Stack[i] = stackOf[a.StackTraceKey]
+		if a.Present.Has(fidl.AllocationTimestamp) {
+			if fs.Timestamp == nil {
+				fs.Timestamp = make([]int64, n)
+			}
+			fs.Timestamp[i] = a.Timestamp
+			fl |= ir.FuchsiaTimestamp
+		}
+		if a.Present.Has(fidl.AllocationThreadInfoKey) {
+			if fs.Thread == nil {
+				fs.Thread = make([]uint32, n)
+			}
+			fs.Thread[i] = threadOf[a.ThreadInfoKey]
+		}
+		if fl&ir.FuchsiaAddress != 0 {
+			if data, ok := sn.Contents[a.Address]; ok {
+				if contentsStart == nil {
+					contentsStart = make([]uint64, i+1, n+1)
+					contents = make([]byte, 0, contentsTotal)
+				}
+				fl |= ir.FuchsiaContents
+				contents = append(contents, data...)
+			}
+		}
+		if contentsStart != nil {
+			contentsStart = append(contentsStart, uint64(len(contents)))
+		}
+		fs.Flags[i] = fl
+	}
+	if len(contentsStart) > 0 {
+		fs.ContentsStart, fs.Contents = contentsStart, contents
+	}
+	nd.ID.Trim()
+	nd.SelfSize.Trim()
+	fs.Count.Trim()
+	d.snaps = append(d.snaps, &snapBuilder{s: s, fs: fs})
+}
+
+// addUnknown records the unknown fields of the element that is record r.
+func (b *fidlBuilder) addUnknown(x *ir.FuchsiaStream, r uint32, fields []fidl.RawField) {
+	for _, u := range fields {
+		if x.UnknownFirst == nil {
+			x.UnknownFirst = []uint32{0}
+		}
+		x.UnknownRecord = append(x.UnknownRecord, r)
+		x.UnknownOrdinal = append(x.UnknownOrdinal, u.Ordinal)
+		x.UnknownBytes = append(x.UnknownBytes, u.Bytes...)
+		x.UnknownFirst = append(x.UnknownFirst, uint32(len(x.UnknownBytes)))
+	}
+}

@@ -1,0 +1,437 @@
+package fuchsia
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"heapconv/internal/fidl"
+	"heapconv/ir"
+)
+
+// WriteFIDL writes f as a heapdump FIDL element stream: the SnapshotElement
+// batches a collector sends, in the container file internal/fidl defines.
+//
+// IR read from a FIDL stream (every snapshot has a FuchsiaSnapshot.Stream)
+// is written element for element: the same elements with the same fields,
+// in the same order, batches and chunks, so that a stream read and written
+// again is byte-identical. Other Fuchsia IR (read from a profile) is
+// written as the collector would send it (fidl.Emit's order and chunking),
+// one process per snapshot; other IR is converted first (Convert). The loss
+// report says what the stream cannot hold.
+func WriteFIDL(w io.Writer, f *ir.File) (ir.LossReport, error) {
+	var loss ir.LossReport
+	if f.Fuchsia == nil {
+		var err error
+		if f, loss, err = Convert(f); err != nil {
+			return nil, err
+		}
+	}
+	if err := f.Validate(); err != nil {
+		return loss, fmt.Errorf("%s: the IR is invalid: %w", ir.FormatFuchsiaFIDL, err)
+	}
+	if len(f.Snapshots) == 0 {
+		return loss, fmt.Errorf("%s: the file has no snapshots", ir.FormatFuchsiaFIDL)
+	}
+	for k, s := range f.Snapshots {
+		if s.Fuchsia == nil {
+			return loss, fmt.Errorf("%s: snapshot %d has no Fuchsia section", ir.FormatFuchsiaFIDL, k)
+		}
+		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
+			loss.Addf("snapshot %d: %d edges derived from block contents (heuristic) are not written: the stream has no edges", k, s.Edges.Len())
+		}
+	}
+	var err error
+	if f.Snapshots[0].Fuchsia.Stream != nil {
+		err = replay(w, f) // Validate saw to it that all snapshots have one
+	} else {
+		err = emit(w, f, &loss)
+	}
+	return loss, err
+}
+
+// replay writes the elements a stream-read IR describes.
+func replay(w io.Writer, f *ir.File) error {
+	multi := f.Snapshots[0].Fuchsia.HasProcessName
+	wr, err := fidl.NewWriter(w, multi)
+	if err != nil {
+		return err
+	}
+	var e fidl.Element
+	for _, s := range f.Snapshots {
+		r := newReplayer(f, s)
+		if multi {
+			fs := s.Fuchsia
+			e = fidl.Element{Kind: fidl.KindSnapshotHeader, SnapshotHeader: fidl.SnapshotHeader{
+				ProcessName: f.Strings[fs.ProcessName], ProcessKoid: uint64(fs.ProcessKoid)}}
+			e.SnapshotHeader.Present.Set(fidl.SnapshotHeaderProcessName)
+			e.SnapshotHeader.Present.Set(fidl.SnapshotHeaderProcessKoid)
+			e.SnapshotHeader.Unknown = r.headerUnknown()
+			if err := wr.WriteElement(&e); err != nil {
+				return err
+			}
+			if err := wr.EndBatch(); err != nil {
+				return err
+			}
+		}
+		for i, kind := range r.x.Records {
+			if kind == ir.FuchsiaRecordEndOfBatch {
+				err = wr.EndBatch()
+			} else {
+				r.element(uint32(i), kind, &e)
+				err = wr.WriteElement(&e)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := wr.EndBatch(); err != nil { // the empty batch that ends the snapshot
+			return err
+		}
+	}
+	if multi {
+		if err := wr.EndBatch(); err != nil {
+			return err
+		}
+	}
+	return wr.Close()
+}
+
+// replayer walks one snapshot's records, with a cursor per element kind.
+type replayer struct {
+	f  *ir.File
+	s  *ir.Snapshot
+	fs *ir.FuchsiaSnapshot
+	x  *ir.FuchsiaStream
+
+	alloc, stackChunk, thread, region, contentsChunk, orphan, unknownAt int
+	stackDone                                                           []uint32 // per stack: addresses written
+	contentsDone                                                        []uint64 // per node: bytes written
+	orphanAt                                                            int      // bytes of OrphanContents written
+	pcs                                                                 []uint64
+}
+
+func newReplayer(f *ir.File, s *ir.Snapshot) *replayer {
+	fs := s.Fuchsia
+	return &replayer{f: f, s: s, fs: fs, x: fs.Stream,
+		stackDone: make([]uint32, fs.Stacks()), contentsDone: make([]uint64, s.Nodes.Len())}
+}
+
+// unknown returns the unknown fields of record rec (they are sorted by
+// record, and records are visited in order).
+func (r *replayer) unknown(rec uint32) []fidl.RawField {
+	x := r.x
+	var out []fidl.RawField
+	for ; r.unknownAt < len(x.UnknownRecord) && x.UnknownRecord[r.unknownAt] == rec; r.unknownAt++ {
+		k := r.unknownAt
+		b := x.UnknownBytes[x.UnknownFirst[k]:x.UnknownFirst[k+1]]
+		out = append(out, fidl.RawField{Ordinal: x.UnknownOrdinal[k], Inline: len(b) == 4, Bytes: b})
+	}
+	return out
+}
+
+// headerUnknown returns the SnapshotHeader's unknown fields: they sort
+// last (FuchsiaHeaderRecord), after those of the records.
+func (r *replayer) headerUnknown() []fidl.RawField {
+	x := r.x
+	k := len(x.UnknownRecord)
+	for k > 0 && x.UnknownRecord[k-1] == ir.FuchsiaHeaderRecord {
+		k--
+	}
+	var out []fidl.RawField
+	for ; k < len(x.UnknownRecord); k++ {
+		b := x.UnknownBytes[x.UnknownFirst[k]:x.UnknownFirst[k+1]]
+		out = append(out, fidl.RawField{Ordinal: x.UnknownOrdinal[k], Inline: len(b) == 4, Bytes: b})
+	}
+	return out
+}
+
+// element fills e with the element of record i.
+func (r *replayer) element(i uint32, kind uint8, e *fidl.Element) {
+	f, s, fs, x := r.f, r.s, r.fs, r.x
+	unknown := r.unknown(i)
+	switch kind {
+	case ir.FuchsiaRecordAllocation:
+		n := r.alloc
+		r.alloc++
+		af := x.AllocFields[n]
+		a := fidl.Allocation{Present: fidl.Fields(af), Size: s.Nodes.SelfSize.At(n),
+			StackTraceKey: x.StackKey[fs.Stack[n]], Unknown: unknown}
+		if af&ir.FuchsiaAllocAddress != 0 {
+			a.Address = s.Nodes.ID.At(n)
+		}
+		if af&ir.FuchsiaAllocTimestamp != 0 {
+			a.Timestamp = fs.Timestamp[n]
+		}
+		if af&ir.FuchsiaAllocThreadKey != 0 {
+			a.ThreadInfoKey = x.ThreadKey[fs.Thread[n]-1]
+		}
+		if af&ir.FuchsiaAllocCount != 0 {
+			a.Count = fs.Count.At(n)
+		}
+		*e = fidl.Element{Kind: fidl.KindAllocation, Allocation: a}
+	case ir.FuchsiaRecordStackTrace:
+		c := r.stackChunk
+		r.stackChunk++
+		k := x.StackChunkStack[c]
+		locs := fs.StackOf(int(k))
+		from := r.stackDone[k]
+		to := from + x.StackChunkSize[c]
+		r.stackDone[k] = to
+		r.pcs = r.pcs[:0]
+		for _, l := range locs[from:to] {
+			r.pcs = append(r.pcs, f.Fuchsia.Locations.Address[l])
+		}
+		t := fidl.StackTrace{Key: x.StackKey[k], ProgramAddresses: r.pcs, Unknown: unknown}
+		t.Present.Set(fidl.StackTraceKey)
+		t.Present.Set(fidl.StackTraceProgramAddresses)
+		*e = fidl.Element{Kind: fidl.KindStackTrace, StackTrace: t}
+	case ir.FuchsiaRecordThread:
+		t := r.thread
+		r.thread++
+		ti := fidl.ThreadInfo{Key: x.ThreadKey[t], Koid: fs.ThreadKoid[t], Name: f.Strings[fs.ThreadName[t]], Unknown: unknown}
+		ti.Present.Set(fidl.ThreadInfoKey)
+		ti.Present.Set(fidl.ThreadInfoKoid)
+		ti.Present.Set(fidl.ThreadInfoName)
+		*e = fidl.Element{Kind: fidl.KindThreadInfo, ThreadInfo: ti}
+	case ir.FuchsiaRecordRegion:
+		g := r.region
+		r.region++
+		mp := &f.Fuchsia.Mappings
+		m := x.RegionMapping[g]
+		id, _ := hex.DecodeString(f.Strings[mp.BuildID[m]]) // validated hex
+		reg := fidl.ExecutableRegion{Present: fidl.Fields(x.RegionFields[g]), Address: mp.Start[m],
+			Size: mp.Limit[m] - mp.Start[m], FileOffset: mp.Offset[m], BuildID: fidl.BuildID{Value: id},
+			Vaddr: x.RegionVaddr[g], Unknown: unknown}
+		if reg.Present.Has(fidl.RegionName) {
+			reg.Name = f.Strings[mp.File[m]]
+		}
+		*e = fidl.Element{Kind: fidl.KindExecutableRegion, ExecutableRegion: reg}
+	case ir.FuchsiaRecordContents:
+		c := r.contentsChunk
+		r.contentsChunk++
+		size := uint64(x.ContentsChunkSize[c])
+		var b fidl.BlockContents
+		if node := x.ContentsChunkNode[c]; node == ir.FuchsiaOrphanChunk {
+			b.Address = x.OrphanAddress[r.orphan]
+			b.Contents = x.OrphanContents[r.orphanAt : r.orphanAt+int(size)]
+			r.orphan++
+			r.orphanAt += int(size)
+		} else {
+			data, _ := fs.ContentsOf(int(node))
+			from := r.contentsDone[node]
+			b.Address = s.Nodes.ID.At(int(node))
+			b.Contents = data[from : from+size]
+			r.contentsDone[node] = from + size
+		}
+		b.Unknown = unknown
+		b.Present.Set(fidl.BlockContentsAddress)
+		b.Present.Set(fidl.BlockContentsContents)
+		*e = fidl.Element{Kind: fidl.KindBlockContents, BlockContents: b}
+	}
+}
+
+// emit writes profile-shaped Fuchsia IR as the collector would stream it.
+func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
+	ff := f.Fuchsia
+	multi := len(f.Snapshots) > 1
+	for _, s := range f.Snapshots {
+		if s.Fuchsia.HasProcessName || s.Fuchsia.HasProcessKoid {
+			multi = true
+		}
+	}
+	var truncated, invalidUTF8, badBuildID, dupRegion, dupAddress, noAddressContents, synthetic int
+	text := func(s string, limit int) string {
+		if !utf8.ValidString(s) {
+			s = strings.ToValidUTF8(s, "\uFFFD")
+			invalidUTF8++
+		}
+		if len(s) > limit {
+			cut := limit
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut]
+			truncated++
+		}
+		return s
+	}
+	lc := &ff.Locations
+	pcOf := func(l uint32) uint64 {
+		if a := lc.Address[l]; a != 0 || lc.FirstLine[l] == lc.FirstLine[l+1] {
+			return a
+		}
+		// A location known only by its function (a converted graph
+		// heap's class): the stream has raw addresses only.
+		synthetic++
+		return 0x1000 + 16*uint64(l)
+	}
+	var procs []fidl.Process
+	sent, nsent := make([]bool, ff.Mappings.Len()), 0 // mappings sent as some process's region
+	for _, s := range f.Snapshots {
+		fs := s.Fuchsia
+		p := fidl.Process{Koid: uint64(fs.ProcessKoid)}
+		if fs.HasProcessName {
+			p.Name = text(f.Strings[fs.ProcessName], fidl.MaxNameLength)
+		}
+		// Regions: the mappings the snapshot's stacks use (all of them for
+		// a single snapshot: ffx gives each process its own).
+		use := make([]bool, ff.Mappings.Len())
+		if len(f.Snapshots) == 1 {
+			for i := range use {
+				use[i] = true
+			}
+		} else {
+			for _, l := range fs.StackLocation {
+				if m := lc.Mapping[l]; m != 0 {
+					use[m-1] = true
+				}
+			}
+		}
+		for m, u := range use {
+			if u && !sent[m] {
+				sent[m] = true
+				nsent++
+			}
+		}
+		starts := map[uint64]bool{}
+		mp := &ff.Mappings
+		for m, u := range use {
+			if !u {
+				continue
+			}
+			if starts[mp.Start[m]] {
+				dupRegion++
+				continue
+			}
+			starts[mp.Start[m]] = true
+			id, err := hex.DecodeString(f.Strings[mp.BuildID[m]])
+			if err != nil || len(id) > fidl.MaxBuildIDLength {
+				badBuildID++
+				id = nil
+			}
+			g := fidl.ExecutableRegion{Address: mp.Start[m], Size: mp.Limit[m] - mp.Start[m], FileOffset: mp.Offset[m], BuildID: fidl.BuildID{Value: id}}
+			for _, o := range []int{fidl.RegionAddress, fidl.RegionSize, fidl.RegionFileOffset, fidl.RegionBuildID} {
+				g.Present.Set(o)
+			}
+			if name := f.Strings[mp.File[m]]; name != "" {
+				g.Name = text(name, 1<<30)
+				g.Present.Set(fidl.RegionName)
+			}
+			p.Regions = append(p.Regions, g)
+		}
+		for k := 0; k < fs.Stacks(); k++ {
+			locs := fs.StackOf(k)
+			pcs := make([]uint64, len(locs))
+			for j, l := range locs {
+				pcs[j] = pcOf(l)
+			}
+			t := fidl.StackTrace{Key: uint64(k + 1), ProgramAddresses: pcs}
+			t.Present.Set(fidl.StackTraceKey)
+			t.Present.Set(fidl.StackTraceProgramAddresses)
+			p.StackTraces = append(p.StackTraces, t)
+		}
+		for t := range fs.ThreadName {
+			ti := fidl.ThreadInfo{Key: uint64(t + 1), Koid: fs.ThreadKoid[t], Name: text(f.Strings[fs.ThreadName[t]], fidl.MaxNameLength)}
+			ti.Present.Set(fidl.ThreadInfoKey)
+			ti.Present.Set(fidl.ThreadInfoKoid)
+			ti.Present.Set(fidl.ThreadInfoName)
+			p.Threads = append(p.Threads, ti)
+		}
+		addrs := map[uint64]bool{}
+		for i := 0; i < s.Nodes.Len(); i++ {
+			fl := fs.Flags[i]
+			a := fidl.Allocation{Size: s.Nodes.SelfSize.At(i), StackTraceKey: uint64(fs.Stack[i] + 1)}
+			a.Present.Set(fidl.AllocationSize)
+			a.Present.Set(fidl.AllocationStackTraceKey)
+			hasAddr := false
+			if fl&ir.FuchsiaAddress != 0 {
+				if addr := s.Nodes.ID.At(i); addrs[addr] {
+					dupAddress++
+				} else {
+					addrs[addr] = true
+					a.Address = addr
+					a.Present.Set(fidl.AllocationAddress)
+					hasAddr = true
+				}
+			}
+			if fl&ir.FuchsiaTimestamp != 0 {
+				a.Timestamp = fs.Timestamp[i]
+				a.Present.Set(fidl.AllocationTimestamp)
+			}
+			if len(fs.Thread) > 0 && fs.Thread[i] != 0 {
+				a.ThreadInfoKey = uint64(fs.Thread[i])
+				a.Present.Set(fidl.AllocationThreadInfoKey)
+			}
+			if c := fs.Count.At(i); c != 1 {
+				a.Count = c
+				a.Present.Set(fidl.AllocationCount)
+			}
+			p.Allocations = append(p.Allocations, a)
+			if data, ok := fs.ContentsOf(i); ok {
+				if !hasAddr {
+					noAddressContents++
+					continue
+				}
+				b := fidl.BlockContents{Address: a.Address, Contents: data}
+				b.Present.Set(fidl.BlockContentsAddress)
+				b.Present.Set(fidl.BlockContentsContents)
+				p.Contents = append(p.Contents, b)
+			}
+		}
+		procs = append(procs, p)
+	}
+	st, err := fidl.Emit(procs, multi)
+	if err != nil {
+		return err
+	}
+	if _, err := st.WriteTo(w); err != nil {
+		return err
+	}
+
+	// What the stream cannot hold.
+	if ff.Functions.Len() > 0 {
+		loss.Addf("%d functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host)", ff.Functions.Len())
+	}
+	if synthetic > 0 {
+		loss.Addf("%d frames known only by their function get synthetic program addresses (0x1000 + 16 × location index)", synthetic)
+	}
+	if mp := &ff.Mappings; mp.Len() > 0 {
+		loss.Addf("the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
+	}
+	if unused := ff.Mappings.Len() - nsent; unused > 0 {
+		loss.Addf("%d mappings no process's stacks use are not sent (a stream's regions belong to a process)", unused)
+	}
+	labels, extra := 0, 0
+	for _, s := range f.Snapshots {
+		labels += len(s.Fuchsia.LabelKey)
+		extra += len(s.Fuchsia.ExtraValues)
+	}
+	if labels > 0 {
+		loss.Addf("%d sample labels other than ffx's are not kept", labels)
+	}
+	if extra > 0 {
+		loss.Addf("%d sample values beyond count and bytes are not kept", extra)
+	}
+	if len(ff.Comments) > 0 || ff.TimeNanos != 0 || ff.DurationNanos != 0 || ff.Period != 0 || ff.DropFrames != 0 || ff.KeepFrames != 0 || ff.DocURL != 0 || ff.DefaultSampleType != 0 || ff.PeriodType != (ir.FuchsiaValueType{}) {
+		loss.Addf("the profile's own fields (comments, time, period, frame filters, doc url, default sample type) are not kept")
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{truncated, "names longer than the stream's bound (32 bytes for threads and processes) are truncated"},
+		{invalidUTF8, "names that are not UTF-8 have their bad bytes replaced with U+FFFD"},
+		{badBuildID, "build ids that are not the hex of at most 32 bytes are sent empty"},
+		{dupRegion, "regions starting where another of the same process starts are dropped (the receiver rejects them)"},
+		{dupAddress, "allocations at the address of an earlier one are sent without an address (the receiver rejects duplicates)"},
+		{noAddressContents, "block contents of allocations sent without an address are dropped"},
+	} {
+		if c.n > 0 {
+			loss.Addf("%d %s", c.n, c.what)
+		}
+	}
+	return nil
+}

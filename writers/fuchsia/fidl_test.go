@@ -1,0 +1,135 @@
+package fuchsia_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"heapconv/internal/fidl"
+	"heapconv/ir"
+	"heapconv/ir/irtest"
+	rfuchsia "heapconv/readers/fuchsia"
+	"heapconv/writers/fuchsia"
+)
+
+// reassemble checks that the written stream obeys the receive rules and
+// returns its snapshots.
+func reassemble(t *testing.T, data []byte) (*fidl.Stream, []fidl.Snapshot) {
+	t.Helper()
+	st, err := fidl.ReadStream(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := st.Reassemble()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, snaps
+}
+
+func hasLoss(loss ir.LossReport, word string) bool {
+	for _, l := range loss {
+		if strings.Contains(l, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFIDLFromProfile sends profile-shaped IR as the collector would: one
+// Allocation per node with its size, count, address and contents, and a
+// loss report for what a stream cannot hold.
+func TestFIDLFromProfile(t *testing.T) {
+	f := irtest.RandomFuchsia(4, irtest.Options{MinNodes: 20, MaxNodes: 40, Snapshots: 2},
+		irtest.FuchsiaOptions{MultiProcess: true, Tags: true, Symbolized: true, Contents: true, Labels: true, ExtraSampleTypes: true})
+	var out bytes.Buffer
+	loss, err := fuchsia.WriteFIDL(&out, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"functions", "labels", "values beyond", "vaddr"} {
+		if !hasLoss(loss, w) {
+			t.Errorf("loss report %q does not mention %q", loss, w)
+		}
+	}
+	st, snaps := reassemble(t, out.Bytes())
+	if len(snaps) != len(f.Snapshots) {
+		t.Fatalf("%d snapshots, want %d", len(snaps), len(f.Snapshots))
+	}
+	for k, s := range f.Snapshots {
+		sn := &snaps[k]
+		if len(sn.Allocations) != s.Nodes.Len() {
+			t.Fatalf("snapshot %d: %d allocations for %d nodes", k, len(sn.Allocations), s.Nodes.Len())
+		}
+		for i, ai := range sn.Allocations {
+			a := &st.Allocations[ai]
+			if a.Size != s.Nodes.SelfSize.At(i) || a.CountOrDefault() != s.Fuchsia.Count.At(i) {
+				t.Fatalf("snapshot %d node %d: size %d count %d", k, i, a.Size, a.CountOrDefault())
+			}
+			want, ok := s.Fuchsia.ContentsOf(i)
+			if got := sn.Contents[a.Address]; ok && !bytes.Equal(got, want) {
+				t.Fatalf("snapshot %d node %d: contents differ", k, i)
+			}
+		}
+	}
+}
+
+// TestFIDLFromGraph sends a graph heap: through Convert, with synthetic
+// program addresses for its class frames.
+func TestFIDLFromGraph(t *testing.T) {
+	f := irtest.Random(5, irtest.Options{MinNodes: 30, MaxNodes: 60, Snapshots: 2})
+	var out bytes.Buffer
+	loss, err := fuchsia.WriteFIDL(&out, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasLoss(loss, "synthetic program addresses") || !hasLoss(loss, "edges") {
+		t.Errorf("loss report %q", loss)
+	}
+	_, snaps := reassemble(t, out.Bytes())
+	if len(snaps) != 2 || len(snaps[0].Allocations) != f.Snapshots[0].Nodes.Len() {
+		t.Fatalf("%d snapshots", len(snaps))
+	}
+}
+
+// TestFIDLFromPprofFixture sends a symbolized ffx profile: the stream read
+// back has the same allocations, stacks of raw addresses and threads.
+func TestFIDLFromPprofFixture(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/fuchsia/gen-current-tags.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := rfuchsia.ReadBytes(data, rfuchsia.Options{ContentsDir: "../../testdata/fuchsia/gen-current-tags.contents"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := fuchsia.WriteFIDL(&out, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := rfuchsia.ReadFIDL(bytes.NewReader(out.Bytes()), 0, rfuchsia.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, b := f.Snapshots[0], g.Snapshots[0]
+	if d := ir.GraphDiff(f, s, g, b, 10); len(d) > 0 {
+		t.Fatalf("graph differs: %v", d)
+	}
+	for i := 0; i < s.Nodes.Len(); i++ {
+		ca, _ := s.Fuchsia.ContentsOf(i)
+		cb, _ := b.Fuchsia.ContentsOf(i)
+		if !bytes.Equal(ca, cb) || s.Nodes.ID.At(i) != b.Nodes.ID.At(i) {
+			t.Fatalf("node %d differs", i)
+		}
+		la, lb := s.Fuchsia.StackOf(int(s.Fuchsia.Stack[i])), b.Fuchsia.StackOf(int(b.Fuchsia.Stack[i]))
+		if len(la) != len(lb) {
+			t.Fatalf("node %d: stack of %d frames, want %d", i, len(lb), len(la))
+		}
+		for j := range la {
+			if f.Fuchsia.Locations.Address[la[j]] != g.Fuchsia.Locations.Address[lb[j]] {
+				t.Fatalf("node %d frame %d differs", i, j)
+			}
+		}
+	}
+}
