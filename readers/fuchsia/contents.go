@@ -33,7 +33,7 @@ func appendContentsName(b []byte, s *ir.FuchsiaSnapshot, addr uint64) []byte {
 // those); a file of the wrong size is an error naming it. Files are read by
 // several goroutines: a contents directory holds one file per block, and
 // opening them dominates.
-func readContents(fsys fs.FS, path func(string) string, s *ir.Snapshot) error {
+func readContents(br blockReader, path func(string) string, s *ir.Snapshot) error {
 	fx := s.Fuchsia
 	n := s.Nodes.Len()
 	got := make([][]byte, n)
@@ -60,7 +60,7 @@ func readContents(fsys fs.FS, path func(string) string, s *ir.Snapshot) error {
 					}
 					size := s.Nodes.SelfSize.At(i)
 					name = appendContentsName(name[:0], fx, s.Nodes.ID.At(i))
-					b, err := readOne(fsys, string(name), size, &arena)
+					b, err := br.read(string(name), size, &arena)
 					if err != nil {
 						errMu.Lock()
 						if firstErr == nil {
@@ -105,9 +105,34 @@ func readContents(fsys fs.FS, path func(string) string, s *ir.Snapshot) error {
 // errSize is wrapped by the error for a contents file of the wrong size.
 var errSize = errors.New("wrong size")
 
-// readOne reads one contents file of want bytes into the worker's arena;
-// nil, nil when it does not exist.
-func readOne(fsys fs.FS, name string, want uint64, arena *[]byte) ([]byte, error) {
+// blockReader reads contents files; several goroutines use it at once.
+type blockReader interface {
+	// read reads the file name, which must hold want bytes, into the
+	// worker's arena; nil, nil when it does not exist.
+	read(name string, want uint64, arena *[]byte) ([]byte, error)
+}
+
+// fsBlocks reads contents files from an fs.FS (Options.Contents, or the
+// directory through an os.Root where there is no faster way).
+type fsBlocks struct{ fsys fs.FS }
+
+// claim returns want bytes of the worker's arena (blocks over 64 KiB get
+// their own slice).
+func claim(want uint64, arena *[]byte) []byte {
+	if want > 1<<16 {
+		return make([]byte, want)
+	}
+	if uint64(cap(*arena)-len(*arena)) < want {
+		*arena = make([]byte, 0, 1<<20)
+	}
+	a := *arena
+	b := a[len(a) : len(a)+int(want) : len(a)+int(want)]
+	*arena = a[:len(a)+int(want)]
+	return b
+}
+
+func (r fsBlocks) read(name string, want uint64, arena *[]byte) ([]byte, error) {
+	fsys := r.fsys
 	// Look before opening: opening a FIFO named like a block would wait
 	// for a writer forever.
 	st, err := fs.Stat(fsys, name)
@@ -128,17 +153,7 @@ func readOne(fsys fs.FS, name string, want uint64, arena *[]byte) ([]byte, error
 	if uint64(st.Size()) != want {
 		return nil, fmt.Errorf("%w: %d bytes, but the block has %d", errSize, st.Size(), want)
 	}
-	var b []byte
-	if want > 1<<16 {
-		b = make([]byte, want)
-	} else {
-		if uint64(cap(*arena)-len(*arena)) < want {
-			*arena = make([]byte, 0, 1<<20)
-		}
-		a := *arena
-		b = a[len(a) : len(a)+int(want) : len(a)+int(want)]
-		*arena = a[:len(a)+int(want)]
-	}
+	b := claim(want, arena)
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, fmt.Errorf("%w: shorter than its %d bytes: %v", errSize, want, err)
 	}

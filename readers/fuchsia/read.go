@@ -64,28 +64,29 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 		return nil, err
 	}
 	f.Fuchsia.Gzip = gz
-	fsys := opts.Contents
+	var br blockReader
 	name := func(n string) string { return n }
-	if fsys == nil && opts.ContentsDir != "" {
+	switch {
+	case opts.Contents != nil:
+		br = fsBlocks{opts.Contents}
+	case opts.ContentsDir != "":
 		dir := opts.ContentsDir
 		if st, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("fuchsia: contents directory: %w", err)
 		} else if !st.IsDir() {
 			return nil, fmt.Errorf("fuchsia: contents directory %s is not a directory", dir)
 		}
-		// A root, not os.DirFS: a symlink named like a block must not
-		// read a file from outside the directory.
-		root, err := os.OpenRoot(dir)
+		d, err := openBlockDir(dir)
 		if err != nil {
 			return nil, fmt.Errorf("fuchsia: contents directory: %w", err)
 		}
-		defer root.Close()
-		fsys = root.FS()
+		defer d.Close()
+		br = d
 		name = func(n string) string { return dir + string(os.PathSeparator) + n }
 	}
-	if fsys != nil {
+	if br != nil {
 		for _, s := range f.Snapshots {
-			if err := readContents(fsys, name, s); err != nil {
+			if err := readContents(br, name, s); err != nil {
 				return nil, err
 			}
 		}
@@ -100,7 +101,7 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 		}
 		setRoots(s)
 	}
-	if fsys != nil {
+	if br != nil {
 		f.FormatVersion += ", with block contents"
 	}
 	if opts.ScanPointers {
