@@ -33,9 +33,12 @@ import (
 //     the C, C++ and Rust allocation functions), named by its function
 //     when the profile is symbolized, else "0x<pc>". Raw program counters
 //     cannot be recognized by name: for unsymbolized stacks the reader
-//     skips the leading frames that all the stacks starting at the same
-//     program counter share (the hooks and allocator, common to every
-//     allocation through them), a heuristic. The class's Library is the
+//     skips, when the mappings are named, the hooks and the frames in
+//     libc.so (Scudo, malloc), then the frames at least half of the
+//     allocations taking the same path funnel through (operator new,
+//     Rust's allocation shims); without names, the leading frames all the
+//     stacks starting at the same program counter share. Both are
+//     heuristics (readers/fuchsia/site.go). The class's Library is the
 //     name of the mapping the frame lies in. The full stack is kept in the
 //     snapshot's stack table;
 //   - the labels ffx writes (address, bytes, timestamp, thread and the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -398,5 +399,90 @@ func TestFixtureFiles(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d fixture files in %s", n, dir)
+	}
+}
+
+// TestUnsymbolizedSites checks the allocation sites of unsymbolized
+// profiles against symbolized ones of the same heaps, for every program of
+// the generator on both architectures: the sites must tell the allocations
+// apart at least half as well as the symbolized ones do, and for C the
+// frame an unsymbolized stack is named by must be neither an allocator
+// frame (by the symbolized function names) nor one before the symbolized
+// site. It logs how often the frame is the symbolized site's.
+func TestUnsymbolizedSites(t *testing.T) {
+	for _, arch := range []string{"arm64", "x64"} {
+		for _, prog := range fuchsiagen.ProgramNames() {
+			h := generate(t, fuchsiagen.Options{Seed: 11, Allocations: 300, Programs: []string{prog}, Arch: arch})
+			wo := fuchsiagen.WriteOptions{Era: fuchsiagen.EraNewest, WithTags: true} // symbolized as return addresses
+			plain, err := fuchsiagen.ProfileBytes(h.Snapshots, wo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wo.Symbolize, wo.Symbolizer = true, h.Symbols
+			sym, err := fuchsiagen.ProfileBytes(h.Snapshots, wo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fp, err := fuchsia.ReadBytes(plain, fuchsia.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsym, err := fuchsia.ReadBytes(sym, fuchsia.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, ss := fp.Snapshots[0], fsym.Snapshots[0]
+			lc := &fsym.Fuchsia.Locations
+			allocator := func(l uint32) bool {
+				for _, fn := range lc.Function[lc.FirstLine[l]:lc.FirstLine[l+1]] {
+					if !ir.IsFuchsiaAllocatorFrame(fsym.Strings[fsym.Fuchsia.Functions.Name[fn-1]]) {
+						return false
+					}
+				}
+				return lc.FirstLine[l] < lc.FirstLine[l+1]
+			}
+			bad, exact := 0, 0
+			classes, symClasses := map[uint32]bool{}, map[uint32]bool{}
+			for i := 0; i < ss.Nodes.Len(); i++ {
+				stack := ss.Fuchsia.StackOf(int(ss.Fuchsia.Stack[i]))
+				site := -1 // the symbolized site's frame
+				for j, l := range stack {
+					if !allocator(l) && lc.FirstLine[l] < lc.FirstLine[l+1] {
+						site = j
+						break
+					}
+				}
+				got := -1
+				for j, l := range stack {
+					if fmt.Sprintf("0x%x", lc.Address[l]) == fp.Strings[sp.Nodes.Name[i]] {
+						got = j
+						break
+					}
+				}
+				classes[sp.Nodes.Class[i]] = true
+				symClasses[ss.Nodes.Class[i]] = true
+				switch {
+				case got == site:
+					exact++
+				case got < 0 || site >= 0 && got < site || allocator(stack[got]):
+					bad++
+					if bad <= 2 {
+						t.Logf("%s/%s node %d: named by frame %d, the symbolized site is frame %d", arch, prog, i, got, site)
+					}
+				}
+			}
+			t.Logf("%s/%s: %d of %d nodes named by the symbolized site's frame, %d by an allocator frame or one before the site; %d classes (symbolized: %d)",
+				arch, prog, exact, sp.Nodes.Len(), bad, len(classes), len(symClasses))
+			// C allocates through malloc alone: the hooks and libc.so are
+			// the whole allocator, and no site may fall inside it. (C++'s
+			// operator new and Rust's shims are found by how many
+			// allocations funnel through them, which is a guess.)
+			if prog == "heapdump-example" && bad > 0 {
+				t.Errorf("%s/%s: %d of %d nodes named by an allocator frame or one before the allocation site", arch, prog, bad, sp.Nodes.Len())
+			}
+			if 2*len(classes) < len(symClasses) {
+				t.Errorf("%s/%s: %d classes, the symbolized profile has %d", arch, prog, len(classes), len(symClasses))
+			}
+		}
 	}
 }

@@ -360,6 +360,9 @@ func (d *decoder) sites(fs *ir.FuchsiaSnapshot) (names, classes []uint32) {
 	names, classes = make([]uint32, ns), make([]uint32, ns)
 	lc, ff := &d.ff.Locations, d.ff
 	skip := unsymbolizedSkip(fs, lc)
+	for k, n := range moduleSkip(fs, lc, &ff.Mappings, d.strs.Strings) {
+		skip[k] = max(skip[k], n)
+	}
 	lib := func(l uint32) uint32 {
 		if m := lc.Mapping[l]; m != 0 {
 			return ff.Mappings.File[m-1]
