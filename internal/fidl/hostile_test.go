@@ -118,17 +118,10 @@ func TestHostileHugeLengths(t *testing.T) {
 	}
 }
 
-// Problem: a table with many unknown fields (a valid encoding: envelopes
-// up to ordinal 2^32-1 are accepted) costs about 36 × its size in
-// ReadStream, above the 32 × + 1 MiB that FuzzReadStream asserts. Each
-// 8-byte inline envelope becomes a 40-byte RawField plus a 4-byte Bytes
-// allocation, and decoder.table (decode.go) grows the []RawField by append
-// (the slices it drops add about four times the final size). Fix: count
-// the present unknown envelopes first (one pass over the envelope array)
-// and allocate the []RawField and one backing array for their Bytes
-// exactly; or reject tables of more than 64 envelopes (FIDL tables have at
-// most 64 ordinals, and ir.FuchsiaStream refuses more: see
-// readers/fuchsia TestHostileUnknownOrdinalOver64).
+// Regression: a table with many unknown fields (envelopes up to ordinal
+// 2^32-1 were accepted) cost about 36 × its size in ReadStream, each 8-byte
+// inline envelope becoming a 40-byte RawField plus its Bytes. Tables of
+// more than 64 envelopes (FIDL's limit) are now refused at their count.
 func TestHostileManyUnknownFieldsAllocation(t *testing.T) {
 	data := rawStackTraceTable(200000)
 	var err error

@@ -53,7 +53,7 @@ func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
 	if lc.Len() > 0 {
 		lc.FirstLine = make([]uint32, lc.Len()+1)
 	}
-	edges, contents := 0, 0
+	contents := 0
 	for _, sb := range b.d.snaps {
 		b.d.finish(sb)
 		f.Strings = b.d.strs.Strings // finish interns the site names
@@ -67,14 +67,9 @@ func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
 			}
 		}
 	}
-	for _, s := range f.Snapshots {
-		if opts.ScanPointers && len(s.Fuchsia.ContentsStart) > 0 {
-			if err := scan(f, s); err != nil {
-				return nil, err
-			}
-			edges += s.Edges.Len()
-		}
-		setRoots(s)
+	edges, err := deriveEdges(f, opts.ScanPointers)
+	if err != nil {
+		return nil, err
 	}
 	v := "FIDL element stream, single-process"
 	if st.MultiProcess {

@@ -91,15 +91,9 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 			}
 		}
 	}
-	edges := 0
-	for _, s := range f.Snapshots {
-		if opts.ScanPointers && len(s.Fuchsia.ContentsStart) > 0 {
-			if err := scan(f, s); err != nil {
-				return nil, err
-			}
-			edges += s.Edges.Len()
-		}
-		setRoots(s)
+	edges, err := deriveEdges(f, opts.ScanPointers)
+	if err != nil {
+		return nil, err
 	}
 	if br != nil {
 		f.FormatVersion += ", with block contents"

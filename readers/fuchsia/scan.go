@@ -173,6 +173,23 @@ func internFile(f *ir.File, s string) uint32 {
 	return uint32(len(f.Strings) - 1)
 }
 
+// deriveEdges scans the blocks' contents for pointers (when asked and a
+// snapshot has contents) and sets every snapshot's roots; it returns the
+// number of edges derived.
+func deriveEdges(f *ir.File, scanPointers bool) (int, error) {
+	edges := 0
+	for _, s := range f.Snapshots {
+		if scanPointers && len(s.Fuchsia.ContentsStart) > 0 {
+			if err := scan(f, s); err != nil {
+				return 0, err
+			}
+			edges += s.Edges.Len()
+		}
+		setRoots(s)
+	}
+	return edges, nil
+}
+
 // setRoots makes every node no other node points to a root, with its
 // allocation site (its name) as the category: without edges, every node.
 func setRoots(s *ir.Snapshot) {

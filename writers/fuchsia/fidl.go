@@ -22,28 +22,13 @@ import (
 // one process per snapshot; other IR is converted first (Convert). The loss
 // report says what the stream cannot hold.
 func WriteFIDL(w io.Writer, f *ir.File) (ir.LossReport, error) {
-	var loss ir.LossReport
-	if f.Fuchsia == nil {
-		var err error
-		if f, loss, err = Convert(f); err != nil {
-			return nil, err
-		}
-	}
-	if err := f.Validate(); err != nil {
-		return loss, fmt.Errorf("%s: the IR is invalid: %w", ir.FormatFuchsiaFIDL, err)
+	f, loss, err := prepare(f, ir.FormatFuchsiaFIDL, "the stream")
+	if err != nil {
+		return loss, err
 	}
 	if len(f.Snapshots) == 0 {
 		return loss, fmt.Errorf("%s: the file has no snapshots", ir.FormatFuchsiaFIDL)
 	}
-	for k, s := range f.Snapshots {
-		if s.Fuchsia == nil {
-			return loss, fmt.Errorf("%s: snapshot %d has no Fuchsia section", ir.FormatFuchsiaFIDL, k)
-		}
-		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
-			loss.Addf("snapshot %d: %d edges derived from block contents (heuristic) are not written: the stream has no edges", k, s.Edges.Len())
-		}
-	}
-	var err error
 	if f.Snapshots[0].Fuchsia.Stream != nil {
 		err = replay(w, f) // Validate saw to it that all snapshots have one
 	} else {

@@ -49,23 +49,9 @@ type Options struct {
 // is converted first (Convert); the loss report lists what the profile
 // cannot hold.
 func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
-	var loss ir.LossReport
-	if f.Fuchsia == nil {
-		var err error
-		if f, loss, err = Convert(f); err != nil {
-			return nil, err
-		}
-	}
-	if err := f.Validate(); err != nil {
-		return loss, fmt.Errorf("fuchsia: the IR is invalid: %w", err)
-	}
-	for k, s := range f.Snapshots {
-		if s.Fuchsia == nil {
-			return loss, fmt.Errorf("fuchsia: snapshot %d has no Fuchsia section", k)
-		}
-		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
-			loss.Addf("snapshot %d: %d edges derived from block contents (heuristic) are not written: pprof has no edges", k, s.Edges.Len())
-		}
+	f, loss, err := prepare(f, ir.FormatFuchsia, "pprof")
+	if err != nil {
+		return loss, err
 	}
 	data, err := Encode(f)
 	if err != nil {
@@ -99,6 +85,31 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 		}
 	}
 	return loss, nil
+}
+
+// prepare is what both writers do first: convert IR without a Fuchsia
+// section, validate, and report the derived edges the output (named by
+// format and what) has no place for.
+func prepare(f *ir.File, format, what string) (*ir.File, ir.LossReport, error) {
+	var loss ir.LossReport
+	if f.Fuchsia == nil {
+		var err error
+		if f, loss, err = Convert(f); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := f.Validate(); err != nil {
+		return nil, loss, fmt.Errorf("%s: the IR is invalid: %w", format, err)
+	}
+	for k, s := range f.Snapshots {
+		if s.Fuchsia == nil {
+			return nil, loss, fmt.Errorf("%s: snapshot %d has no Fuchsia section", format, k)
+		}
+		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
+			loss.Addf("snapshot %d: %d edges derived from block contents (heuristic) are not written: %s has no edges", k, s.Edges.Len(), what)
+		}
+	}
+	return f, loss, nil
 }
 
 // WriteContents writes the block contents of f's snapshots to dir, one file
