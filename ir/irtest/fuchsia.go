@@ -367,18 +367,7 @@ func (g *fuchsiaGen) snapshot(k int) *ir.Snapshot {
 		}
 	}
 
-	// Block addresses, distinct and non-overlapping, in a random order.
-	sizes := make([]uint64, n)
-	addrs := make([]uint64, n)
-	addr := uint64(0x4000_0000_0000) + uint64(g.intn(1<<20))<<4
-	for i := range sizes {
-		sizes[i] = uint64(g.intn(24)) * 8
-		if g.chance(5) {
-			sizes[i] = uint64(1 + g.intn(100))
-		}
-		addrs[i] = addr
-		addr += (sizes[i]+15)&^15 + uint64(g.intn(4))*16
-	}
+	sizes, addrs := g.blocks(n, 0)
 	g.r.Shuffle(n, func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
 
 	extra := len(g.x.SampleTypes) - 2
@@ -552,4 +541,21 @@ func (g *fuchsiaGen) derive(s *ir.Snapshot) {
 			s.Roots = append(s.Roots, ir.RootRef{Node: uint32(i), Category: nd.Name[i]})
 		}
 	}
+}
+
+// blocks makes n block sizes and non-overlapping 16-aligned addresses, in
+// address order, at least minGap 16-byte granules apart.
+func (g *gen) blocks(n, minGap int) (sizes, addrs []uint64) {
+	sizes = make([]uint64, n)
+	addrs = make([]uint64, n)
+	addr := uint64(0x4000_0000_0000) + uint64(g.intn(1<<20))<<4
+	for i := range sizes {
+		sizes[i] = uint64(g.intn(24)) * 8
+		if g.chance(5) {
+			sizes[i] = uint64(1 + g.intn(100))
+		}
+		addrs[i] = addr
+		addr += (sizes[i]+15)&^15 + uint64(minGap+g.intn(4))*16
+	}
+	return sizes, addrs
 }

@@ -220,18 +220,8 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 		st.ThreadKey = append(st.ThreadKey, g.key(keys))
 	}
 
-	// Block addresses, distinct and non-overlapping, in a random order.
-	sizes := make([]uint64, n)
-	addrs := make([]uint64, n)
-	addr := uint64(0x4000_0000_0000) + uint64(g.intn(1<<20))<<4
-	for i := range sizes {
-		sizes[i] = uint64(g.intn(24)) * 8
-		if g.chance(5) {
-			sizes[i] = uint64(1 + g.intn(100))
-		}
-		addrs[i] = addr
-		addr += (sizes[i]+15)&^15 + uint64(1+g.intn(4))*16 // distinct even for blocks of no bytes
-	}
+	// Block addresses, distinct even for blocks of no bytes.
+	sizes, addrs := g.blocks(n, 1)
 	g.r.Shuffle(n, func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
 
 	hasTS := !g.chance(4)
