@@ -108,10 +108,32 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 	return f, nil
 }
 
+// countingReader counts the compressed bytes gzip has consumed, so that
+// its errors name an offset (flate reads byte by byte from a ByteReader).
+type countingReader struct {
+	r *bytes.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
 func gunzip(data []byte, limit int64) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	in := &countingReader{r: bytes.NewReader(data)}
+	zr, err := gzip.NewReader(in)
 	if err != nil {
-		return nil, ir.Errorf(ir.FormatFuchsia, 0, "gzip: %v", err)
+		return nil, ir.Errorf(ir.FormatFuchsia, in.n, "gzip: %v", err)
 	}
 	var out bytes.Buffer
 	// The uncompressed size is in the trailer (mod 2^32): a hint only.
@@ -124,10 +146,10 @@ func gunzip(data []byte, limit int64) ([]byte, error) {
 	}
 	n, err := io.Copy(&out, io.LimitReader(zr, limit+1))
 	if err != nil {
-		return nil, ir.Errorf(ir.FormatFuchsia, -1, "gzip: after %d uncompressed bytes: %v", n, err)
+		return nil, ir.Errorf(ir.FormatFuchsia, in.n, "gzip: after %d uncompressed bytes: %v", n, err)
 	}
 	if n > limit {
-		return nil, ir.Errorf(ir.FormatFuchsia, -1, "gzip: decompresses to more than %d bytes", limit)
+		return nil, ir.Errorf(ir.FormatFuchsia, in.n, "gzip: decompresses to more than %d bytes", limit)
 	}
 	return out.Bytes(), nil
 }
@@ -286,7 +308,8 @@ func (d *decoder) decode() (*ir.File, error) {
 		}
 	}
 	if len(d.strStart) == 0 {
-		return nil, d.errorf(-1, "no string table (not a pprof profile)")
+		// At the end: that is where it would be, and a cut file lacks it.
+		return nil, d.errorf(len(d.data), "no string table (not a pprof profile, or cut short)")
 	}
 	d.remap = make([]uint32, len(d.strStart))
 	d.known = make([]uint8, len(d.strStart))
@@ -331,7 +354,7 @@ func (d *decoder) decode() (*ir.File, error) {
 		ff.SampleTypes = append(ff.SampleTypes, vt)
 	}
 	if len(ff.SampleTypes) < 2 {
-		return nil, d.errorf(-1, "%d sample types: not a heapdump profile (objects/count and allocated/bytes)", len(ff.SampleTypes))
+		return nil, d.errorf(0, "%d sample types: not a heapdump profile (objects/count and allocated/bytes)", len(ff.SampleTypes))
 	}
 	if ff.PeriodType, err = pt(periodType); err != nil {
 		return nil, err

@@ -88,7 +88,8 @@ type reader struct {
 	progressMu sync.Mutex
 	doneBytes  int64 // compressed bytes decoded, for progress
 
-	decoders chan *zstd.Decoder
+	decoders chan *zstd.Decoder // for DecodeAll
+	streams  chan *zstd.Decoder // streaming, for blocks of unknown size
 	once     sync.Once
 }
 
@@ -122,8 +123,13 @@ func errorf(off int64, format string, args ...any) error {
 }
 
 // decoder returns a zstd decoder from the pool; put it back with release.
+func (r *reader) initPools() {
+	r.decoders = make(chan *zstd.Decoder, runtime.GOMAXPROCS(0))
+	r.streams = make(chan *zstd.Decoder, runtime.GOMAXPROCS(0))
+}
+
 func (r *reader) decoder() (*zstd.Decoder, error) {
-	r.once.Do(func() { r.decoders = make(chan *zstd.Decoder, runtime.GOMAXPROCS(0)) })
+	r.once.Do(r.initPools)
 	select {
 	case d := <-r.decoders:
 		return d, nil
@@ -141,10 +147,12 @@ func (r *reader) release(d *zstd.Decoder) {
 }
 
 func (r *reader) closeDecoders() {
-	r.once.Do(func() { r.decoders = make(chan *zstd.Decoder, runtime.GOMAXPROCS(0)) })
+	r.once.Do(r.initPools)
 	for {
 		select {
 		case d := <-r.decoders:
+			d.Close()
+		case d := <-r.streams:
 			d.Close()
 		default:
 			return
@@ -215,12 +223,31 @@ func (r *reader) charge(n, off int64, what string) error {
 }
 
 // stream decodes src with a streaming decoder, up to limit bytes.
+// Streaming decoders are kept for reuse: a new one allocates its history
+// buffers again (tens of MB a file otherwise).
 func (r *reader) stream(src []byte, limit int64) ([]byte, error) {
-	d, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow))
+	r.once.Do(r.initPools)
+	var d *zstd.Decoder
+	var err error
+	select {
+	case d = <-r.streams:
+		err = d.Reset(bytes.NewReader(src))
+	default:
+		d, err = zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow))
+	}
 	if err != nil {
+		if d != nil {
+			d.Close()
+		}
 		return nil, err
 	}
-	defer d.Close()
+	defer func() {
+		select {
+		case r.streams <- d:
+		default:
+			d.Close()
+		}
+	}()
 	out, err := io.ReadAll(io.LimitReader(d, limit+1))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,245 @@
+package conformance
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"heapconv/ir"
+)
+
+// Damage sweeps: every fixture of every format that has fixtures (the
+// table's fixtures glob, so a new format plugs in with its table entry),
+// read cut short at many points, with bits flipped and with bytes
+// replaced. A cut file must give a *ir.FormatError naming an offset (for
+// MoarVM, a recovery report will do); every damaged file must give an
+// error or a valid file; none may panic, hang or allocate more than the
+// input justifies.
+const (
+	// sweepEveryByte: fixtures up to this size are cut at every byte.
+	sweepEveryByte = 8 << 10
+	// sweepCuts is how many cut points a bigger fixture gets (spread
+	// evenly, plus the first and last 256 bytes).
+	sweepCuts = 1500
+	// sweepFlips is how many single-bit flips and byte replacements each
+	// fixture gets.
+	sweepFlips = 300
+	// sweepTimeout is how long one read may take before it counts as a
+	// hang.
+	sweepTimeout = 20 * time.Second
+	// A read may allocate sweepAllocPerByte times the input plus
+	// sweepAllocFloor.
+	sweepAllocPerByte = 64
+	sweepAllocFloor   = 128 << 20
+)
+
+// sweepResult is what reading one damaged input did.
+type sweepResult struct {
+	f       *ir.File
+	err     error
+	alloc   uint64
+	panic   any
+	elapsed time.Duration
+}
+
+// sweepRead reads data with fm's reader, catching panics and measuring
+// what it allocated (the sweep runs one read at a time).
+func sweepRead(fm format, data []byte) sweepResult {
+	done := make(chan sweepResult, 1)
+	go func() {
+		var r sweepResult
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		defer func() {
+			r.elapsed = time.Since(start)
+			runtime.ReadMemStats(&after)
+			r.alloc = after.TotalAlloc - before.TotalAlloc
+			r.panic = recover()
+			done <- r
+		}()
+		r.f, r.err = fm.read(bytes.NewReader(data))
+	}()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(sweepTimeout):
+		return sweepResult{err: errors.New("hang"), elapsed: sweepTimeout}
+	}
+}
+
+// sweepCheck fails t when a read of a damaged input misbehaved. cut says
+// the input is a truncation, which must be refused (or recovered) unless
+// what was cut off, tail, is padding.
+func sweepCheck(t *testing.T, fm format, what string, data, tail []byte, r sweepResult, cut bool) {
+	t.Helper()
+	switch {
+	case r.panic != nil:
+		t.Fatalf("%s: panic: %v", what, r.panic)
+	case r.elapsed >= sweepTimeout:
+		t.Fatalf("%s: no answer in %v", what, sweepTimeout)
+	case r.alloc > sweepAllocPerByte*uint64(len(data))+sweepAllocFloor:
+		t.Fatalf("%s: %d bytes allocated for a %d-byte input", what, r.alloc, len(data))
+	}
+	if r.err == nil {
+		if err := r.f.Validate(); err != nil {
+			t.Fatalf("%s: accepted, but the file read is invalid: %v", what, err)
+		}
+		if cut && !(r.f.MoarVM != nil && r.f.MoarVM.Recovery != nil) && !onlyPadding(tail) {
+			// Only a prefix that is a whole file itself may be accepted
+			// (a Dart file ending before the optional identity hash
+			// codes, a MoarVM file as it stood before its last table of
+			// contents was appended): it must read the same written
+			// again, and be rare (TestSweep counts them).
+			if fm.write == nil {
+				t.Fatalf("%s: a truncated file was accepted", what)
+			}
+			var b bytes.Buffer
+			if _, err := fm.write(&b, r.f); err != nil {
+				t.Fatalf("%s: a truncated file was accepted, and cannot be written: %v", what, err)
+			}
+			back, err := fm.read(bytes.NewReader(b.Bytes()))
+			if err != nil {
+				t.Fatalf("%s: a truncated file was accepted, and written does not read: %v", what, err)
+			}
+			// (The description and the writer's own choice of gzip aside.)
+			g := *back
+			g.FormatVersion = r.f.FormatVersion
+			if g.Fuchsia != nil && r.f.Fuchsia != nil {
+				ff := *g.Fuchsia
+				ff.Gzip = r.f.Fuchsia.Gzip
+				g.Fuchsia = &ff
+			}
+			if d := ir.Diff(r.f, &g, 5); len(d) > 0 {
+				t.Fatalf("%s: a truncated file was accepted, and does not read back the same: %v", what, d)
+			}
+		}
+		return
+	}
+	var fe *ir.FormatError
+	if !errors.As(r.err, &fe) {
+		t.Fatalf("%s: error without a format and offset: %v", what, r.err)
+	}
+	if cut && (fe.Offset < 0 || fe.Offset > int64(len(data))) {
+		t.Fatalf("%s: error at offset %d of a %d-byte input: %v", what, fe.Offset, len(data), r.err)
+	}
+}
+
+// sweepStats collects figures for the README.
+type sweepStats struct {
+	reads    int
+	worst    float64 // allocation / input size
+	worstIn  string
+	worstB   uint64
+	slowest  time.Duration
+	slowIn   string
+	accepted int
+}
+
+func (s *sweepStats) add(what string, data []byte, r sweepResult) {
+	s.reads++
+	if ratio := float64(r.alloc) / float64(max(len(data), 1)); ratio > s.worst && len(data) > 4096 {
+		s.worst, s.worstIn, s.worstB = ratio, what, r.alloc
+	}
+	if r.elapsed > s.slowest {
+		s.slowest, s.slowIn = r.elapsed, what
+	}
+	if r.err == nil {
+		s.accepted++
+	}
+}
+
+// cutPoints returns where to cut an input of n bytes.
+func cutPoints(n int) []int {
+	var cuts []int
+	if n <= sweepEveryByte {
+		for i := 0; i < n; i++ {
+			cuts = append(cuts, i)
+		}
+		return cuts
+	}
+	for i := 0; i < 256; i++ {
+		cuts = append(cuts, i, n-1-i)
+	}
+	for i := 0; i < sweepCuts; i++ {
+		cuts = append(cuts, 256+int(int64(i)*int64(n-512)/sweepCuts))
+	}
+	return cuts
+}
+
+func TestSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the damage sweep reads every fixture thousands of times")
+	}
+	for _, fm := range table {
+		if fm.fixtures == "" {
+			continue
+		}
+		t.Run(fm.name, func(t *testing.T) {
+			paths, err := filepath.Glob(filepath.Join(moduleRoot, fm.fixtures))
+			if err != nil || len(paths) == 0 {
+				t.Fatalf("no fixtures match %s", fm.fixtures)
+			}
+			var st sweepStats
+			start := time.Now()
+			for _, path := range paths {
+				name := fixtureName(path)
+				data := loadFixture(t, path)
+				if r := sweepRead(fm, data); r.err != nil || r.panic != nil {
+					t.Fatalf("%s: the fixture itself does not read: %v %v", name, r.err, r.panic)
+				}
+				cuts, whole := cutPoints(len(data)), 0
+				for _, c := range cuts {
+					what := fmt.Sprintf("%s cut at %d of %d", name, c, len(data))
+					r := sweepRead(fm, data[:c])
+					sweepCheck(t, fm, what, data[:c], data[c:], r, true)
+					st.add(what, data[:c], r)
+					if r.err == nil && !onlyPadding(data[c:]) && (r.f.MoarVM == nil || r.f.MoarVM.Recovery == nil) {
+						whole++
+					}
+				}
+				if whole > max(2, len(cuts)/100) {
+					t.Errorf("%s: %d of %d cuts accepted as whole files", name, whole, len(cuts))
+				}
+				rng := rand.New(rand.NewPCG(uint64(len(data)), 7))
+				buf := make([]byte, len(data))
+				for i := 0; i < sweepFlips; i++ {
+					copy(buf, data)
+					at := rng.IntN(len(buf))
+					var what string
+					if i%2 == 0 {
+						bit := rng.IntN(8)
+						buf[at] ^= 1 << bit
+						what = fmt.Sprintf("%s with bit %d of byte %d flipped", name, bit, at)
+					} else {
+						v := []byte{0x00, 0xff, 0x7f, 0x80, '"', '9', ','}[rng.IntN(7)]
+						buf[at] = v
+						what = fmt.Sprintf("%s with byte %d set to %#x", name, at, v)
+					}
+					r := sweepRead(fm, buf)
+					sweepCheck(t, fm, what, buf, nil, r, false)
+					st.add(what, buf, r)
+				}
+			}
+			t.Logf("%s: %d damaged inputs read in %v (%d accepted: flips that leave a valid file, or recovered cuts); most allocated: %.1f× the input, %d bytes (%s); slowest: %v (%s)",
+				fm.name, st.reads, time.Since(start).Round(time.Millisecond), st.accepted, st.worst, st.worstB, st.worstIn, st.slowest.Round(time.Millisecond), st.slowIn)
+		})
+	}
+}
+
+// onlyPadding reports whether b holds nothing but zero bytes or ASCII
+// white space: cutting it off leaves the file whole (a DevTools export's
+// padding, a JSON file's final newline).
+func onlyPadding(b []byte) bool {
+	for _, c := range b {
+		if c != 0 && c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
