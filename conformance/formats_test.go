@@ -18,6 +18,9 @@ type format struct {
 	// fixtures is a glob below the module root; "" when the format has
 	// none. Files ending in .zst are decompressed in memory.
 	fixtures string
+	// damage is a glob of more inputs for the damage sweep (TestSweep),
+	// which also damages the fixtures.
+	damage string
 	// read and write are the format's reader and writer; write is nil for a
 	// read-only format.
 	read  func(io.Reader) (*ir.File, error)
@@ -61,6 +64,9 @@ var table = []format{
 	{
 		name: ir.FormatIR, read: registryRead(ir.FormatIR), write: registryWrite(ir.FormatIR),
 		byteExact: true, lossless: true,
+		// A sample of every schema version (their rewrites are the
+		// current version, so they are not fixtures).
+		damage: "ir/testdata/versions/*.heapir",
 		holds: []genCase{
 			{"everything", irtest.Everything(0, 0)},
 			{"v8-section", withV8(irtest.Options{Kinds: irtest.KindsMixed, IDs: irtest.IDsAny, BigSizes: true,

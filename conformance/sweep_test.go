@@ -177,13 +177,20 @@ func TestSweep(t *testing.T) {
 		t.Skip("the damage sweep reads every fixture thousands of times")
 	}
 	for _, fm := range table {
-		if fm.fixtures == "" {
+		if fm.fixtures == "" && fm.damage == "" {
+			t.Errorf("%s: no fixtures and no inputs to damage", fm.name)
 			continue
 		}
 		t.Run(fm.name, func(t *testing.T) {
-			paths, err := filepath.Glob(filepath.Join(moduleRoot, fm.fixtures))
-			if err != nil || len(paths) == 0 {
-				t.Fatalf("no fixtures match %s", fm.fixtures)
+			var paths []string
+			for _, glob := range []string{fm.fixtures, fm.damage} {
+				if glob != "" {
+					p, err := filepath.Glob(filepath.Join(moduleRoot, glob))
+					if err != nil || len(p) == 0 {
+						t.Fatalf("no inputs match %s", glob)
+					}
+					paths = append(paths, p...)
+				}
 			}
 			var st sweepStats
 			start := time.Now()
