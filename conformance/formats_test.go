@@ -21,6 +21,10 @@ type format struct {
 	// damage is a glob of more inputs for the damage sweep (TestSweep),
 	// which also damages the fixtures.
 	damage string
+	// judge, when set, is the format's own consumer: every damaged input
+	// the reader accepts must satisfy it too (heapconv validate says a file
+	// is valid exactly when the reader accepts it).
+	judge func(data []byte) error
 	// read and write are the format's reader and writer; write is nil for a
 	// read-only format.
 	read  func(io.Reader) (*ir.File, error)
@@ -120,7 +124,7 @@ var table = []format{
 	{
 		name: ir.FormatFuchsia, fixtures: "testdata/fuchsia/*.pb*",
 		read: registryRead(ir.FormatFuchsia), write: registryWrite(ir.FormatFuchsia),
-		sameFile: samePprof, pprofOutput: true, derives: true,
+		sameFile: samePprof, pprofOutput: true, derives: true, judge: pprofJudge,
 		holds: []genCase{
 			{"per-block", irtest.Options{Fuchsia: &irtest.FuchsiaOptions{Tags: true}}},
 			{"symbolized-multi", irtest.Options{Snapshots: 3, Fuchsia: &irtest.FuchsiaOptions{Tags: true, Symbolized: true, MultiProcess: true}}},

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
 	"heapconv/internal/fuchsiagen"
 	"heapconv/ir"
 	"heapconv/ir/irtest"
@@ -72,6 +74,16 @@ func samePprof(t *testing.T, got, want []byte) {
 		}
 		t.Fatalf("pprof -raw: %d lines, want %d", len(gl), len(wl))
 	}
+}
+
+// pprofJudge is what go tool pprof does with a profile: the pprof
+// library's Parse (gunzip, decode, postDecode) and CheckValid.
+func pprofJudge(data []byte) error {
+	p, err := profile.Parse(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	return p.CheckValid()
 }
 
 // TestFuchsiaDevTools reads the fixtures that have a contents directory with

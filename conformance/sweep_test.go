@@ -90,6 +90,11 @@ func sweepCheck(t *testing.T, fm format, what string, data, tail []byte, r sweep
 		if err := r.f.Validate(); err != nil {
 			t.Fatalf("%s: accepted, but the file read is invalid: %v", what, err)
 		}
+		if fm.judge != nil {
+			if err := fm.judge(data); err != nil {
+				t.Fatalf("%s: accepted, but the format's own consumer refuses it: %v", what, err)
+			}
+		}
 		if cut && !(r.f.MoarVM != nil && r.f.MoarVM.Recovery != nil) && !onlyPadding(tail) {
 			// Only a prefix that is a whole file itself may be accepted
 			// (a Dart file ending before the optional identity hash
