@@ -349,6 +349,13 @@ func (p *parser) header() error {
 	if p.nodeCount >= math.MaxUint32 || p.edgeCount > math.MaxUint32 {
 		return s.errorAtOffset(start, "node_count %d / edge_count %d beyond 2^32", p.nodeCount, p.edgeCount)
 	}
+	if tfc, ok := h.Get("trace_function_count").Uint(); ok {
+		// DevTools sizes a Uint32Array from it: count × fields must fit.
+		fields := uint64(max(len(meta.Get("trace_function_info_fields").Strings()), 1))
+		if tfc > math.MaxUint32 || tfc*fields > math.MaxUint32 {
+			return s.errorAtOffset(start, "trace_function_count %d beyond what DevTools can size (%d fields each, 2^32 values)", tfc, fields)
+		}
+	}
 	if ri := h.Get("root_index"); ri != nil {
 		v, ok := ri.Uint()
 		if !ok {
