@@ -141,6 +141,8 @@ type sweepStats struct {
 	worst    float64 // allocation / input size
 	worstIn  string
 	worstB   uint64
+	most     uint64 // the largest allocation
+	mostIn   string
 	slowest  time.Duration
 	slowIn   string
 	accepted int
@@ -150,6 +152,9 @@ func (s *sweepStats) add(what string, data []byte, r sweepResult) {
 	s.reads++
 	if ratio := float64(r.alloc) / float64(max(len(data), 1)); ratio > s.worst && len(data) > 4096 {
 		s.worst, s.worstIn, s.worstB = ratio, what, r.alloc
+	}
+	if r.alloc > s.most {
+		s.most, s.mostIn = r.alloc, what
 	}
 	if r.elapsed > s.slowest {
 		s.slowest, s.slowIn = r.elapsed, what
@@ -238,8 +243,8 @@ func TestSweep(t *testing.T) {
 					st.add(what, buf, r)
 				}
 			}
-			t.Logf("%s: %d damaged inputs read in %v (%d accepted: flips that leave a valid file, or recovered cuts); most allocated: %.1f× the input, %d bytes (%s); slowest: %v (%s)",
-				fm.name, st.reads, time.Since(start).Round(time.Millisecond), st.accepted, st.worst, st.worstB, st.worstIn, st.slowest.Round(time.Millisecond), st.slowIn)
+			t.Logf("%s: %d damaged inputs read in %v (%d accepted: flips that leave a valid file, or recovered cuts); most allocated for its size: %.1f× the input, %d bytes (%s); most allocated: %d bytes (%s); slowest: %v (%s)",
+				fm.name, st.reads, time.Since(start).Round(time.Millisecond), st.accepted, st.worst, st.worstB, st.worstIn, st.most, st.mostIn, st.slowest.Round(time.Millisecond), st.slowIn)
 		})
 	}
 }
