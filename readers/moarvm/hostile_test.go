@@ -332,3 +332,43 @@ func TestRefCountWrap(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A zstd bomb: a strings block (a block of no declared size, so streamed)
+// whose 50 KB decompress to 256 MiB. The budget (16 × the block + 1 MiB
+// for strings; 64 × the file + 32 MiB in all) stops it before the memory
+// goes: the snapshot before it is recovered, the damage named, and the
+// read allocates a few times the budget at most.
+func TestZstdBomb(t *testing.T) {
+	var frame bytes.Buffer
+	zw, err := zstd.NewWriter(&frame, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := make([]byte, 1<<20)
+	for i := 0; i < 256; i++ {
+		zw.Write(zero)
+	}
+	zw.Close()
+	f := rvNew(rvFileMeta)
+	f.snap(0, 8)
+	st := f.off()
+	f.name("strings")
+	f.u64(0)
+	f.buf.Write(frame.Bytes())
+	f.inner = append(f.inner, rvEnt{"strings", st, f.off()})
+	data := f.finish()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g, err := moarvm.Read(bytes.NewReader(data), moarvm.Options{})
+	runtime.ReadMemStats(&after)
+	const want = "more than the file can need"
+	switch {
+	case err != nil && !strings.Contains(err.Error(), want):
+		t.Fatalf("a %d-byte file holding 256 MiB of strings: %v", len(data), err)
+	case err == nil && (g.MoarVM.Recovery == nil || !strings.Contains(g.MoarVM.Recovery.Reason, want) || len(g.Snapshots) != 1):
+		t.Fatalf("a %d-byte file holding 256 MiB of strings read, %d snapshots, recovery %+v", len(data), len(g.Snapshots), g.MoarVM.Recovery)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4*(64*uint64(len(data))+32<<20) {
+		t.Fatalf("a %d-byte bomb allocated %d bytes", len(data), n)
+	}
+}
