@@ -182,10 +182,15 @@ func cutPoints(n int) []int {
 	return cuts
 }
 
+// sweepDevTools is how many damaged V8 files the reader accepts that
+// TestSweep also has DevTools' loader open (each fixture's first ones).
+const sweepDevTools = 3
+
 func TestSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the damage sweep reads every fixture thousands of times")
 	}
+	o := newOracle(t.TempDir())
 	for _, fm := range table {
 		if fm.fixtures == "" && fm.damage == "" {
 			t.Errorf("%s: no fixtures and no inputs to damage", fm.name)
@@ -225,6 +230,7 @@ func TestSweep(t *testing.T) {
 				}
 				rng := rand.New(rand.NewPCG(uint64(len(data)), 7))
 				buf := make([]byte, len(data))
+				judged := 0
 				for i := 0; i < sweepFlips; i++ {
 					copy(buf, data)
 					at := rng.IntN(len(buf))
@@ -241,12 +247,22 @@ func TestSweep(t *testing.T) {
 					r := sweepRead(fm, buf)
 					sweepCheck(t, fm, what, buf, nil, r, false)
 					st.add(what, buf, r)
+					if fm.v8Output && r.err == nil && judged < sweepDevTools {
+						// What the reader accepts, DevTools' loader must
+						// load (heapconv validate applies its rules).
+						judged++
+						path := o.file(t, fmt.Sprintf("damaged-%s-%d", name, i), buf)
+						o.expect("sweep/"+what, func(t *testing.T, sum func(string) *summary) {
+							loaded(t, sum(path))
+						})
+					}
 				}
 			}
 			t.Logf("%s: %d damaged inputs read in %v (%d accepted: flips that leave a valid file, or recovered cuts); most allocated for its size: %.1f× the input, %d bytes (%s); most allocated: %d bytes (%s); slowest: %v (%s)",
 				fm.name, st.reads, time.Since(start).Round(time.Millisecond), st.accepted, st.worst, st.worstB, st.worstIn, st.most, st.mostIn, st.slowest.Round(time.Millisecond), st.slowIn)
 		})
 	}
+	t.Run("devtools", o.run)
 }
 
 // onlyPadding reports whether b holds nothing but zero bytes or ASCII
