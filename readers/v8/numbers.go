@@ -34,9 +34,13 @@ func (s *scanner) uints(dst []uint64, st *arrayState) (int, error) {
 		if n == 0 {
 			s.startBatch()
 		}
+		before := s.pos
 		if s.end-s.pos >= 64 {
 			n, err = s.uintsFast(dst, n, st)
-		} else {
+		}
+		if err == nil && s.pos == before && !st.done && n < len(dst) {
+			// Near the end of the buffer, or a number that may go on
+			// past it: one token the slow way (which refills).
 			n, err = s.uintsSlow(dst, n, st)
 		}
 		if err != nil {
@@ -60,8 +64,13 @@ func (s *scanner) uintsFast(dst []uint64, n int, st *arrayState) (int, error) {
 			var v uint64
 			v, pos = moreDigits(buf, pos+1, uint64(c-'0'))
 			if pos-start > 19 {
+				if pos-start > 20 {
+					// More than 20 digits never fit, however many follow.
+					return n, s.errorAtPos(start, "number does not fit in 64 bits")
+				}
 				if pos == s.end {
-					// The number may go on past the buffered data.
+					// The number may go on past the buffered data: the
+					// caller reads it token by token (uintsSlow).
 					pos = start
 					return n, nil
 				}

@@ -559,6 +559,11 @@ func TestReadErrors(t *testing.T) {
 		{"exponent", rep(`2,3,10,1`, `2,3,‸1e3,1`), "not an unsigned integer"},
 		{"2^64", rep(`2,3,10,1`, `2,3,‸18446744073709551616,1`), "does not fit in 64 bits"},
 		{"25 digits", rep(`2,3,10,1`, `2,3,‸1234567890123456789012345,1`), "does not fit in 64 bits"},
+		// Digit runs longer than the scanner's fast-path margin, in the
+		// buffer and through its end (a fuzzer found the latter hung).
+		{"200 zeros", rep(`2,3,10,1`, `2,3,‸`+strings.Repeat("0", 200)+`,1`), "does not fit in 64 bits"},
+		{"a million digits", rep(`2,3,10,1`, `2,3,‸`+strings.Repeat("7", 1<<20)+`,1`), "does not fit in 64 bits"},
+		{"the file ends in 100 digits", base[:strings.Index(base, `2,3,10,1`)] + `2,3,‸` + strings.Repeat("0", 100), "does not fit in 64 bits"},
 		{"string in number array", rep(`2,3,10,1`, `2,3,‸"10",1`), "expected an unsigned integer"},
 		{"missing value after comma", rep(`1,4,10]`, `1,4,10,‸]`), "expected a number after ','"},
 		{"missing comma", rep(`2,3,10,1`, `2,3,10 ‸1`), "expected ',' or ']'"},
