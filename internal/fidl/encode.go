@@ -18,10 +18,11 @@ const MaxPersistedSize = math.MaxUint32
 // Unpersist of the result gives e back and Persist of that gives the same
 // bytes.
 func Persist(e *Element) ([]byte, error) {
+	// Validated first: the size of an invalid element may be absurd.
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	return AppendPersist(make([]byte, 0, 24+e.payloadSize()), e)
+	return new(encoder).appendElement(make([]byte, 0, 24+e.payloadSize()), e), nil
 }
 
 // AppendPersist appends Persist(e) to dst. On error dst is returned
@@ -35,6 +36,12 @@ func (enc *encoder) appendPersist(dst []byte, e *Element) ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return dst, err
 	}
+	return enc.appendElement(dst, e), nil
+}
+
+// appendElement appends e's persisted encoding without validating it (the
+// tests use it to build invalid inputs).
+func (enc *encoder) appendElement(dst []byte, e *Element) []byte {
 	enc.b = dst
 	defer func() { enc.b = nil }()
 	enc.b = append(enc.b, WireMetadata[:]...)
@@ -47,7 +54,7 @@ func (enc *encoder) appendPersist(dst []byte, e *Element) ([]byte, error) {
 		enc.table(e.tableOf())
 		binary.LittleEndian.PutUint32(enc.b[env:], uint32(len(enc.b)-start))
 	}
-	return enc.b, nil
+	return enc.b
 }
 
 // WireSize returns the bytes e takes in a SnapshotReceiver.Batch message:

@@ -1,7 +1,6 @@
 package fidl
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
@@ -35,18 +34,7 @@ func unhex(tb testing.TB, s string) []byte {
 
 // rawPersist encodes without validation, to build invalid inputs.
 func rawPersist(e *Element) []byte {
-	enc := &encoder{}
-	enc.b = append(enc.b, WireMetadata[:]...)
-	enc.u64(e.Ordinal())
-	env := enc.zeros(8)
-	if e.Kind == KindUnknown {
-		enc.raw(env, &e.Unknown)
-	} else {
-		start := len(enc.b)
-		enc.table(e.tableOf())
-		binary.LittleEndian.PutUint32(enc.b[env:], uint32(len(enc.b)-start))
-	}
-	return enc.b
+	return new(encoder).appendElement(nil, e)
 }
 
 func mustPersist(tb testing.TB, e *Element) []byte {
