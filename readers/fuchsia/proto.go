@@ -1,6 +1,7 @@
 package fuchsia
 
 import (
+	"encoding/binary"
 	"errors"
 	"math/bits"
 	"slices"
@@ -67,17 +68,13 @@ func (b *pbuf) field() (num int, wt int, v uint64, start, end int, err error) {
 		if b.end-b.pos < 8 {
 			return 0, 0, 0, 0, 0, errTruncated
 		}
-		for i := 7; i >= 0; i-- {
-			v = v<<8 | uint64(b.data[b.pos+i])
-		}
+		v = binary.LittleEndian.Uint64(b.data[b.pos:])
 		b.pos += 8
 	case wireFixed32:
 		if b.end-b.pos < 4 {
 			return 0, 0, 0, 0, 0, errTruncated
 		}
-		for i := 3; i >= 0; i-- {
-			v = v<<8 | uint64(b.data[b.pos+i])
-		}
+		v = uint64(binary.LittleEndian.Uint32(b.data[b.pos:]))
 		b.pos += 4
 	case wireBytes:
 		var n uint64

@@ -108,32 +108,14 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 	return f, nil
 }
 
-// countingReader counts the compressed bytes gzip has consumed, so that
-// its errors name an offset (flate reads byte by byte from a ByteReader).
-type countingReader struct {
-	r *bytes.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
-}
-
 func gunzip(data []byte, limit int64) ([]byte, error) {
-	in := &countingReader{r: bytes.NewReader(data)}
+	in := bytes.NewReader(data)
+	// flate reads the bytes.Reader byte by byte (it is an io.ByteReader),
+	// so what it has consumed is where an error lies.
+	consumed := func() int64 { return in.Size() - int64(in.Len()) }
 	zr, err := gzip.NewReader(in)
 	if err != nil {
-		return nil, ir.Errorf(ir.FormatFuchsia, in.n, "gzip: %v", err)
+		return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: %v", err)
 	}
 	var out bytes.Buffer
 	// The uncompressed size is in the trailer (mod 2^32): a hint only.
@@ -146,10 +128,10 @@ func gunzip(data []byte, limit int64) ([]byte, error) {
 	}
 	n, err := io.Copy(&out, io.LimitReader(zr, limit+1))
 	if err != nil {
-		return nil, ir.Errorf(ir.FormatFuchsia, in.n, "gzip: after %d uncompressed bytes: %v", n, err)
+		return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: after %d uncompressed bytes: %v", n, err)
 	}
 	if n > limit {
-		return nil, ir.Errorf(ir.FormatFuchsia, in.n, "gzip: decompresses to more than %d bytes", limit)
+		return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: decompresses to more than %d bytes", limit)
 	}
 	return out.Bytes(), nil
 }
