@@ -252,13 +252,7 @@ func buildOld(p *profile.Profile, s *Snapshot, o WriteOptions) error {
 			}
 		}
 	}
-	stack := func(a *Allocation) []*profile.Location {
-		ls := make([]*profile.Location, len(a.Stack))
-		for k, pc := range a.Stack {
-			ls[k] = locs[pc]
-		}
-		return ls
-	}
+	stack := func(a *Allocation) []*profile.Location { return stackLocations(locs, a.Stack) }
 	if o.Era == Era2023 || o.WithTags {
 		for _, i := range order {
 			a := &s.Allocations[i]
@@ -305,6 +299,15 @@ func buildOld(p *profile.Profile, s *Snapshot, o WriteOptions) error {
 		p.Sample = append(p.Sample, &profile.Sample{Location: g.locs, Value: []int64{g.n, g.sz}})
 	}
 	return nil
+}
+
+// stackLocations maps a stack's program counters to their locations.
+func stackLocations(locs map[uint64]*profile.Location, pcs []uint64) []*profile.Location {
+	ls := make([]*profile.Location, len(pcs))
+	for k, pc := range pcs {
+		ls[k] = locs[pc]
+	}
+	return ls
 }
 
 func locKey(ls []*profile.Location) string {
@@ -355,13 +358,7 @@ func (b *builder) add(s *Snapshot) {
 			p.Location = append(p.Location, l)
 		}
 	}
-	stack := func(a *Allocation) []*profile.Location {
-		ls := make([]*profile.Location, len(a.Stack))
-		for k, pc := range a.Stack {
-			ls[k] = locs[pc]
-		}
-		return ls
-	}
+	stack := func(a *Allocation) []*profile.Location { return stackLocations(locs, a.Stack) }
 	labels := func(smp *profile.Sample) {
 		for _, e := range extra {
 			if e.IsNum {
