@@ -48,7 +48,6 @@ func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
 		b.snapshot(&snaps[i])
 	}
 	f := b.d.f
-	f.Strings = b.d.strs.Strings
 	lc := &b.d.ff.Locations
 	if lc.Len() > 0 {
 		lc.FirstLine = make([]uint32, lc.Len()+1)
@@ -56,17 +55,14 @@ func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
 	contents := 0
 	for _, sb := range b.d.snaps {
 		b.d.finish(sb)
-		f.Strings = b.d.strs.Strings // finish interns the site names
-		s := sb.s
-		f.Snapshots = append(f.Snapshots, s)
-		if len(s.Fuchsia.ContentsStart) > 0 {
-			for _, fl := range s.Fuchsia.Flags {
-				if fl&ir.FuchsiaContents != 0 {
-					contents++
-				}
+		f.Snapshots = append(f.Snapshots, sb.s)
+		for _, fl := range sb.fs.Flags {
+			if fl&ir.FuchsiaContents != 0 {
+				contents++
 			}
 		}
 	}
+	f.Strings = b.d.strs.Strings // with the site names finish interned
 	edges, err := deriveEdges(f, opts.ScanPointers)
 	if err != nil {
 		return nil, err
