@@ -2,7 +2,7 @@ package conformance
 
 import (
 	"bytes"
-	"os"
+	"encoding/binary"
 	"path/filepath"
 	"testing"
 
@@ -10,30 +10,64 @@ import (
 )
 
 // TestCraftedCounts gives readers small files whose headers claim 2^40
-// (or 2^64-1) of something: each must be an error naming an offset, after
-// allocating no more than the damage sweep allows (64 × the input +
-// 128 MiB). The other readers' crafted counts are in their own hostile
-// tests (readers/moarvm, readers/fuchsia, internal/fidl, ir).
+// (or 2^64-1) of something: each must be an error naming an offset (for
+// MoarVM, a recovery report will do), after allocating no more than the
+// damage sweep allows (64 × the input + 128 MiB), whether the reader can
+// see the input's size or reads it as a stream. The readers' own hostile
+// tests have more (readers/moarvm, readers/fuchsia, internal/fidl, ir).
 func TestCraftedCounts(t *testing.T) {
-	v8 := func(t *testing.T) []byte {
-		b, err := os.ReadFile(filepath.Join(moduleRoot, "testdata", "v8", "small", "compact.heapsnapshot"))
-		if err != nil {
-			t.Fatal(err)
+	fixture := func(parts ...string) func(t *testing.T) []byte {
+		return func(t *testing.T) []byte {
+			return loadFixture(t, filepath.Join(append([]string{moduleRoot, "testdata"}, parts...)...))
 		}
-		return b
 	}
-	dart := func(t *testing.T) []byte {
-		b, err := os.ReadFile(filepath.Join(moduleRoot, "testdata", "dart", "synthetic_vm_layout.dartheap"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	v8 := fixture("v8", "small", "compact.heapsnapshot")
+	dart := fixture("dart", "synthetic_vm_layout.dartheap")
+	moarvm := fixture("moarvm", "nqp-1snap.mvmheap")
+	moarvm2 := fixture("moarvm", "nqp-1snap-v002.mvmheap.gz")
+	pprof := fixture("fuchsia", "gen-current-tags.pb")
 	replace := func(b []byte, old, new string) []byte {
 		if !bytes.Contains(b, []byte(old)) {
 			panic("no " + old)
 		}
 		return bytes.Replace(b, []byte(old), []byte(new), 1)
+	}
+	// splice replaces the n bytes at off by the given ones.
+	splice := func(b []byte, off, n int, with ...byte) []byte {
+		return append(append(append([]byte{}, b[:off]...), with...), b[off+n:]...)
+	}
+	uleb40 := []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x20} // 2^40
+	setU64 := func(b []byte, off int, v uint64) []byte {
+		b = bytes.Clone(b)
+		binary.LittleEndian.PutUint64(b[off:], v)
+		return b
+	}
+	// A MoarVM v3 file ends with its outer table of contents' offset; a
+	// table of contents is "toc" padded to 8 bytes, an entry count, then
+	// (name, start, end) entries of 8 bytes each.
+	outerTOC := func(b []byte) int { return int(binary.LittleEndian.Uint64(b[len(b)-8:])) }
+	innerTOC := func(b []byte) int {
+		o := outerTOC(b)
+		for i := range int(binary.LittleEndian.Uint64(b[o+8:])) {
+			e := o + 16 + 24*i
+			if string(bytes.TrimRight(b[e:e+8], "\x00")) == "toc" {
+				return int(binary.LittleEndian.Uint64(b[e+8:]))
+			}
+		}
+		panic("no inner table of contents")
+	}
+	// tag finds the first v2 block of that name, block the first v3 one.
+	tag := func(b []byte, name string) int {
+		i := bytes.Index(b[16:], []byte(name))
+		if i < 0 {
+			panic("no " + name)
+		}
+		return 16 + i
+	}
+	block := func(b []byte, name string) int {
+		var key [8]byte
+		copy(key[:], name)
+		return tag(b, string(key[:]))
 	}
 	cases := []struct {
 		format string
@@ -52,31 +86,86 @@ func TestCraftedCounts(t *testing.T) {
 		{ir.FormatV8, "trace_function_count 2^40", func(t *testing.T) []byte {
 			return replace(v8(t), `"trace_function_count":2`, `"trace_function_count":1099511627776`)
 		}},
-		{ir.FormatDart, "class count 2^40", func(t *testing.T) []byte {
-			// The class count follows the header's reserved, name and
-			// three sizes; replacing its uleb by a longer one shifts the
-			// rest, which the error must come before anyway.
-			b := dart(t)
-			return append(append(append([]byte{}, b[:20]...), 0x80, 0x80, 0x80, 0x80, 0x80, 0x20), b[21:]...)
+		// The Dart sample's header: the isolate name's length at 9, the
+		// class count at 20, the first class name's length at 22, the
+		// referenceCount at 0x125 and the objectCount at 0x126. A longer
+		// uleb shifts the rest, which the error must come before anyway.
+		{ir.FormatDart, "isolate name of 2^40 bytes", func(t *testing.T) []byte { return splice(dart(t), 9, 1, uleb40...) }},
+		{ir.FormatDart, "class count 2^40", func(t *testing.T) []byte { return splice(dart(t), 20, 1, uleb40...) }},
+		{ir.FormatDart, "class name of 2^40 bytes", func(t *testing.T) []byte { return splice(dart(t), 22, 1, uleb40...) }},
+		{ir.FormatDart, "referenceCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x125, 1, uleb40...) }},
+		{ir.FormatDart, "objectCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x126, 1, uleb40...) }},
+		{ir.FormatMoarVM, "outer table of contents of 2^40 entries", func(t *testing.T) []byte {
+			b := moarvm(t)
+			return setU64(b, outerTOC(b)+8, 1<<40)
+		}},
+		{ir.FormatMoarVM, "inner table of contents of 2^40 entries", func(t *testing.T) []byte {
+			b := moarvm(t)
+			return setU64(b, innerTOC(b)+8, 1<<40)
+		}},
+		{ir.FormatMoarVM, "file metadata of 2^40 bytes", func(t *testing.T) []byte {
+			b := moarvm(t)
+			return setU64(b, block(b, "filemeta")+8, 1<<40)
+		}},
+		// Version 2 (Debian's): tagged blocks "coll", "refs", "strs" of a
+		// u64 count each, a trailer ending in the snapshot count.
+		{ir.FormatMoarVM, "v2 collectables 2^40", func(t *testing.T) []byte {
+			b := moarvm2(t)
+			return setU64(b, tag(b, "coll")+4, 1<<40)
+		}},
+		{ir.FormatMoarVM, "v2 references 2^40", func(t *testing.T) []byte {
+			b := moarvm2(t)
+			return setU64(b, tag(b, "refs")+4, 1<<40)
+		}},
+		{ir.FormatMoarVM, "v2 string of 2^40 bytes", func(t *testing.T) []byte {
+			b := moarvm2(t)
+			return setU64(b, tag(b, "strs")+12, 1<<40)
+		}},
+		{ir.FormatMoarVM, "v2 snapshot count 2^40", func(t *testing.T) []byte {
+			b := moarvm2(t)
+			return setU64(b, len(b)-8, 1<<40)
+		}},
+		// pprof is protobuf: a field's length is all there is to claim.
+		{ir.FormatFuchsia, "string table entry of 2^40 bytes", func(t *testing.T) []byte {
+			return append(pprof(t), 0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20) // field 6, length 2^40
+		}},
+		{ir.FormatFuchsia, "sample of 2^40 bytes", func(t *testing.T) []byte {
+			return append(pprof(t), 0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20) // field 2
+		}},
+		{ir.FormatFuchsia, "a packed stack of 2^40 bytes", func(t *testing.T) []byte {
+			// field 2 (a sample) of 7 bytes: field 1 (location ids), length 2^40
+			return append(pprof(t), 0x12, 0x07, 0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20)
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.format+"/"+tc.name, func(t *testing.T) {
-			var fm format
-			for _, f := range table {
-				if f.name == tc.format {
-					fm = f
+		for _, stream := range []bool{false, true} {
+			name := tc.format + "/" + tc.name
+			if stream {
+				name += "/stream"
+			}
+			t.Run(name, func(t *testing.T) {
+				var fm format
+				for _, f := range table {
+					if f.name == tc.format {
+						fm = f
+					}
 				}
-			}
-			data := tc.input(t)
-			r := sweepRead(fm, data)
-			// As the sweep checks a cut file (no panic, bounded
-			// allocation, an offset in the input), and never accepted.
-			sweepCheck(t, fm, tc.name, data, nil, r, true)
-			if r.err == nil {
-				t.Fatalf("accepted")
-			}
-			t.Logf("%v (%d bytes allocated)", r.err, r.alloc)
-		})
+				data := tc.input(t)
+				r := sweepRead(fm, data, stream)
+				// As the sweep checks a cut file (no panic, bounded
+				// allocation, an offset in the input), and never accepted
+				// unless recovered.
+				sweepCheck(t, fm, tc.name, data, nil, r, true)
+				switch {
+				case r.err != nil:
+					t.Logf("%v (%d bytes allocated)", r.err, r.alloc)
+				case r.f.MoarVM != nil && r.f.MoarVM.Recovery != nil:
+					rc := r.f.MoarVM.Recovery
+					t.Logf("recovered %d snapshot(s) after damage at %d: %s (%d bytes allocated)", len(r.f.Snapshots), rc.DamageAt, rc.Reason, r.alloc)
+				default:
+					t.Fatalf("accepted")
+				}
+			})
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
@@ -29,6 +30,9 @@ const (
 	// sweepFlips is how many single-bit flips and byte replacements each
 	// fixture gets.
 	sweepFlips = 300
+	// sweepStreamEvery: every so many cuts, flips and replacements are
+	// also read as a stream of unknown size.
+	sweepStreamEvery = 8
 	// sweepTimeout is how long one read may take before it counts as a
 	// hang.
 	sweepTimeout = 20 * time.Second
@@ -48,8 +52,11 @@ type sweepResult struct {
 }
 
 // sweepRead reads data with fm's reader, catching panics and measuring
-// what it allocated (the sweep runs one read at a time).
-func sweepRead(fm format, data []byte) sweepResult {
+// what it allocated (the sweep runs one read at a time). With stream the
+// reader gets a plain io.Reader, as from a pipe: it cannot know the size,
+// so cannot bound a declared count by the bytes left and must grow its
+// arrays with what it actually reads.
+func sweepRead(fm format, data []byte, stream bool) sweepResult {
 	done := make(chan sweepResult, 1)
 	go func() {
 		var r sweepResult
@@ -63,7 +70,11 @@ func sweepRead(fm format, data []byte) sweepResult {
 			r.panic = recover()
 			done <- r
 		}()
-		r.f, r.err = fm.read(bytes.NewReader(data))
+		var in io.Reader = bytes.NewReader(data)
+		if stream {
+			in = struct{ io.Reader }{in}
+		}
+		r.f, r.err = fm.read(in)
 	}()
 	select {
 	case r := <-done:
@@ -212,13 +223,20 @@ func TestSweep(t *testing.T) {
 			for _, path := range paths {
 				name := fixtureName(path)
 				data := loadFixture(t, path)
-				if r := sweepRead(fm, data); r.err != nil || r.panic != nil {
-					t.Fatalf("%s: the fixture itself does not read: %v %v", name, r.err, r.panic)
+				for _, stream := range []bool{false, true} {
+					if r := sweepRead(fm, data, stream); r.err != nil || r.panic != nil {
+						t.Fatalf("%s: the fixture itself does not read (stream %v): %v %v", name, stream, r.err, r.panic)
+					}
 				}
 				cuts, whole := cutPoints(len(data)), 0
-				for _, c := range cuts {
+				for i, c := range cuts {
 					what := fmt.Sprintf("%s cut at %d of %d", name, c, len(data))
-					r := sweepRead(fm, data[:c])
+					if i%sweepStreamEvery == 0 {
+						r := sweepRead(fm, data[:c], true)
+						sweepCheck(t, fm, what+" (stream)", data[:c], data[c:], r, true)
+						st.add(what+" (stream)", data[:c], r)
+					}
+					r := sweepRead(fm, data[:c], false)
 					sweepCheck(t, fm, what, data[:c], data[c:], r, true)
 					st.add(what, data[:c], r)
 					if r.err == nil && !onlyPadding(data[c:]) && (r.f.MoarVM == nil || r.f.MoarVM.Recovery == nil) {
@@ -244,7 +262,12 @@ func TestSweep(t *testing.T) {
 						buf[at] = v
 						what = fmt.Sprintf("%s with byte %d set to %#x", name, at, v)
 					}
-					r := sweepRead(fm, buf)
+					if i%sweepStreamEvery == 0 {
+						r := sweepRead(fm, buf, true)
+						sweepCheck(t, fm, what+" (stream)", buf, nil, r, false)
+						st.add(what+" (stream)", buf, r)
+					}
+					r := sweepRead(fm, buf, false)
 					sweepCheck(t, fm, what, buf, nil, r, false)
 					st.add(what, buf, r)
 					if fm.v8Output && r.err == nil && judged < sweepDevTools {

@@ -69,6 +69,10 @@ const (
 // an export is zero-padded to a multiple of it.
 const DartExportChunk = 1048055
 
+// DartMaxReferenceCount is the largest header referenceCount Dart's readers
+// can take: vm_service and DevTools size a Uint32List by it.
+const DartMaxReferenceCount = 1<<32 - 1
+
 // DartSnapshot holds what a Dart VM heap snapshot has beyond the common
 // model. A Dart file holds one snapshot, so the class table's extra columns
 // live here too, parallel to File.Classes.
@@ -76,7 +80,8 @@ type DartSnapshot struct {
 	// Flags is the header's flags field (0 from every writer seen).
 	Flags uint64
 	// ReferenceCount is the header's referenceCount: the number of
-	// references including zeros, or more (readers only rely on "at least").
+	// references including zeros, or more (readers only rely on "at least"),
+	// and at most DartMaxReferenceCount.
 	ReferenceCount uint64
 	// IdentityHashes is true when the file has the identity hash code
 	// section (VM 2021 and later, and every DevTools export); the codes are

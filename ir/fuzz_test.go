@@ -4,6 +4,7 @@ package ir_test
 
 import (
 	"bytes"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -607,24 +608,36 @@ func TestHostileStreams(t *testing.T) {
 		t.Fatalf("the hand-built Fuchsia stream details base stream decodes as version 4: %v", err)
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			f, err := ir.Decode(bytes.NewReader(tc.data))
-			runtime.ReadMemStats(&after)
-			if tc.wantErr != "" {
-				if err == nil {
-					t.Fatalf("decoded %d snapshots; want an error", len(f.Snapshots))
-				}
-				if !strings.Contains(err.Error(), tc.wantErr) {
-					t.Errorf("error %q does not mention %q", err, tc.wantErr)
-				}
+		// As a file or bytes (the size known, declared counts bounded by
+		// it) and as a pipe (no size: arrays must grow with what arrives).
+		for _, stream := range []bool{false, true} {
+			name := tc.name
+			if stream {
+				name += "/stream"
 			}
-			const limit = 64 << 20
-			if d := after.TotalAlloc - before.TotalAlloc; d > limit {
-				t.Errorf("decoding %d bytes allocated %d MiB (limit %d MiB); err = %v", len(tc.data), d>>20, limit>>20, err)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				var in io.Reader = bytes.NewReader(tc.data)
+				if stream {
+					in = struct{ io.Reader }{in}
+				}
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				f, err := ir.Decode(in)
+				runtime.ReadMemStats(&after)
+				if tc.wantErr != "" {
+					if err == nil {
+						t.Fatalf("decoded %d snapshots; want an error", len(f.Snapshots))
+					}
+					if !strings.Contains(err.Error(), tc.wantErr) {
+						t.Errorf("error %q does not mention %q", err, tc.wantErr)
+					}
+				}
+				const limit = 64 << 20
+				if d := after.TotalAlloc - before.TotalAlloc; d > limit {
+					t.Errorf("decoding %d bytes allocated %d MiB (limit %d MiB); err = %v", len(tc.data), d>>20, limit>>20, err)
+				}
+			})
+		}
 	}
 }

@@ -198,6 +198,10 @@ func (d *DartSnapshot) validate(f *File, s *Snapshot, n int, ns uint32) error {
 	if len(d.ZeroRefNode) != len(d.ZeroRefSlot) {
 		return fmt.Errorf("dart: %d zero-reference nodes for %d slots", len(d.ZeroRefNode), len(d.ZeroRefSlot))
 	}
+	if refs := uint64(s.Edges.Len() + len(d.ZeroRefNode)); d.ReferenceCount < refs || d.ReferenceCount > DartMaxReferenceCount {
+		return fmt.Errorf("dart: referenceCount %d for %d references (it must be at least their number and at most %d)",
+			d.ReferenceCount, refs, uint64(DartMaxReferenceCount))
+	}
 	for i, v := range d.ZeroRefNode {
 		if int(v) >= n {
 			return fmt.Errorf("dart: zero reference %d: node %d out of range", i, v)

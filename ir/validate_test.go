@@ -167,8 +167,9 @@ func TestValidateNamesTheSnapshot(t *testing.T) {
 }
 
 // TestValidateDart refuses Dart sections a writer could not honour: objects
-// without classes, and padding DevTools never writes (which a writer would
-// have to produce, however large).
+// without classes, padding DevTools never writes (which a writer would
+// have to produce, however large), a referenceCount below the references
+// or beyond what Dart's readers can allocate.
 func TestValidateDart(t *testing.T) {
 	good := func() *ir.File {
 		return irtest.Random(1, irtest.Options{MaxNodes: 6, Dart: &irtest.DartOptions{Hashes: true, Padding: true}})
@@ -185,6 +186,10 @@ func TestValidateDart(t *testing.T) {
 		{"a chunk of padding", func(s *ir.Snapshot) { s.Dart.Padding = ir.DartExportChunk }, "padding"},
 		{"huge padding", func(s *ir.Snapshot) { s.Dart.Padding = 1 << 50 }, "padding"},
 		{"padding without hashes", func(s *ir.Snapshot) { s.Dart.IdentityHashes = false }, "padding"},
+		{"referenceCount below the references", func(s *ir.Snapshot) {
+			s.Dart.ReferenceCount = uint64(s.Edges.Len()+len(s.Dart.ZeroRefNode)) - 1
+		}, "referenceCount"},
+		{"referenceCount of 2^32", func(s *ir.Snapshot) { s.Dart.ReferenceCount = 1 << 32 }, "referenceCount"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -145,6 +145,11 @@ func (p *parser) file() error {
 	if p.d.ReferenceCount, err = in.uleb("referenceCount"); err != nil {
 		return err
 	}
+	if p.d.ReferenceCount > ir.DartMaxReferenceCount {
+		// More than a file can hold is tolerated ("at least"), but Dart's
+		// readers allocate a Uint32List of this length.
+		return in.errorf(refOff, "referenceCount %d: Dart's readers hold at most 2^32-1 references", p.d.ReferenceCount)
+	}
 	if err := p.readObjects(); err != nil {
 		return err
 	}
