@@ -37,10 +37,13 @@ func TestCraftedCounts(t *testing.T) {
 		return append(append(append([]byte{}, b[:off]...), with...), b[off+n:]...)
 	}
 	uleb40 := []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x20} // 2^40
-	setU64 := func(b []byte, off int, v uint64) []byte {
-		b = bytes.Clone(b)
-		binary.LittleEndian.PutUint64(b[off:], v)
-		return b
+	// set40 sets the u64 at where in a fixture to 2^40.
+	set40 := func(load func(*testing.T) []byte, where func([]byte) int) func(*testing.T) []byte {
+		return func(t *testing.T) []byte {
+			b := load(t)
+			binary.LittleEndian.PutUint64(b[where(b):], 1<<40)
+			return b
+		}
 	}
 	// A MoarVM v3 file ends with its outer table of contents' offset; a
 	// table of contents is "toc" padded to 8 bytes, an entry count, then
@@ -95,36 +98,15 @@ func TestCraftedCounts(t *testing.T) {
 		{ir.FormatDart, "class name of 2^40 bytes", func(t *testing.T) []byte { return splice(dart(t), 22, 1, uleb40...) }},
 		{ir.FormatDart, "referenceCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x125, 1, uleb40...) }},
 		{ir.FormatDart, "objectCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x126, 1, uleb40...) }},
-		{ir.FormatMoarVM, "outer table of contents of 2^40 entries", func(t *testing.T) []byte {
-			b := moarvm(t)
-			return setU64(b, outerTOC(b)+8, 1<<40)
-		}},
-		{ir.FormatMoarVM, "inner table of contents of 2^40 entries", func(t *testing.T) []byte {
-			b := moarvm(t)
-			return setU64(b, innerTOC(b)+8, 1<<40)
-		}},
-		{ir.FormatMoarVM, "file metadata of 2^40 bytes", func(t *testing.T) []byte {
-			b := moarvm(t)
-			return setU64(b, block(b, "filemeta")+8, 1<<40)
-		}},
+		{ir.FormatMoarVM, "outer table of contents of 2^40 entries", set40(moarvm, func(b []byte) int { return outerTOC(b) + 8 })},
+		{ir.FormatMoarVM, "inner table of contents of 2^40 entries", set40(moarvm, func(b []byte) int { return innerTOC(b) + 8 })},
+		{ir.FormatMoarVM, "file metadata of 2^40 bytes", set40(moarvm, func(b []byte) int { return block(b, "filemeta") + 8 })},
 		// Version 2 (Debian's): tagged blocks "coll", "refs", "strs" of a
 		// u64 count each, a trailer ending in the snapshot count.
-		{ir.FormatMoarVM, "v2 collectables 2^40", func(t *testing.T) []byte {
-			b := moarvm2(t)
-			return setU64(b, tag(b, "coll")+4, 1<<40)
-		}},
-		{ir.FormatMoarVM, "v2 references 2^40", func(t *testing.T) []byte {
-			b := moarvm2(t)
-			return setU64(b, tag(b, "refs")+4, 1<<40)
-		}},
-		{ir.FormatMoarVM, "v2 string of 2^40 bytes", func(t *testing.T) []byte {
-			b := moarvm2(t)
-			return setU64(b, tag(b, "strs")+12, 1<<40)
-		}},
-		{ir.FormatMoarVM, "v2 snapshot count 2^40", func(t *testing.T) []byte {
-			b := moarvm2(t)
-			return setU64(b, len(b)-8, 1<<40)
-		}},
+		{ir.FormatMoarVM, "v2 collectables 2^40", set40(moarvm2, func(b []byte) int { return tag(b, "coll") + 4 })},
+		{ir.FormatMoarVM, "v2 references 2^40", set40(moarvm2, func(b []byte) int { return tag(b, "refs") + 4 })},
+		{ir.FormatMoarVM, "v2 string of 2^40 bytes", set40(moarvm2, func(b []byte) int { return tag(b, "strs") + 12 })},
+		{ir.FormatMoarVM, "v2 snapshot count 2^40", set40(moarvm2, func(b []byte) int { return len(b) - 8 })},
 		// pprof is protobuf: a field's length is all there is to claim.
 		{ir.FormatFuchsia, "string table entry of 2^40 bytes", func(t *testing.T) []byte {
 			return append(pprof(t), 0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20) // field 6, length 2^40
