@@ -126,12 +126,7 @@ func TestCraftedCounts(t *testing.T) {
 				name += "/stream"
 			}
 			t.Run(name, func(t *testing.T) {
-				var fm format
-				for _, f := range table {
-					if f.name == tc.format {
-						fm = f
-					}
-				}
+				fm := formatByName(tc.format)
 				data := tc.input(t)
 				r := sweepRead(fm, data, stream)
 				// As the sweep checks a cut file (no panic, bounded

@@ -220,6 +220,20 @@ func TestSweep(t *testing.T) {
 			}
 			var st sweepStats
 			start := time.Now()
+			// damaged reads the i-th damaged input (of a fixture's cuts or
+			// its flips), every sweepStreamEvery-th also as a stream, and
+			// checks and counts each read; it returns the sized read.
+			damaged := func(i int, what string, in, tail []byte, cut bool) sweepResult {
+				if i%sweepStreamEvery == 0 {
+					r := sweepRead(fm, in, true)
+					sweepCheck(t, fm, what+" (stream)", in, tail, r, cut)
+					st.add(what+" (stream)", in, r)
+				}
+				r := sweepRead(fm, in, false)
+				sweepCheck(t, fm, what, in, tail, r, cut)
+				st.add(what, in, r)
+				return r
+			}
 			for _, path := range paths {
 				name := fixtureName(path)
 				data := loadFixture(t, path)
@@ -231,14 +245,7 @@ func TestSweep(t *testing.T) {
 				cuts, whole := cutPoints(len(data)), 0
 				for i, c := range cuts {
 					what := fmt.Sprintf("%s cut at %d of %d", name, c, len(data))
-					if i%sweepStreamEvery == 0 {
-						r := sweepRead(fm, data[:c], true)
-						sweepCheck(t, fm, what+" (stream)", data[:c], data[c:], r, true)
-						st.add(what+" (stream)", data[:c], r)
-					}
-					r := sweepRead(fm, data[:c], false)
-					sweepCheck(t, fm, what, data[:c], data[c:], r, true)
-					st.add(what, data[:c], r)
+					r := damaged(i, what, data[:c], data[c:], true)
 					if r.err == nil && !onlyPadding(data[c:]) && (r.f.MoarVM == nil || r.f.MoarVM.Recovery == nil) {
 						whole++
 					}
@@ -262,14 +269,7 @@ func TestSweep(t *testing.T) {
 						buf[at] = v
 						what = fmt.Sprintf("%s with byte %d set to %#x", name, at, v)
 					}
-					if i%sweepStreamEvery == 0 {
-						r := sweepRead(fm, buf, true)
-						sweepCheck(t, fm, what+" (stream)", buf, nil, r, false)
-						st.add(what+" (stream)", buf, r)
-					}
-					r := sweepRead(fm, buf, false)
-					sweepCheck(t, fm, what, buf, nil, r, false)
-					st.add(what, buf, r)
+					r := damaged(i, what, buf, nil, false)
 					if fm.v8Output && r.err == nil && judged < sweepDevTools {
 						// What the reader accepts, DevTools' loader must
 						// load (heapconv validate applies its rules).
