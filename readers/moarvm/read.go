@@ -122,12 +122,14 @@ func errorf(off int64, format string, args ...any) error {
 	return ir.Errorf(ir.FormatMoarVM, off, format, args...)
 }
 
-// decoder returns a zstd decoder from the pool; put it back with release.
+// initPools makes the decoder pools: DecodeAll decoders, and streaming
+// decoders for blocks of unknown size.
 func (r *reader) initPools() {
 	r.decoders = make(chan *zstd.Decoder, runtime.GOMAXPROCS(0))
 	r.streams = make(chan *zstd.Decoder, runtime.GOMAXPROCS(0))
 }
 
+// decoder returns a zstd decoder from the pool; put it back with release.
 func (r *reader) decoder() (*zstd.Decoder, error) {
 	r.once.Do(r.initPools)
 	select {
@@ -138,9 +140,12 @@ func (r *reader) decoder() (*zstd.Decoder, error) {
 	}
 }
 
-func (r *reader) release(d *zstd.Decoder) {
+func (r *reader) release(d *zstd.Decoder) { putBack(r.decoders, d) }
+
+// putBack returns d to pool, or closes it when the pool is full.
+func putBack(pool chan *zstd.Decoder, d *zstd.Decoder) {
 	select {
-	case r.decoders <- d:
+	case pool <- d:
 	default:
 		d.Close()
 	}
@@ -241,13 +246,7 @@ func (r *reader) stream(src []byte, limit int64) ([]byte, error) {
 		}
 		return nil, err
 	}
-	defer func() {
-		select {
-		case r.streams <- d:
-		default:
-			d.Close()
-		}
-	}()
+	defer putBack(r.streams, d)
 	out, err := io.ReadAll(io.LimitReader(d, limit+1))
 	if err != nil {
 		return nil, err
