@@ -290,7 +290,7 @@ func testFixtures(t *testing.T, fm format, o *oracle) {
 				t.Run("rewrite", func(t *testing.T) {
 					out, loss := write(t, fm, f)
 					if len(loss) > 0 {
-						t.Errorf("writing what was read lost data: %q", loss)
+						t.Errorf("writing what was read lost data:\n%v", loss)
 					}
 					if fm.byteExact {
 						sameBytes(t, "rewritten fixture", out, data)
@@ -548,7 +548,7 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 						}
 					} else {
 						if d := graphDiff(f, back); len(d) > 0 {
-							t.Fatalf("read back graph differs (loss report %q):\n%s", loss, strings.Join(d, "\n"))
+							t.Fatalf("read back graph differs (loss report:\n%v\n):\n%s", loss, strings.Join(d, "\n"))
 						}
 						for i, s := range f.Snapshots {
 							if s.V8 != nil {

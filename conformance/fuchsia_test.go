@@ -215,7 +215,7 @@ func TestFuchsiaFIDLAsFFX(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(loss) > 0 && f.Snapshots[0].Fuchsia.ContentsStart == nil {
-				t.Errorf("loss report %q", loss)
+				t.Errorf("loss report:\n%v", loss)
 			}
 			if so.APILevel != 0 && so.APILevel < 27 {
 				// An old collector sends no region names: ffx has none to

@@ -32,10 +32,3 @@ const Decompressed = "the decompressed data"
 func Errorf(format string, offset int64, msg string, args ...any) *FormatError {
 	return &FormatError{Format: format, Offset: offset, Msg: fmt.Sprintf(msg, args...)}
 }
-
-// LossReport lists what a conversion could not carry into its output. Writers
-// return one; an empty report means nothing was lost.
-type LossReport []string
-
-// Addf appends a line to the report.
-func (l *LossReport) Addf(format string, args ...any) { *l = append(*l, fmt.Sprintf(format, args...)) }

@@ -25,8 +25,8 @@ func roundTrip(t testing.TB, data []byte, f *ir.File, noGzip bool) []byte {
 		t.Fatal(err)
 	}
 	for _, l := range loss {
-		if !strings.Contains(l, "derived") && !strings.Contains(l, "contents") {
-			t.Errorf("unexpected loss: %s", l)
+		if l.Kind != ir.LossDerivedEdges && l.Kind != ir.LossFuchsiaContents {
+			t.Errorf("unexpected loss: %v", l)
 		}
 	}
 	if err := sameProfile(parse(t, data), parse(t, out.Bytes())); err != nil {
@@ -255,8 +255,12 @@ func TestContentsScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(loss) == 0 || !strings.Contains(loss[0], "heuristic") {
-			t.Errorf("loss report: %v", loss)
+		edges := 0
+		for _, s := range f.Snapshots {
+			edges += s.Edges.Len()
+		}
+		if l, _ := loss.Get(ir.LossDerivedEdges); l.Count != int64(edges) || !strings.Contains(l.What, "heuristic") {
+			t.Errorf("loss report (want the %d heuristic edges):\n%v", edges, loss)
 		}
 		if err := sameProfile(parse(t, data), parse(t, out.Bytes())); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package dart
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"heapconv/ir"
 )
@@ -121,7 +122,7 @@ func (c *converter) convert() error {
 		classOf[i] = addClass(k)
 	}
 	if kindsLost > 0 && c.src.Format != ir.FormatDart {
-		c.loss.Addf("node kinds: Dart has none; %d nodes without a class got one named after them or their kind", kindsLost)
+		c.loss.Add(ir.LossNodeKinds, int64(kindsLost), "nodes without a class got one named after them or their kind: Dart has no node kinds")
 	}
 
 	// Fields: the named edges of a class's objects, when they all agree.
@@ -214,7 +215,7 @@ func (c *converter) convert() error {
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 		if len(s.Roots) > 0 {
-			c.loss.Addf("GC roots: %d roots become references of the synthetic root object; their categories are lost", len(s.Roots))
+			c.loss.Add(ir.LossGCRoots, int64(len(s.Roots)), "GC roots become references of the synthetic root object; their categories are lost")
 		}
 	}
 	v := &s.Values
@@ -276,19 +277,20 @@ func (c *converter) convert() error {
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
 	if weak > 0 {
-		c.loss.Addf("weak edges: Dart marks none; %d weak edges become ordinary references", weak)
+		c.loss.Add(ir.LossWeakEdges, int64(weak), "weak edges become ordinary references: Dart marks none")
 	}
 	if otherKinds > 0 {
-		c.loss.Addf("edge kinds: %d edges of kinds Dart lacks (context, internal, hidden, shortcut, …) become fields or elements", otherKinds)
+		c.loss.Add(ir.LossEdgeKinds, int64(otherKinds), "edges of kinds Dart lacks (context, internal, hidden, shortcut, …) become fields or elements")
 	}
 	if namesLost > 0 {
-		c.loss.Addf("edge names: %d named edges of classes whose objects disagree on their fields become unnamed references", namesLost)
+		c.loss.Add(ir.LossEdgeNames, int64(namesLost), "named edges of classes whose objects disagree on their fields become unnamed references")
 	}
 	if s.V8 != nil {
-		c.loss.Addf("V8 section: the meta, trace and location data have no place in a Dart file")
+		c.loss.Add(ir.LossV8Section, 0, "the V8 section (meta, trace and location data) has no place in a Dart file")
 	}
 	if s.CaptureTime != 0 {
-		c.loss.Addf("capture time: Dart files have none")
+		c.loss.Add(ir.LossCaptureTime, 1, "capture times have no place in a Dart file").
+			WithExample(time.Unix(0, s.CaptureTime).UTC().Format(time.RFC3339Nano))
 	}
 	c.d.ReferenceCount = uint64(ed.Len())
 	capacity := shallow
@@ -377,6 +379,6 @@ func (c *converter) value(node uint32, k ir.ValueKind, bits, aux uint64, class u
 		c.addValue(node, k, uint64(c.str(str)), full)
 		return tag
 	}
-	c.loss.Addf("value of node %d: kind %v has no Dart form", node, k)
+	c.loss.Add(ir.LossValues, 1, "values of kinds that have no Dart form").WithExample(fmt.Sprintf("node %d: kind %v", node, k))
 	return ir.DartNoData
 }

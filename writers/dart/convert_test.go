@@ -112,10 +112,17 @@ func TestConvert(t *testing.T) {
 	if hi-lo != 2 || s.Edges.Target[lo] != 2 || s.Edges.Target[lo+1] != 3 {
 		t.Errorf("root references %v, want the source root and its GC root", s.Edges.Target[lo:hi])
 	}
-	report := strings.Join(loss, "\n")
-	for _, want := range []string{"GC roots", "weak edges", "edge names"} {
-		if !strings.Contains(report, want) {
-			t.Errorf("loss report does not mention %q:\n%s", want, report)
+	for _, want := range []struct {
+		kind  string
+		count int64
+	}{
+		{ir.LossGCRoots, 1},
+		{ir.LossWeakEdges, 1},
+		{ir.LossEdgeNames, 4}, // the Bags' named edges
+		{ir.LossNodeKinds, 5}, // the nodes without a class
+	} {
+		if l, ok := loss.Get(want.kind); !ok || l.Count != want.count {
+			t.Errorf("loss report does not count %d of %s:\n%v", want.count, want.kind, loss)
 		}
 	}
 }

@@ -76,7 +76,8 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		fnOf[class] = l
 		return l
 	}
-	var edges, values, noDom, capped int
+	var edges, values, noDom, capped, nodes, renamed, extNodes int
+	var extBytes uint64
 	for k, s := range f.Snapshots {
 		n := s.Nodes.Len()
 		o := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), ir.FuchsiaNodeKinds...),
@@ -139,6 +140,9 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 			fs.Stack[i] = st
 			fs.Flags[i] = ir.FuchsiaBytes
 			o.Nodes.Name[i] = ff.Functions.Name[ff.Locations.Function[classLoc[i]]-1]
+			if f.String(s.Nodes.Name[i]) != out.Strings[o.Nodes.Name[i]] {
+				renamed++
+			}
 			o.Nodes.ID.Append(0)
 			size := s.Nodes.SelfSize.At(i)
 			if size > math.MaxInt64 {
@@ -148,25 +152,38 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 			o.Nodes.SelfSize.Append(size)
 			fs.Count.Append(1)
 		}
+		nodes += n
 		edges += s.Edges.Len()
 		values += s.Values.Len()
 		out.Snapshots = append(out.Snapshots, o)
-		if ext := s.Nodes.ExternalSize.Sum(); ext > 0 {
-			loss.Addf("snapshot %d: external sizes (%d bytes) are not kept: a sample's size is its self size", k, ext)
+		for i := 0; i < s.Nodes.ExternalSize.Len(); i++ {
+			if x := s.Nodes.ExternalSize.At(i); x > 0 {
+				extNodes++
+				extBytes += x
+			}
 		}
 	}
+	if extNodes > 0 {
+		loss.Addf(ir.LossExternalSizes, int64(extNodes), "nodes' external sizes (%d bytes) are not kept: a sample's size is its self size", extBytes)
+	}
 	if edges > 0 {
-		loss.Addf("%d edges have no place in a pprof profile; the stacks show each object's class and those of its nearest dominators instead", edges)
+		loss.Add(ir.LossEdges, int64(edges), "edges have no place in a pprof profile; the stacks show each object's class and those of its nearest dominators instead")
 	}
 	if capped > 0 {
-		loss.Addf("%d self sizes of 2^63 bytes or more are capped at 2^63-1 (pprof values are int64)", capped)
+		loss.Add(ir.LossSizesCapped, int64(capped), "self sizes of 2^63 bytes or more are capped at 2^63-1 (pprof values are int64)")
 	}
 	if noDom > 0 {
-		loss.Addf("%d snapshots have no root: their objects' stacks are their class alone", noDom)
+		loss.Add("no-root", int64(noDom), "snapshots have no root: their objects' stacks are their class alone")
 	}
-	loss.Addf("node ids, kinds and names are not kept: each sample is named by its class")
+	// A sample has a stack and sizes only: whatever else says which node
+	// it is, is gone.
+	loss.Add(ir.LossNodeIDs, int64(nodes), "node ids are not kept: a sample has none")
+	loss.Add(ir.LossNodeKinds, int64(nodes), "node kinds are not kept: a sample has none")
+	if renamed > 0 {
+		loss.Add(ir.LossNodeNames, int64(renamed), "node names are not kept: each sample is named by its class")
+	}
 	if values > 0 {
-		loss.Addf("%d primitive values are not kept", values)
+		loss.Add(ir.LossValues, int64(values), "primitive values are not kept")
 	}
 	if len(f.Snapshots) == 0 {
 		return nil, nil, fmt.Errorf("fuchsia: the file has no snapshots")

@@ -378,16 +378,16 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 
 	// What the stream cannot hold.
 	if ff.Functions.Len() > 0 {
-		loss.Addf("%d functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host)", ff.Functions.Len())
+		loss.Add("fuchsia-functions", int64(ff.Functions.Len()), "functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host)")
 	}
 	if synthetic > 0 {
-		loss.Addf("%d frames known only by their function get synthetic program addresses (0x1000 + 16 × location index)", synthetic)
+		loss.Add("synthetic-addresses", int64(synthetic), "frames known only by their function get synthetic program addresses (0x1000 + 16 × location index)")
 	}
 	if mp := &ff.Mappings; mp.Len() > 0 {
-		loss.Addf("the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
+		loss.Add("fuchsia-vaddr", 0, "the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
 	}
 	if unused := ff.Mappings.Len() - nsent; unused > 0 {
-		loss.Addf("%d mappings no process's stacks use are not sent (a stream's regions belong to a process)", unused)
+		loss.Add("fuchsia-mappings", int64(unused), "mappings no process's stacks use are not sent (a stream's regions belong to a process)")
 	}
 	labels, extra := 0, 0
 	for _, s := range f.Snapshots {
@@ -395,27 +395,28 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		extra += len(s.Fuchsia.ExtraValues)
 	}
 	if labels > 0 {
-		loss.Addf("%d sample labels other than ffx's are not kept", labels)
+		loss.Add("fuchsia-labels", int64(labels), "sample labels other than ffx's are not kept")
 	}
 	if extra > 0 {
-		loss.Addf("%d sample values beyond count and bytes are not kept", extra)
+		loss.Add("fuchsia-sample-values", int64(extra), "sample values beyond count and bytes are not kept")
 	}
 	if len(ff.Comments) > 0 || ff.TimeNanos != 0 || ff.DurationNanos != 0 || ff.Period != 0 || ff.DropFrames != 0 || ff.KeepFrames != 0 || ff.DocURL != 0 || ff.DefaultSampleType != 0 || ff.PeriodType != (ir.FuchsiaValueType{}) {
-		loss.Addf("the profile's own fields (comments, time, period, frame filters, doc url, default sample type) are not kept")
+		loss.Add("fuchsia-profile", 0, "the profile's own fields (comments, time, period, frame filters, doc url, default sample type) are not kept")
 	}
 	for _, c := range []struct {
-		n    int
-		what string
+		n          int
+		kind, what string
 	}{
-		{truncated, "names longer than the stream's bound (32 bytes for threads and processes) are truncated"},
-		{invalidUTF8, "names that are not UTF-8 have their bad bytes replaced with U+FFFD"},
-		{badBuildID, "build ids that are not the hex of at most 32 bytes are sent empty"},
-		{dupRegion, "regions starting where another of the same process starts are dropped (the receiver rejects them)"},
-		{dupAddress, "allocations at the address of an earlier one are sent without an address (the receiver rejects duplicates)"},
-		{noAddressContents, "block contents of allocations sent without an address are dropped"},
+		{truncated, ir.LossTruncatedNames, "names longer than the stream's bound (32 bytes for threads and processes) are truncated"},
+		{invalidUTF8, "invalid-utf8", "names that are not UTF-8 have their bad bytes replaced with U+FFFD"},
+		{badBuildID, "fuchsia-build-ids", "build ids that are not the hex of at most 32 bytes are sent empty"},
+		{dupRegion, "fuchsia-regions", "regions starting where another of the same process starts are dropped (the receiver rejects them)"},
+		// An allocation's address is its node id.
+		{dupAddress, ir.LossNodeIDs, "allocations at the address of an earlier one are sent without an address (the receiver rejects duplicates)"},
+		{noAddressContents, ir.LossFuchsiaContents, "block contents of allocations sent without an address are dropped"},
 	} {
 		if c.n > 0 {
-			loss.Addf("%d %s", c.n, c.what)
+			loss.Add(c.kind, int64(c.n), c.what)
 		}
 	}
 	return nil

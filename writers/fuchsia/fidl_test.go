@@ -3,7 +3,6 @@ package fuchsia_test
 import (
 	"bytes"
 	"os"
-	"strings"
 	"testing"
 
 	"heapconv/internal/fidl"
@@ -28,15 +27,6 @@ func reassemble(t *testing.T, data []byte) (*fidl.Stream, []fidl.Snapshot) {
 	return st, snaps
 }
 
-func hasLoss(loss ir.LossReport, word string) bool {
-	for _, l := range loss {
-		if strings.Contains(l, word) {
-			return true
-		}
-	}
-	return false
-}
-
 // TestFIDLFromProfile sends profile-shaped IR as the collector would: one
 // Allocation per node with its size, count, address and contents, and a
 // loss report for what a stream cannot hold.
@@ -48,9 +38,22 @@ func TestFIDLFromProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"functions", "labels", "values beyond", "vaddr"} {
-		if !hasLoss(loss, w) {
-			t.Errorf("loss report %q does not mention %q", loss, w)
+	labels, extra := 0, 0
+	for _, s := range f.Snapshots {
+		labels += len(s.Fuchsia.LabelKey)
+		extra += len(s.Fuchsia.ExtraValues)
+	}
+	for _, w := range []struct {
+		kind  string
+		count int
+	}{
+		{"fuchsia-functions", f.Fuchsia.Functions.Len()},
+		{"fuchsia-labels", labels},
+		{"fuchsia-sample-values", extra},
+		{"fuchsia-vaddr", 0},
+	} {
+		if l, ok := loss.Get(w.kind); !ok || l.Count != int64(w.count) {
+			t.Errorf("loss report does not count %d of %s:\n%v", w.count, w.kind, loss)
 		}
 	}
 	st, snaps := reassemble(t, out.Bytes())
@@ -84,8 +87,12 @@ func TestFIDLFromGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasLoss(loss, "synthetic program addresses") || !hasLoss(loss, "edges") {
-		t.Errorf("loss report %q", loss)
+	edges := 0
+	for _, s := range f.Snapshots {
+		edges += s.Edges.Len()
+	}
+	if l, _ := loss.Get(ir.LossEdges); !loss.Has("synthetic-addresses") || l.Count != int64(edges) {
+		t.Errorf("loss report (want synthetic addresses and %d edges):\n%v", edges, loss)
 	}
 	_, snaps := reassemble(t, out.Bytes())
 	if len(snaps) != 2 || len(snaps[0].Allocations) != f.Snapshots[0].Nodes.Len() {

@@ -77,11 +77,18 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 			return loss, err
 		}
 	} else {
+		blocks := 0
 		for _, s := range f.Snapshots {
 			if len(s.Fuchsia.Contents) > 0 {
-				loss.Addf("block contents are not written (no contents directory given)")
-				break
+				for _, fl := range s.Fuchsia.Flags {
+					if fl&ir.FuchsiaContents != 0 {
+						blocks++
+					}
+				}
 			}
+		}
+		if blocks > 0 {
+			loss.Add(ir.LossFuchsiaContents, int64(blocks), "block contents are not written (no contents directory given)")
 		}
 	}
 	return loss, nil
@@ -106,7 +113,7 @@ func prepare(f *ir.File, format, what string) (*ir.File, ir.LossReport, error) {
 			return nil, loss, fmt.Errorf("%s: snapshot %d has no Fuchsia section", format, k)
 		}
 		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
-			loss.Addf("snapshot %d: %d edges derived from block contents (heuristic) are not written: %s has no edges", k, s.Edges.Len(), what)
+			loss.Addf(ir.LossDerivedEdges, int64(s.Edges.Len()), "edges derived from block contents (heuristic) are not written: %s has no edges", what)
 		}
 	}
 	return f, loss, nil

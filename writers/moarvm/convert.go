@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"heapconv/ir"
 )
@@ -97,7 +98,6 @@ type converter struct {
 	splitBytes           uint64
 	saturated            int
 	gcRoots              int
-	rootReused           []string
 }
 
 // typeKey names a MoarVM type made for source nodes.
@@ -236,8 +236,8 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			c.ids++
 		}
 		if reuse && i == 0 {
-			c.rootReused = append(c.rootReused, fmt.Sprintf("snapshot %d: the source's root (node 0, kind %q, name %q) becomes MoarVM's Root; its kind and name are not kept",
-				k, s.NodeKindName(0), src.String(sn.Name[0])))
+			c.loss.Add("root-node", 1, "the source's root (node 0) becomes MoarVM's Root; its kind and name are not kept").
+				WithExample(fmt.Sprintf("snapshot %d: kind %q, name %q", k, s.NodeKindName(0), src.String(sn.Name[0])))
 			addNode(ir.MoarVMRoot, rootName, 0, 0, size, x)
 		} else {
 			kind := sn.Kind[i]
@@ -294,23 +294,26 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	c.values += s.Values.Len()
 
 	if s.Name != 0 && src.String(s.Name) != "" {
-		c.loss.Addf("snapshot %d: its name %q has no place in a MoarVM file", k, src.String(s.Name))
+		c.loss.Add("snapshot-names", 1, "snapshot names have no place in a MoarVM file").
+			WithExample(fmt.Sprintf("snapshot %d: %q", k, src.String(s.Name)))
 	}
 	if s.CaptureTime != 0 {
-		c.loss.Addf("snapshot %d: the capture time is not kept (MoarVM's snap_time is µs of a monotonic clock; written as 0)", k)
+		c.loss.Add(ir.LossCaptureTime, 1, "capture times are not kept (MoarVM's snap_time is µs of a monotonic clock; written as 0)").
+			WithExample(fmt.Sprintf("snapshot %d: %s", k, time.Unix(0, s.CaptureTime).UTC().Format(time.RFC3339Nano)))
 	}
 	if len(s.Totals) > 0 {
 		var names []string
 		for _, t := range s.Totals {
 			names = append(names, t.Name)
 		}
-		c.loss.Addf("snapshot %d: the totals %s are not kept; snapmeta's totals are computed from the graph", k, strings.Join(names, ", "))
+		c.loss.Add(ir.LossTotals, int64(len(names)), "totals are not kept; snapmeta's totals are computed from the graph").
+			WithExample(fmt.Sprintf("snapshot %d: %s", k, strings.Join(names, ", ")))
 	}
 	if s.V8 != nil {
-		c.loss.Addf("snapshot %d: the V8 section (meta, traces, locations, extra fields) has no place in a MoarVM file", k)
+		c.loss.Add(ir.LossV8Section, 0, "the V8 section (meta, traces, locations, extra fields) has no place in a MoarVM file")
 	}
 	if s.Dart != nil {
-		c.loss.Addf("snapshot %d: the Dart section (class flags and URIs, field indices, external property names, …) has no place in a MoarVM file", k)
+		c.loss.Add(ir.LossDartSection, 0, "the Dart section (class flags and URIs, field indices, external property names, …) has no place in a MoarVM file")
 	}
 	o.Totals = Totals(o)
 	ms.TopIDs, ms.TopScores, _ = Leaderboards(o, DefaultEntryCount, ir.MoarVMDefaultDataOrder)
@@ -319,9 +322,8 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 
 // report adds the summed losses to the loss report.
 func (c *converter) report() {
-	c.loss = append(c.loss, c.rootReused...)
 	if c.gcRoots > 0 {
-		c.loss.Addf("GC roots: %d roots become references of the Root (collectable 0) described by their category", c.gcRoots)
+		c.loss.Add(ir.LossGCRoots, int64(c.gcRoots), "GC roots become references of the Root (collectable 0) described by their category")
 	}
 	if len(c.edgeKinds) > 0 {
 		names := make([]string, 0, len(c.edgeKinds))
@@ -335,22 +337,23 @@ func (c *converter) report() {
 			parts = append(parts, fmt.Sprintf("%s %d", name, c.edgeKinds[name]))
 			total += c.edgeKinds[name]
 		}
-		c.loss.Addf("edge kinds: a MoarVM reference is described only by a string or an index; the kinds of %d edges are not kept (%s)", total, strings.Join(parts, ", "))
+		c.loss.Add(ir.LossEdgeKinds, int64(total), "edges' kinds are not kept: a MoarVM reference is described only by a string or an index").
+			WithExample(strings.Join(parts, ", "))
 	}
 	if c.split > 0 {
-		c.loss.Addf("self sizes: colsize has 16 bits; %d nodes larger than 65535 bytes are written with 65535 and the remaining %d bytes counted as unmanaged size", c.split, c.splitBytes)
+		c.loss.Addf(ir.LossSizesCapped, int64(c.split), "nodes larger than 65535 bytes are written with a self size of 65535 (colsize has 16 bits) and the remaining %d bytes counted as unmanaged size", c.splitBytes)
 	}
 	if c.saturated > 0 {
-		c.loss.Addf("unmanaged sizes: %d nodes' unmanaged size plus their self size beyond 65535 exceeds 2^64-1 and is capped", c.saturated)
+		c.loss.Add("unmanaged-sizes-capped", int64(c.saturated), "nodes' unmanaged size plus their self size beyond 65535 exceeds 2^64-1 and is capped")
 	}
 	if c.renamed > 0 {
-		c.loss.Addf("node names: %d nodes named otherwise than their class are named by it (a MoarVM object's name is its type's)", c.renamed)
+		c.loss.Add(ir.LossNodeNames, int64(c.renamed), "nodes named otherwise than their class are named by it (a MoarVM object's name is its type's)")
 	}
 	if c.values > 0 {
-		c.loss.Addf("values: %d primitive values (strings, numbers, lengths, …) have no place in a MoarVM file", c.values)
+		c.loss.Add(ir.LossValues, int64(c.values), "primitive values (strings, numbers, lengths, …) have no place in a MoarVM file")
 	}
 	if c.ids > 0 {
-		c.loss.Addf("node ids: %d ids are not kept (a collectable's identity is its index)", c.ids)
+		c.loss.Add(ir.LossNodeIDs, int64(c.ids), "node ids are not kept (a collectable's identity is its index)")
 	}
 	sc := &c.src.Classes
 	fields := len(sc.FieldName)
@@ -361,6 +364,7 @@ func (c *converter) report() {
 		}
 	}
 	if fields > 0 || libs > 0 {
-		c.loss.Addf("classes: MoarVM types have a name and a REPR name only; %d class libraries and %d field names are not kept", libs, fields)
+		c.loss.Add(ir.LossClasses, int64(libs+fields), "class libraries and field names are not kept: MoarVM types have a name and a REPR name only").
+			WithExample(fmt.Sprintf("%d libraries, %d field names", libs, fields))
 	}
 }

@@ -90,7 +90,7 @@ func TestRoundTripSamples(t *testing.T) {
 			f := read(t, orig)
 			out, got, _, loss := writeParse(t, f)
 			if len(loss) != 0 {
-				t.Errorf("loss report: %q", loss)
+				t.Errorf("loss report:\n%v", loss)
 			}
 			sameBlocks(t, want, got)
 			if len(out) != len(orig) {
@@ -114,7 +114,7 @@ func TestV2ToV3(t *testing.T) {
 	}
 	out, p, d, loss := writeParse(t, f)
 	if len(loss) != 0 {
-		t.Errorf("loss report: %q", loss)
+		t.Errorf("loss report:\n%v", loss)
 	}
 	const wantMeta = `{ "subversion": 1, "start_time": 0, "highscore_structure": { "entry_count": 40, "data_order": ["types_by_count", "frames_by_count", "types_by_size", "frames_by_size"]}}`
 	if p.fileMeta != wantMeta {

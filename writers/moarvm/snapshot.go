@@ -59,7 +59,8 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 		var unknown []string
 		sc.topIDs, sc.topScore, unknown = Leaderboards(s, int(w.meta.EntryCount), w.meta.DataOrder)
 		for _, b := range unknown {
-			w.loss.Addf("snapshot %d: highscore board %q is not one MoarVM computes; it is written as zeros", k, b)
+			w.loss.Add(ir.LossMoarVMHighscores, int64(w.meta.EntryCount), "entries of highscore boards MoarVM does not compute are written as zeros").
+				WithExample(fmt.Sprintf("snapshot %d: board %q", k, b))
 		}
 	}
 	return sc, nil

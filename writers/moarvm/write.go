@@ -125,7 +125,7 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	if err := wr.file(); err != nil {
 		return loss, err
 	}
-	loss = append(loss, wr.loss...)
+	loss.Merge(wr.loss)
 	if err := wr.w.Flush(); err != nil {
 		return loss, fmt.Errorf("moarvm: writing the output: %w", err)
 	}
@@ -191,10 +191,10 @@ func (w *writer) check() error {
 			}
 		}
 		if s.Values.Len() > 0 {
-			w.loss.Addf("snapshot %d: %d primitive values have no place in a MoarVM file", k, s.Values.Len())
+			w.loss.Add(ir.LossValues, int64(s.Values.Len()), "primitive values have no place in a MoarVM file")
 		}
 		if len(s.Roots) > 0 {
-			w.loss.Addf("snapshot %d: %d GC roots listed apart from the graph have no place in a MoarVM file (MoarVM's roots are the references of collectable 0)", k, len(s.Roots))
+			w.loss.Add(ir.LossGCRoots, int64(len(s.Roots)), "GC roots listed apart from the graph have no place in a MoarVM file (MoarVM's roots are the references of collectable 0)")
 		}
 	}
 

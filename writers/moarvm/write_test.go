@@ -137,7 +137,7 @@ func TestHandFile(t *testing.T) {
 	}
 	_, p, d, loss := writeParse(t, f)
 	if len(loss) != 0 {
-		t.Errorf("loss report for MoarVM IR: %q", loss)
+		t.Errorf("loss report for MoarVM IR:\n%v", loss)
 	}
 	if want := ir.MoarVMFileMetaJSON(f.MoarVM); p.fileMeta != want {
 		t.Errorf("filemeta %s, want %s", p.fileMeta, want)

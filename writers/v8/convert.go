@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"heapconv/ir"
 )
@@ -38,7 +39,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	out, err := c.convert()
 	if fx := f.Snapshots[0].Fuchsia; err == nil && fx != nil && fx.DerivedEdges {
 		// Not a loss, but the report is where the user hears about it.
-		c.loss.Addf("the %d references were derived by scanning block contents for pointers: a heuristic (integers that look like addresses count too, and globals, stacks and registers are not seen), so retainers and retained sizes are estimates", f.Snapshots[0].Edges.Len())
+		c.loss.Add(ir.LossDerivedEdges, int64(f.Snapshots[0].Edges.Len()), "references were derived by scanning block contents for pointers: a heuristic (integers that look like addresses count too, and globals, stacks and registers are not seen), so retainers and retained sizes are estimates")
 	}
 	return out, c.loss, err
 }
@@ -206,10 +207,10 @@ func (c *converter) convert() (*ir.File, error) {
 		nd.SelfSize.Append(size)
 	}
 	if bigSizes > 0 {
-		c.loss.Addf("%d nodes have a self size of 4 GiB or more; DevTools stores sizes in 32 bits, so they are capped at 2^32-1", bigSizes)
+		c.loss.Add(ir.LossSizesCapped, int64(bigSizes), "nodes have a self size of 4 GiB or more; DevTools stores sizes in 32 bits, so they are capped at 2^32-1")
 	}
 	if renamed > 0 && len(s.Nodes.Class) > 0 {
-		c.loss.Addf("%d unnamed nodes are named by their class", renamed)
+		c.loss.Add(ir.LossNodeNames, int64(renamed), "unnamed nodes are named by their class")
 	}
 
 	m := s.Edges.Len()
@@ -237,10 +238,10 @@ func (c *converter) convert() (*ir.File, error) {
 	c.ids(out)
 	c.external(out)
 	if s.Values.Len() > 0 {
-		c.loss.Addf("%d primitive values (strings, numbers, lengths) have no place in a V8 snapshot beyond node names", s.Values.Len())
+		c.loss.Add(ir.LossValues, int64(s.Values.Len()), "primitive values (strings, numbers, lengths) have no place in a V8 snapshot beyond node names")
 	}
 	if src.Classes.Len() > 0 {
-		c.loss.Addf("the class table (%d classes, with field names) is not kept; nodes keep their names", src.Classes.Len())
+		c.loss.Add(ir.LossClasses, int64(src.Classes.Len()), "classes (the class table, with field names) are not kept; nodes keep their names")
 	}
 	if err := c.checkStringsSize(); err != nil {
 		return nil, err
@@ -305,11 +306,13 @@ func (c *converter) ids(out *ir.Snapshot) {
 	n := s.Nodes.Len()
 	sorted := make([]uint64, n)
 	keep := true
+	var example string // the first id that V8 cannot have
 	for i := 0; i < n; i++ {
 		id := s.Nodes.ID.At(i)
 		sorted[i] = id
-		if id%2 == 0 || id >= math.MaxUint32-2*uint64(c.shift)-2 {
+		if keep && (id%2 == 0 || id >= math.MaxUint32-2*uint64(c.shift)-2) {
 			keep = false
+			example = fmt.Sprintf("node %d: id %d", i, id)
 		}
 	}
 	if keep {
@@ -317,6 +320,7 @@ func (c *converter) ids(out *ir.Snapshot) {
 		for i := 1; i < n; i++ {
 			if sorted[i] == sorted[i-1] {
 				keep = false
+				example = fmt.Sprintf("id %d shared", sorted[i])
 				break
 			}
 		}
@@ -343,7 +347,8 @@ func (c *converter) ids(out *ir.Snapshot) {
 		}
 		return
 	}
-	c.loss.Addf("node ids are not all unique, odd and below 2^32, as V8 ids are; nodes are renumbered 1, 3, 5, … in node order")
+	c.loss.Add(ir.LossNodeIDs, int64(n), "node ids are not all unique, odd and below 2^32, as V8 ids are; nodes are renumbered 1, 3, 5, … in node order").
+		WithExample(example)
 	for i := 0; i < n+int(c.shift); i++ {
 		nd.ID.Append(uint64(2*i + 1))
 	}
@@ -353,15 +358,39 @@ func (c *converter) ids(out *ir.Snapshot) {
 func (c *converter) external(out *ir.Snapshot) {
 	s := c.s
 	ext := ir.ExternalSize(s)
-	if s.Nodes.ExternalSize.Sum() > 0 {
-		c.loss.Addf("per-node external sizes are summed into extra_native_bytes (%d bytes)", ext)
+	if nodes := externalNodes(s); nodes > 0 {
+		c.loss.Addf(ir.LossExternalSizes, int64(nodes), "nodes' external sizes are summed into extra_native_bytes (%d bytes)", ext)
 	}
 	out.Totals = []ir.Total{{Name: "extra_native_bytes", Value: ext}}
+	var lost []ir.Total
 	for _, t := range s.Totals {
 		if !ir.IsExternalTotal(t.Name) {
-			c.loss.Addf("total %s = %d has no place in a V8 snapshot", t.Name, t.Value)
+			lost = append(lost, t)
 		}
 	}
+	if len(lost) > 0 {
+		c.loss.Add(ir.LossTotals, int64(len(lost)), "totals have no place in a V8 snapshot").WithExample(listTotals(lost))
+	}
+}
+
+// listTotals lists totals as "name=value, ..." for a loss example.
+func listTotals(ts []ir.Total) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.Name + "=" + strconv.FormatUint(t.Value, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// externalNodes counts the nodes of s with an external size.
+func externalNodes(s *ir.Snapshot) int {
+	n := 0
+	for i := 0; i < s.Nodes.ExternalSize.Len(); i++ {
+		if s.Nodes.ExternalSize.At(i) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // checkStringsSize keeps the strings section within what DevTools can parse
@@ -378,12 +407,23 @@ func (c *converter) checkStringsSize() error {
 	if size() <= limit {
 		return nil
 	}
+	// Shorter and shorter until the section fits; the report counts each
+	// name cut once, at the length it ends with.
+	cut := make([]bool, len(c.strs.Strings))
 	for _, cap := range []int{256, 64, 16} {
 		for i, s := range c.strs.Strings {
-			c.strs.Strings[i] = truncateUnits(s, cap)
+			if t := truncateUnits(s, cap); len(t) < len(s) {
+				c.strs.Strings[i], cut[i] = t, true
+			}
 		}
-		c.loss.Addf("the strings section would exceed what DevTools can load (%d UTF-16 units); names are cut to %d units", MaxStringsUnits, cap)
 		if size() <= limit {
+			n := 0
+			for _, x := range cut {
+				if x {
+					n++
+				}
+			}
+			c.loss.Addf(ir.LossTruncatedNames, int64(n), "names are cut to %d UTF-16 units: the strings section would exceed what DevTools can load (%d UTF-16 units)", cap, MaxStringsUnits)
 			return nil
 		}
 	}

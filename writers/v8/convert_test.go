@@ -68,7 +68,7 @@ func cvConvert(t *testing.T, f *ir.File) (*ir.File, ir.LossReport) {
 		t.Fatalf("Write: %v", err)
 	}
 	if !slices.Equal(loss, loss2) {
-		t.Errorf("Write's loss report %q differs from Convert's %q", loss2, loss)
+		t.Errorf("Write's loss report\n%v\ndiffers from Convert's\n%v", loss2, loss)
 	}
 	g, err := rv8.Read(bytes.NewReader(b.Bytes()), rv8.Options{})
 	if err != nil {
@@ -110,13 +110,23 @@ func cvConvert(t *testing.T, f *ir.File) (*ir.File, ir.LossReport) {
 	return out, loss
 }
 
-func cvHasLine(loss ir.LossReport, sub string) bool {
-	for _, l := range loss {
-		if strings.Contains(l, sub) {
-			return true
+// cvLoss checks that the report has count items of the kind of loss, its
+// line mentioning each of texts.
+func cvLoss(t *testing.T, loss ir.LossReport, kind string, count int64, texts ...string) {
+	t.Helper()
+	l, ok := loss.Get(kind)
+	if !ok {
+		t.Errorf("no %s loss in\n%v", kind, loss)
+		return
+	}
+	if l.Count != count {
+		t.Errorf("%s loss of %d, want %d: %v", kind, l.Count, count, l)
+	}
+	for _, w := range texts {
+		if !strings.Contains(l.String(), w) {
+			t.Errorf("%s loss does not mention %q: %v", kind, w, l)
 		}
 	}
-	return false
 }
 
 func TestConvertSyntheticRoot(t *testing.T) {
@@ -202,7 +212,7 @@ func TestConvertCases(t *testing.T) {
 					t.Errorf("node 1 edges %q", got)
 				}
 				if len(loss) != 0 {
-					t.Errorf("loss %q", loss)
+					t.Errorf("loss\n%v", loss)
 				}
 			}},
 		{"no root at all", func(f *ir.File, s *ir.Snapshot) { s.Root = ir.NoNode; s.Roots = nil },
@@ -214,8 +224,8 @@ func TestConvertCases(t *testing.T) {
 		{"GC roots kept when the root is first", func(f *ir.File, s *ir.Snapshot) { s.Root = 0 },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 				hasGC := slices.Contains(out.Strings, "(GC roots)")
-				if !hasGC && !cvHasLine(loss, "root") {
-					t.Errorf("the 3 GC roots vanished without a loss-report line (nodes %d, loss %q)", s.Nodes.Len(), loss)
+				if !hasGC && !loss.Has(ir.LossGCRoots) {
+					t.Errorf("the 3 GC roots vanished without a loss-report line (nodes %d, loss\n%v)", s.Nodes.Len(), loss)
 				}
 			}},
 		{"even ids renumbered", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(11, 12, 15, 17) },
@@ -225,27 +235,24 @@ func TestConvertCases(t *testing.T) {
 						t.Errorf("node %d: id %d, want %d", i, s.Nodes.ID.At(i), 2*i+1)
 					}
 				}
-				if !cvHasLine(loss, "renumbered") {
-					t.Errorf("no loss line about renumbering: %q", loss)
-				}
+				cvLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "node 1: id 12")
 			}},
 		{"duplicate ids renumbered", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(11, 13, 13, 17) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-				if s.Nodes.ID.At(0) != 1 || s.Nodes.ID.At(7) != 15 || !cvHasLine(loss, "renumbered") {
-					t.Errorf("ids %d..%d, loss %q", s.Nodes.ID.At(0), s.Nodes.ID.At(7), loss)
+				if s.Nodes.ID.At(0) != 1 || s.Nodes.ID.At(7) != 15 {
+					t.Errorf("ids %d..%d", s.Nodes.ID.At(0), s.Nodes.ID.At(7))
 				}
+				cvLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "id 13 shared")
 			}},
 		{"64-bit ids renumbered", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(11, 1<<33+1, 15, 17) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-				if !cvHasLine(loss, "renumbered") {
-					t.Errorf("loss %q", loss)
-				}
+				cvLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "node 1: id 8589934593")
 			}},
 		{"source ids on V8's synthetic ids", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(1, 3, 5, 7) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 				// cvConvert checks uniqueness; the source ids stay.
 				for i := 0; i < 4; i++ {
-					if got := s.Nodes.ID.At(4 + i); got != uint64(2*i+1) && !cvHasLine(loss, "renumbered") {
+					if got := s.Nodes.ID.At(4 + i); got != uint64(2*i+1) && !loss.Has(ir.LossNodeIDs) {
 						t.Errorf("source node %d: id %d changed without a loss line", i, got)
 					}
 				}
@@ -272,9 +279,7 @@ func TestConvertCases(t *testing.T) {
 						t.Errorf("source node %d: self size %d, want %d", i, got, w)
 					}
 				}
-				if !cvHasLine(loss, "2 nodes have a self size of 4 GiB or more") {
-					t.Errorf("loss %q", loss)
-				}
+				cvLoss(t, loss, ir.LossSizesCapped, 2, "2 × nodes have a self size of 4 GiB or more")
 			}},
 		{"long names truncated to 1024 UTF-16 units", func(f *ir.File, s *ir.Snapshot) {
 			f.Strings = append(f.Strings, long, strings.Repeat("a", 1023)+"😀tail", strings.Repeat("é", 2000), strings.Repeat("😀", 600))
@@ -303,20 +308,17 @@ func TestConvertCases(t *testing.T) {
 			if got := out.String(s.Nodes.Name[7]); got != "unused" {
 				t.Errorf("name %q, want the class name", got)
 			}
-			if !cvHasLine(loss, "named by their class") || !cvHasLine(loss, "class table") {
-				t.Errorf("loss %q", loss)
-			}
+			cvLoss(t, loss, ir.LossNodeNames, 1, "named by their class")
+			cvLoss(t, loss, ir.LossClasses, 1, "class table")
 		}},
 		{"values and totals reported", func(f *ir.File, s *ir.Snapshot) {
 			s.Values = ir.Values{Node: []uint32{3}, Kind: []ir.ValueKind{ir.ValueString}, Bits: []uint64{3}, Aux: []uint64{0}}
 			s.Totals = []ir.Total{{Name: "capacity", Value: 99}, {Name: "external_size", Value: 5}}
 			s.Nodes.ExternalSize = ir.UintsOf(0, 7, 0, 0)
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-			for _, w := range []string{"1 primitive values", "total capacity = 99", "extra_native_bytes (12 bytes)"} {
-				if !cvHasLine(loss, w) {
-					t.Errorf("no loss line about %q: %q", w, loss)
-				}
-			}
+			cvLoss(t, loss, ir.LossValues, 1, "primitive values")
+			cvLoss(t, loss, ir.LossTotals, 1, "capacity=99")
+			cvLoss(t, loss, ir.LossExternalSizes, 1, "extra_native_bytes (12 bytes)")
 			if v, _ := s.V8.Header.Get("extra_native_bytes").Uint(); v != 12 {
 				t.Errorf("extra_native_bytes %d, want 12", v)
 			}

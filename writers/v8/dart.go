@@ -269,19 +269,20 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	var loss ir.LossReport
 	assignIDs(nd, ids)
 	if truncated > 0 {
-		loss.Addf("%d strings were truncated by the Dart VM (it keeps 128 code units); their names end in \"...\"", truncated)
+		loss.Add("dart-truncated-strings", int64(truncated), "strings were truncated by the Dart VM (it keeps 128 code units); their names end in \"...\" and their full length is not kept")
 	}
 	if bigSizes > 0 {
-		loss.Addf("%d objects or external properties of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1", bigSizes)
+		loss.Add(ir.LossSizesCapped, int64(bigSizes), "objects or external properties of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1")
 	}
 	if len(d.ZeroRefNode) > 0 {
-		loss.Addf("%d references 0 (unboxed slots, omitted targets) are not references in V8", len(d.ZeroRefNode))
+		loss.Add("dart-zero-refs", int64(len(d.ZeroRefNode)), "references 0 (unboxed slots, omitted targets) are not references in V8")
 	}
-	loss.Addf("the Dart header figures (shallowSize, capacity, externalSize) have no place in a V8 snapshot; external properties are native nodes")
+	loss.Add(ir.LossTotals, int64(len(s.Totals)), "the Dart header figures (shallowSize, capacity, externalSize) have no place in a V8 snapshot; external properties are native nodes").
+		WithExample(listTotals(s.Totals))
 	if err := conv.checkStringsSize(); err != nil {
 		return nil, loss, err
 	}
-	loss = append(loss, conv.loss...)
+	loss.Merge(conv.loss)
 	out.Strings = conv.strs.Strings
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}}
 	o.V8 = newHeader(o)

@@ -327,12 +327,15 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 
 	// What V8 cannot hold.
 	if n > 0 {
-		loss.Addf("MoarVM collectables have no identity across snapshots: node ids are 1, 3, 5, … in node order, so DevTools' Comparison view cannot match objects between two converted snapshots")
+		// Nothing the source had is lost (a collectable's id is its index),
+		// but the user should know why Comparison shows no matches.
+		loss.Add(ir.LossNodeIDs, 0, "MoarVM collectables have no identity across snapshots: node ids are 1, 3, 5, … in node order, so DevTools' Comparison view cannot match objects between two converted snapshots")
 	}
 	if m != nil {
-		loss.Addf("colTOFI (each collectable's type or static-frame index) is not kept: objects, type objects and STables are named by their type, frames by their static frame")
+		loss.Add("moarvm-tofi", 0, "colTOFI (each collectable's type or static-frame index) is not kept: objects, type objects and STables are named by their type, frames by their static frame")
 		if rootTOFI > 0 {
-			loss.Addf("%d root collectables have a colTOFI other than 0; it is dropped", rootTOFI)
+			// Apart from moarvm-tofi: a root's colTOFI is not in its name.
+			loss.Add("moarvm-root-tofi", int64(rootTOFI), "root collectables have a colTOFI other than 0; it is dropped")
 		}
 		inOrder := true
 		for i := 0; i < n && inOrder; i++ {
@@ -341,58 +344,57 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 			}
 		}
 		if !inOrder {
-			loss.Addf("the reference table's order (colrfstr) is not kept: references are grouped by collectable in collectable order")
+			loss.Add("moarvm-ref-order", 0, "the reference table's order (colrfstr) is not kept: references are grouped by collectable in collectable order")
 		}
 		if len(m.TopIDs) > 0 {
-			loss.Addf("the highscore boards (%d entries: topIDs, topscore) are not kept; DevTools' Summary ranks types itself", len(m.TopIDs))
+			loss.Add(ir.LossMoarVMHighscores, int64(len(m.TopIDs)), "highscore board entries (topIDs, topscore) are not kept; DevTools' Summary ranks types itself")
 		}
 		if m.HasMeta {
-			loss.Addf("snapmeta's snap_time (%d µs, monotonic clock) and gc_seq_num (%d) are not kept", m.SnapTime, m.GCSeqNum)
+			loss.Add("moarvm-snapmeta", 0, "snapmeta's snap_time (µs, monotonic clock) and gc_seq_num are not kept").
+				WithExample(fmt.Sprintf("snap_time %d µs, gc_seq_num %d", m.SnapTime, m.GCSeqNum))
 		}
 	}
 	if len(s.Totals) > 0 {
-		var parts []string
-		for _, t := range s.Totals {
-			parts = append(parts, t.Name+"="+strconv.FormatUint(t.Value, 10))
-		}
-		loss.Addf("the snapshot totals (%s) are not kept; DevTools computes its own", strings.Join(parts, ", "))
+		loss.Add(ir.LossTotals, int64(len(s.Totals)), "the snapshot totals are not kept; DevTools computes its own").WithExample(listTotals(s.Totals))
 	}
 	if mf != nil {
 		if mf.HasMeta {
-			loss.Addf("filemeta (subversion %d, start_time %d µs, pid, highscore structure) is not kept", mf.Subversion, mf.StartTime)
+			loss.Add("moarvm-filemeta", 0, "filemeta (subversion, start_time, pid, highscore structure) is not kept").
+				WithExample(fmt.Sprintf("subversion %d, start_time %d µs", mf.Subversion, mf.StartTime))
 		}
 		if nFrames > 0 {
-			loss.Addf("static frames keep only their name, file and line, in frame node names; compilation-unit ids (sfcuid) are not kept")
+			loss.Add("moarvm-frames", int64(nFrames), "static frames keep only their name, file and line, in frame node names; compilation-unit ids (sfcuid) are not kept")
 		}
 		if mf.Recovery != nil {
-			loss.Addf("the MoarVM file was damaged at offset %d (%s) and read by recovery; the V8 file does not say so", mf.Recovery.DamageAt, mf.Recovery.Reason)
+			loss.Add(ir.LossRecovered, 0, "the MoarVM file was damaged and read by recovery; the V8 file does not say so").
+				WithExample(fmt.Sprintf("damaged at offset %d: %s", mf.Recovery.DamageAt, mf.Recovery.Reason))
 		}
 	}
 	if nt > 0 {
-		loss.Addf("the type table is not kept: a REPR name appears only where it qualifies a type name that two REPRs share")
+		loss.Add(ir.LossClasses, int64(nt), "types (the type table) are not kept: a REPR name appears only where it qualifies a type name that two REPRs share")
 	}
 	if tagNames > 0 {
-		loss.Addf("%d type names start with \"<\" and are written with no-break spaces: DevTools would cut them at the first space", tagNames)
+		loss.Add(ir.LossNodeNames, int64(tagNames), "type names start with \"<\" and are written with no-break spaces: DevTools would cut them at the first space")
 	}
 	if badStrings > 0 {
-		loss.Addf("%d string references name a string outside the string heap (MoarVM's 16-bit wrap-around); they are internal edges named \"(string N out of range)\"", badStrings)
+		loss.Add("moarvm-bad-strings", int64(badStrings), "string references name a string outside the string heap (MoarVM's 16-bit wrap-around); they are internal edges named \"(string N out of range)\"")
 	}
-	for _, k := range slices.Sorted(maps.Keys(otherRefs)) {
-		loss.Addf("%d references of kind %q are internal edges named \"(%s N)\"", otherRefs[k], k, k)
+	if n, which := countByName(otherRefs); n > 0 {
+		loss.Add(ir.LossEdgeKinds, n, "references of kinds MoarVM does not write are internal edges named \"(<kind> N)\"").WithExample(which)
 	}
-	for _, k := range slices.Sorted(maps.Keys(oddKinds)) {
-		loss.Addf("%d collectables of kind %q (not one MoarVM writes) are hidden nodes", oddKinds[k], k)
+	if n, which := countByName(oddKinds); n > 0 {
+		loss.Add(ir.LossNodeKinds, n, "collectables of kinds MoarVM does not write are hidden nodes").WithExample(which)
 	}
 	if bigSizes > 0 {
-		loss.Addf("%d collectables or unmanaged sizes of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1", bigSizes)
+		loss.Add(ir.LossSizesCapped, int64(bigSizes), "collectables or unmanaged sizes of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1")
 	}
 	if s.Values.Len() > 0 {
-		loss.Addf("%d primitive values have no place in a V8 snapshot", s.Values.Len())
+		loss.Add(ir.LossValues, int64(s.Values.Len()), "primitive values have no place in a V8 snapshot")
 	}
 	if err := conv.checkStringsSize(); err != nil {
 		return nil, loss, err
 	}
-	loss = append(loss, conv.loss...)
+	loss.Merge(conv.loss)
 	out.Strings = conv.strs.Strings
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // unmanaged memory is in native nodes
 	o.V8 = newHeader(o)
@@ -400,6 +402,18 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		return nil, loss, fmt.Errorf("v8: the MoarVM conversion produced an invalid graph: %w", err)
 	}
 	return out, loss, nil
+}
+
+// countByName sums counts kept by name and lists them, in name order, as
+// a loss example: `"kind 3" 2, "kind 4" 1`.
+func countByName(counts map[string]int) (int64, string) {
+	var total int64
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		total += int64(counts[k])
+		parts = append(parts, strconv.Quote(k)+" "+strconv.Itoa(counts[k]))
+	}
+	return total, strings.Join(parts, ", ")
 }
 
 // devtoolsClassName returns an object name that DevTools' Summary keeps

@@ -215,17 +215,30 @@ func TestMoarVMConvert(t *testing.T) {
 	if v, _ := s.V8.Header.Get("extra_native_bytes").Uint(); v != 0 {
 		t.Errorf("extra_native_bytes %d: unmanaged memory is counted twice", v)
 	}
-	for _, w := range []string{
-		"no identity across snapshots", "colTOFI", "colrfstr", "highscore boards (4 entries", "snap_time (200",
-		"total_heap_size=796", "filemeta", "sfcuid", "type table", "1 type names start with \"<\"",
-		"1 string references name a string outside", `1 references of kind "kind 3"`,
+	for _, w := range []struct {
+		kind  string
+		count int64
+		text  string
+	}{
+		{ir.LossNodeIDs, 0, "no identity across snapshots"},
+		{"moarvm-tofi", 0, "colTOFI"},
+		{"moarvm-ref-order", 0, "colrfstr"},
+		{ir.LossMoarVMHighscores, 4, "highscore board entries"},
+		{"moarvm-snapmeta", 0, "snap_time 200"},
+		{ir.LossTotals, 1, "total_heap_size=796"},
+		{"moarvm-filemeta", 0, "filemeta"},
+		{"moarvm-frames", 2, "sfcuid"},
+		{ir.LossClasses, 4, "type table"},
+		{ir.LossNodeNames, 1, `type names start with "<"`},
+		{"moarvm-bad-strings", 1, "outside the string heap"},
+		{ir.LossEdgeKinds, 1, `"kind 3" 1`},
 	} {
-		if !cvHasLine(loss, w) {
-			t.Errorf("no loss line about %q: %q", w, loss)
-		}
+		cvLoss(t, loss, w.kind, w.count, w.text)
 	}
-	if cvHasLine(loss, "root collectables have a colTOFI") || cvHasLine(loss, "4 GiB") || cvHasLine(loss, "not one MoarVM writes") {
-		t.Errorf("loss report claims losses that did not happen: %q", loss)
+	for _, k := range []string{"moarvm-root-tofi", ir.LossSizesCapped, ir.LossNodeKinds} {
+		if l, ok := loss.Get(k); ok {
+			t.Errorf("loss report claims a loss that did not happen: %v", l)
+		}
 	}
 }
 
@@ -279,8 +292,8 @@ func TestMoarVMCases(t *testing.T) {
 				if got := out.String(s.Nodes.Name[14]); got != "<anon>" {
 					t.Errorf("anonymous frame named %q, want <anon>", got)
 				}
-				if cvHasLine(loss, "colTOFI") {
-					t.Errorf("loss %q", loss)
+				if l, ok := loss.Get("moarvm-tofi"); ok {
+					t.Errorf("loss %v", l)
 				}
 			}},
 		{"references in collectable order", func(f *ir.File, s *ir.Snapshot) {
@@ -288,8 +301,8 @@ func TestMoarVMCases(t *testing.T) {
 				s.MoarVM.RefStart.Set(i, uint64(s.Nodes.FirstEdge[i]))
 			}
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-			if cvHasLine(loss, "colrfstr") {
-				t.Errorf("the reference order is lost though it is the collectables': %q", loss)
+			if l, ok := loss.Get("moarvm-ref-order"); ok {
+				t.Errorf("the reference order is lost though it is the collectables': %v", l)
 			}
 		}},
 		{"unique type names stay bare", func(f *ir.File, s *ir.Snapshot) {
@@ -333,20 +346,15 @@ func TestMoarVMCases(t *testing.T) {
 			if got := mvmNode(out, s, 12); got != `hidden "(unknown)" 100` {
 				t.Errorf("node 12: %s", got)
 			}
-			for _, w := range []string{`1 collectables of kind "kind 12"`, `1 collectables of kind "unknown"`, "1 root collectables have a colTOFI"} {
-				if !cvHasLine(loss, w) {
-					t.Errorf("no loss line %q: %q", w, loss)
-				}
-			}
+			cvLoss(t, loss, ir.LossNodeKinds, 2, `"kind 12" 1, "unknown" 1`)
+			cvLoss(t, loss, "moarvm-root-tofi", 1, "colTOFI other than 0")
 		}},
 		{"unmanaged size of 4 GiB capped", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ExternalSize.Set(8, 1<<33) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 				if got := s.Nodes.SelfSize.At(16); got != math.MaxUint32 {
 					t.Errorf("native size %d", got)
 				}
-				if !cvHasLine(loss, "1 collectables or unmanaged sizes of 4 GiB") {
-					t.Errorf("loss %q", loss)
-				}
+				cvLoss(t, loss, ir.LossSizesCapped, 1, "unmanaged sizes of 4 GiB")
 			}},
 		{"long names capped", func(f *ir.File, s *ir.Snapshot) {
 			f.Strings[msFoo] = strings.Repeat("F", 2000)
@@ -578,8 +586,8 @@ func TestMoarVMRandom(t *testing.T) {
 				src := irtest.RandomMoarVM(seed, opts, v.mo)
 				out, loss := cvConvert(t, src)
 				mvmCheck(t, src, out)
-				if v.mo.Recovery && src.MoarVM.Recovery != nil && !cvHasLine(loss, "damaged") {
-					t.Errorf("recovery not reported: %q", loss)
+				if v.mo.Recovery && src.MoarVM.Recovery != nil {
+					cvLoss(t, loss, ir.LossRecovered, 0, "damaged at offset")
 				}
 			})
 		}

@@ -63,7 +63,7 @@ func TestWriteByteExact(t *testing.T) {
 			}
 			out, loss := wtWrite(t, f)
 			if len(loss) != 0 {
-				t.Errorf("loss report for a V8 file: %q", loss)
+				t.Errorf("loss report for a V8 file:\n%v", loss)
 			}
 			if !bytes.Equal(out, in) {
 				t.Errorf("output (%d bytes) differs from input (%d bytes) %s", len(out), len(in), wtFirstDiff(out, in))
