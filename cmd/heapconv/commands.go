@@ -1,37 +1,51 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"heapconv/internal/formats"
 	"heapconv/ir"
 	rv8 "heapconv/readers/v8"
+
+	"github.com/spf13/pflag"
 )
 
 const convertUsage = `Usage: heapconv convert [--from F] [--to F] [--snapshot N|all] [--force]
-                        [--contents DIR] [--scan-pointers] [--no-gzip] [--out-contents DIR] IN OUT
+                        [-q] [--loss-report FILE.json] [--contents DIR]
+                        [--scan-pointers] [--no-gzip] [--out-contents DIR] IN OUT
 
 Converts IN to OUT. IN and OUT may be "-" (standard input / output).
-The input format is detected from the content unless --from is given; the
-output format comes from OUT's extension unless --to is given:
+The input format is detected from the content (inside a gzip or zstd
+wrapper too) unless --from is given; the output format comes from OUT's
+extension unless --to is given:
   .heapsnapshot -> v8    .dartheap -> dart    .mvmheap -> moarvm
   .pb, .pb.gz -> fuchsia    .fidlstream -> fuchsia-fidl
   .heapir, .heapir.zst -> ir (.zst: compressed)
-OUT is written to a temporary file and renamed at the end: a failed
-conversion leaves no OUT behind. An existing OUT needs --force.
-What the output format cannot hold is listed on standard error.
+Any other OUT ending in .gz or .zst is written compressed with gzip or
+zstd, in the format the name before it says (or --to): x.heapsnapshot.zst,
+x.mvmheap.gz, x.dartheap.zst.
+OUT is written to a temporary file and renamed at the end: a failed or
+interrupted conversion leaves no OUT behind. An existing OUT needs --force.
+What the output format cannot hold is listed on standard error as a
+warning, one line per kind of loss.
 
 Flags:
   --from F        input format (ir, v8, dart, moarvm, fuchsia, fuchsia-fidl)
   --to F          output format
-  --snapshot N    convert snapshot N only (0-based); "all" with a %d in OUT
-                  writes one file per snapshot
+  --snapshot N    convert snapshot N only (0-based); "all" writes one file
+                  per snapshot, numbered by the %d in OUT (%03d pads: 000)
   --force         replace an existing OUT
+  -q, --quiet     do not print the loss report
+  --loss-report FILE.json
+                  write the loss report as JSON (kind, count, what,
+                  example of each loss); "-" for standard output
   --contents DIR  the block contents directory of a Fuchsia heapdump IN
                   (ffx profile heapdump snapshot --output-contents-dir)
   --scan-pointers with --contents, or for a fuchsia-fidl IN (whose stream
@@ -45,8 +59,10 @@ Flags:
 Examples:
   heapconv convert app.heapsnapshot app.heapir.zst
   heapconv convert app.heapir.zst copy.heapsnapshot
+  heapconv convert rakudo.mvmheap.gz --snapshot 2 rakudo.heapsnapshot
   heapconv convert --to v8 - - < in.heapir > out.heapsnapshot
-  heapconv convert --snapshot all prog.mvmheap 'prog-%d.heapsnapshot'
+  heapconv convert --snapshot all prog.mvmheap 'prog-%03d.heapsnapshot.zst'
+  heapconv convert -q --loss-report loss.json flutter.dartheap flutter.mvmheap
   heapconv convert --contents snap-contents --scan-pointers snap.pb.gz native.heapsnapshot
   heapconv convert --scan-pointers collector.fidlstream native.heapsnapshot
 `
@@ -57,6 +73,8 @@ func runConvert(e *env, args []string) error {
 	to := fs.String("to", "", "")
 	snap := fs.String("snapshot", "", "")
 	force := fs.Bool("force", false, "")
+	quiet := fs.BoolP("quiet", "q", false, "")
+	lossFile := fs.String("loss-report", "", "")
 	contents := fs.String("contents", "", "")
 	scan := fs.Bool("scan-pointers", false, "")
 	noGzip := fs.Bool("no-gzip", false, "")
@@ -68,39 +86,38 @@ func runConvert(e *env, args []string) error {
 		return usagef("convert needs IN and OUT")
 	}
 	inName, outName := fs.Arg(0), fs.Arg(1)
-	var target *formats.Format
-	switch {
-	case *to != "":
-		if target = formats.ByName(*to); target == nil {
-			return usagef("unknown format %q (formats: %s)", *to, strings.Join(formats.Names(), ", "))
-		}
-	case outName == "-":
-		return usagef("writing to standard output needs --to")
-	default:
-		if target = formats.ByExtension(outName); target == nil {
-			return usagef("cannot tell the output format from %q; give --to", outName)
-		}
+	if *to != "" && formats.ByName(*to) == nil {
+		return usagef("unknown format %q (formats: %s)", *to, strings.Join(formats.Names(), ", "))
 	}
+	if outName == "-" && *to == "" {
+		return usagef("writing to standard output needs --to")
+	}
+	out := formats.ForOutput(outName, *to)
+	if out == nil {
+		return usagef("cannot tell the output format from %q; give --to", outName)
+	}
+	if outName == "-" {
+		out.Wrapper, out.Native = nil, false
+	}
+	target := out.Format
 	if target.Write == nil {
 		return fmt.Errorf("writing %s is not available in this version of heapconv (see `heapconv formats`)", target.Name)
 	}
-	all := *snap == "all"
-	if all && (outName == "-" || !strings.Contains(outName, "%d")) {
-		return usagef("--snapshot all needs an OUT containing %%d")
+	sel, err := parseSnapshot(*snap)
+	if err != nil {
+		return err
 	}
-	snapIdx := -1
-	if *snap != "" && !all {
-		n, err := strconv.Atoi(*snap)
-		if err != nil || n < 0 {
-			return usagef("--snapshot takes a snapshot number or \"all\"")
+	var pattern *numbered
+	if sel.all {
+		if pattern = parseNumbered(outName); pattern == nil || outName == "-" {
+			return usagef("--snapshot all needs an OUT with one %%d (or %%03d ...) for the snapshot number")
 		}
-		snapIdx = n
 	}
-	// Refuse an existing OUT before the (possibly long) read.
-	if outName != "-" && !all && !*force {
-		if _, err := os.Stat(outName); err == nil {
-			return fmt.Errorf("%s exists (use --force to replace it)", outName)
-		}
+	if *lossFile == "-" && outName == "-" {
+		return usagef("--loss-report - and OUT - would both write to standard output")
+	}
+	if *lossFile != "" && *lossFile != "-" && *lossFile == outName {
+		return usagef("--loss-report and OUT are the same file")
 	}
 	in, err := openInput(e, inName, *from)
 	if err != nil {
@@ -110,69 +127,154 @@ func runConvert(e *env, args []string) error {
 		return err
 	}
 	in.contents, in.scan = *contents, *scan
+	// A file with several snapshots, going to a format of one, needs
+	// --snapshot: say so before the read when the file has an index.
+	if list := in.index(); list != nil {
+		switch {
+		case sel.index >= len(list):
+			in.close()
+			return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.name, sel.index, plural(len(list), "snapshot"))
+		case sel.none() && !target.MultiSnapshot && len(list) > 1:
+			in.close()
+			return tooManySnapshots(in.name, target, list)
+		}
+	}
+	// One OUT is created before the read: a bad OUT fails at once, not
+	// after a long read, and an interrupted read leaves nothing behind.
+	var o *output
+	if !sel.all {
+		if o, err = createOutput(e, outName, *force, in, out.Wrapper); err != nil {
+			in.close()
+			return err
+		}
+	}
 	f, err := in.read(e)
 	if err != nil {
+		o.abort()
 		return err
 	}
-	wopts := formats.WriteOptions{Compress: strings.HasSuffix(strings.ToLower(outName), ".zst"), NoGzip: *noGzip, ContentsDir: *outContents}
-	var files []*ir.File
-	var names []string
+	wopts := formats.WriteOptions{
+		Compress:    out.Native,
+		NoGzip:      *noGzip || (out.Wrapper != nil && target.OwnWrapper == "gzip"),
+		ContentsDir: *outContents,
+	}
+	var loss ir.LossReport
+	var written []string
 	switch {
-	case all:
+	case sel.all:
 		for i := range f.Snapshots {
-			g, _ := f.Select(i)
-			files = append(files, g)
-			names = append(names, strings.ReplaceAll(outName, "%d", strconv.Itoa(i)))
+			g, err := f.Select(i)
+			if err != nil {
+				return err
+			}
+			name := pattern.name(i)
+			o, err := createOutput(e, name, *force, in, out.Wrapper)
+			if err != nil {
+				return err
+			}
+			l, err := writeOne(e, target, g, o, wopts)
+			if err != nil {
+				return err
+			}
+			loss = append(loss, l...)
+			written = append(written, name)
 		}
-	case snapIdx >= 0:
-		g, err := f.Select(snapIdx)
+	default:
+		if sel.index >= 0 {
+			if f, err = f.Select(sel.index); err != nil {
+				o.abort()
+				return fmt.Errorf("%s: %w", in.name, err)
+			}
+		} else if !target.MultiSnapshot && len(f.Snapshots) > 1 {
+			o.abort()
+			var list []string
+			for _, s := range f.Snapshots {
+				list = append(list, fmt.Sprintf("%d nodes, %d edges", s.Nodes.Len(), s.Edges.Len()))
+			}
+			return tooManySnapshots(in.name, target, list)
+		}
+		l, err := writeOne(e, target, f, o, wopts)
 		if err != nil {
 			return err
 		}
-		files, names = []*ir.File{g}, []string{outName}
-	default:
-		if !target.MultiSnapshot && len(f.Snapshots) > 1 {
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; choose with --snapshot N (or --snapshot all with %%d in OUT):\n", in.name, len(f.Snapshots), target.Name)
-			for i, s := range f.Snapshots {
-				fmt.Fprintf(&b, "  %d: %d nodes, %d edges\n", i, s.Nodes.Len(), s.Edges.Len())
-			}
-			return fmt.Errorf("%s", strings.TrimSuffix(b.String(), "\n"))
-		}
-		files, names = []*ir.File{f}, []string{outName}
+		loss = append(loss, l...)
+		written = append(written, o.name)
 	}
-	for i, g := range files {
-		if err := writeOne(e, target, g, names[i], *force, wopts, in); err != nil {
-			return err
-		}
-	}
-	return nil
+	return reportLoss(e, lossReport{In: inName, From: in.Format.Name, To: target.Name, Outputs: written, Losses: loss}, *quiet, *lossFile)
 }
 
-func writeOne(e *env, target *formats.Format, f *ir.File, name string, force bool, opts formats.WriteOptions, in *input) error {
-	out, err := createOutput(e, name, force, in)
-	if err != nil {
-		return err
+// tooManySnapshots refuses to write several snapshots into a format of one.
+func tooManySnapshots(name string, target *formats.Format, list []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; choose with --snapshot N (or --snapshot all with %%d in OUT):", name, len(list), target.Name)
+	for i, l := range list {
+		fmt.Fprintf(&b, "\n  %d: %s", i, l)
 	}
+	return errors.New(b.String())
+}
+
+// writeOne writes f into o and commits it, or removes it on failure.
+func writeOne(e *env, target *formats.Format, f *ir.File, o *output, opts formats.WriteOptions) (ir.LossReport, error) {
 	p := newProgress(e, "writing", 0)
 	opts.Progress = p.update
-	loss, err := target.Write(out.w, f, opts)
+	loss, err := target.Write(o.w, f, opts)
 	p.done()
 	if err != nil {
-		out.abort()
-		return fmt.Errorf("writing %s: %w", out.name, err)
+		o.abort()
+		return nil, fmt.Errorf("writing %s: %w", o.name, err)
 	}
-	if err := out.commit(); err != nil {
-		return err
+	if err := o.commit(); err != nil {
+		return nil, err
 	}
-	for _, l := range loss {
-		fmt.Fprintf(e.stderr, "heapconv: %s cannot hold everything: %s\n", target.Name, l)
-	}
-	return nil
+	return loss, nil
 }
 
+// snapshotFlag is a parsed --snapshot: one index, all, or neither.
+type snapshotFlag struct {
+	index int // -1 for none
+	all   bool
+}
+
+func (s snapshotFlag) none() bool { return s.index < 0 && !s.all }
+
+// parseSnapshot parses --snapshot: "" (none given), a number, or "all".
+func parseSnapshot(v string) (snapshotFlag, error) {
+	switch {
+	case v == "":
+		return snapshotFlag{index: -1}, nil
+	case v == "all":
+		return snapshotFlag{index: -1, all: true}, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return snapshotFlag{}, usagef("--snapshot takes a snapshot number (0, 1, ...) or \"all\", not %q", v)
+	}
+	return snapshotFlag{index: n}, nil
+}
+
+// numbered is an OUT name with one %d verb (with a 0 flag and a width if
+// wanted: %03d) where --snapshot all puts each snapshot's number.
+type numbered struct {
+	before, verb, after string
+}
+
+var numberVerb = regexp.MustCompile(`%0?[1-9]?[0-9]?d`)
+
+// parseNumbered returns the name's number verb, or nil when it has none or
+// more than one.
+func parseNumbered(name string) *numbered {
+	loc := numberVerb.FindAllStringIndex(name, -1)
+	if len(loc) != 1 {
+		return nil
+	}
+	a, b := loc[0][0], loc[0][1]
+	return &numbered{before: name[:a], verb: name[a:b], after: name[b:]}
+}
+
+func (n *numbered) name(i int) string { return n.before + fmt.Sprintf(n.verb, i) + n.after }
+
 const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained]
-                     [--contents DIR] [--scan-pointers] IN
+                     [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
 
 Summarizes IN: its format and variant, and per snapshot the node and edge
 counts, total self and external size, the number of classes and roots, and
@@ -180,32 +282,54 @@ the top classes by self size, instance count or retained size.
 
 Flags:
   --json    print one JSON object:
-            {"format": ..., "format_version": ..., "snapshots": [{"nodes": n,
-             "edges": e, "self_size": s, "external_size": x, "classes": c,
-             "roots": r, "top_classes": [{"name": ..., "count": n,
-             "self_size": s, "retained_size": r}]}]}
-            (an IR input adds "via": "ir"; retained_size only with
-            --by retained)
+            {"format": ..., "format_version": ..., "snapshots": [{"index": i,
+             "nodes": n, "edges": e, "self_size": s, "external_size": x,
+             "classes": c, "roots": r, "top_classes": [{"name": ...,
+             "count": n, "self_size": s, "retained_size": r}]}]}
+            (an IR input adds "via": "ir", a compressed one "compression":
+            "gzip" or "zstd"; retained_size only with --by retained)
   --top N   how many classes to list (default 10)
   --by K    order classes by self (size, the default), count, or retained:
             the memory a class keeps alive, from the dominator tree (weak
             references do not retain; external memory counts for its owner;
             a class's objects held by others of the class count once, as in
             Chrome DevTools' Summary view)
+  --snapshot N  summarize snapshot N only (0-based); all is the default
+  --from F  the input format, when it cannot be detected
   --contents DIR, --scan-pointers  as for convert (Fuchsia heapdumps)
 
 Examples:
   heapconv info app.heapsnapshot
   heapconv info --top 20 --by retained flutter.dartheap
+  heapconv info --snapshot 2 rakudo.mvmheap.gz
   heapconv info --json app.heapir.zst | jq '.snapshots[0].nodes'
 `
 
 // infoJSON is the --json output; its field names are a contract.
 type infoJSON struct {
-	Format        string               `json:"format"`
-	FormatVersion string               `json:"format_version"`
-	Via           string               `json:"via,omitempty"`
-	Snapshots     []ir.SnapshotSummary `json:"snapshots"`
+	Format        string         `json:"format"`
+	FormatVersion string         `json:"format_version"`
+	Via           string         `json:"via,omitempty"`
+	Compression   string         `json:"compression,omitempty"`
+	Snapshots     []snapshotJSON `json:"snapshots"`
+}
+
+type snapshotJSON struct {
+	Index        int         `json:"index"`
+	Nodes        uint64      `json:"nodes"`
+	Edges        uint64      `json:"edges"`
+	SelfSize     uint64      `json:"self_size"`
+	ExternalSize uint64      `json:"external_size"`
+	Classes      uint64      `json:"classes"`
+	Roots        uint64      `json:"roots"`
+	TopClasses   []classJSON `json:"top_classes"`
+}
+
+type classJSON struct {
+	Name     wtf8String `json:"name"`
+	Count    uint64     `json:"count"`
+	SelfSize uint64     `json:"self_size"`
+	Retained *uint64    `json:"retained_size,omitempty"`
 }
 
 func runInfo(e *env, args []string) error {
@@ -213,6 +337,8 @@ func runInfo(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "")
 	top := fs.Int("top", 10, "")
 	by := fs.String("by", ir.BySelf, "")
+	snap := fs.String("snapshot", "all", "")
+	from := fs.String("from", "", "")
 	contents := fs.String("contents", "", "")
 	scan := fs.Bool("scan-pointers", false, "")
 	if err := parse(e, fs, infoUsage, args); err != nil {
@@ -223,10 +349,17 @@ func runInfo(e *env, args []string) error {
 	default:
 		return usagef("--by must be self, count or retained, not %q", *by)
 	}
-	if fs.NArg() != 1 {
-		return usagef("info needs IN")
+	if *top < 0 {
+		return usagef("--top must be 0 or more")
 	}
-	in, err := openInput(e, fs.Arg(0), "")
+	sel, err := parseSnapshot(*snap)
+	if err != nil {
+		return err
+	}
+	if err := oneIN(fs, "info"); err != nil {
+		return err
+	}
+	in, err := openInput(e, fs.Arg(0), *from)
 	if err != nil {
 		return err
 	}
@@ -234,21 +367,39 @@ func runInfo(e *env, args []string) error {
 		return err
 	}
 	in.contents, in.scan = *contents, *scan
-	via := ""
-	if in.format.Name == ir.FormatIR {
-		via = ir.FormatIR
+	out := infoJSON{Snapshots: []snapshotJSON{}}
+	if in.Format.Name == ir.FormatIR {
+		out.Via = ir.FormatIR
+	}
+	if in.Compressed != nil {
+		out.Compression = in.Compressed.Name
+	}
+	if list := in.index(); sel.index >= len(list) && list != nil {
+		in.close()
+		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.name, sel.index, plural(len(list), "snapshot"))
 	}
 	f, err := in.read(e)
 	if err != nil {
 		return err
 	}
-	out := infoJSON{Format: f.Format, FormatVersion: f.FormatVersion, Via: via, Snapshots: []ir.SnapshotSummary{}}
+	out.Format, out.FormatVersion = f.Format, f.FormatVersion
+	if sel.index >= len(f.Snapshots) {
+		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.name, sel.index, plural(len(f.Snapshots), "snapshot"))
+	}
 	for i, s := range f.Snapshots {
+		if sel.index >= 0 && i != sel.index {
+			continue
+		}
 		sum, err := ir.SummarizeBy(f, s, *top, *by)
 		if err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
 		}
-		out.Snapshots = append(out.Snapshots, sum)
+		sj := snapshotJSON{Index: i, Nodes: sum.Nodes, Edges: sum.Edges, SelfSize: sum.SelfSize, ExternalSize: sum.ExternalSize,
+			Classes: sum.Classes, Roots: sum.Roots, TopClasses: []classJSON{}}
+		for _, c := range sum.TopClasses {
+			sj.TopClasses = append(sj.TopClasses, classJSON{wtf8String(c.Name), c.Count, c.SelfSize, c.Retained})
+		}
+		out.Snapshots = append(out.Snapshots, sj)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -257,58 +408,84 @@ func runInfo(e *env, args []string) error {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "format:   %s\nvariant:  %s\n", out.Format, out.FormatVersion)
-	if via != "" {
-		fmt.Fprintf(w, "via:      %s\n", via)
+	if out.Via != "" {
+		fmt.Fprintf(w, "via:      %s\n", out.Via)
 	}
-	fmt.Fprintf(w, "snapshots: %d\n", len(out.Snapshots))
-	for i, s := range out.Snapshots {
+	if out.Compression != "" {
+		fmt.Fprintf(w, "compressed: %s\n", out.Compression)
+	}
+	if sel.index >= 0 {
+		fmt.Fprintf(w, "snapshots: %d (showing snapshot %d)\n", len(f.Snapshots), sel.index)
+	} else {
+		fmt.Fprintf(w, "snapshots: %d\n", len(f.Snapshots))
+	}
+	for _, s := range out.Snapshots {
 		fmt.Fprintf(w, "\nsnapshot %d\n  nodes %d  edges %d  classes %d  roots %d\n  self size %d  external size %d\n",
-			i, s.Nodes, s.Edges, s.Classes, s.Roots, s.SelfSize, s.ExternalSize)
+			s.Index, s.Nodes, s.Edges, s.Classes, s.Roots, s.SelfSize, s.ExternalSize)
 		if len(s.TopClasses) > 0 && *by == ir.ByRetained {
 			fmt.Fprintf(w, "  %12s %14s %16s  %s\n", "count", "self size", "retained size", "class")
 			for _, c := range s.TopClasses {
-				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, c.Name)
+				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, tableName(string(c.Name)))
 			}
 		} else if len(s.TopClasses) > 0 {
 			fmt.Fprintf(w, "  %12s %14s  %s\n", "count", "self size", "class")
 			for _, c := range s.TopClasses {
-				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, c.Name)
+				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, tableName(string(c.Name)))
 			}
 		}
 	}
 	return nil
 }
 
-const validateUsage = `Usage: heapconv validate IN
+// oneIN checks that the command got exactly one IN.
+func oneIN(fs *pflag.FlagSet, cmd string) error {
+	switch fs.NArg() {
+	case 0:
+		return usagef("%s needs IN", cmd)
+	case 1:
+		return nil
+	}
+	return usagef("%s takes one IN, not %d (%s)", cmd, fs.NArg(), strings.Join(fs.Args(), " "))
+}
+
+const validateUsage = `Usage: heapconv validate [--from F] IN
 
 Checks IN against what the format's own consumers require (for V8, every
 rule Chrome DevTools' loader relies on; for MoarVM, what MoarVM's readers
 assume, and a damaged file that heapconv can only partly recover is a
-violation) and prints one line per violation naming its byte offset.
+violation) and prints one line per violation naming its byte offset (in a
+gzip- or zstd-compressed IN, the offset in the decompressed data).
 Exits 0 when IN is valid, 1 otherwise.
+
+Flags:
+  --from F  the input format, when it cannot be detected
 
 Examples:
   heapconv validate app.heapsnapshot
-  heapconv validate prog.mvmheap
+  heapconv validate prog.mvmheap.gz
 `
 
 func runValidate(e *env, args []string) error {
 	fs := newFlags("validate")
+	from := fs.String("from", "", "")
 	if err := parse(e, fs, validateUsage, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("validate needs IN")
+	if err := oneIN(fs, "validate"); err != nil {
+		return err
 	}
-	in, err := openInput(e, fs.Arg(0), "")
+	in, err := openInput(e, fs.Arg(0), *from)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	if in.format.Name == ir.FormatV8 {
-		errs = rv8.Validate(in.r, rv8.Options{Size: in.size})
+	if in.Format.Name == ir.FormatV8 {
+		errs = rv8.Validate(in.R, rv8.Options{Size: in.size})
+		for _, err := range errs {
+			in.Within(err)
+		}
 		in.close()
-	} else if f, err := in.read(e); err != nil {
+	} else if f, err := in.parse(e); err != nil {
 		// Readers validate after every parse: a file they read is valid...
 		errs = []error{err}
 	} else if m := f.MoarVM; m != nil && m.Recovery != nil {
@@ -320,63 +497,106 @@ func runValidate(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "%s: %v\n", in.name, err)
 	}
 	if len(errs) > 0 {
-		fmt.Fprintf(e.stderr, "%s: %d violation(s)\n", in.name, len(errs))
+		fmt.Fprintf(e.stderr, "%s: %s\n", in.name, plural(len(errs), "violation"))
 		return errReported
 	}
-	fmt.Fprintf(e.stdout, "%s: valid %s file\n", in.name, in.format.Name)
+	fmt.Fprintf(e.stdout, "%s: valid %s file\n", in.name, in.what())
 	return nil
 }
 
-const roundtripUsage = `Usage: heapconv roundtrip IN
+const roundtripUsage = `Usage: heapconv roundtrip [--from F] IN
 
-The conformance round trip on your own file: reads IN, writes it again in its
-own format and compares, then passes the data through the IR's msgpack
-encoding and compares again. Reports "byte-exact" or the first differences.
-Exits 1 when anything differs.
+The conformance round trip on your own file: reads IN, writes it again in
+its own format and compares the two at the level the format promises, then
+passes the data through the IR's msgpack+zstd encoding and compares again.
+A gzip- or zstd-compressed IN is compared by what it holds. The levels:
+  v8, dart, fuchsia-fidl  byte for byte
+  moarvm                  the same blocks with the same decompressed
+                          contents (a version 2 file, written as version 3:
+                          the same graphs)
+  fuchsia                 the same profile as pprof reads it (pprof -raw)
+  ir                      the same IR after decoding
+Prints one verdict line per comparison, with the first difference when
+there is one. Exits 0 when everything came back the same, 1 otherwise.
+
+Flags:
+  --from F  the input format, when it cannot be detected
 
 Examples:
   heapconv roundtrip Heap-20260101-120000-1234-0.heapsnapshot
+  heapconv roundtrip rakudo.mvmheap.gz && echo same
 `
 
 func runRoundtrip(e *env, args []string) error {
 	fs := newFlags("roundtrip")
+	from := fs.String("from", "", "")
 	if err := parse(e, fs, roundtripUsage, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || fs.Arg(0) == "-" {
-		return usagef("roundtrip needs a file IN")
+	if err := oneIN(fs, "roundtrip"); err != nil {
+		return err
 	}
 	name := fs.Arg(0)
-	in, err := openInput(e, name, "")
+	if name == "-" {
+		// The original is read twice: once into the IR, once to compare.
+		return usagef("roundtrip needs a file IN (it reads it twice), not standard input")
+	}
+	in, err := openInput(e, name, *from)
 	if err != nil {
 		return err
 	}
-	format := in.format
+	format, what := in.Format, in.what()
+	// Write it back the way it came: a .heapir.zst compressed, a gzipped
+	// profile gzipped (the comparison is of what the files hold anyway).
+	wopts := formats.WriteOptions{Compress: true}
 	f, err := in.read(e)
 	if err != nil {
 		return err
 	}
+	if f.Fuchsia != nil && format.OwnWrapper == "gzip" {
+		wopts.NoGzip = !f.Fuchsia.Gzip
+	}
 	failed := false
+	verdict := func(ok bool, format string, args ...any) {
+		failed = failed || !ok
+		fmt.Fprintf(e.stdout, "%s: %s\n", name, fmt.Sprintf(format, args...))
+	}
 	if format.Name != ir.FormatIR {
-		orig, err := os.Open(name)
+		orig, err := openInput(e, name, format.Name)
 		if err != nil {
 			return err
 		}
-		cmp := &compareWriter{r: orig}
-		_, werr := format.Write(cmp, f, formats.WriteOptions{Compress: strings.HasSuffix(name, ".zst")})
-		cmp.finish()
-		orig.Close()
-		switch {
-		case werr != nil:
-			return fmt.Errorf("writing %s again: %w", format.Name, werr)
-		case cmp.diffAt < 0:
-			fmt.Fprintf(e.stdout, "%s: %s -> IR -> %s: byte-exact (%d bytes)\n", name, format.Name, format.Name, cmp.n)
-		default:
-			failed = true
-			fmt.Fprintf(e.stdout, "%s: %s -> IR -> %s: differs at byte %d (input %d bytes, output %d bytes)\n  input:  %q\n  output: %q\n",
-				name, format.Name, format.Name, cmp.diffAt, cmp.inLen, cmp.n, cmp.inCtx, cmp.outCtx)
-			if !format.ByteExact {
-				fmt.Fprintf(e.stdout, "  (%s is not reproduced byte for byte by design)\n", format.Name)
+		step := fmt.Sprintf("%s -> IR -> %s", what, format.Name)
+		if format.ByteExact && (format.Reproduces == nil || format.Reproduces(f)) {
+			cmp := newCompareWriter(orig.R)
+			_, werr := format.Write(cmp, f, wopts)
+			cmp.finish()
+			orig.close()
+			switch {
+			case werr != nil:
+				return fmt.Errorf("writing %s again: %w", format.Name, werr)
+			case cmp.diffAt < 0:
+				verdict(true, "%s: byte-exact (%d bytes)", step, cmp.n)
+			default:
+				verdict(false, "%s: differs at byte %d%s (original %d bytes, written %d bytes)\n%s",
+					step, cmp.diffAt, cmp.position(), cmp.origLen, cmp.n, cmp.excerpt())
+			}
+		} else {
+			var b bytes.Buffer
+			_, werr := format.Write(&b, f, wopts)
+			data, rerr := io.ReadAll(orig.R)
+			orig.close()
+			switch {
+			case werr != nil:
+				return fmt.Errorf("writing %s again: %w", format.Name, werr)
+			case rerr != nil:
+				return fmt.Errorf("reading %s again: %w", name, rerr)
+			}
+			level, err := format.Equivalent(b.Bytes(), data)
+			if err != nil {
+				verdict(false, "%s: differs: %v (compared: %s)", step, err, level)
+			} else {
+				verdict(true, "%s: %s", step, level)
 			}
 		}
 	}
@@ -389,10 +609,9 @@ func runRoundtrip(e *env, args []string) error {
 		return fmt.Errorf("IR round trip: %w", err)
 	}
 	if d := ir.Diff(f, g, 10); len(d) > 0 {
-		failed = true
-		fmt.Fprintf(e.stdout, "%s: IR msgpack round trip differs:\n  %s\n", name, strings.Join(d, "\n  "))
+		verdict(false, "IR msgpack+zstd round trip differs:\n  %s", strings.Join(d, "\n  "))
 	} else {
-		fmt.Fprintf(e.stdout, "%s: IR msgpack+zstd round trip: identical\n", name)
+		verdict(true, "IR msgpack+zstd round trip: identical")
 	}
 	if failed {
 		return errReported
@@ -400,67 +619,15 @@ func runRoundtrip(e *env, args []string) error {
 	return nil
 }
 
-// compareWriter compares what is written with a reader's bytes and keeps
-// the first difference with some context.
-type compareWriter struct {
-	r              io.Reader
-	n              int64 // bytes written
-	inLen          int64
-	diffAt         int64
-	inCtx, outCtx  []byte
-	buf            []byte
-	pendingContext bool
-}
-
-func (c *compareWriter) Write(p []byte) (int, error) {
-	if c.diffAt == 0 && c.n == 0 {
-		c.diffAt = -1
-	}
-	if c.diffAt >= 0 {
-		if c.pendingContext && len(c.outCtx) < 60 {
-			c.outCtx = append(c.outCtx, p[:min(len(p), 60-len(c.outCtx))]...)
-		}
-		c.n += int64(len(p))
-		return len(p), nil
-	}
-	if cap(c.buf) < len(p) {
-		c.buf = make([]byte, len(p))
-	}
-	b := c.buf[:len(p)]
-	k, _ := io.ReadFull(c.r, b)
-	c.inLen += int64(k)
-	for i := 0; i < len(p); i++ {
-		if i >= k || b[i] != p[i] {
-			c.diffAt = c.n + int64(i)
-			lo := max(0, i-30)
-			c.inCtx = append([]byte(nil), b[lo:min(k, i+30)]...)
-			c.outCtx = append([]byte(nil), p[lo:min(len(p), i+30)]...)
-			c.pendingContext = true
-			break
-		}
-	}
-	c.n += int64(len(p))
-	return len(p), nil
-}
-
-// finish checks that the input has no bytes beyond the output.
-func (c *compareWriter) finish() {
-	if c.n == 0 && c.diffAt == 0 {
-		c.diffAt = -1
-	}
-	rest, _ := io.Copy(io.Discard, c.r)
-	c.inLen += rest
-	if c.diffAt < 0 && rest > 0 {
-		c.diffAt = c.n
-	}
-}
-
-const dumpUsage = `Usage: heapconv dump IN
+const dumpUsage = `Usage: heapconv dump [--from F] IN
 
 Prints IN's intermediate representation as text: the string and class
 tables, then every snapshot with one line per node followed by its edges.
 Golden tests use this form; it is also the way to see what a conversion
 carried.
+
+Flags:
+  --from F  the input format, when it cannot be detected
 
 Examples:
   heapconv dump small.heapsnapshot | less
@@ -468,13 +635,14 @@ Examples:
 
 func runDump(e *env, args []string) error {
 	fs := newFlags("dump")
+	from := fs.String("from", "", "")
 	if err := parse(e, fs, dumpUsage, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usagef("dump needs IN")
+	if err := oneIN(fs, "dump"); err != nil {
+		return err
 	}
-	in, err := openInput(e, fs.Arg(0), "")
+	in, err := openInput(e, fs.Arg(0), *from)
 	if err != nil {
 		return err
 	}
@@ -524,13 +692,18 @@ func runFormats(e *env, args []string) error {
 		}
 		fmt.Fprintf(w, "%-13s %-5s %-5s %-26s %s\n", f.Name, yes(f.Read != nil), yes(f.Write != nil), exts, desc)
 	}
+	var wrappers []string
+	for _, wr := range formats.Wrappers {
+		wrappers = append(wrappers, fmt.Sprintf("%s (%s)", wr.Name, wr.Ext))
+	}
+	fmt.Fprintf(w, "\nAny format may come compressed with %s: heapconv reads what is inside,\nand writes an OUT whose name ends so compressed.\n", strings.Join(wrappers, " or "))
 	return nil
 }
 
 // checkScan refuses --scan-pointers without block contents: a pprof
 // profile needs its --contents directory, a FIDL stream carries them.
 func checkScan(in *input, contents string, scan bool) error {
-	if scan && contents == "" && in.format.Name != ir.FormatFuchsiaFIDL {
+	if scan && contents == "" && in.Format.Name != ir.FormatFuchsiaFIDL {
 		in.close()
 		return usagef("--scan-pointers needs --contents DIR (or a fuchsia-fidl input, which carries the contents)")
 	}

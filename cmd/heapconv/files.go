@@ -2,15 +2,13 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/klauspost/compress/zstd"
+	"sync"
 
 	"heapconv/internal/formats"
 	"heapconv/ir"
@@ -18,13 +16,12 @@ import (
 
 // input is an opened IN argument with its detected format.
 type input struct {
-	name   string
-	r      *bufio.Reader
-	size   int64 // 0 when unknown (stdin, pipes)
-	format *formats.Format
-	file   *os.File // nil for stdin
-	info   os.FileInfo
-	zr     *zstd.Decoder // set when the input is zstd-compressed
+	name string
+	*formats.Input
+	size     int64    // 0 when unknown (stdin, pipes, decompressed data)
+	fileSize int64    // the size of a regular file as given
+	file     *os.File // nil for stdin
+	info     os.FileInfo
 	// contents and scan are a Fuchsia heapdump's contents directory and
 	// whether to derive edges from it.
 	contents string
@@ -32,11 +29,13 @@ type input struct {
 }
 
 // openInput opens IN ("-" is standard input) and determines its format:
-// from --from when given, else by content.
+// from --from when given, else by content, looking inside a gzip or zstd
+// wrapper.
 func openInput(e *env, name, from string) (*input, error) {
 	in := &input{name: name}
+	var r io.Reader
 	if name == "-" {
-		in.r = bufio.NewReaderSize(e.stdin, 1<<20)
+		r = e.stdin
 		in.name = "standard input"
 	} else {
 		f, err := os.Open(name)
@@ -52,100 +51,119 @@ func openInput(e *env, name, from string) (*input, error) {
 			f.Close()
 			return nil, fmt.Errorf("%s is a directory", name)
 		}
-		in.file, in.info = f, st
+		in.file, in.info, r = f, st, f
 		if st.Mode().IsRegular() {
-			in.size = st.Size()
-		}
-		in.r = bufio.NewReaderSize(f, 1<<20)
-	}
-	// A zstd-compressed input (a .heapsnapshot.zst archive, say) is read
-	// through a decompressor; the IR reads its own .zst form itself.
-	if head, _ := in.r.Peek(4); bytes.Equal(head, ir.ZstdMagic) && from != ir.FormatIR && !zstdHoldsIR(in.r) {
-		zr, err := zstd.NewReader(in.r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
-		if err != nil {
-			in.close()
-			return nil, err
-		}
-		in.r, in.size, in.zr = bufio.NewReaderSize(zr, 1<<20), 0, zr
-	}
-	if from != "" {
-		in.format = formats.ByName(from)
-		if in.format == nil {
-			in.close()
-			return nil, usagef("unknown format %q (formats: %s)", from, strings.Join(formats.Names(), ", "))
-		}
-	} else {
-		head, _ := in.r.Peek(512)
-		in.format = formats.Detect(head)
-		if in.format == nil {
-			in.close()
-			if len(head) == 0 {
-				return nil, fmt.Errorf("%s is empty", in.name)
-			}
-			return nil, fmt.Errorf("%s: unrecognized format (give --from; formats: %s)", in.name, strings.Join(formats.Names(), ", "))
+			in.size, in.fileSize = st.Size(), st.Size()
 		}
 	}
-	if in.format.Read == nil {
+	fin, err := formats.Open(bufio.NewReaderSize(r, 1<<20), from)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("%s is empty", in.name)
+	case errors.Is(err, formats.ErrUnrecognized):
+		err = fmt.Errorf("%s: %v (give --from; formats: %s)", in.name, err, strings.Join(formats.Names(), ", "))
+	case err != nil && from != "" && formats.ByName(from) == nil:
+		err = usagef("%v", err)
+	case err != nil:
+		err = fmt.Errorf("%s: %w", in.name, err)
+	}
+	if err != nil {
+		in.closeFile()
+		return nil, err
+	}
+	in.Input = fin
+	if in.Wrapper != nil {
+		in.size = 0
+	}
+	if in.Format.Read == nil {
 		in.close()
 		return nil, fmt.Errorf("%s is a %s file; reading %s is not available in this version of heapconv (see `heapconv formats`)",
-			in.name, in.format.Description, in.format.Name)
+			in.name, in.Format.Description, in.Format.Name)
 	}
 	return in, nil
 }
 
-// zstdHoldsIR reports whether the zstd stream at the head of r starts with
-// the IR magic, decoding a copy of the buffered head only.
-func zstdHoldsIR(r *bufio.Reader) bool {
-	head, _ := r.Peek(256 << 10)
-	zr, err := zstd.NewReader(bytes.NewReader(head), zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return false
-	}
-	defer zr.Close()
-	magic := make([]byte, len(ir.Magic))
-	_, err = io.ReadFull(zr, magic)
-	return err == nil && bytes.Equal(magic, ir.Magic)
-}
-
-func (in *input) close() {
-	if in.zr != nil {
-		in.zr.Close()
-	}
+func (in *input) closeFile() {
 	if in.file != nil {
 		in.file.Close()
 	}
 }
 
-// read parses the input, with a progress bar on a terminal for large inputs.
-func (in *input) read(e *env) (*ir.File, error) {
-	defer in.close()
-	p := newProgress(e, "reading", in.size)
-	opts := formats.ReadOptions{Size: in.size, Progress: p.update, ContentsDir: in.contents, ScanPointers: in.scan}
-	if in.file != nil && in.zr == nil && in.size > 0 {
-		opts.At = in.file
+func (in *input) close() {
+	if in.Input != nil {
+		in.Input.Close()
 	}
-	f, err := in.format.Read(in.r, opts)
-	p.done()
+	in.closeFile()
+}
+
+// what says what the input is, for messages: its format, and the wrapper
+// it came in.
+func (in *input) what() string {
+	if in.Wrapper != nil {
+		return in.Wrapper.Name + "-compressed " + in.Format.Name
+	}
+	return in.Format.Name
+}
+
+// read parses the input, with a progress bar on a terminal for large
+// inputs; its errors name the input.
+func (in *input) read(e *env) (*ir.File, error) {
+	f, err := in.parse(e)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.name, err)
 	}
 	return f, nil
 }
 
+// parse is read without the input's name in errors.
+func (in *input) parse(e *env) (*ir.File, error) {
+	defer in.close()
+	p := newProgress(e, "reading", in.size)
+	opts := formats.ReadOptions{Size: in.size, Progress: p.update, ContentsDir: in.contents, ScanPointers: in.scan}
+	if in.Wrapper != nil {
+		// The decompressed size is unknown: show how far into the
+		// compressed file the read is.
+		p = newProgress(e, "reading", in.fileSize)
+		opts.Progress = func(int64) { p.update(in.CompressedRead()) }
+	}
+	if in.file != nil && in.Wrapper == nil && in.size > 0 {
+		opts.At = in.file
+	}
+	f, err := in.Format.Read(in.R, opts)
+	p.done()
+	if err != nil {
+		return nil, in.Within(err)
+	}
+	return f, nil
+}
+
 // output is an OUT argument being written: a temporary file in OUT's
 // directory, renamed over OUT only when everything succeeded, so that a
-// failed conversion leaves nothing behind.
+// failed or interrupted conversion leaves nothing behind.
 type output struct {
 	name string
 	tmp  *os.File
 	w    io.Writer
+	// zw compresses into the file when OUT's name asks for a wrapper.
+	zw io.WriteCloser
+	bw *bufio.Writer
 }
 
-// createOutput prepares OUT ("-" is standard output). It refuses an
-// existing OUT without force, and OUT being the input file in any guise.
-func createOutput(e *env, name string, force bool, in *input) (*output, error) {
+// createOutput prepares OUT ("-" is standard output), compressed with wr
+// when not nil. It refuses an existing OUT without force, and OUT being the
+// input file in any guise.
+func createOutput(e *env, name string, force bool, in *input, wr *formats.Wrapper) (*output, error) {
 	if name == "-" {
 		return &output{name: "standard output", w: e.stdout}, nil
+	}
+	dir := filepath.Dir(name)
+	if st, err := os.Stat(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("cannot write %s: directory %s does not exist", name, dir)
+		}
+		return nil, fmt.Errorf("cannot write %s: %w", name, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("cannot write %s: %s is not a directory", name, dir)
 	}
 	if st, err := os.Stat(name); err == nil {
 		if in != nil && in.info != nil && os.SameFile(st, in.info) {
@@ -160,10 +178,14 @@ func createOutput(e *env, name string, force bool, in *input) (*output, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	tmp, err := temps.create(dir, "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
-		return nil, err
+		// The temporary file's name means nothing to the user.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("cannot write %s in %s: %w", filepath.Base(name), dir, err)
 	}
 	// CreateTemp makes the file private; give it an ordinary file's mode,
 	// or keep the mode of the file it replaces.
@@ -172,11 +194,19 @@ func createOutput(e *env, name string, force bool, in *input) (*output, error) {
 		mode = st.Mode().Perm()
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		temps.remove(tmp)
 		return nil, err
 	}
-	return &output{name: name, tmp: tmp, w: tmp}, nil
+	o := &output{name: name, tmp: tmp, w: tmp}
+	if wr != nil {
+		o.bw = bufio.NewWriterSize(tmp, 1<<20)
+		if o.zw, err = wr.NewWriter(o.bw); err != nil {
+			temps.remove(tmp)
+			return nil, err
+		}
+		o.w = o.zw
+	}
+	return o, nil
 }
 
 // commit makes the output visible under its name.
@@ -184,26 +214,86 @@ func (o *output) commit() error {
 	if o.tmp == nil {
 		return nil
 	}
+	if o.zw != nil {
+		err := o.zw.Close()
+		if err == nil {
+			err = o.bw.Flush()
+		}
+		if err != nil {
+			o.abort()
+			return fmt.Errorf("writing %s: %w", o.name, err)
+		}
+	}
 	if err := o.tmp.Sync(); err != nil {
 		o.abort()
 		return fmt.Errorf("writing %s: %w", o.name, err)
 	}
-	if err := o.tmp.Close(); err != nil {
-		os.Remove(o.tmp.Name())
-		return fmt.Errorf("writing %s: %w", o.name, err)
-	}
 	if err := os.Rename(o.tmp.Name(), o.name); err != nil {
-		os.Remove(o.tmp.Name())
+		o.abort()
 		return err
+	}
+	// Renamed: there is no temporary file left to remove.
+	if err := temps.release(o.tmp); err != nil {
+		return fmt.Errorf("writing %s: %w", o.name, err)
 	}
 	return nil
 }
 
 // abort removes the temporary file.
 func (o *output) abort() {
+	if o.zw != nil {
+		o.zw.Close()
+	}
 	if o.tmp != nil {
-		o.tmp.Close()
-		os.Remove(o.tmp.Name())
+		temps.remove(o.tmp)
+	}
+}
+
+// temps are the temporary files being written, so that a signal can
+// remove them before the process ends.
+var temps tempFiles
+
+type tempFiles struct {
+	mu    sync.Mutex
+	files map[*os.File]bool
+}
+
+func (t *tempFiles) create(dir, pattern string) (*os.File, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, err := os.CreateTemp(dir, pattern)
+	if err == nil {
+		if t.files == nil {
+			t.files = map[*os.File]bool{}
+		}
+		t.files[f] = true
+	}
+	return f, err
+}
+
+// remove closes and deletes a temporary file.
+func (t *tempFiles) remove(f *os.File) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f.Close()
+	os.Remove(f.Name())
+	delete(t.files, f)
+}
+
+// release closes a temporary file that has been renamed into place.
+func (t *tempFiles) release(f *os.File) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.files, f)
+	return f.Close()
+}
+
+// removeAll deletes every temporary file (on a signal). It keeps the lock:
+// the process ends right after, and no file may be created meanwhile.
+func (t *tempFiles) removeAll() {
+	t.mu.Lock()
+	for f := range t.files {
+		os.Remove(f.Name())
 	}
 }
 
@@ -252,4 +342,19 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// index lists the input's snapshots from the file's index, without reading
+// them, when its format has one and the input is a file on disk; nil
+// otherwise.
+func (in *input) index() []string {
+	if in.Format.Index == nil || in.file == nil || in.Wrapper != nil || in.size <= 0 {
+		return nil
+	}
+	list, err := in.Format.Index(in.file, in.size)
+	if err != nil {
+		// The read will say what is wrong (or recover what it can).
+		return nil
+	}
+	return list
 }

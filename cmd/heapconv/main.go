@@ -4,16 +4,20 @@
 //
 // Usage:
 //
-//	heapconv convert [--from F] [--to F] [--snapshot N] [--force] IN OUT
-//	heapconv info [--json] [--top N] IN
+//	heapconv convert [--from F] [--to F] [--snapshot N|all] [--force] [-q] IN OUT
+//	heapconv info [--json] [--top N] [--snapshot N] IN
 //	heapconv validate IN
 //	heapconv roundtrip IN
 //	heapconv dump IN
 //	heapconv formats
+//	heapconv version
 //
-// IN and OUT may be "-" for standard input and output. Data goes to standard
-// output, messages to standard error. The exit status is 0 on success, 1 on
-// failure and 2 on a usage error.
+// IN and OUT may be "-" for standard input and output; any IN may be gzip-
+// or zstd-compressed, and an OUT ending in .gz or .zst is written so. Data
+// goes to standard output, messages to standard error. The exit status is
+// 0 on success, 1 on failure, 2 on a usage error, and 130 or 143 when
+// interrupted by SIGINT or SIGTERM (after removing the output being
+// written).
 package main
 
 import (
@@ -21,9 +25,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"heapconv/ir"
 )
 
 // usageError marks errors in how the command was called (exit status 2).
@@ -50,6 +58,7 @@ func init() {
 		{"roundtrip", "read a file and write it again in its own format; report any difference", roundtripUsage, runRoundtrip},
 		{"dump", "print the intermediate representation as text", dumpUsage, runDump},
 		{"formats", "list the formats and what heapconv can do with each", formatsUsage, runFormats},
+		{"version", "print heapconv's version", versionUsage, runVersion},
 	}
 }
 
@@ -60,10 +69,15 @@ Usage:
 
 Commands:
 %s
-Run "heapconv <command> --help" for a command's flags and examples.
+Run "heapconv help <command>" or "heapconv <command> --help" for a
+command's flags and examples; "heapconv --version" for the version.
+
+Any IN may be gzip- or zstd-compressed; an OUT named .gz or .zst is
+written compressed.
 
 Examples:
   heapconv convert app.heapsnapshot app.heapir.zst
+  heapconv convert --snapshot 0 rakudo.mvmheap.gz rakudo.heapsnapshot
   heapconv info --json app.heapsnapshot
   heapconv roundtrip Heap-20260101-120000.heapsnapshot
 `
@@ -83,11 +97,38 @@ func main() {
 		debug.SetGCPercent(25)
 	}
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrTerminal: isTerminal(os.Stderr)}
+	onSignals(e)
 	os.Exit(run(e, os.Args[1:]))
+}
+
+// onSignals makes SIGINT and SIGTERM remove the outputs being written and
+// end the process with 128 + the signal's number, as a shell reports it.
+func onSignals(e *env) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-c
+		temps.removeAll()
+		if e.stderrTerminal {
+			fmt.Fprint(e.stderr, "\r\033[K") // the progress bar
+		}
+		n := 15
+		if sig == syscall.SIGINT {
+			n = 2
+		}
+		os.Exit(128 + n)
+	}()
 }
 
 // run executes one command line and returns the exit status.
 func run(e *env, args []string) int {
+	if len(args) >= 1 && args[0] == "--version" {
+		return run(e, append([]string{"version"}, args[1:]...))
+	}
+	if len(args) == 2 && args[0] == "help" {
+		// heapconv help CMD is CMD --help.
+		return run(e, []string{args[1], "--help"})
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		w := e.stdout
 		status := 0
@@ -161,4 +202,66 @@ func parse(e *env, fs *pflag.FlagSet, usage string, args []string) error {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+const versionUsage = `Usage: heapconv version
+       heapconv --version
+
+Prints heapconv's module version, the VCS revision it was built from (and
+whether the tree had changes), the IR schema version it writes and the Go
+version.
+
+Examples:
+  heapconv version
+  heapconv --version
+`
+
+func runVersion(e *env, args []string) error {
+	fs := newFlags("version")
+	if err := parse(e, fs, versionUsage, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("version takes no arguments")
+	}
+	fmt.Fprintln(e.stdout, versionString())
+	return nil
+}
+
+// versionString describes the build from its build info: "heapconv
+// v1.2.3" for a tagged module, else the revision a checkout was built at.
+func versionString() string {
+	v, rev, when, modified := "(devel)", "", "", false
+	goVersion := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		goVersion = bi.GoVersion
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				when = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	out := "heapconv " + v
+	if rev != "" {
+		out += ", revision " + rev
+		if when != "" {
+			out += " (" + when + ")"
+		}
+		if modified {
+			out += " with local changes"
+		}
+	}
+	out += fmt.Sprintf(", IR schema %d", ir.Version)
+	if goVersion != "" {
+		out += ", " + goVersion
+	}
+	return out
 }

@@ -61,8 +61,24 @@ type Format struct {
 	// ByteExact is true when reading and writing the format again
 	// reproduces the file byte for byte.
 	ByteExact bool
+	// Reproduces, when set, narrows ByteExact to the files it is true
+	// for (V8: the layouts V8 writes, not other producers' white space);
+	// others are compared with Equivalent.
+	Reproduces func(f *ir.File) bool
 	// MultiSnapshot is true when one file can hold several snapshots.
 	MultiSnapshot bool
+	// Index, when set, lists a file's snapshots (a line describing each)
+	// cheaply, without reading them: from a table of contents.
+	Index func(ra io.ReaderAt, size int64) ([]string, error)
+	// Equivalent, for a format that is not byte-exact, compares a file
+	// written from what was read (written) with the original (orig, its
+	// decompressed data) at the level the format promises. It returns
+	// what it compared, and an error naming the first difference (nil
+	// when they are the same).
+	Equivalent func(written, orig []byte) (level string, err error)
+	// OwnWrapper names the compression the format reads and writes
+	// itself (WriteOptions.Compress), "" for none: Open leaves it on.
+	OwnWrapper string
 }
 
 // All lists every format, implemented or not.
@@ -72,6 +88,7 @@ var All = []*Format{
 		Description:   "heapconv's intermediate representation (msgpack; .zst compressed)",
 		Extensions:    []string{".heapir", ".heapir.zst"},
 		MultiSnapshot: true,
+		OwnWrapper:    "zstd",
 		Versions:      fmt.Sprintf("schema versions 1-%d", ir.Version),
 		Read: func(r io.Reader, _ ReadOptions) (*ir.File, error) {
 			return ir.Decode(r)
@@ -94,7 +111,9 @@ var All = []*Format{
 		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
 			return wv8.Write(w, f, wv8.Options{Progress: o.Progress})
 		},
-		ByteExact: true,
+		ByteExact:  true,
+		Reproduces: v8Reproduces,
+		Equivalent: v8Equivalent,
 	},
 	{
 		Name:        ir.FormatDart,
@@ -121,11 +140,14 @@ var All = []*Format{
 		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
 			return wmoarvm.Write(w, f, wmoarvm.Options{Progress: o.Progress})
 		},
+		Index:      moarvmIndex,
+		Equivalent: moarvmEquivalent,
 	},
 	{
 		Name:          ir.FormatFuchsia,
 		Description:   "Fuchsia heapdump pprof profile (ffx profile heapdump; with its block contents directory)",
 		Extensions:    []string{".pb", ".pb.gz"},
+		OwnWrapper:    "gzip",
 		Versions:      "every ffx layout since 2023: per-block (--with-tags) and stack-merged samples, symbolized or not, multi-process, kernel snapshots; gzipped or not",
 		MultiSnapshot: true,
 		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
@@ -134,6 +156,7 @@ var All = []*Format{
 		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
 			return wfuchsia.Write(w, f, wfuchsia.Options{NoGzip: o.NoGzip, ContentsDir: o.ContentsDir})
 		},
+		Equivalent: pprofEquivalent,
 	},
 	{
 		Name:          ir.FormatFuchsiaFIDL,
@@ -193,10 +216,11 @@ func ByExtension(path string) *Format {
 
 // Detect names the format of data starting with head (at least the first
 // 512 bytes when the file has them), or returns nil. Extensions are not
-// trusted: Dart and V8 files share .heapsnapshot.
+// trusted: Dart and V8 files share .heapsnapshot. Compressed data is
+// Open's to look into.
 func Detect(head []byte) *Format {
 	switch {
-	case bytes.HasPrefix(head, ir.Magic), bytes.HasPrefix(head, ir.ZstdMagic):
+	case bytes.HasPrefix(head, ir.Magic):
 		return ByName(ir.FormatIR)
 	case bytes.HasPrefix(head, []byte("dartheap")):
 		return ByName(ir.FormatDart)
@@ -204,8 +228,6 @@ func Detect(head []byte) *Format {
 		return ByName(ir.FormatMoarVM)
 	case rfuchsia.IsFIDL(head):
 		return ByName(ir.FormatFuchsiaFIDL)
-	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
-		return ByName(ir.FormatFuchsia)
 	case len(head) >= 3 && head[0] == 0x0a && head[1] < 0x80 && head[2] == 0x08:
 		// An uncompressed pprof profile (older ffx): field 1, a sample
 		// type, whose first field is its type's string index.

@@ -69,7 +69,7 @@ func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
 	}
 	v := "FIDL element stream, single-process"
 	if st.MultiProcess {
-		v = fmt.Sprintf("FIDL element stream, %d processes", len(f.Snapshots))
+		v = "FIDL element stream, " + processes(len(f.Snapshots))
 	}
 	if contents > 0 {
 		v += fmt.Sprintf(", with the contents of %d blocks", contents)

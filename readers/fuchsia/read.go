@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strconv"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -428,7 +429,7 @@ func (d *decoder) version() string {
 		v += ", per-block and merged samples"
 	}
 	if len(d.f.Snapshots) > 1 || d.f.Snapshots[0].Fuchsia.HasProcessKoid || d.f.Snapshots[0].Fuchsia.HasProcessName {
-		v += fmt.Sprintf(", %d processes", len(d.f.Snapshots))
+		v += ", " + processes(len(d.f.Snapshots))
 	}
 	if d.ff.Functions.Len() > 0 {
 		v += ", symbolized"
@@ -620,4 +621,12 @@ func (d *decoder) locations(spans []span) error {
 	}
 	d.locDense, d.locMap, err = d.index(lc.ID, spans, "location")
 	return err
+}
+
+// processes says "1 process" or "n processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return strconv.Itoa(n) + " processes"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -264,4 +265,12 @@ func (r *reader) report(n int64) {
 	defer r.progressMu.Unlock()
 	r.doneBytes += n
 	r.progress(r.doneBytes)
+}
+
+// snapshots says "1 snapshot" or "n snapshots".
+func snapshots(n int) string {
+	if n == 1 {
+		return "1 snapshot"
+	}
+	return strconv.Itoa(n) + " snapshots"
 }

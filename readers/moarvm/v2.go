@@ -2,7 +2,6 @@ package moarvm
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 
 	"heapconv/ir"
@@ -136,7 +135,7 @@ func (r *reader) readV2() (*ir.File, error) {
 	for _, s := range f.Snapshots {
 		names.apply(s)
 	}
-	f.FormatVersion = fmt.Sprintf("MoarHeapDumpv002 (uncompressed; MoarVM built without zstd), %d snapshots", len(f.Snapshots))
+	f.FormatVersion = "MoarHeapDumpv002 (uncompressed; MoarVM built without zstd), " + snapshots(len(f.Snapshots))
 	return f, nil
 }
 

@@ -454,7 +454,7 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 	for _, s := range f.Snapshots {
 		names.apply(s)
 	}
-	f.FormatVersion = fmt.Sprintf("MoarHeapDumpv003, subversion %d, %d snapshots", m.Subversion, len(f.Snapshots))
+	f.FormatVersion = fmt.Sprintf("MoarHeapDumpv003, subversion %d, %s", m.Subversion, snapshots(len(f.Snapshots)))
 	if len(notes) > 0 {
 		f.FormatVersion += " (" + strings.Join(notes, "; ") + ")"
 	}

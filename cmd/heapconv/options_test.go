@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"heapconv/readers/moarvm"
+)
+
+// TestVersion: heapconv --version and heapconv version print the same line.
+func TestVersion(t *testing.T) {
+	code, a, stderr := cliRun(t, nil, "--version")
+	if code != 0 || !regexp.MustCompile(`^heapconv \S+.*, IR schema \d+`).MatchString(a) {
+		t.Errorf("--version: exit %d, %q %q", code, a, stderr)
+	}
+	code, b, _ := cliRun(t, nil, "version")
+	if code != 0 || a != b {
+		t.Errorf("version: exit %d, %q; --version said %q", code, b, a)
+	}
+	if code, _, _ := cliRun(t, nil, "version", "x"); code != 2 {
+		t.Errorf("version x: exit %d, want 2", code)
+	}
+}
+
+// TestHelpCommand: heapconv help CMD is CMD --help.
+func TestHelpCommand(t *testing.T) {
+	for _, c := range commands {
+		code, stdout, _ := cliRun(t, nil, "help", c.name)
+		if code != 0 || stdout != c.usage {
+			t.Errorf("help %s: exit %d, printed %.60q…, want the command's usage", c.name, code, stdout)
+		}
+	}
+	if code, _, stderr := cliRun(t, nil, "help", "frobnicate"); code != 2 || !strings.Contains(stderr, "unknown command") {
+		t.Errorf("help frobnicate: exit %d, %q", code, stderr)
+	}
+}
+
+// TestFromEverywhere: every command that reads IN takes --from.
+func TestFromEverywhere(t *testing.T) {
+	in := filepath.Join(smallDir, "rows.heapsnapshot")
+	for _, args := range [][]string{{"info"}, {"validate"}, {"roundtrip"}, {"dump"}, {"convert", "--to", "ir"}} {
+		args := append(args, "--from", "v8", in)
+		if args[0] == "convert" {
+			args = append(args, "-")
+		}
+		if code, _, stderr := cliRun(t, nil, args...); code != 0 {
+			t.Errorf("%s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	// --from names the format when detection cannot: a pprof profile
+	// whose first field is not a sample type.
+	if code, _, stderr := cliRun(t, nil, "info", "--from", "nope", in); code != 2 || !strings.Contains(stderr, `unknown format "nope"`) {
+		t.Errorf("--from nope: exit %d, %q", code, stderr)
+	}
+}
+
+// TestArgumentMessages: what a wrong command line is told.
+func TestArgumentMessages(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(smallDir, "rows.heapsnapshot")
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+		not    string
+	}{
+		{[]string{"info", in, in}, 2, "info takes one IN, not 2", "needs IN"},
+		{[]string{"dump", "a", "b", "c"}, 2, "dump takes one IN, not 3 (a b c)", ""},
+		{[]string{"validate", in, in}, 2, "validate takes one IN", ""},
+		{[]string{"convert", in, filepath.Join(dir, "missing", "x.heapsnapshot")}, 1, "directory " + filepath.Join(dir, "missing") + " does not exist", ".tmp-"},
+		{[]string{"convert", in, filepath.Join(in, "x.heapsnapshot")}, 1, "is not a directory", ".tmp-"},
+		{[]string{"info", "--top", "-1", in}, 2, "--top", ""},
+	}
+	for _, tc := range tests {
+		code, _, stderr := cliRun(t, nil, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.stderr) || tc.not != "" && strings.Contains(stderr, tc.not) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.stderr)
+		}
+	}
+	// A read-only directory: the temporary file's name is not the user's.
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.CreateTemp(ro, "probe"); err == nil {
+		// Running as root: permissions do not stop us.
+		f.Close()
+		os.Remove(f.Name())
+	} else {
+		code, _, stderr := cliRun(t, nil, "convert", in, filepath.Join(ro, "x.heapsnapshot"))
+		if code != 1 || strings.Contains(stderr, ".tmp-") || !strings.Contains(stderr, "permission denied") {
+			t.Errorf("a read-only directory: exit %d, %q", code, stderr)
+		}
+	}
+}
+
+// TestOneSnapshot: counts are said in the singular when there is one.
+func TestOneSnapshot(t *testing.T) {
+	for _, name := range []string{"nqp-1snap.mvmheap", "nqp-1snap-v002.mvmheap.gz"} {
+		_, stdout, stderr := cliRun(t, nil, "info", filepath.Join(testdata, "moarvm", name))
+		if !strings.Contains(stdout, ", 1 snapshot\n") || strings.Contains(stdout+stderr, "1 snapshots") {
+			t.Errorf("%s:\n%s%s", name, stdout, stderr)
+		}
+	}
+	_, stdout, _ := cliRun(t, nil, "info", filepath.Join(testdata, "fuchsia", "gen-current-tags.pb"))
+	if strings.Contains(stdout, "1 processes") {
+		t.Errorf("gen-current-tags.pb:\n%s", stdout)
+	}
+}
+
+// smallWithName is the rows fixture with the object's class name (string
+// 3) replaced by the JSON string literal lit.
+func smallWithName(t *testing.T, dir, lit string) string {
+	t.Helper()
+	data := string(cliReadFile(t, filepath.Join(smallDir, "rows.heapsnapshot")))
+	const old = `"Caf\u00E9 \u540D\u524D \uF600"`
+	if !strings.Contains(data, old) {
+		t.Fatal("the rows fixture has changed")
+	}
+	return writeFile(t, filepath.Join(dir, "named.heapsnapshot"), []byte(strings.Replace(data, old, lit, 1)))
+}
+
+// TestInfoLongName: a long class name is cut in info's table, not in its
+// JSON.
+func TestInfoLongName(t *testing.T) {
+	name := strings.Repeat("VeryLongClassName", 36) // 612 characters
+	in := smallWithName(t, t.TempDir(), `"`+name+`"`)
+	_, stdout, _ := cliRun(t, nil, "info", in)
+	for _, line := range strings.Split(stdout, "\n") {
+		if len(line) > 200 {
+			t.Errorf("a line of %d characters: %.80q…", len(line), line)
+		}
+	}
+	if !strings.Contains(stdout, name[:100]+"… (612 characters)") {
+		t.Errorf("the name is not shown cut:\n%s", stdout)
+	}
+	_, stdout, _ = cliRun(t, nil, "info", "--json", in)
+	if !strings.Contains(stdout, `"name":"`+name+`"`) {
+		t.Errorf("--json does not have the whole name:\n%s", stdout)
+	}
+}
+
+// TestInfoLoneSurrogate: a name holding a lone UTF-16 surrogate (V8
+// strings may) keeps it in info --json, as its \u escape.
+func TestInfoLoneSurrogate(t *testing.T) {
+	in := smallWithName(t, t.TempDir(), `"half \uD83D of an emoji, \"quoted\"\t"`)
+	code, stdout, stderr := cliRun(t, nil, "info", "--json", in)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stdout, `"name":"half \ud83d of an emoji, \"quoted\"\t"`) {
+		t.Errorf("the surrogate is not kept as an escape:\n%s", stdout)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Errorf("not JSON: %v", err)
+	}
+	_, stdout, _ = cliRun(t, nil, "info", in)
+	if !strings.Contains(stdout, `half \ud83d of an emoji, "quoted"\t`) {
+		t.Errorf("the table does not show the surrogate as an escape:\n%s", stdout)
+	}
+}
+
+// TestSnapshotOption: info --snapshot N summarizes one snapshot; convert
+// --snapshot all pads numbers as OUT's verb says; a snapshot that does not
+// exist is an error.
+func TestSnapshotOption(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(testdata, "moarvm", "nqp-3snap.mvmheap")
+	code, stdout, stderr := cliRun(t, nil, "info", "--json", "--snapshot", "1", in)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var info struct {
+		Snapshots []struct{ Index, Nodes int }
+	}
+	if err := json.Unmarshal([]byte(stdout), &info); err != nil || len(info.Snapshots) != 1 || info.Snapshots[0].Index != 1 ||
+		info.Snapshots[0].Nodes != 127190 {
+		t.Errorf("info --snapshot 1: %v %+v", err, info)
+	}
+	_, stdout, _ = cliRun(t, nil, "info", "--snapshot", "all", in)
+	if strings.Count(stdout, "\nsnapshot ") != 3 {
+		t.Errorf("info --snapshot all:\n%s", stdout)
+	}
+	for _, args := range [][]string{{"info", "--snapshot", "3", in}, {"convert", "--snapshot", "3", in, filepath.Join(dir, "x.heapsnapshot")}} {
+		if code, _, stderr := cliRun(t, nil, args...); code != 1 || !strings.Contains(stderr, "snapshot 3 does not exist (the file has 3 snapshots)") {
+			t.Errorf("%s: exit %d, %q", args[0], code, stderr)
+		}
+	}
+	if code, _, stderr := cliRun(t, nil, "info", "--snapshot", "first", in); code != 2 || !strings.Contains(stderr, "--snapshot takes") {
+		t.Errorf("--snapshot first: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := cliRun(t, nil, "convert", "-q", "--snapshot", "all", in, filepath.Join(dir, "s-%03d.heapsnapshot.zst")); code != 0 {
+		t.Fatal(stderr)
+	}
+	if got, want := cliDir(t, dir), []string{"s-000.heapsnapshot.zst", "s-001.heapsnapshot.zst", "s-002.heapsnapshot.zst"}; !slices.Equal(got, want) {
+		t.Errorf("files %q, want %q", got, want)
+	}
+	for _, bad := range []string{"s.heapsnapshot", "s-%d-%d.heapsnapshot", "s-%s.heapsnapshot"} {
+		if code, _, stderr := cliRun(t, nil, "convert", "--snapshot", "all", in, filepath.Join(dir, bad)); code != 2 || !strings.Contains(stderr, "%d") {
+			t.Errorf("--snapshot all with OUT %s: exit %d, %q", bad, code, stderr)
+		}
+	}
+}
+
+// TestMultiSnapshotRefusedAtOnce: a multi-snapshot MoarVM file going to a
+// one-snapshot format without --snapshot is refused from its tables of
+// contents, before any snapshot is read: a copy whose snapshot data is
+// destroyed (its tables of contents intact) gets the same answer.
+func TestMultiSnapshotRefusedAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	data := cliReadFile(t, filepath.Join(testdata, "moarvm", "nqp-3snap.mvmheap"))
+	blocks, err := moarvm.Blocks(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		if b.Name == "colkind" || b.Name == "refdescr" {
+			// Zero the zstd frames, leaving the block headers.
+			for i := b.Offset + 18; i < b.Offset+18+64; i++ {
+				data[i] = 0
+			}
+		}
+	}
+	in := writeFile(t, filepath.Join(dir, "gutted.mvmheap"), data)
+	code, _, stderr := cliRun(t, nil, "convert", in, filepath.Join(dir, "x.heapsnapshot"))
+	want := "holds 3 snapshots and v8 files hold one; choose with --snapshot N (or --snapshot all with %d in OUT):\n" +
+		"  0: GC run 1: 86470 collectables, 317913 references, heap 9712036 bytes\n" +
+		"  1: GC run 2: 127179 collectables, 374608 references, heap 11213792 bytes\n" +
+		"  2: GC run 3: 144526 collectables, 440461 references, heap 12801448 bytes\n"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	if got := cliDir(t, dir); !slices.Equal(got, []string{"gutted.mvmheap"}) {
+		t.Errorf("directory holds %q", got)
+	}
+}
