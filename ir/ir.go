@@ -224,7 +224,10 @@ func (s *Snapshot) EdgeKindOf(e int) EdgeKind {
 	return EdgeKind{Name: fmt.Sprintf("kind%d", k)}
 }
 
-// Select returns a File holding only snapshot n, sharing f's tables.
+// Select returns a File holding only snapshot n, sharing f's tables where
+// they stay as they are. f must be valid; so is the result. A Fuchsia
+// file keeps only the mappings, locations, functions and classes that
+// snapshot n uses, or that no snapshot does (see selectFuchsia).
 func (f *File) Select(n int) (*File, error) {
 	if n < 0 || n >= len(f.Snapshots) {
 		return nil, fmt.Errorf("snapshot %d does not exist (the file has %d)", n, len(f.Snapshots))
@@ -250,11 +253,8 @@ func (f *File) Select(n int) (*File, error) {
 		mm.TOCs = []MoarVMTOC{first, rest}
 		g.MoarVM = &mm
 	}
-	if x := f.Fuchsia; x != nil && len(x.SampleSnapshot) > 0 {
-		// One process's samples are in order by themselves.
-		xx := *x
-		xx.SampleSnapshot = nil
-		g.Fuchsia = &xx
+	if f.Fuchsia != nil {
+		g.Fuchsia, g.Snapshots[0], g.Classes = f.selectFuchsia(n)
 	}
 	return &g, nil
 }

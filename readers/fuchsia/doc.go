@@ -19,7 +19,14 @@
 // (ParseUncompressed, then the checks of CheckValid): no per-sample Go
 // objects, so a million-allocation profile reads in well under a second.
 // Mapping ids and order are kept (pprof's Parse would renumber them).
-// Errors give byte offsets into the uncompressed profile.
+// Errors give byte offsets: of the gzip file for the gzip stream's own
+// errors, of the decompressed profile (ir.FormatError.Within) for the
+// profile's.
+//
+// A gzipped profile is held to no compression ratio (one sample per object
+// compresses 60 times and more): the decompressed bytes are checked to
+// begin a profile before the buffer grows past them, so a gzip bomb is
+// refused within its first 64 KiB that are not one (read.go's gunzip).
 //
 // With Options.ScanPointers and contents, edges are derived by scanning
 // every block's aligned words for pointers into other blocks (see

@@ -3,6 +3,7 @@ package fuchsia
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/bits"
 	"slices"
 )
@@ -94,10 +95,15 @@ func (b *pbuf) field() (num int, wt int, v uint64, start, end int, err error) {
 
 // repeated decodes a repeated integer field occurrence: one varint (or
 // fixed value) already in v, or a packed run of varints in [start, end).
-func repeated(data []byte, wt int, v uint64, start, end int, dst []uint64) ([]uint64, error) {
+// With limit >= 0, more than limit integers in all are refused before dst
+// grows.
+func repeated(data []byte, wt int, v uint64, start, end int, dst []uint64, limit int) ([]uint64, error) {
 	if wt != wireBytes {
 		if wt != wireVarint {
 			return dst, errors.New("integer field of a fixed-size wire type")
+		}
+		if limit >= 0 && len(dst) >= limit {
+			return dst, fmt.Errorf("more than %d integers", limit)
 		}
 		return append(dst, v), nil
 	}
@@ -107,6 +113,9 @@ func repeated(data []byte, wt int, v uint64, start, end int, dst []uint64) ([]ui
 		if c < 0x80 {
 			n++
 		}
+	}
+	if limit >= 0 && len(dst)+n > limit {
+		return dst, fmt.Errorf("more than %d integers", limit)
 	}
 	dst = slices.Grow(dst, n)
 	p := pbuf{data: data, pos: start, end: end}

@@ -2,6 +2,7 @@ package fuchsia
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"io/fs"
@@ -27,9 +28,12 @@ type Options struct {
 	// little-endian word that points into another block of the same
 	// process (ir/fuchsia.go). Without contents it does nothing.
 	ScanPointers bool
-	// MaxUncompressed bounds the size of a gzipped profile once
-	// decompressed; 0 means 32 times the compressed size plus 8 MiB
-	// (profiles compress about 5 times).
+	// MaxUncompressed, when positive, bounds the size of a gzipped
+	// profile once decompressed. 0 sets no bound beyond the format's
+	// (4 GiB, and what deflate can expand, 1032 times): what is
+	// decompressed is checked to be a profile before more memory is
+	// taken for it, so a gzip bomb is refused within its first 64 KiB
+	// that are not one.
 	MaxUncompressed int64
 }
 
@@ -51,15 +55,14 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 	gz := IsGzip(data)
 	if gz {
 		var err error
-		limit := opts.MaxUncompressed
-		if limit <= 0 {
-			limit = 32*int64(len(data)) + 8<<20
-		}
-		if data, err = gunzip(data, limit); err != nil {
+		if data, err = gunzip(data, opts.MaxUncompressed); err != nil {
 			return nil, err
 		}
 	}
 	d := &decoder{data: data}
+	if gz {
+		d.within = ir.Decompressed
+	}
 	f, err := d.decode()
 	if err != nil {
 		return nil, err
@@ -109,6 +112,13 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 	return f, nil
 }
 
+// gunzip decompresses a gzipped profile. The output grows only with the
+// bytes actually decompressed, and only once those are checked to be the
+// start of a profile (profileCheck), so a gzip bomb is refused within its
+// first 64 KiB that do not look like one; limit, when positive, bounds the
+// size as well. A profile's size justifies what reading it allocates,
+// whatever its compression ratio: one sample per object compresses 60
+// times and more.
 func gunzip(data []byte, limit int64) ([]byte, error) {
 	in := bytes.NewReader(data)
 	// flate reads the bytes.Reader byte by byte (it is an io.ByteReader),
@@ -118,23 +128,52 @@ func gunzip(data []byte, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: %v", err)
 	}
-	var out bytes.Buffer
-	// The uncompressed size is in the trailer (mod 2^32): a hint only.
+	// The uncompressed size is in the trailer (mod 2^32): believed only
+	// as far as deflate can expand (1032:1), and even then only to size
+	// the buffer's last growth, once the bytes checked are a sixteenth
+	// of it (so that the buffer never holds more than 16 times what has
+	// been checked, and a profile costs little more than its size).
+	var hint int64
 	if n := len(data); n >= 4 {
-		hint := int64(uint32(data[n-4]) | uint32(data[n-3])<<8 | uint32(data[n-2])<<16 | uint32(data[n-1])<<24)
-		// Believe it only as far as deflate can expand (1032:1).
-		if hint = min(hint, 1032*int64(n)); hint < limit {
-			out.Grow(int(hint) + 1)
+		hint = int64(binary.LittleEndian.Uint32(data[n-4:]))
+		hint = min(hint, 1032*int64(n))
+	}
+	out := make([]byte, 0, min(max(hint+1, 512), 64<<10))
+	check := newProfileCheck()
+	for {
+		if len(out) == cap(out) {
+			// No more memory for data until what has come is checked;
+			// the decoder checks the last piece (its own rules are the
+			// same), so only what makes the buffer grow is checked twice.
+			if off, err := check.feed(out); err != nil {
+				return nil, &ir.FormatError{Format: ir.FormatFuchsia, Offset: int64(off), Within: ir.Decompressed, Msg: err.Error()}
+			}
+			c := 2 * cap(out)
+			if hint > int64(len(out)) && hint <= 16*int64(len(out)) {
+				c = int(hint) + 1 // +1: the read that sees the end
+			}
+			if limit > 0 && limit < int64(c) {
+				c = int(limit) + 1 // +1: the read that goes past it
+			}
+			grown := make([]byte, len(out), c)
+			copy(grown, out)
+			out = grown
+		}
+		n, rerr := zr.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if limit > 0 && int64(len(out)) > limit {
+			return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: decompresses to more than %d bytes", limit)
+		}
+		if len(out) > math.MaxUint32 {
+			return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: decompresses to more than 4 GiB (a profile holds at most that)")
+		}
+		if rerr == io.EOF {
+			return out, nil
+		}
+		if rerr != nil {
+			return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: after %d uncompressed bytes: %v", len(out), rerr)
 		}
 	}
-	n, err := io.Copy(&out, io.LimitReader(zr, limit+1))
-	if err != nil {
-		return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: after %d uncompressed bytes: %v", n, err)
-	}
-	if n > limit {
-		return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: decompresses to more than %d bytes", limit)
-	}
-	return out.Bytes(), nil
 }
 
 // Known label keys and units, by pprof string index.
@@ -158,8 +197,11 @@ var knownStrings = map[string]uint8{
 
 type decoder struct {
 	data []byte
-	f    *ir.File
-	ff   *ir.FuchsiaFile
+	// within is the FormatError.Within of the decoder's errors: their
+	// offsets count the decompressed bytes of a gzipped profile.
+	within string
+	f      *ir.File
+	ff     *ir.FuchsiaFile
 
 	strStart, strEnd []uint32     // the pprof string table, as spans of data
 	known            []uint8      // per pprof string: key | unit bits
@@ -198,7 +240,9 @@ type procKey struct {
 }
 
 func (d *decoder) errorf(off int, format string, args ...any) error {
-	return ir.Errorf(ir.FormatFuchsia, int64(off), format, args...)
+	e := ir.Errorf(ir.FormatFuchsia, int64(off), format, args...)
+	e.Within = d.within
+	return e
 }
 
 // str returns the IR index of pprof string i, interning it.
@@ -244,12 +288,24 @@ func (d *decoder) decode() (*ir.File, error) {
 	var scalars [16]int64
 	var scalarOff [16]int
 	nSamples := 0
+	var seen uint32 // singular fields seen
 	p := pbuf{data: d.data, end: len(d.data)}
 	for p.pos < p.end {
 		off := p.pos
 		num, wt, v, start, end, err := p.field()
 		if err != nil {
 			return nil, d.errorf(off, "profile: %v", err)
+		}
+		// profileCheck's rules, so that a profile reads the same gzipped
+		// or not: profile.proto's fields only, each singular one once.
+		if num > 15 {
+			return nil, d.errorf(off, "profile field %d: not a field of profile.proto's Profile", num)
+		}
+		if singular&(1<<num) != 0 {
+			if seen&(1<<num) != 0 {
+				return nil, d.errorf(off, "profile field %d occurs twice (it holds one value)", num)
+			}
+			seen |= 1 << num
 		}
 		switch num {
 		case 1, 2, 3, 4, 5, 6, 11:
@@ -263,7 +319,7 @@ func (d *decoder) decode() (*ir.File, error) {
 			scalars[num], scalarOff[num] = int64(v), off
 			continue
 		case 13:
-			if comments, err = repeated(d.data, wt, v, start, end, comments); err != nil {
+			if comments, err = repeated(d.data, wt, v, start, end, comments, -1); err != nil {
 				return nil, d.errorf(off, "profile comments: %v", err)
 			}
 			continue

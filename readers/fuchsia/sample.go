@@ -52,9 +52,12 @@ func (d *decoder) sample(start, end, hint int) error {
 		}
 		switch num {
 		case 1:
-			d.locs, err = repeated(d.data, wt, v, s, e, d.locs)
+			d.locs, err = repeated(d.data, wt, v, s, e, d.locs, -1)
 		case 2:
-			d.vals, err = repeated(d.data, wt, v, s, e, d.vals)
+			// No more values than sample types (a sample of a
+			// huge packed run of them is refused before it costs 8
+			// bytes an integer).
+			d.vals, err = repeated(d.data, wt, v, s, e, d.vals, len(d.ff.SampleTypes))
 		case 3:
 			if wt != wireBytes {
 				return d.errorf(off, "sample: label is not a message")
