@@ -19,6 +19,17 @@ type ClassStat struct {
 	Retained *uint64 `json:"retained_size,omitempty"`
 }
 
+// MarshalJSON writes the class with its name's lone surrogates kept
+// (AppendJSONWTF8).
+func (c ClassStat) MarshalJSON() ([]byte, error) {
+	b := AppendJSONWTF8([]byte(`{"name":`), c.Name)
+	b = fmt.Appendf(b, `,"count":%d,"self_size":%d`, c.Count, c.SelfSize)
+	if c.Retained != nil {
+		b = fmt.Appendf(b, `,"retained_size":%d`, *c.Retained)
+	}
+	return append(b, '}'), nil
+}
+
 // Orders for SummarizeBy.
 const (
 	BySelf     = "self"

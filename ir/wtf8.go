@@ -54,3 +54,37 @@ func UTF16Len(s string) int {
 	}
 	return n
 }
+
+// AppendJSONWTF8 appends s as a JSON string literal that keeps every code
+// point of a WTF-8 string: a lone surrogate is written as its \uXXXX escape
+// (JSON allows it; encoding/json would write U+FFFD for each of its three
+// bytes), as are control characters; a byte that is not WTF-8 becomes
+// U+FFFD, which is all JSON can say of it.
+func AppendJSONWTF8(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	u := func(b []byte, r rune) []byte {
+		return append(b, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		r, size := DecodeWTF8(s[i:])
+		switch {
+		case r < 0:
+			b = u(b, utf8.RuneError)
+		case r >= 0xD800 && r <= 0xDFFF:
+			b = u(b, r)
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r < 0x20:
+			if e := JSONShortEscape(byte(r)); e != 0 {
+				b = append(b, '\\', e)
+			} else {
+				b = u(b, r)
+			}
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

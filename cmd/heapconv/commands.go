@@ -314,22 +314,10 @@ type infoJSON struct {
 	Snapshots     []snapshotJSON `json:"snapshots"`
 }
 
+// snapshotJSON is one snapshot's summary, with its number in the file.
 type snapshotJSON struct {
-	Index        int         `json:"index"`
-	Nodes        uint64      `json:"nodes"`
-	Edges        uint64      `json:"edges"`
-	SelfSize     uint64      `json:"self_size"`
-	ExternalSize uint64      `json:"external_size"`
-	Classes      uint64      `json:"classes"`
-	Roots        uint64      `json:"roots"`
-	TopClasses   []classJSON `json:"top_classes"`
-}
-
-type classJSON struct {
-	Name     wtf8String `json:"name"`
-	Count    uint64     `json:"count"`
-	SelfSize uint64     `json:"self_size"`
-	Retained *uint64    `json:"retained_size,omitempty"`
+	Index int `json:"index"`
+	ir.SnapshotSummary
 }
 
 func runInfo(e *env, args []string) error {
@@ -394,12 +382,10 @@ func runInfo(e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
 		}
-		sj := snapshotJSON{Index: i, Nodes: sum.Nodes, Edges: sum.Edges, SelfSize: sum.SelfSize, ExternalSize: sum.ExternalSize,
-			Classes: sum.Classes, Roots: sum.Roots, TopClasses: []classJSON{}}
-		for _, c := range sum.TopClasses {
-			sj.TopClasses = append(sj.TopClasses, classJSON{wtf8String(c.Name), c.Count, c.SelfSize, c.Retained})
+		if sum.TopClasses == nil {
+			sum.TopClasses = []ir.ClassStat{}
 		}
-		out.Snapshots = append(out.Snapshots, sj)
+		out.Snapshots = append(out.Snapshots, snapshotJSON{i, sum})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -425,12 +411,12 @@ func runInfo(e *env, args []string) error {
 		if len(s.TopClasses) > 0 && *by == ir.ByRetained {
 			fmt.Fprintf(w, "  %12s %14s %16s  %s\n", "count", "self size", "retained size", "class")
 			for _, c := range s.TopClasses {
-				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, tableName(string(c.Name)))
+				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, tableName(c.Name))
 			}
 		} else if len(s.TopClasses) > 0 {
 			fmt.Fprintf(w, "  %12s %14s  %s\n", "count", "self size", "class")
 			for _, c := range s.TopClasses {
-				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, tableName(string(c.Name)))
+				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, tableName(c.Name))
 			}
 		}
 	}

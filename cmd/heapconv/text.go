@@ -49,36 +49,3 @@ func tableName(s string) string {
 	}
 	return b.String()
 }
-
-// wtf8String is a name from the IR, whose strings are WTF-8 (V8 and Dart
-// strings may hold lone UTF-16 surrogates): in JSON a surrogate is written
-// as its \udXXX escape, which JSON allows, where encoding/json would write
-// three U+FFFD and lose it.
-type wtf8String string
-
-func (s wtf8String) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		r, size := ir.DecodeWTF8(string(s[i:]))
-		switch {
-		case r >= 0xD800 && r <= 0xDFFF:
-			b = fmt.Appendf(b, `\u%04x`, r)
-		case r < 0:
-			// Not WTF-8 either: JSON has no way to say which byte.
-			b = append(b, `\ufffd`...)
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r < 0x20:
-			if e := ir.JSONShortEscape(byte(r)); e != 0 {
-				b = append(b, '\\', e)
-			} else {
-				b = fmt.Appendf(b, `\u%04x`, r)
-			}
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"'), nil
-}
