@@ -114,7 +114,7 @@ var table = []format{
 	{
 		name: ir.FormatMoarVM, fixtures: "testdata/moarvm/*.mvmheap*",
 		read: registryRead(ir.FormatMoarVM), write: registryWrite(ir.FormatMoarVM),
-		sameFile: sameMoarVMBlocks,
+		sameFile: registrySame(ir.FormatMoarVM),
 		holds: []genCase{
 			{"v3", irtest.Options{Snapshots: 3, MoarVM: &irtest.MoarVMOptions{}}},
 			{"bad-refs-no-pid", irtest.Options{Snapshots: 2, MoarVM: &irtest.MoarVMOptions{BadRefs: true, NoPID: true}}},
