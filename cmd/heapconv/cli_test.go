@@ -820,7 +820,7 @@ func TestMoarVMInput(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "recovered from a damaged file: 2 of 3 snapshots read, damage at offset") {
 		t.Errorf("info of a truncated file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	if code, _, stderr := cliRun(t, nil, "validate", cut); code != 1 || !strings.Contains(stderr, "damaged file") || !strings.Contains(stderr, "2 snapshot(s) recovered, 1 lost") {
+	if code, _, stderr := cliRun(t, nil, "validate", cut); code != 1 || !strings.Contains(stderr, "damaged file") || !strings.Contains(stderr, "2 snapshots recovered, 1 lost") {
 		t.Errorf("validate of a truncated file: exit %d, stderr %q", code, stderr)
 	}
 	if code, stdout, _ := cliRun(t, nil, "validate", in); code != 0 || !strings.Contains(stdout, "valid moarvm file") {
@@ -891,12 +891,12 @@ func TestValidateEveryFormat(t *testing.T) {
 		{"dart", filepath.Join(td, "dart", "synthetic_vm_layout.dartheap"), 0.5},
 		{"moarvm", filepath.Join(td, "moarvm", "nqp-3snap.mvmheap"), 0.9},
 		{"fuchsia", filepath.Join(td, "fuchsia", "ffx-test-current-tags.pb"), 0.5},
-		{"fuchsia", filepath.Join(td, "fuchsia", "ffx-test-newest-tags.pb.gz"), 0.5},
+		{"gzip-compressed fuchsia", filepath.Join(td, "fuchsia", "ffx-test-newest-tags.pb.gz"), 0.5},
 		{"fuchsia-fidl", filepath.Join(td, "fuchsia-fidl", "ffx-test.fidlstream"), 0.5},
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			code, stdout, stderr := cliRun(t, nil, "validate", tc.path)
-			if code != 0 || !strings.Contains(stdout, "valid "+tc.format+" file") {
+			if code != 0 || !strings.Contains(stdout, ": valid "+tc.format+" file") {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}
 			data := cliReadFile(t, tc.path)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -109,14 +109,17 @@ func runConvert(e *env, args []string) error {
 	}
 	var pattern *numbered
 	if sel.all {
-		if pattern = parseNumbered(outName); pattern == nil || outName == "-" {
-			return usagef("--snapshot all needs an OUT with one %%d (or %%03d ...) for the snapshot number")
+		if outName == "-" {
+			return usagef("--snapshot all writes files: OUT cannot be -")
+		}
+		if pattern, err = parseNumbered(outName); err != nil {
+			return err
 		}
 	}
-	if *lossFile == "-" && outName == "-" {
+	switch {
+	case *lossFile == "-" && outName == "-":
 		return usagef("--loss-report - and OUT - would both write to standard output")
-	}
-	if *lossFile != "" && *lossFile != "-" && *lossFile == outName {
+	case *lossFile != "" && *lossFile != "-" && !sel.all && sameName(*lossFile, outName):
 		return usagef("--loss-report and OUT are the same file")
 	}
 	in, err := openInput(e, inName, *from)
@@ -127,30 +130,58 @@ func runConvert(e *env, args []string) error {
 		return err
 	}
 	in.contents, in.scan = *contents, *scan
-	// A file with several snapshots, going to a format of one, needs
-	// --snapshot: say so before the read when the file has an index.
-	if list := in.index(); list != nil {
+	// What can be refused is refused before the (possibly long) read: a
+	// file with several snapshots going to a format of one (when the file
+	// has an index), a snapshot that does not exist, an OUT that cannot
+	// be written.
+	list := in.index()
+	if list != nil {
 		switch {
 		case sel.index >= len(list):
 			in.close()
-			return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.name, sel.index, plural(len(list), "snapshot"))
+			return noSuchSnapshot(in.name, sel.index, len(list))
 		case sel.none() && !target.MultiSnapshot && len(list) > 1:
 			in.close()
 			return tooManySnapshots(in.name, target, list)
 		}
 	}
-	// One OUT is created before the read: a bad OUT fails at once, not
-	// after a long read, and an interrupted read leaves nothing behind.
-	var o *output
-	if !sel.all {
-		if o, err = createOutput(e, outName, *force, in, out.Wrapper); err != nil {
+	if sel.all {
+		n := max(1, len(list))
+		for i := range n {
+			if err := checkOutput(pattern.name(i), *force, in); err != nil {
+				in.close()
+				return err
+			}
+		}
+	}
+	// Every file is written to a temporary file first and renamed when all
+	// are written: a failed or interrupted conversion leaves none of them.
+	var outs []*output
+	abort := func() {
+		for _, o := range outs {
+			o.abort()
+		}
+	}
+	var report *output
+	if *lossFile != "" {
+		if report, err = createOutput(e, *lossFile, *force, in, nil); err != nil {
 			in.close()
+			return fmt.Errorf("--loss-report: %w", err)
+		}
+		outs = append(outs, report)
+	}
+	if !sel.all {
+		o, err := createOutput(e, outName, *force, in, out.Wrapper)
+		if err != nil {
+			in.close()
+			abort()
 			return err
 		}
+		outs = append(outs, o)
 	}
 	f, err := in.read(e)
 	if err != nil {
-		o.abort()
+		abort()
 		return err
 	}
 	wopts := formats.WriteOptions{
@@ -158,49 +189,98 @@ func runConvert(e *env, args []string) error {
 		NoGzip:      *noGzip || (out.Wrapper != nil && target.OwnWrapper == "gzip"),
 		ContentsDir: *outContents,
 	}
-	var loss ir.LossReport
-	var written []string
+	// files are the files to write, each with its name.
+	type file struct {
+		f    *ir.File
+		name string
+	}
+	var files []file
 	switch {
 	case sel.all:
 		for i := range f.Snapshots {
 			g, err := f.Select(i)
 			if err != nil {
+				abort()
 				return err
 			}
-			name := pattern.name(i)
-			o, err := createOutput(e, name, *force, in, out.Wrapper)
-			if err != nil {
-				return err
-			}
-			l, err := writeOne(e, target, g, o, wopts)
-			if err != nil {
-				return err
-			}
-			loss = append(loss, l...)
-			written = append(written, name)
+			files = append(files, file{g, pattern.name(i)})
 		}
-	default:
-		if sel.index >= 0 {
-			if f, err = f.Select(sel.index); err != nil {
-				o.abort()
-				return fmt.Errorf("%s: %w", in.name, err)
-			}
-		} else if !target.MultiSnapshot && len(f.Snapshots) > 1 {
-			o.abort()
-			var list []string
-			for _, s := range f.Snapshots {
-				list = append(list, fmt.Sprintf("%d nodes, %d edges", s.Nodes.Len(), s.Edges.Len()))
-			}
-			return tooManySnapshots(in.name, target, list)
-		}
-		l, err := writeOne(e, target, f, o, wopts)
+	case sel.index >= len(f.Snapshots):
+		abort()
+		return noSuchSnapshot(in.name, sel.index, len(f.Snapshots))
+	case sel.index >= 0:
+		g, err := f.Select(sel.index)
 		if err != nil {
+			abort()
+			return fmt.Errorf("%s: %w", in.name, err)
+		}
+		files = append(files, file{g, outName})
+	case !target.MultiSnapshot && len(f.Snapshots) > 1:
+		abort()
+		var list []string
+		for _, s := range f.Snapshots {
+			list = append(list, fmt.Sprintf("%d nodes, %d edges", s.Nodes.Len(), s.Edges.Len()))
+		}
+		return tooManySnapshots(in.name, target, list)
+	default:
+		files = append(files, file{f, outName})
+	}
+	r := lossReport{In: inName, From: in.Format.Name, To: target.Name}
+	for i, fl := range files {
+		if sel.all {
+			o, err := createOutput(e, fl.name, *force, in, out.Wrapper)
+			if err != nil {
+				abort()
+				return err
+			}
+			outs = append(outs, o)
+		}
+		o := outs[len(outs)-1]
+		if report != nil && sameName(report.name, o.name) {
+			abort()
+			return usagef("--loss-report and OUT are the same file (%s)", o.name)
+		}
+		p := newProgress(e, "writing", 0)
+		wopts.Progress = p.update
+		loss, err := target.Write(o.w, fl.f, wopts)
+		p.done()
+		if err == nil {
+			err = o.finish()
+		}
+		if err != nil {
+			abort()
+			return fmt.Errorf("writing %s: %w", o.name, err)
+		}
+		files[i].f = nil // done with it: let the collector have it
+		r.Losses = append(r.Losses, loss...)
+		r.Outputs = append(r.Outputs, o.name)
+	}
+	if report != nil {
+		if err := writeLossReport(report, r); err != nil {
+			abort()
 			return err
 		}
-		loss = append(loss, l...)
-		written = append(written, o.name)
 	}
-	return reportLoss(e, lossReport{In: inName, From: in.Format.Name, To: target.Name, Outputs: written, Losses: loss}, *quiet, *lossFile)
+	for _, o := range outs {
+		if err := o.publish(); err != nil {
+			abort()
+			return err
+		}
+	}
+	printLoss(e, r, *quiet)
+	return nil
+}
+
+// sameName reports whether two output names are the same path.
+func sameName(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// noSuchSnapshot refuses a --snapshot beyond the file's.
+func noSuchSnapshot(name string, n, have int) error {
+	return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", name, n, plural(have, "snapshot"))
 }
 
 // tooManySnapshots refuses to write several snapshots into a format of one.
@@ -211,22 +291,6 @@ func tooManySnapshots(name string, target *formats.Format, list []string) error 
 		fmt.Fprintf(&b, "\n  %d: %s", i, l)
 	}
 	return errors.New(b.String())
-}
-
-// writeOne writes f into o and commits it, or removes it on failure.
-func writeOne(e *env, target *formats.Format, f *ir.File, o *output, opts formats.WriteOptions) (ir.LossReport, error) {
-	p := newProgress(e, "writing", 0)
-	opts.Progress = p.update
-	loss, err := target.Write(o.w, f, opts)
-	p.done()
-	if err != nil {
-		o.abort()
-		return nil, fmt.Errorf("writing %s: %w", o.name, err)
-	}
-	if err := o.commit(); err != nil {
-		return nil, err
-	}
-	return loss, nil
 }
 
 // snapshotFlag is a parsed --snapshot: one index, all, or neither.
@@ -252,26 +316,50 @@ func parseSnapshot(v string) (snapshotFlag, error) {
 	return snapshotFlag{index: n}, nil
 }
 
-// numbered is an OUT name with one %d verb (with a 0 flag and a width if
-// wanted: %03d) where --snapshot all puts each snapshot's number.
+// numbered is an OUT name with one number verb — %d, or %0Nd to pad
+// with zeros so the files sort — where --snapshot all puts each
+// snapshot's number; %% is a %.
 type numbered struct {
-	before, verb, after string
+	before, after string // with %% made %
+	width         int
 }
 
-var numberVerb = regexp.MustCompile(`%0?[1-9]?[0-9]?d`)
-
-// parseNumbered returns the name's number verb, or nil when it has none or
-// more than one.
-func parseNumbered(name string) *numbered {
-	loc := numberVerb.FindAllStringIndex(name, -1)
-	if len(loc) != 1 {
-		return nil
+// parseNumbered parses the OUT of --snapshot all.
+func parseNumbered(name string) (*numbered, error) {
+	var n *numbered
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		if name[i] != '%' {
+			b.WriteByte(name[i])
+			continue
+		}
+		j := i + 1
+		if j < len(name) && name[j] == '%' {
+			b.WriteByte('%')
+			i = j
+			continue
+		}
+		width := 0
+		if j < len(name) && name[j] == '0' {
+			for j++; j < len(name) && name[j] >= '0' && name[j] <= '9' && width < 100; j++ {
+				width = width*10 + int(name[j]-'0')
+			}
+		}
+		if j >= len(name) || name[j] != 'd' || n != nil {
+			return nil, usagef("--snapshot all needs an OUT with one %%d (or %%03d to pad with zeros; %%%% for a %%), not %q", name)
+		}
+		n = &numbered{before: b.String(), width: width}
+		b.Reset()
+		i = j
 	}
-	a, b := loc[0][0], loc[0][1]
-	return &numbered{before: name[:a], verb: name[a:b], after: name[b:]}
+	if n == nil {
+		return nil, usagef("--snapshot all needs an OUT with a %%d (or %%03d to pad with zeros) for the snapshot number, not %q", name)
+	}
+	n.after = b.String()
+	return n, nil
 }
 
-func (n *numbered) name(i int) string { return n.before + fmt.Sprintf(n.verb, i) + n.after }
+func (n *numbered) name(i int) string { return fmt.Sprintf("%s%0*d%s", n.before, n.width, i, n.after) }
 
 const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained]
                      [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
@@ -461,7 +549,16 @@ func runValidate(e *env, args []string) error {
 		return err
 	}
 	in, err := openInput(e, fs.Arg(0), *from)
-	if err != nil {
+	var fe *ir.FormatError
+	switch {
+	case errors.As(err, &fe):
+		// Compressed data damaged at its start: a violation like others.
+		name := fs.Arg(0)
+		if name == "-" {
+			name = "standard input"
+		}
+		return violations(e, name, []error{fe})
+	case err != nil:
 		return err
 	}
 	var errs []error
@@ -476,18 +573,23 @@ func runValidate(e *env, args []string) error {
 		errs = []error{err}
 	} else if m := f.MoarVM; m != nil && m.Recovery != nil {
 		// ...unless it was read by recovering what a damaged file held.
-		errs = []error{ir.Errorf(ir.FormatMoarVM, m.Recovery.DamageAt, "damaged file (%s): %d snapshot(s) recovered, %d lost",
-			m.Recovery.Reason, len(f.Snapshots), m.Recovery.Lost)}
-	}
-	for _, err := range errs {
-		fmt.Fprintf(e.stderr, "%s: %v\n", in.name, err)
+		errs = []error{in.Within(ir.Errorf(ir.FormatMoarVM, m.Recovery.DamageAt, "damaged file (%s): %s recovered, %d lost",
+			m.Recovery.Reason, plural(len(f.Snapshots), "snapshot"), m.Recovery.Lost))}
 	}
 	if len(errs) > 0 {
-		fmt.Fprintf(e.stderr, "%s: %s\n", in.name, plural(len(errs), "violation"))
-		return errReported
+		return violations(e, in.name, errs)
 	}
 	fmt.Fprintf(e.stdout, "%s: valid %s file\n", in.name, in.what())
 	return nil
+}
+
+// violations prints validate's verdict on an invalid file.
+func violations(e *env, name string, errs []error) error {
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+	}
+	fmt.Fprintf(e.stderr, "%s: %s\n", name, plural(len(errs), "violation"))
+	return errReported
 }
 
 const roundtripUsage = `Usage: heapconv roundtrip [--from F] IN
@@ -579,7 +681,11 @@ func runRoundtrip(e *env, args []string) error {
 				return fmt.Errorf("reading %s again: %w", name, rerr)
 			}
 			level, err := format.Equivalent(b.Bytes(), data)
-			if err != nil {
+			if m := f.MoarVM; err != nil && m != nil && m.Recovery != nil {
+				// What is written back is what could be recovered.
+				verdict(false, "%s: differs: IN is damaged at offset %d (%s); %d snapshots were recovered, %d lost", step,
+					m.Recovery.DamageAt, m.Recovery.Reason, len(f.Snapshots), m.Recovery.Lost)
+			} else if err != nil {
 				verdict(false, "%s: differs: %v (compared: %s)", step, err, level)
 			} else {
 				verdict(true, "%s: %s", step, level)

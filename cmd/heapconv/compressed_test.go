@@ -272,3 +272,61 @@ func TestCompressedOutput(t *testing.T) {
 		}
 	})
 }
+
+// TestCompressedInputEdges: what gzip and zstd themselves take is taken
+// (a wrapper inside a wrapper, zero padding after a gzip member), damage
+// at the start of the compressed data is said as such with its offset (not
+// "unrecognized format"), and a cut .mvmheap.gz is recovered snapshot by
+// snapshot like the cut file itself.
+func TestCompressedInputEdges(t *testing.T) {
+	dir := t.TempDir()
+	v8 := cliReadFile(t, filepath.Join(smallDir, "rows.heapsnapshot"))
+	pbgz := cliReadFile(t, filepath.Join(testdata, "fuchsia", "ffx-test-newest-tags.pb.gz"))
+	_, wantDump, _ := cliRun(t, nil, "dump", filepath.Join(smallDir, "rows.heapsnapshot"))
+	gz := gzipBytes(t, v8)
+	flipped := bytes.Clone(gz)
+	flipped[20] ^= 0xff
+	// A zstd frame made by hand, as zstd --long=28 would declare it: no
+	// flags, a window of 2^(10+18) bytes, one raw last block holding v8.
+	window := append(bytes.Clone(ir.ZstdMagic), 0x00, 18<<3)
+	hdr := uint32(len(v8))<<3 | 1
+	window = append(append(window, byte(hdr), byte(hdr>>8), byte(hdr>>16)), v8...)
+	mvm := cliReadFile(t, filepath.Join(testdata, "moarvm", "nqp-3snap.mvmheap"))
+	mvmgz := gzipBytes(t, mvm)
+	mvm1 := bytes.Clone(cliReadFile(t, filepath.Join(testdata, "moarvm", "nqp-1snap.mvmheap")))
+	for i := len(mvm1) / 3; i < len(mvm1)/3+2; i++ {
+		mvm1[i] ^= 0x55
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		code   int
+		stdout string // a substring, of info's output
+		stderr *regexp.Regexp
+	}{
+		{"gzip of gzip", gzipBytes(t, gz), 0, "compressed: gzip", nil},
+		{"zstd of gzip", zstdBytes(t, gz), 0, "compressed: zstd", nil},
+		{"zstd of a gzipped profile", zstdBytes(t, pbgz), 0, "format:   fuchsia", nil},
+		{"zero padding after gzip", append(bytes.Clone(gz), make([]byte, 100)...), 0, "format:   v8", nil},
+		{"a flipped byte early in gzip", flipped, 1, "", regexp.MustCompile(`: gzip: offset \d+: corrupt deflate data\n$`)},
+		{"two bytes of gzip", []byte{0x1f, 0x8b}, 1, "", regexp.MustCompile(`: gzip: offset \d: the compressed data is cut short\n$`)},
+		{"a zstd window beyond 128 MiB", window, 1, "", regexp.MustCompile(`zstd: offset \d+: the data needs a window of more than 128 MiB \(made with zstd --long\?\)`)},
+		{"compressed four times", gzipBytes(t, gzipBytes(t, gzipBytes(t, gz))), 1, "", regexp.MustCompile(`compressed more than 3 times`)},
+		{"damage inside a gzipped MoarVM file", gzipBytes(t, mvm1), 1, "", regexp.MustCompile(`moarvm: offset \d+ of the decompressed data: `)},
+		{"a cut .mvmheap.gz", mvmgz[:len(mvmgz)*2/3], 0, "recovered from a damaged file: 2 of 3 snapshots read", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")), tc.data)
+			code, stdout, stderr := cliRun(t, nil, "info", path)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || tc.stderr != nil && !tc.stderr.MatchString(stderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+			if tc.name == "gzip of gzip" {
+				if _, stdout, _ := cliRun(t, nil, "dump", path); stdout != wantDump {
+					t.Error("not the same IR as the plain file")
+				}
+			}
+		})
+	}
+}

@@ -99,8 +99,8 @@ func (in *input) close() {
 // what says what the input is, for messages: its format, and the wrapper
 // it came in.
 func (in *input) what() string {
-	if in.Wrapper != nil {
-		return in.Wrapper.Name + "-compressed " + in.Format.Name
+	if in.Compressed != nil {
+		return in.Compressed.Name + "-compressed " + in.Format.Name
 	}
 	return in.Format.Name
 }
@@ -149,43 +149,58 @@ type output struct {
 	bw *bufio.Writer
 }
 
+// checkOutput refuses an OUT that cannot or may not be written: in a
+// directory that does not exist, the input file in any guise, a directory,
+// or an existing file without force.
+func checkOutput(name string, force bool, in *input) error {
+	dir := filepath.Dir(name)
+	if st, err := os.Stat(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("cannot write %s: directory %s does not exist", name, dir)
+		}
+		return fmt.Errorf("cannot write %s: %w", name, err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("cannot write %s: %s is not a directory", name, dir)
+	}
+	st, err := os.Stat(name)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case in != nil && in.info != nil && os.SameFile(st, in.info):
+		return fmt.Errorf("%s is the input file; heapconv never writes over its input", name)
+	case st.IsDir():
+		return fmt.Errorf("%s is a directory", name)
+	case !force:
+		return fmt.Errorf("%s exists (use --force to replace it)", name)
+	}
+	return nil
+}
+
+// tempPattern names OUT's temporary file: hidden, beside it, and short
+// enough for the file system when OUT's own name is long.
+func tempPattern(name string) string {
+	base := filepath.Base(name)
+	if len(base) > 200 {
+		base = base[:200]
+	}
+	return "." + base + ".tmp-*"
+}
+
 // createOutput prepares OUT ("-" is standard output), compressed with wr
-// when not nil. It refuses an existing OUT without force, and OUT being the
-// input file in any guise.
+// when not nil, after checkOutput.
 func createOutput(e *env, name string, force bool, in *input, wr *formats.Wrapper) (*output, error) {
 	if name == "-" {
 		return &output{name: "standard output", w: e.stdout}, nil
 	}
-	dir := filepath.Dir(name)
-	if st, err := os.Stat(dir); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("cannot write %s: directory %s does not exist", name, dir)
-		}
-		return nil, fmt.Errorf("cannot write %s: %w", name, err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("cannot write %s: %s is not a directory", name, dir)
-	}
-	if st, err := os.Stat(name); err == nil {
-		if in != nil && in.info != nil && os.SameFile(st, in.info) {
-			return nil, fmt.Errorf("%s is the input file; heapconv never writes over its input", name)
-		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s is a directory", name)
-		}
-		if !force {
-			return nil, fmt.Errorf("%s exists (use --force to replace it)", name)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	if err := checkOutput(name, force, in); err != nil {
 		return nil, err
 	}
-	tmp, err := temps.create(dir, "."+filepath.Base(name)+".tmp-*")
+	dir := filepath.Dir(name)
+	tmp, err := temps.create(dir, tempPattern(name))
 	if err != nil {
-		// The temporary file's name means nothing to the user.
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("cannot write %s in %s: %w", filepath.Base(name), dir, err)
+		return nil, fmt.Errorf("cannot write %s in %s: %w", filepath.Base(name), dir, unpath(err))
 	}
 	// CreateTemp makes the file private; give it an ordinary file's mode,
 	// or keep the mode of the file it replaces.
@@ -195,11 +210,11 @@ func createOutput(e *env, name string, force bool, in *input, wr *formats.Wrappe
 	}
 	if err := tmp.Chmod(mode); err != nil {
 		temps.remove(tmp)
-		return nil, err
+		return nil, fmt.Errorf("cannot write %s: %w", name, unpath(err))
 	}
-	o := &output{name: name, tmp: tmp, w: tmp}
+	o := &output{name: name, tmp: tmp, w: tempWriter{tmp}}
 	if wr != nil {
-		o.bw = bufio.NewWriterSize(tmp, 1<<20)
+		o.bw = bufio.NewWriterSize(o.w, 1<<20)
 		if o.zw, err = wr.NewWriter(o.bw); err != nil {
 			temps.remove(tmp)
 			return nil, err
@@ -209,8 +224,34 @@ func createOutput(e *env, name string, force bool, in *input, wr *formats.Wrappe
 	return o, nil
 }
 
-// commit makes the output visible under its name.
+// unpath drops the file name from an *os.PathError: the temporary file's
+// name means nothing to the user, who is told OUT's.
+func unpath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// tempWriter writes to a temporary file, with errors that do not name it.
+type tempWriter struct{ f *os.File }
+
+func (t tempWriter) Write(p []byte) (int, error) {
+	n, err := t.f.Write(p)
+	return n, unpath(err)
+}
+
+// commit finishes the output and makes it visible under its name.
 func (o *output) commit() error {
+	if err := o.finish(); err != nil {
+		return err
+	}
+	return o.publish()
+}
+
+// finish flushes the output to the disk; on failure it is removed.
+func (o *output) finish() error {
 	if o.tmp == nil {
 		return nil
 	}
@@ -221,26 +262,37 @@ func (o *output) commit() error {
 		}
 		if err != nil {
 			o.abort()
-			return fmt.Errorf("writing %s: %w", o.name, err)
+			return fmt.Errorf("writing %s: %w", o.name, unpath(err))
 		}
 	}
 	if err := o.tmp.Sync(); err != nil {
 		o.abort()
-		return fmt.Errorf("writing %s: %w", o.name, err)
-	}
-	if err := os.Rename(o.tmp.Name(), o.name); err != nil {
-		o.abort()
-		return err
-	}
-	// Renamed: there is no temporary file left to remove.
-	if err := temps.release(o.tmp); err != nil {
-		return fmt.Errorf("writing %s: %w", o.name, err)
+		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
 	}
 	return nil
 }
 
-// abort removes the temporary file.
+// publish renames the finished output over its name.
+func (o *output) publish() error {
+	if o.tmp == nil {
+		return nil
+	}
+	if err := os.Rename(o.tmp.Name(), o.name); err != nil {
+		o.abort()
+		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+	}
+	// Renamed: there is no temporary file left to remove.
+	if err := temps.release(o.tmp); err != nil {
+		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+	}
+	return nil
+}
+
+// abort removes the temporary file (of an output not yet published).
 func (o *output) abort() {
+	if o == nil {
+		return
+	}
 	if o.zw != nil {
 		o.zw.Close()
 	}

@@ -63,8 +63,9 @@ func TestConvertDiskFull(t *testing.T) {
 		t.Run(out, func(t *testing.T) {
 			// 8 blocks of 512 bytes: no output of a 7,500-object heap fits.
 			code, stderr := runLimited(t, "ulimit -f 8", "/dev/null", "convert", in, filepath.Join(dir, out))
-			if code != 1 || !strings.Contains(stderr, "file too large") {
-				t.Errorf("exit %d, stderr %q; want 1 and the write error", code, stderr)
+			if code != 1 || !strings.Contains(stderr, "writing "+filepath.Join(dir, out)+": ") || !strings.HasSuffix(stderr, ": file too large\n") ||
+				strings.Contains(stderr, ".tmp-") {
+				t.Errorf("exit %d, stderr %q; want 1 and the write error, naming OUT (not its temporary file)", code, stderr)
 			}
 			if got := cliDir(t, dir); !slices.Equal(got, []string{"flutter.dartheap.zst"}) {
 				t.Errorf("directory holds %q after a failed write", got)
@@ -79,8 +80,9 @@ func TestConvertDiskFull(t *testing.T) {
 	})
 }
 
-// TestInterrupted: SIGINT or SIGTERM during a conversion removes the
-// temporary output and ends the process with 130 or 143. The conversion
+// TestInterrupted: SIGINT, SIGTERM or SIGHUP (a closed terminal) during a
+// conversion removes the temporary output and ends the process with 130,
+// 143 or 129. The conversion
 // reads a V8 file from a pipe that is fed all but its end, so the signal comes
 // while OUT's temporary file exists and the read waits for more.
 func TestInterrupted(t *testing.T) {
@@ -88,7 +90,7 @@ func TestInterrupted(t *testing.T) {
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}, {syscall.SIGHUP, 129}} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(os.Args[0], "convert", "-", filepath.Join(dir, "out.heapsnapshot.gz"))

@@ -4,13 +4,17 @@
 //
 // Usage:
 //
-//	heapconv convert [--from F] [--to F] [--snapshot N|all] [--force] [-q] IN OUT
-//	heapconv info [--json] [--top N] [--snapshot N] IN
-//	heapconv validate IN
-//	heapconv roundtrip IN
-//	heapconv dump IN
+//	heapconv convert [--from F] [--to F] [--snapshot N|all] [--force] [-q]
+//	                 [--loss-report FILE.json] [--contents DIR] [--scan-pointers]
+//	                 [--no-gzip] [--out-contents DIR] IN OUT
+//	heapconv info [--json] [--top N] [--by self|count|retained] [--snapshot N|all]
+//	              [--from F] [--contents DIR] [--scan-pointers] IN
+//	heapconv validate [--from F] IN
+//	heapconv roundtrip [--from F] IN
+//	heapconv dump [--from F] IN
 //	heapconv formats
 //	heapconv version
+//	heapconv help COMMAND
 //
 // IN and OUT may be "-" for standard input and output; any IN may be gzip-
 // or zstd-compressed, and an OUT ending in .gz or .zst is written so. Data
@@ -27,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -101,22 +106,24 @@ func main() {
 	os.Exit(run(e, os.Args[1:]))
 }
 
-// onSignals makes SIGINT and SIGTERM remove the outputs being written and
-// end the process with 128 + the signal's number, as a shell reports it.
+// onSignals makes SIGINT, SIGTERM and SIGHUP (a closed terminal) remove
+// the outputs being written and end the process with 128 + the signal's
+// number, as a shell reports it. A signal the process was started with
+// ignored (nohup, a background job) stays ignored.
 func onSignals(e *env) {
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(sig) {
+			signal.Notify(c, sig)
+		}
+	}
 	go func() {
-		sig := <-c
+		sig := (<-c).(syscall.Signal)
 		temps.removeAll()
 		if e.stderrTerminal {
 			fmt.Fprint(e.stderr, "\r\033[K") // the progress bar
 		}
-		n := 15
-		if sig == syscall.SIGINT {
-			n = 2
-		}
-		os.Exit(128 + n)
+		os.Exit(128 + int(sig))
 	}()
 }
 
@@ -125,7 +132,11 @@ func run(e *env, args []string) int {
 	if len(args) >= 1 && args[0] == "--version" {
 		return run(e, append([]string{"version"}, args[1:]...))
 	}
-	if len(args) == 2 && args[0] == "help" {
+	if len(args) >= 2 && args[0] == "help" {
+		if len(args) > 2 {
+			fmt.Fprintf(e.stderr, "heapconv help: takes one command, not %d\n", len(args)-1)
+			return 2
+		}
 		// heapconv help CMD is CMD --help.
 		return run(e, []string{args[1], "--help"})
 	}
@@ -150,7 +161,10 @@ func run(e *env, args []string) int {
 		case errors.Is(err, pflag.ErrHelp):
 			return 0
 		case errors.As(err, &ue):
-			fmt.Fprintf(e.stderr, "heapconv %s: %v\n\n%s", c.name, err, c.usage)
+			// The error and the synopsis; the flags and examples are a
+			// command away.
+			synopsis, _, _ := strings.Cut(c.usage, "\n\n")
+			fmt.Fprintf(e.stderr, "heapconv %s: %v\n\n%s\n\nRun \"heapconv help %s\" for the flags and examples.\n", c.name, err, synopsis, c.name)
 			return 2
 		case errors.Is(err, errReported):
 			return 1

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -237,6 +238,108 @@ func TestMultiSnapshotRefusedAtOnce(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
 	}
 	if got := cliDir(t, dir); !slices.Equal(got, []string{"gutted.mvmheap"}) {
+		t.Errorf("directory holds %q", got)
+	}
+}
+
+// TestSnapshotAllAtomic: --snapshot all refuses an OUT it may not write
+// before reading (with a table of contents to count the files), and when
+// one file fails none is left, as for a single OUT.
+func TestSnapshotAllAtomic(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(testdata, "moarvm", "nqp-3snap.mvmheap")
+	existing := writeFile(t, filepath.Join(dir, "s-002.heapsnapshot"), []byte("mine"))
+	code, _, stderr := cliRun(t, nil, "convert", "-q", "--snapshot", "all", in, filepath.Join(dir, "s-%03d.heapsnapshot"))
+	if code != 1 || !strings.Contains(stderr, "s-002.heapsnapshot exists") {
+		t.Errorf("an existing third OUT: exit %d, %q", code, stderr)
+	}
+	if got := cliDir(t, dir); !slices.Equal(got, []string{"s-002.heapsnapshot"}) || string(cliReadFile(t, existing)) != "mine" {
+		t.Errorf("directory holds %q", got)
+	}
+	// Compressed, the file has no index: the second OUT is found to be a
+	// directory only after the first was written, which must go too.
+	gz := writeFile(t, filepath.Join(dir, "in.mvmheap.gz"), gzipBytes(t, cliReadFile(t, in)))
+	if err := os.Mkdir(filepath.Join(dir, "t1.heapsnapshot"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = cliRun(t, nil, "convert", "-q", "--snapshot", "all", gz, filepath.Join(dir, "t%d.heapsnapshot"))
+	if code != 1 || !strings.Contains(stderr, "t1.heapsnapshot is a directory") {
+		t.Errorf("a directory as the second OUT: exit %d, %q", code, stderr)
+	}
+	if got, want := cliDir(t, dir), []string{"in.mvmheap.gz", "s-002.heapsnapshot", "t1.heapsnapshot"}; !slices.Equal(got, want) {
+		t.Errorf("directory holds %q, want %q", got, want)
+	}
+	// %% is a %; other verbs are refused.
+	if code, _, stderr := cliRun(t, nil, "convert", "-q", "--snapshot", "all", in, filepath.Join(dir, "100%%-%d.heapsnapshot.zst")); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "100%-2.heapsnapshot.zst")); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"r-%%d.heapsnapshot", "r-%5d.heapsnapshot", "r-%-3d.heapsnapshot", "r-%d-%03d.heapsnapshot"} {
+		if code, _, stderr := cliRun(t, nil, "convert", "--snapshot", "all", in, filepath.Join(dir, bad)); code != 2 || !strings.Contains(stderr, "%03d to pad") {
+			t.Errorf("OUT %s: exit %d, %q", bad, code, stderr)
+		}
+	}
+}
+
+// TestLossReportFile: --loss-report is an output like OUT: never the
+// input, an existing file only with --force, and refused before anything
+// is written.
+func TestLossReportFile(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "in.dartheap"), cliReadFile(t, filepath.Join(testdata, "dart", "synthetic_vm_layout.dartheap")))
+	out := filepath.Join(dir, "out.heapsnapshot")
+	for _, tc := range []struct {
+		report, stderr string
+	}{
+		{in, "is the input file"},
+		{writeFile(t, filepath.Join(dir, "old.json"), []byte("{}")), "old.json exists (use --force"},
+		{filepath.Join(dir, "missing", "loss.json"), "does not exist"},
+		{filepath.Join(dir, "./out.heapsnapshot"), "the same file"},
+	} {
+		code, _, stderr := cliRun(t, nil, "convert", "--loss-report", tc.report, in, out)
+		if code == 0 || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("--loss-report %s: exit %d, %q", tc.report, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("--loss-report %s: OUT was written", tc.report)
+		}
+	}
+	if got, want := cliDir(t, dir), []string{"in.dartheap", "old.json"}; !slices.Equal(got, want) {
+		t.Errorf("directory holds %q", got)
+	}
+	if code, _, stderr := cliRun(t, nil, "convert", "-q", "--force", "--loss-report", filepath.Join(dir, "old.json"), in, out); code != 0 {
+		t.Fatal(stderr)
+	}
+	if data := cliReadFile(t, filepath.Join(dir, "old.json")); !bytes.Contains(data, []byte(`"losses"`)) {
+		t.Errorf("--force: the report is %q", data)
+	}
+}
+
+// TestUsageErrorsAreShort: a usage error is the error, the synopsis and
+// where to find the rest, not the whole help.
+func TestUsageErrorsAreShort(t *testing.T) {
+	code, _, stderr := cliRun(t, nil, "convert", "in.heapsnapshot", "out.gz")
+	if code != 2 || !strings.Contains(stderr, `cannot tell the output format from "out.gz"; give --to`) ||
+		!strings.Contains(stderr, "Usage: heapconv convert") || strings.Contains(stderr, "Examples:") ||
+		!strings.Contains(stderr, `Run "heapconv help convert"`) || strings.Count(stderr, "\n") > 10 {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if code, _, _ := cliRun(t, nil, "help", "convert", "extra"); code != 2 {
+		t.Errorf("help convert extra: exit %d, want 2", code)
+	}
+}
+
+// TestLongOutputName: an OUT name as long as the file system allows is
+// written (its temporary file's name is kept short enough).
+func TestLongOutputName(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("n", 255-len(".heapsnapshot")) + ".heapsnapshot"
+	if code, _, stderr := cliRun(t, nil, "convert", filepath.Join(smallDir, "rows.heapsnapshot"), filepath.Join(dir, name)); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := cliDir(t, dir); !slices.Equal(got, []string{name}) {
 		t.Errorf("directory holds %q", got)
 	}
 }

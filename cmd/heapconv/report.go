@@ -19,47 +19,48 @@ type lossReport struct {
 	Losses  ir.LossReport `json:"losses"`
 }
 
-// reportLoss warns on standard error (unless quiet) and writes the
-// report as JSON to file (unless ""; "-" is standard output). The losses
-// of every output (--snapshot all) make one report, one line per kind.
-func reportLoss(e *env, r lossReport, quiet bool, file string) error {
-	var merged ir.LossReport
-	merged.Merge(r.Losses)
-	r.Losses = merged
-	if r.Losses == nil {
-		r.Losses = ir.LossReport{}
+// printLoss warns on standard error, unless quiet, of what the outputs
+// could not hold: one line per kind of loss, for every output together.
+func printLoss(e *env, r lossReport, quiet bool) {
+	var losses ir.LossReport
+	losses.Merge(r.Losses)
+	if quiet || len(losses) == 0 {
+		return
 	}
-	if !quiet && len(r.Losses) > 0 {
-		var b strings.Builder
-		what := "the " + r.To + " file"
-		if len(r.Outputs) > 1 {
-			what = fmt.Sprintf("the %d %s files", len(r.Outputs), r.To)
-		}
-		kinds := "1 kind of loss"
-		if len(r.Losses) > 1 {
-			kinds = fmt.Sprintf("%d kinds of loss", len(r.Losses))
-		}
-		fmt.Fprintf(&b, "warning: %s cannot hold everything the %s input had; not kept (%s; -q hides this):\n", what, r.From, kinds)
-		for _, l := range r.Losses {
-			fmt.Fprintf(&b, "  %s\n", l)
-		}
-		fmt.Fprint(e.stderr, b.String())
+	var b strings.Builder
+	what := "the " + r.To + " file"
+	if len(r.Outputs) > 1 {
+		what = fmt.Sprintf("the %d %s files", len(r.Outputs), r.To)
 	}
-	if file == "" {
-		return nil
+	kinds := "1 kind of loss"
+	if len(losses) > 1 {
+		kinds = fmt.Sprintf("%d kinds of loss", len(losses))
 	}
+	fmt.Fprintf(&b, "warning: %s cannot hold everything the %s input had; not kept (%s; -q hides this):\n", what, r.From, kinds)
+	for _, l := range losses {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	fmt.Fprint(e.stderr, b.String())
+}
+
+// writeLossReport writes the report as JSON into o (--loss-report) and
+// finishes o.
+func writeLossReport(o *output, r lossReport) error {
+	var losses ir.LossReport
+	losses.Merge(r.Losses)
+	if losses == nil {
+		losses = ir.LossReport{}
+	}
+	r.Losses = losses
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
-	o, err := createOutput(e, file, true, nil, nil)
-	if err != nil {
-		return fmt.Errorf("--loss-report: %w", err)
-	}
-	if _, err := o.w.Write(data); err != nil {
-		o.abort()
+	if _, err := o.w.Write(append(data, '\n')); err != nil {
 		return fmt.Errorf("--loss-report: writing %s: %w", o.name, err)
 	}
-	return o.commit()
+	if err := o.finish(); err != nil {
+		return fmt.Errorf("--loss-report: %w", err)
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"heapconv/ir"
 )
@@ -31,7 +30,7 @@ func tableName(s string) string {
 		r, size := ir.DecodeWTF8(s[i:])
 		i += size
 		if n == tableNameMax {
-			fmt.Fprintf(&b, "… (%d characters)", utf8.RuneCountInString(s))
+			fmt.Fprintf(&b, "… (%d characters)", codePoints(s))
 			return b.String()
 		}
 		n++
@@ -48,4 +47,15 @@ func tableName(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// codePoints counts the code points of a WTF-8 string (a lone surrogate is
+// one).
+func codePoints(s string) int {
+	n := 0
+	for i := 0; i < len(s); n++ {
+		_, size := ir.DecodeWTF8(s[i:])
+		i += size
+	}
+	return n
 }

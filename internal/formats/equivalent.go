@@ -15,7 +15,8 @@ import (
 )
 
 // v8Reproduces: a file in a layout V8 writes comes back byte for byte;
-// another producer's white space is written in V8's layout.
+// another producer's white space (or escapes V8 does not write) is written
+// in V8's layout.
 func v8Reproduces(f *ir.File) bool {
 	for _, s := range f.Snapshots {
 		if s.V8 != nil && s.V8.Layout == ir.V8LayoutOther {
@@ -28,7 +29,7 @@ func v8Reproduces(f *ir.File) bool {
 // v8Equivalent compares a V8 file written from another producer's with
 // it: the same data read back, but for the white space.
 func v8Equivalent(written, orig []byte) (string, error) {
-	const level = "the same data (another producer's white space is written in V8's layout)"
+	const level = "the same data (another producer's white space and escapes are written as V8 writes them)"
 	a, err := rv8.Read(bytes.NewReader(orig), rv8.Options{Size: int64(len(orig))})
 	if err != nil {
 		return level, fmt.Errorf("the original: %w", err)

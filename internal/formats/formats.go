@@ -6,6 +6,7 @@ package formats
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -134,9 +135,7 @@ var All = []*Format{
 		MultiSnapshot: true,
 		Extensions:    []string{".mvmheap"},
 		Versions:      "format v3 (MoarVM 2019.11 and later; damaged or truncated files recovered) and v2 (MoarVM built without zstd, as Debian's)",
-		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
-			return rmoarvm.Read(r, rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.Progress})
-		},
+		Read:          readMoarVM,
 		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
 			return wmoarvm.Write(w, f, wmoarvm.Options{Progress: o.Progress})
 		},
@@ -241,4 +240,27 @@ func Detect(head []byte) *Format {
 		}
 	}
 	return nil
+}
+
+// readMoarVM reads a MoarVM file. One whose compressed wrapper is cut
+// short (an interrupted download of a .mvmheap.gz) is recovered snapshot
+// by snapshot as the same file cut short would be.
+func readMoarVM(r io.Reader, o ReadOptions) (*ir.File, error) {
+	opts := rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.Progress}
+	if o.At != nil && o.Size > 0 {
+		return rmoarvm.Read(r, opts)
+	}
+	data, err := io.ReadAll(r)
+	var fe *ir.FormatError
+	if err != nil && errors.As(err, &fe) && WrapperByName(fe.Format) != nil {
+		f, rerr := rmoarvm.ReadAt(bytes.NewReader(data), int64(len(data)), opts)
+		if rerr == nil && f.MoarVM != nil && f.MoarVM.Recovery != nil {
+			f.MoarVM.Recovery.Reason = fmt.Sprintf("%v, after %d bytes of data", err, len(data))
+			return f, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rmoarvm.ReadAt(bytes.NewReader(data), int64(len(data)), opts)
 }

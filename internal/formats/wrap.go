@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -29,6 +30,12 @@ type Wrapper struct {
 	// finishes the stream, not w).
 	newReader func(r io.Reader) (io.ReadCloser, error)
 	newWriter func(w io.Writer) (io.WriteCloser, error)
+	// explain rewords an error of the decompressor for a person.
+	explain func(err error) string
+	// ignoredAfterData reports an error that the wrapper's own tool
+	// ignores once some data was decompressed (gzip: trailing garbage,
+	// such as zero padding, after a member).
+	ignoredAfterData func(err error) bool
 }
 
 // Wrappers lists the compressions heapconv unwraps and writes.
@@ -43,6 +50,19 @@ var Wrappers = []*Wrapper{
 			return zr, nil
 		},
 		newWriter: func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriter(w), nil },
+		explain: func(err error) string {
+			var corrupt flate.CorruptInputError
+			switch {
+			case errors.As(err, &corrupt):
+				return "corrupt deflate data"
+			case errors.Is(err, gzip.ErrChecksum):
+				return "the data does not match its checksum (CRC-32)"
+			case errors.Is(err, gzip.ErrHeader):
+				return "not a gzip member header"
+			}
+			return strings.TrimPrefix(err.Error(), "gzip: ")
+		},
+		ignoredAfterData: func(err error) bool { return errors.Is(err, gzip.ErrHeader) },
 	},
 	{
 		Name: "zstd", Ext: ".zst", Magic: ir.ZstdMagic,
@@ -56,6 +76,14 @@ var Wrappers = []*Wrapper{
 			return zr.IOReadCloser(), nil
 		},
 		newWriter: func(w io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(w) },
+		explain: func(err error) string {
+			if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+				return "the data needs a window of more than 128 MiB (made with zstd --long?); " +
+					"decompress it first: zstd -dc --long=31 FILE | heapconv ... -"
+			}
+			return strings.TrimPrefix(err.Error(), "zstd: ")
+		},
+		ignoredAfterData: func(error) bool { return false },
 	},
 }
 
@@ -103,28 +131,36 @@ func (wr *Wrapper) NewReader(r io.Reader) (io.ReadCloser, error) {
 	return &unwrapReader{wr: wr, zr: zr, c: c}, nil
 }
 
+// msgCutShort is the message of a compressed stream that ends early.
+const msgCutShort = "the compressed data is cut short"
+
 func (wr *Wrapper) errorAt(off int64, err error) error {
 	var fe *ir.FormatError
 	if errors.As(err, &fe) {
 		return err
 	}
-	msg := err.Error()
+	msg := wr.explain(err)
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		msg = "the compressed data is cut short"
+		msg = msgCutShort
 	}
 	return &ir.FormatError{Format: wr.Name, Offset: off, Msg: msg}
 }
 
 // unwrapReader turns the decompressor's errors into offsets.
 type unwrapReader struct {
-	wr *Wrapper
-	zr io.ReadCloser
-	c  *countingReader
+	wr  *Wrapper
+	zr  io.ReadCloser
+	c   *countingReader
+	out int64 // bytes decompressed
 }
 
 func (u *unwrapReader) Read(p []byte) (int, error) {
 	n, err := u.zr.Read(p)
+	u.out += int64(n)
 	if err != nil && err != io.EOF {
+		if u.out > 0 && u.wr.ignoredAfterData(err) {
+			return n, io.EOF
+		}
 		err = u.wr.errorAt(u.c.n, err)
 	}
 	return n, err
@@ -176,43 +212,60 @@ const (
 	peekSize = 256 << 10
 )
 
-// unwrapHead decompresses the start of a wrapped file held in head, up to
-// headSize bytes of data.
-func (wr *Wrapper) unwrapHead(head []byte) []byte {
-	zr, err := wr.newReader(bytes.NewReader(head))
+// unwrapHead decompresses the start of a wrapped file held in head (the
+// whole file when whole is set), up to headSize bytes of data. An error is
+// one of the compressed data, with its offset; a stream cut by the end of
+// head when the file goes on is none.
+func (wr *Wrapper) unwrapHead(head []byte, whole bool) ([]byte, error) {
+	fail := func(err error) error {
+		var fe *ir.FormatError
+		if !whole && errors.As(err, &fe) && fe.Msg == msgCutShort {
+			return nil
+		}
+		return err
+	}
+	zr, err := wr.NewReader(bytes.NewReader(head))
 	if err != nil {
-		return nil
+		return nil, fail(err)
 	}
 	defer zr.Close()
 	out := make([]byte, headSize)
-	n, _ := io.ReadFull(zr, out)
-	return out[:n]
+	n, err := io.ReadFull(zr, out)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil // less data than headSize
+	}
+	return out[:n], fail(err)
 }
 
 // Input is a file's data made ready for its format's reader: the format
-// detected (or named) and a gzip or zstd wrapper removed.
+// detected (or named) and gzip or zstd wrappers removed.
 type Input struct {
 	Format *Format
-	// Wrapper is the compression Open removed, nil when there was none
-	// or when the format reads its own compressed form (a gzipped pprof
-	// profile, which it keeps gzipped when written again; a .heapir.zst).
+	// Wrapper is the (outermost) compression Open removed, nil when there
+	// was none or when the format reads its own compressed form (a
+	// gzipped pprof profile, which it keeps gzipped when written again; a
+	// .heapir.zst).
 	Wrapper *Wrapper
 	// Compressed is the compression the data came in, removed or not.
 	Compressed *Wrapper
 	// R reads the data for Format.Read.
-	R  io.Reader
-	zr io.ReadCloser
+	R       io.Reader
+	removed []*unwrapReader // outermost first
 }
 
 // ErrUnrecognized is returned by Open for data of no format heapconv
 // knows (whatever wrapper it came in).
 var ErrUnrecognized = errors.New("unrecognized format")
 
+// maxWrappers is how many wrappers Open removes, one inside the other
+// (a gzipped .pb.gz compressed again, say).
+const maxWrappers = 3
+
 // Open prepares r's data for reading: it detects the format from the
-// content (or takes the format named, when not ""), looking inside a gzip
-// or zstd wrapper, which it removes unless the format reads that wrapper
-// itself. r must buffer at least 256 KiB (bufio.NewReaderSize) for the
-// wrapper's first frame to be looked into.
+// content (or takes the format named, when not ""), looking inside gzip
+// and zstd wrappers, which it removes unless the format reads that
+// wrapper itself. r must buffer at least 256 KiB (bufio.NewReaderSize)
+// for a wrapper's first frame to be looked into.
 func Open(r *bufio.Reader, format string) (*Input, error) {
 	in := &Input{R: r}
 	if format != "" {
@@ -220,67 +273,146 @@ func Open(r *bufio.Reader, format string) (*Input, error) {
 			return nil, fmt.Errorf("unknown format %q (formats: %s)", format, strings.Join(Names(), ", "))
 		}
 	}
-	head, _ := r.Peek(headSize)
-	wr := wrapperOf(head)
-	if wr != nil {
-		in.Compressed = wr
-		big, _ := r.Peek(peekSize)
-		inner := wr.unwrapHead(big)
-		if in.Format == nil {
-			in.Format = Detect(inner)
-			if in.Format == nil {
-				return nil, fmt.Errorf("%w inside the %s data", ErrUnrecognized, wr.Name)
-			}
-		}
-		if in.Format.OwnWrapper == wr.Name {
-			return in, nil
-		}
-		zr, err := wr.NewReader(r)
-		if err != nil {
-			return nil, err
-		}
-		in.Wrapper, in.zr = wr, zr
-		in.R = bufio.NewReaderSize(zr, 1<<20)
-		return in, nil
-	}
-	if in.Format == nil {
-		if in.Format = Detect(head); in.Format == nil {
-			if len(head) == 0 {
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, ErrUnrecognized
-		}
+	if err := in.open(r); err != nil {
+		in.Close()
+		return nil, err
 	}
 	return in, nil
+}
+
+func (in *Input) open(r *bufio.Reader) error {
+	in.R = r
+	head, _ := r.Peek(headSize)
+	wr := wrapperOf(head)
+	if wr == nil {
+		switch {
+		case in.Format != nil:
+			return nil
+		case len(head) == 0 && len(in.removed) == 0:
+			return io.ErrUnexpectedEOF
+		}
+		if in.Format = Detect(head); in.Format == nil {
+			if n := len(in.removed); n > 0 {
+				return fmt.Errorf("%w inside the %s data", ErrUnrecognized, in.removed[n-1].wr.Name)
+			}
+			return ErrUnrecognized
+		}
+		return nil
+	}
+	if in.Compressed == nil {
+		in.Compressed = wr
+	}
+	big, _ := r.Peek(peekSize)
+	inner, err := wr.unwrapHead(big, len(big) < peekSize)
+	if err != nil {
+		return err
+	}
+	if in.Format == nil {
+		if f := Detect(inner); f != nil && f.OwnWrapper == wr.Name {
+			in.Format = f
+		}
+	}
+	if in.Format != nil && in.Format.OwnWrapper == wr.Name {
+		return nil
+	}
+	if len(in.removed) == maxWrappers {
+		return fmt.Errorf("%w: compressed more than %d times", ErrUnrecognized, maxWrappers)
+	}
+	zr, err := wr.NewReader(r)
+	if err != nil {
+		return err
+	}
+	u := zr.(*unwrapReader)
+	in.removed = append(in.removed, u)
+	if in.Wrapper == nil {
+		in.Wrapper = wr
+	}
+	return in.open(bufio.NewReaderSize(u, 1<<20))
 }
 
 // CompressedRead is how many bytes of the compressed file the
 // decompressor has taken so far (0 when no wrapper was removed): progress
 // through a compressed file, whose decompressed size is unknown.
 func (in *Input) CompressedRead() int64 {
-	if u, ok := in.zr.(*unwrapReader); ok {
-		return u.c.published.Load()
+	if len(in.removed) == 0 {
+		return 0
 	}
-	return 0
+	return in.removed[0].c.published.Load()
 }
 
-// Close releases the decompressor, if any.
+// Close releases the decompressors, if any.
 func (in *Input) Close() {
-	if in.zr != nil {
-		in.zr.Close()
+	for _, u := range in.removed {
+		u.Close()
 	}
 }
 
-// Within marks an error of the format's reader as being about the
-// decompressed data when a wrapper was removed, so that its offset is not
-// taken for one in the file as given.
+// Within puts an error of the format's reader in terms of the file as
+// given when wrappers were removed: damage to the compressed data is the
+// cause to report, with its offset in the file; otherwise the reader's
+// offset is marked as one of the decompressed data.
 func (in *Input) Within(err error) error {
-	var fe *ir.FormatError
-	if in.Wrapper != nil && errors.As(err, &fe) && fe.Within == "" && fe.Format != in.Wrapper.Name && fe.Offset >= 0 {
-		fe.Within = ir.Decompressed
+	if len(in.removed) == 0 || err == nil {
+		return err
 	}
-	return err
+	var wrapperErr, readerErr *ir.FormatError
+	walkErrors(err, func(e error) {
+		fe, ok := e.(*ir.FormatError)
+		if !ok {
+			return
+		}
+		for _, u := range in.removed {
+			if fe.Format == u.wr.Name && wrapperErr == nil {
+				wrapperErr = fe
+				return
+			}
+		}
+		if readerErr == nil {
+			readerErr = fe
+		}
+	})
+	switch {
+	case wrapperErr != nil:
+		return wrapperErr
+	case readerErr == nil || readerErr.Within != "" || readerErr.Offset < 0:
+		return err
+	}
+	// The message may have been made with the reader's error in it
+	// (fmt.Errorf's %w): say it again with the offset marked.
+	before := readerErr.Error()
+	readerErr.Within = ir.Decompressed
+	if err == error(readerErr) {
+		return err
+	}
+	return &relabeled{msg: strings.Replace(err.Error(), before, readerErr.Error(), 1), err: err}
 }
+
+// walkErrors calls f on err and every error it wraps.
+func walkErrors(err error, f func(error)) {
+	for err != nil {
+		f(err)
+		switch w := err.(type) {
+		case interface{ Unwrap() []error }:
+			for _, e := range w.Unwrap() {
+				walkErrors(e, f)
+			}
+			return
+		case interface{ Unwrap() error }:
+			err = w.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
+// relabeled is an error whose message was rewritten; it wraps the original.
+type relabeled struct {
+	msg string
+	err error
+}
+
+func (r *relabeled) Error() string { return r.msg }
+func (r *relabeled) Unwrap() error { return r.err }
 
 // Output is how an output file is to be written: its format, and the
 // wrapper to compress it with (nil for none).

@@ -72,7 +72,11 @@ func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
 		v = "FIDL element stream, " + processes(len(f.Snapshots))
 	}
 	if contents > 0 {
-		v += fmt.Sprintf(", with the contents of %d blocks", contents)
+		if contents == 1 {
+			v += ", with the contents of 1 block"
+		} else {
+			v += fmt.Sprintf(", with the contents of %d blocks", contents)
+		}
 	}
 	if opts.ScanPointers {
 		v += fmt.Sprintf(", %d edges derived by scanning the contents for pointers (heuristic: integers that look like addresses count too)", edges)
