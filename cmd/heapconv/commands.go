@@ -226,7 +226,7 @@ func runConvert(e *env, args []string) error {
 		files = append(files, file{f, outName})
 	}
 	r := lossReport{In: inName, From: in.Format.Name, To: target.Name}
-	for i, fl := range files {
+	for _, fl := range files {
 		if sel.all {
 			o, err := createOutput(e, fl.name, *force, in, out.Wrapper)
 			if err != nil {
@@ -244,14 +244,14 @@ func runConvert(e *env, args []string) error {
 		wopts.Progress = p.update
 		loss, err := target.Write(o.w, fl.f, wopts)
 		p.done()
-		if err == nil {
-			err = o.finish()
-		}
 		if err != nil {
 			abort()
 			return fmt.Errorf("writing %s: %w", o.name, err)
 		}
-		files[i].f = nil // done with it: let the collector have it
+		if err := o.finish(); err != nil {
+			abort()
+			return err
+		}
 		r.Losses = append(r.Losses, loss...)
 		r.Outputs = append(r.Outputs, o.name)
 	}
