@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"heapconv/internal/fuchsiagen"
+	"heapconv/internal/gotool"
 	"heapconv/ir"
 	"heapconv/ir/irtest"
 	rfuchsia "heapconv/readers/fuchsia"
@@ -21,42 +23,52 @@ import (
 	wv8 "heapconv/writers/v8"
 )
 
-var (
-	pprofOnce sync.Once
-	pprofPath string
-	pprofErr  error
-)
-
 // pprofRaw runs `go tool pprof -raw` on a profile, the judge of pprof
-// output, and returns what it prints. The tool's binary is located once
-// (`go tool -n pprof`): starting it through the go command costs more than
-// the run.
+// output, and returns what it prints. A profile is run once per test
+// binary (pprofSeen): the suite often has the same bytes twice (a write,
+// then samePprof on it).
 func pprofRaw(t *testing.T, data []byte) string {
 	t.Helper()
-	pprofOnce.Do(func() {
-		// Run it once through the go command, which builds it if needed.
-		_ = exec.Command("go", "tool", "pprof", "-h").Run()
-		var b []byte
-		b, pprofErr = exec.Command("go", "tool", "-n", "pprof").Output()
-		pprofPath = strings.TrimSpace(string(b))
-		if pprofErr == nil {
-			_, pprofErr = os.Stat(pprofPath)
-		}
-	})
-	if pprofErr != nil {
-		t.Fatalf("go tool -n pprof: %v", pprofErr)
+	h := sha256.Sum256(data)
+	pprofSeen.Lock()
+	r, ok := pprofSeen.m[h]
+	pprofSeen.Unlock()
+	if !ok {
+		r.out, r.err = runPprofRaw(t, data)
+		pprofSeen.Lock()
+		pprofSeen.m[h] = r
+		pprofSeen.Unlock()
+	}
+	if r.err != "" {
+		t.Fatal(r.err)
+	}
+	return r.out
+}
+
+// pprofSeen holds what pprof -raw printed, or its failure, per profile.
+var pprofSeen = struct {
+	sync.Mutex
+	m map[[32]byte]struct{ out, err string }
+}{m: map[[32]byte]struct{ out, err string }{}}
+
+// runPprofRaw runs the tool; err is the failure, "" if none.
+func runPprofRaw(t *testing.T, data []byte) (out, err string) {
+	t.Helper()
+	pprof, perr := gotool.Pprof()
+	if perr != nil {
+		return "", perr.Error()
 	}
 	path := filepath.Join(t.TempDir(), "profile.pb")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	cmd := exec.Command(pprofPath, "-raw", path)
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	var outb, errb bytes.Buffer
+	cmd := exec.Command(pprof, "-raw", path)
+	cmd.Stdout, cmd.Stderr = &outb, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("go tool pprof -raw refuses the profile: %v\n%s", err, errb.String())
+		return "", fmt.Sprintf("go tool pprof -raw refuses the profile: %v\n%s", err, errb.String())
 	}
-	return out.String()
+	return outb.String(), ""
 }
 
 // samePprof requires two profiles to be the same for pprof: `go tool pprof

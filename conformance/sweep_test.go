@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"heapconv/internal/sampling"
 	"heapconv/ir"
 )
 
@@ -20,7 +21,9 @@ import (
 // replaced. A cut file must give a *ir.FormatError naming an offset (for
 // MoarVM, a recovery report will do); every damaged file must give an
 // error or a valid file; none may panic, hang or allocate more than the
-// input justifies.
+// input justifies. The constants below are the exhaustive sweep's
+// (HEAPCONV_EXHAUSTIVE=1, scripts/exhaustive.sh); `go test ./...` runs a
+// fixed part of it (sweepSample*).
 const (
 	// sweepEveryByte: fixtures up to this size are cut at every byte.
 	sweepEveryByte = 8 << 10
@@ -175,7 +178,8 @@ func (s *sweepStats) add(what string, data []byte, r sweepResult) {
 	}
 }
 
-// cutPoints returns where to cut an input of n bytes.
+// cutPoints returns where the exhaustive sweep cuts an input of n bytes,
+// in increasing order.
 func cutPoints(n int) []int {
 	var cuts []int
 	if n <= sweepEveryByte {
@@ -185,10 +189,45 @@ func cutPoints(n int) []int {
 		return cuts
 	}
 	for i := 0; i < 256; i++ {
-		cuts = append(cuts, i, n-1-i)
+		cuts = append(cuts, i)
 	}
 	for i := 0; i < sweepCuts; i++ {
 		cuts = append(cuts, 256+int(int64(i)*int64(n-512)/sweepCuts))
+	}
+	for i := 255; i >= 0; i-- {
+		cuts = append(cuts, n-1-i)
+	}
+	return cuts
+}
+
+// The default run's sample of a fixture's damaged inputs (all of them with
+// HEAPCONV_EXHAUSTIVE=1). Cuts near the ends of a file reach its header
+// and its trailer (a MoarVM table of contents, a gzip footer), where most
+// of a reader's decisions are, and are cheap at the start; the rest of a
+// fixture's cuts are sampled evenly. Flips are the first ones of the
+// exhaustive run's sequence, so the sample is a part of that run.
+const (
+	// sweepSampleEnds: the first and last so many cut points are kept.
+	sweepSampleEnds = 16
+	// sweepSampleEvery: one in so many of the other cut points is kept,
+	// and at most sweepSampleSpread of them: in a big file they are the
+	// costly ones (a cut at c reads c bytes), and the most alike.
+	sweepSampleEvery  = 24
+	sweepSampleSpread = 40
+	// sweepSampleFlips: flips and replacements per fixture.
+	sweepSampleFlips = 32
+	// sweepSampleDevTools: accepted damaged V8 files that DevTools' loader
+	// opens per fixture, of the fixtures devtoolsFixtures picks
+	// (sweepDevTools of every fixture in an exhaustive run).
+	sweepSampleDevTools = 1
+)
+
+// sampleCuts returns the cut points the run makes of all (cutPoints):
+// every one in an exhaustive run, else both ends and an even spread.
+func sampleCuts(all []int) []int {
+	var cuts []int
+	for _, i := range sampling.Ends(len(all), sweepSampleEnds, sweepSampleEvery, sweepSampleSpread) {
+		cuts = append(cuts, all[i])
 	}
 	return cuts
 }
@@ -220,6 +259,11 @@ func TestSweep(t *testing.T) {
 			}
 			var st sweepStats
 			start := time.Now()
+			// ran and all count the damaged inputs made (each read once
+			// with the size known, and every sweepStreamEvery-th also as
+			// a stream) of those an exhaustive run makes.
+			ran, all := 0, 0
+			judge := sampling.Count(sweepDevTools, sweepSampleDevTools)
 			// damaged reads the i-th damaged input (of a fixture's cuts or
 			// its flips), every sweepStreamEvery-th also as a stream, and
 			// checks and counts each read; it returns the sized read.
@@ -234,15 +278,23 @@ func TestSweep(t *testing.T) {
 				st.add(what, in, r)
 				return r
 			}
-			for _, path := range paths {
+			dev := devtoolsFixtures(len(paths))
+			for pi, path := range paths {
 				name := fixtureName(path)
 				data := loadFixture(t, path)
+				judge := judge
+				if !dev[pi] {
+					judge = 0
+				}
 				for _, stream := range []bool{false, true} {
 					if r := sweepRead(fm, data, stream); r.err != nil || r.panic != nil {
 						t.Fatalf("%s: the fixture itself does not read (stream %v): %v %v", name, stream, r.err, r.panic)
 					}
 				}
-				cuts, whole := cutPoints(len(data)), 0
+				allCuts := cutPoints(len(data))
+				cuts, whole := sampleCuts(allCuts), 0
+				ran += len(cuts)
+				all += len(allCuts)
 				for i, c := range cuts {
 					what := fmt.Sprintf("%s cut at %d of %d", name, c, len(data))
 					r := damaged(i, what, data[:c], data[c:], true)
@@ -256,7 +308,10 @@ func TestSweep(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(len(data)), 7))
 				buf := make([]byte, len(data))
 				judged := 0
-				for i := 0; i < sweepFlips; i++ {
+				flips := sampling.Count(sweepFlips, sweepSampleFlips)
+				ran += flips
+				all += sweepFlips
+				for i := 0; i < flips; i++ {
 					copy(buf, data)
 					at := rng.IntN(len(buf))
 					var what string
@@ -270,7 +325,7 @@ func TestSweep(t *testing.T) {
 						what = fmt.Sprintf("%s with byte %d set to %#x", name, at, v)
 					}
 					r := damaged(i, what, buf, nil, false)
-					if fm.v8Output && r.err == nil && judged < sweepDevTools {
+					if fm.v8Output && r.err == nil && judged < judge {
 						// What the reader accepts, DevTools' loader must
 						// load (heapconv validate applies its rules).
 						judged++
@@ -280,6 +335,10 @@ func TestSweep(t *testing.T) {
 						})
 					}
 				}
+			}
+			sampling.Logf(t, ran, all, "damaged inputs (cuts, flips and replacements)")
+			if fm.v8Output {
+				sampling.Logf(t, judge*len(dev), sweepDevTools*len(paths), "accepted damaged files opened by DevTools (at most)")
 			}
 			t.Logf("%s: %d damaged inputs read in %v (%d accepted: flips that leave a valid file, or recovered cuts); most allocated for its size: %.1f× the input, %d bytes (%s); most allocated: %d bytes (%s); slowest: %v (%s)",
 				fm.name, st.reads, time.Since(start).Round(time.Millisecond), st.accepted, st.worst, st.worstB, st.worstIn, st.most, st.mostIn, st.slowest.Round(time.Millisecond), st.slowIn)

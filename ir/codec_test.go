@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"heapconv/internal/sampling"
 	"heapconv/ir"
 	"heapconv/ir/irtest"
 )
@@ -208,11 +209,17 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		{"zstd", func(w *bytes.Buffer, f *ir.File) error { return ir.EncodeZstd(w, f) }, ir.ZstdMagic},
 	}
 	for _, tc := range tests {
+		// Made, and dumped as text, once for both codecs (the large files
+		// take a second each).
+		f := tc.f()
+		var text string
 		for _, codec := range codecs {
 			t.Run(tc.name+"/"+codec.name, func(t *testing.T) {
-				f := tc.f()
 				if err := f.Validate(); err != nil {
 					t.Fatalf("test file invalid: %v", err)
+				}
+				if text == "" {
+					text = ctText(t, f)
 				}
 				var buf bytes.Buffer
 				if err := codec.encode(&buf, f); err != nil {
@@ -228,8 +235,8 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 				if d := ir.Diff(f, g, 20); len(d) > 0 {
 					t.Errorf("round trip differs:\n%s", strings.Join(d, "\n"))
 				}
-				if a, b := ctText(t, f), ctText(t, g); a != b {
-					t.Errorf("text dumps differ:\nbefore:\n%s\nafter:\n%s", a, b)
+				if b := ctText(t, g); text != b {
+					t.Errorf("text dumps differ:\nbefore:\n%s\nafter:\n%s", text, b)
 				}
 				// Encoding is deterministic.
 				var again bytes.Buffer
@@ -370,7 +377,11 @@ func testDecodeTruncated(t *testing.T, f *ir.File) {
 		}
 		f.count++
 	}
-	for n := 0; n < len(data); n++ {
+	// Every prefix in an exhaustive run; by default the first and last
+	// 64 (the header, the stream's end) and a quarter of the others.
+	prefixes := sampling.Ends(len(data), 64, 4, 0)
+	sampling.Logf(t, len(prefixes), len(data), "prefixes")
+	for _, n := range prefixes {
 		_, err := ir.Decode(bytes.NewReader(data[:n]))
 		if err == nil {
 			fail("decoded without error", n, err)
@@ -392,7 +403,7 @@ func testDecodeTruncated(t *testing.T, f *ir.File) {
 		}
 	}
 	for check, f := range fails {
-		t.Errorf("%s: %d of %d prefixes, first at %d bytes: %s", check, f.count, len(data), f.first, f.msg)
+		t.Errorf("%s: %d of %d prefixes, first at %d bytes: %s", check, f.count, len(prefixes), f.first, f.msg)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"heapconv/internal/sampling"
 	"heapconv/ir"
 	"heapconv/ir/irtest"
 )
@@ -850,7 +851,11 @@ func TestDominatorsOneProc(t *testing.T) {
 // TestDominatorsSynthetic compares with Cooper–Harvey–Kennedy on scaled-down
 // versions of the benchmark's heap-shaped graph.
 func TestDominatorsSynthetic(t *testing.T) {
-	for seed := uint64(1); seed <= 3; seed++ {
+	// Each seed is another random graph of the same shape, a second of
+	// work: one by default, three in an exhaustive run.
+	seeds := sampling.Count(3, 1)
+	sampling.Logf(t, seeds, 3, "random graphs")
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		s := synthGraph(100_000, 350_000, seed)
 		for i, ignore := range []func(int) bool{nil, func(e int) bool { return e%7 == 3 }, func(e int) bool { return e%5 == 1 }} {
 			orphans := i == 2

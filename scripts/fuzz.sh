@@ -28,7 +28,9 @@ while read -r dir t; do
   echo "== $dir $t" >&2
   corpus="$dir/testdata/fuzz/$t"
   before=$(ls "$corpus" 2>/dev/null | sort || true)
-  if go test -run '^$' -fuzz "^$t\$" -fuzztime "$dur" "$dir" 2>&1 | tee "$log"; then
+  # -timeout bounds the seed corpus run before fuzzing (the test binary's
+  # alarm stops when fuzzing starts; -fuzztime bounds that).
+  if go test -timeout 10m -run '^$' -fuzz "^$t\$" -fuzztime "$dur" "$dir" 2>&1 | tee "$log"; then
     continue
   fi
   after=$(ls "$corpus" 2>/dev/null | sort || true)

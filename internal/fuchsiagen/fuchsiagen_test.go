@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"heapconv/internal/fidl"
+	"heapconv/internal/gotool"
 )
 
 // decode parses a profile the way a Fuchsia reader should: gunzip if the
@@ -429,29 +429,14 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
-// goTool returns the go command of the toolchain running the test.
-func goTool(t *testing.T) string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	p, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command: %v", err)
-	}
-	return p
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-// runPprof runs `go tool pprof -top` and `-raw` on a file and fails the
-// test if pprof rejects it. (go tool pprof is built into the Go cache on
-// first use, so HOME and GOCACHE are left alone.)
-func runPprof(t *testing.T, goCmd, file string, samples int) {
+// runPprof runs `go tool pprof -top` and `-raw` (pprof, the binary
+// gotool.Pprof finds) on a file and fails the test if pprof rejects it.
+func runPprof(t *testing.T, pprof, file string, samples int) {
 	t.Helper()
 	dir := t.TempDir()
 	for _, mode := range []string{"-top", "-raw"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		cmd := exec.CommandContext(ctx, goCmd, "tool", "pprof", mode, file)
+		cmd := exec.CommandContext(ctx, pprof, mode, file)
 		cmd.Dir = dir // no module, no local binaries to symbolize with
 		cmd.Env = append(os.Environ(), "PPROF_BINARY_PATH="+dir, "PPROF_TMPDIR="+dir)
 		out, err := cmd.CombinedOutput()
@@ -471,7 +456,10 @@ func runPprof(t *testing.T, goCmd, file string, samples int) {
 }
 
 func TestPprofAcceptsFiles(t *testing.T) {
-	goCmd := goTool(t)
+	pprof, err := gotool.Pprof()
+	if err != nil {
+		t.Fatal(err)
+	}
 	type job struct {
 		file    string
 		samples int
@@ -513,17 +501,15 @@ func TestPprofAcceptsFiles(t *testing.T) {
 			jobs = append(jobs, job{f, 1})
 		}
 	}
-	// The first run may build pprof; the others then run in parallel.
-	runPprof(t, goCmd, jobs[0].file, jobs[0].samples)
 	var wg sync.WaitGroup
 	sem := make(chan bool, 4)
-	for _, j := range jobs[1:] {
+	for _, j := range jobs {
 		wg.Add(1)
 		go func(j job) {
 			defer wg.Done()
 			sem <- true
 			defer func() { <-sem }()
-			runPprof(t, goCmd, j.file, j.samples)
+			runPprof(t, pprof, j.file, j.samples)
 		}(j)
 	}
 	wg.Wait()

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"heapconv/internal/gotool"
 )
 
 // parse gunzips when needed and parses without pprof's mapping massage.
@@ -132,7 +134,11 @@ func goPprof(t testing.TB, data []byte, args ...string) string {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", append(append([]string{"tool", "pprof"}, args...), path)...)
+	pprof, err := gotool.Pprof()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(pprof, append(append([]string{}, args...), path)...)
 	cmd.Env = append(os.Environ(), "PPROF_BINARY_PATH=/nonexistent", "PPROF_TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"heapconv/internal/gotool"
 	"heapconv/ir"
 	"heapconv/ir/irtest"
 	rfuchsia "heapconv/readers/fuchsia"
@@ -24,7 +25,11 @@ func pprofTool(t *testing.T, data []byte, args ...string) string {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", append(append([]string{"tool", "pprof"}, args...), path)...)
+	pprof, err := gotool.Pprof()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(pprof, append(append([]string{}, args...), path)...)
 	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
