@@ -9,7 +9,8 @@
 #          check, every prefix, seed and size), TestCraftedCounts again
 #   race   the race detector on the code that runs goroutines or is used
 #          from several at once: the readers, the writers, internal/fidl,
-#          the dominator computation (ir), the roundtrip command, and
+#          the dominator computation (ir), the roundtrip, signal and
+#          compressed-input commands, the gzip/zstd wrappers, and
 #          conformance's TestConcurrentUse (default sample sizes)
 #   fuzz   every fuzz target for FUZZTIME each (scripts/fuzz.sh; default
 #          10s)
@@ -63,7 +64,7 @@ part_full() {
 part_race() {
   run go test -race -timeout 30m ./readers/... ./writers/... ./internal/fidl
   run go test -race -timeout 15m -run '^TestDominators' ./ir
-  run go test -race -timeout 15m -run '^TestRoundtripCommand$' ./cmd/heapconv
+  run go test -race -timeout 15m -run '^(TestRoundtripCommand|TestInterrupted|TestCompressedInput|TestOpen|TestWrapperErrors)$' ./cmd/heapconv ./internal/formats
   run go test -race -timeout 15m -run '^TestConcurrentUse$' ./conformance
 }
 
