@@ -30,13 +30,11 @@ func v8Reproduces(f *ir.File) bool {
 // it: the same data read back, but for the white space.
 func v8Equivalent(written, orig []byte) (string, error) {
 	const level = "the same data (another producer's white space and escapes are written as V8 writes them)"
-	a, err := rv8.Read(bytes.NewReader(orig), rv8.Options{Size: int64(len(orig))})
+	a, b, err := readBoth(written, orig, func(data []byte) (*ir.File, error) {
+		return rv8.Read(bytes.NewReader(data), rv8.Options{Size: int64(len(data))})
+	})
 	if err != nil {
-		return level, fmt.Errorf("the original: %w", err)
-	}
-	b, err := rv8.Read(bytes.NewReader(written), rv8.Options{Size: int64(len(written))})
-	if err != nil {
-		return level, fmt.Errorf("the file written: %w", err)
+		return level, err
 	}
 	b.FormatVersion = a.FormatVersion
 	for i, s := range b.Snapshots {
@@ -74,13 +72,11 @@ func moarvmIndex(ra io.ReaderAt, size int64) ([]string, error) {
 func moarvmEquivalent(written, orig []byte) (string, error) {
 	if bytes.HasPrefix(orig, []byte(rmoarvm.Magic2)) {
 		const level = "the same graphs (a version 2 file is written as version 3)"
-		a, err := rmoarvm.Read(bytes.NewReader(orig), rmoarvm.Options{Size: int64(len(orig))})
+		a, b, err := readBoth(written, orig, func(data []byte) (*ir.File, error) {
+			return rmoarvm.Read(bytes.NewReader(data), rmoarvm.Options{Size: int64(len(data))})
+		})
 		if err != nil {
-			return level, fmt.Errorf("the original: %w", err)
-		}
-		b, err := rmoarvm.Read(bytes.NewReader(written), rmoarvm.Options{Size: int64(len(written))})
-		if err != nil {
-			return level, fmt.Errorf("the file written: %w", err)
+			return level, err
 		}
 		if len(a.Snapshots) != len(b.Snapshots) {
 			return level, fmt.Errorf("%d snapshots written, the original has %d", len(b.Snapshots), len(a.Snapshots))
@@ -147,4 +143,15 @@ func pprofEquivalent(written, orig []byte) (string, error) {
 		return level, fmt.Errorf("pprof -raw prints %d lines, for the original %d", len(bs), len(as))
 	}
 	return level, nil
+}
+
+// readBoth reads the original and the file written with read.
+func readBoth(written, orig []byte, read func([]byte) (*ir.File, error)) (a, b *ir.File, err error) {
+	if a, err = read(orig); err != nil {
+		return nil, nil, fmt.Errorf("the original: %w", err)
+	}
+	if b, err = read(written); err != nil {
+		return nil, nil, fmt.Errorf("the file written: %w", err)
+	}
+	return a, b, nil
 }
