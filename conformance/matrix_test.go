@@ -1,0 +1,460 @@
+package conformance
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+)
+
+// The conversion matrix: every fixture of every format written in every
+// format, read back, and compared on what the IR's generic model says of a
+// heap (aspects). A difference is a loss, which the writer's loss report
+// must name with one of the aspect's kinds; one it does not name is a
+// silent loss.
+
+// aspect is one thing a conversion keeps or loses, measured on the generic
+// model of one snapshot as sorted lines (equal lines: kept).
+type aspect struct {
+	name string
+	// what says what is compared, for the fidelity table.
+	what string
+	// kinds are the loss kinds that name a difference.
+	kinds []string
+	// measure describes the snapshot; graph tells which nodes are the
+	// heap's (not a writer's synthetic additions).
+	measure func(m *measured) []string
+}
+
+// measured is a snapshot with what the aspects share computed once.
+type measured struct {
+	f *ir.File
+	s *ir.Snapshot
+	// real lists the nodes that are not synthetic (writers add synthetic
+	// roots and grouping nodes: they are not the heap's).
+	real   []int
+	isReal []bool
+	class  []string // per node
+}
+
+func measure(f *ir.File, s *ir.Snapshot) *measured {
+	m := &measured{f: f, s: s, isReal: make([]bool, s.Nodes.Len()), class: make([]string, s.Nodes.Len())}
+	labels := ir.ClassLabels(f)
+	for i := range s.Nodes.Len() {
+		if s.NodeKindName(i) == ir.KindSynthetic {
+			continue
+		}
+		m.real = append(m.real, i)
+		m.isReal[i] = true
+		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
+			m.class[i] = labels[s.Nodes.Class[i]-1]
+		} else {
+			m.class[i] = ir.ClassName(f, s, i)
+		}
+	}
+	return m
+}
+
+// perClass sums a value per class of the real nodes.
+func (m *measured) perClass(v func(i int) uint64) []string {
+	sums := map[string]uint64{}
+	for _, i := range m.real {
+		sums[m.class[i]] += v(i)
+	}
+	out := make([]string, 0, len(sums))
+	for c, n := range sums {
+		out = append(out, c+"\t"+strconv.FormatUint(n, 10))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// counted turns a multiset of strings into sorted "value\tcount" lines.
+func counted(vals []string) []string {
+	n := map[string]int{}
+	for _, v := range vals {
+		n[v]++
+	}
+	out := make([]string, 0, len(n))
+	for v, c := range n {
+		out = append(out, v+"\t"+strconv.Itoa(c))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func one(format string, args ...any) []string { return []string{fmt.Sprintf(format, args...)} }
+
+var aspects = []aspect{
+	{"objects", "the number of objects (nodes a writer did not synthesize)", nil,
+		func(m *measured) []string { return one("%d", len(m.real)) }},
+	{"classes", "objects per class", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds},
+		func(m *measured) []string { return m.perClass(func(int) uint64 { return 1 }) }},
+	{"self sizes", "self size per class", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds, ir.LossSizesCapped},
+		func(m *measured) []string { return m.perClass(m.s.Nodes.SelfSize.At) }},
+	{"names", "object names", []string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"},
+		func(m *measured) []string {
+			names := make([]string, len(m.real))
+			for k, i := range m.real {
+				names[k] = m.f.String(m.s.Nodes.Name[i])
+			}
+			return counted(names)
+		}},
+	{"ids", "object ids, in order", []string{ir.LossNodeIDs},
+		func(m *measured) []string {
+			var b strings.Builder
+			for _, i := range m.real {
+				b.WriteString(strconv.FormatUint(m.s.Nodes.ID.At(i), 10))
+				b.WriteByte(' ')
+			}
+			return []string{b.String()}
+		}},
+	{"references", "references between objects, by holder class, name and target class",
+		[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossEdgeNames, ir.LossEdgeKinds, "dart-zero-refs"},
+		func(m *measured) []string {
+			var refs []string
+			for _, i := range m.real {
+				lo, hi := m.s.Nodes.EdgeRange(i)
+				for e := lo; e < hi; e++ {
+					t := m.s.Edges.Target[e]
+					if m.isReal[t] {
+						refs = append(refs, m.class[i]+" "+m.f.EdgeName(m.s, e)+" "+m.class[t])
+					}
+				}
+			}
+			return counted(refs)
+		}},
+	{"weak references", "which references are weak", []string{ir.LossWeakEdges, ir.LossEdgeKinds},
+		func(m *measured) []string {
+			n := 0
+			for _, i := range m.real {
+				lo, hi := m.s.Nodes.EdgeRange(i)
+				for e := lo; e < hi; e++ {
+					if m.isReal[m.s.Edges.Target[e]] && m.s.EdgeKindOf(e).Name == ir.EdgeWeak {
+						n++
+					}
+				}
+			}
+			return one("%d", n)
+		}},
+	{"external memory", "external (unmanaged) bytes", []string{ir.LossExternalSizes},
+		func(m *measured) []string { return one("%d", ir.ExternalSize(m.s)) }},
+	{"roots", "GC roots by category", []string{ir.LossGCRoots},
+		func(m *measured) []string {
+			cats := make([]string, len(m.s.Roots))
+			for k, r := range m.s.Roots {
+				cats[k] = m.f.String(r.Category)
+			}
+			return counted(cats)
+		}},
+	{"values", "primitive values (strings, numbers, lengths)", []string{ir.LossValues},
+		func(m *measured) []string { return one("%d", m.s.Values.Len()) }},
+	{"totals", "snapshot totals", []string{ir.LossTotals},
+		func(m *measured) []string {
+			var t []string
+			for _, x := range m.s.Totals {
+				t = append(t, x.Name+"="+strconv.FormatUint(x.Value, 10))
+			}
+			sort.Strings(t)
+			return t
+		}},
+}
+
+// roundTrip aspects compare the source with what comes back when the
+// target's file is written in the source's format again: they need both
+// conversions' reports to name a difference.
+var roundTrip = []aspect{
+	{"classes, back", "objects per class after source → target → source", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds},
+		aspects[1].measure},
+	{"self sizes, back", "self size per class after source → target → source",
+		[]string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds, ir.LossSizesCapped}, aspects[2].measure},
+}
+
+// retained is the retained size per class, DevTools' way (ir.SummarizeBy),
+// of the real nodes' classes.
+var retained = aspect{"retained sizes", "retained size per class (dominator tree from the root)",
+	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, ir.LossExternalSizes, ir.LossClasses,
+		ir.LossNodeNames, ir.LossNodeKinds, ir.LossGCRoots, "dart-zero-refs"},
+	func(m *measured) []string {
+		sum, err := ir.SummarizeBy(m.f, m.s, -1, ir.ByRetained)
+		if err != nil {
+			return []string{"error: " + err.Error()}
+		}
+		real := map[string]bool{}
+		for _, i := range m.real {
+			real[m.class[i]] = true
+		}
+		var out []string
+		for _, c := range sum.TopClasses {
+			if real[c.Name] && c.Retained != nil {
+				out = append(out, c.Name+"\t"+strconv.FormatUint(*c.Retained, 10))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}}
+
+// allAspects is every column of a conversion's results, in order.
+var allAspects = append(append(slices.Clone(aspects), retained), roundTrip...)
+
+// cellResult is how one aspect fared in one conversion.
+type cellResult uint8
+
+const (
+	kept cellResult = iota
+	named
+	silent
+)
+
+// conversion is one source written in one target format.
+type conversion struct {
+	source, target string
+	fixture        string
+	results        []cellResult // per aspect
+	details        []string     // per aspect: the first difference
+}
+
+var updateFidelity = flag.Bool("update", false, "write docs/fidelity.md from TestMatrix's run")
+
+// fidelityDoc is the generated fidelity table, from the module root.
+const fidelityDoc = "docs/fidelity.md"
+
+// TestMatrix converts every fixture of every format to every format,
+// measures what each conversion kept, and requires docs/fidelity.md to say
+// exactly that (go test ./conformance -run TestMatrix -update writes it).
+func TestMatrix(t *testing.T) {
+	var sources, targets []format
+	for _, fm := range table {
+		if fm.fixtures != "" {
+			sources = append(sources, fm)
+		}
+		if fm.write != nil {
+			targets = append(targets, fm)
+		}
+	}
+	var convs []conversion
+	for _, src := range sources {
+		paths, err := filepath.Glob(filepath.Join(moduleRoot, src.fixtures))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("%s: no fixtures", src.name)
+		}
+		for _, path := range paths {
+			f := read(t, src, loadFixture(t, path))
+			for _, tg := range targets {
+				convs = append(convs, convert(t, src, tg, fixtureName(path), f)...)
+			}
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	doc := fidelityTable(sources, targets, convs)
+	path := filepath.Join(moduleRoot, fidelityDoc)
+	if *updateFidelity {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./conformance -run TestMatrix -update writes it)", err)
+	}
+	if string(have) != doc {
+		t.Errorf("%s is stale: %s; go test ./conformance -run TestMatrix -update writes it again", fidelityDoc,
+			firstDifference(strings.Split(string(have), "\n"), strings.Split(doc, "\n")))
+	}
+}
+
+// convert writes f (read from a src fixture) in tg's format, reads it back,
+// writes that in the source's format again and reads it back, and
+// measures every aspect. A one-snapshot target gets each snapshot.
+func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []conversion {
+	inputs := []*ir.File{f}
+	if tg.oneSnapshot && len(f.Snapshots) > 1 {
+		inputs = nil
+		for i := range f.Snapshots {
+			g, err := f.Select(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs = append(inputs, g)
+		}
+	}
+	var out []conversion
+	for k, in := range inputs {
+		c := conversion{source: src.name, target: tg.name, fixture: fixture,
+			results: make([]cellResult, len(allAspects)), details: make([]string, len(allAspects))}
+		if len(inputs) > 1 {
+			c.fixture += fmt.Sprintf("#%d", k)
+		}
+		got, loss, err := through(tg, in)
+		if err != nil {
+			t.Errorf("%s -> %s: %v", c.fixture, tg.name, err)
+			continue
+		}
+		back, backLoss, err := through(src, got)
+		if err != nil {
+			t.Errorf("%s -> %s -> %s: %v", c.fixture, tg.name, src.name, err)
+			continue
+		}
+		backLoss.Merge(loss)
+		if len(got.Snapshots) != len(in.Snapshots) || len(back.Snapshots) != len(in.Snapshots) {
+			t.Errorf("%s -> %s -> %s: %d and %d snapshots read back, %d written", c.fixture, tg.name, src.name,
+				len(got.Snapshots), len(back.Snapshots), len(in.Snapshots))
+			continue
+		}
+		for i := range in.Snapshots {
+			a := measure(in, in.Snapshots[i])
+			g, bk := measure(got, got.Snapshots[i]), measure(back, back.Snapshots[i])
+			for j, asp := range allAspects {
+				other, report := g, loss
+				if j >= len(aspects)+1 {
+					other, report = bk, backLoss
+				}
+				c.record(j, asp, a, other, report)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// through writes f with fm's writer and reads the result back.
+func through(fm format, f *ir.File) (*ir.File, ir.LossReport, error) {
+	var b bytes.Buffer
+	loss, err := fm.write(&b, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	got, err := fm.read(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading back: %w", err)
+	}
+	return got, loss, nil
+}
+
+// record compares one aspect of the source with the converted file's.
+func (c *conversion) record(j int, asp aspect, src, got *measured, loss ir.LossReport) {
+	x, y := asp.measure(src), asp.measure(got)
+	if slices.Equal(x, y) {
+		return
+	}
+	r := silent
+	for _, kind := range asp.kinds {
+		if loss.Has(kind) {
+			r = named
+		}
+	}
+	if r > c.results[j] {
+		c.results[j] = r
+		c.details[j] = firstDifference(x, y)
+	}
+}
+
+// fidelityTable renders the matrix's results as docs/fidelity.md.
+func fidelityTable(sources, targets []format, convs []conversion) string {
+	var b strings.Builder
+	b.WriteString(`# Fidelity of conversions
+
+Generated by ` + "`go test ./conformance -run TestMatrix -update`" + ` (conformance/matrix_test.go), which
+converts every fixture of every format into every format, reads the result back, writes that in
+the source's format again, and compares what the IR's generic model says of each snapshot. A
+test fails when this file is not what the run finds.
+
+- **kept**: the same in every conversion of the source's fixtures.
+- **named**: lost or changed, and the writer's loss report names it (a kind of loss the
+  comparison accepts for it).
+- **silent k/n**: lost or changed in k of n conversions without the loss report naming it: a
+  defect (issue "Any format into any other, faithfully").
+
+Synthetic nodes a writer adds (roots and grouping nodes for DevTools) are left out of every
+comparison; they are not the heap's. What is compared:
+
+| aspect | compared | loss kinds that name a difference |
+| --- | --- | --- |
+`)
+	for _, a := range allAspects {
+		kinds := "—"
+		if len(a.kinds) > 0 {
+			kinds = "`" + strings.Join(a.kinds, "`, `") + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", a.name, a.what, kinds)
+	}
+	type key struct{ source, target string }
+	cells := map[key][]conversion{}
+	for _, c := range convs {
+		k := key{c.source, c.target}
+		cells[k] = append(cells[k], c)
+	}
+	var silentNotes []string
+	for _, src := range sources {
+		fmt.Fprintf(&b, "\n## From %s\n\n| aspect |", src.name)
+		for _, tg := range targets {
+			fmt.Fprintf(&b, " → %s |", tg.name)
+		}
+		b.WriteString("\n| --- |")
+		for range targets {
+			b.WriteString(" --- |")
+		}
+		b.WriteString("\n")
+		for j, a := range allAspects {
+			fmt.Fprintf(&b, "| %s |", a.name)
+			for _, tg := range targets {
+				cs := cells[key{src.name, tg.name}]
+				var n [3]int
+				first := -1
+				for k, c := range cs {
+					n[c.results[j]]++
+					if c.results[j] == silent && first < 0 {
+						first = k
+					}
+				}
+				switch {
+				case len(cs) == 0:
+					b.WriteString(" — |")
+				case n[silent] > 0:
+					fmt.Fprintf(&b, " **silent %d/%d** |", n[silent], len(cs))
+					c := cs[first]
+					silentNotes = append(silentNotes, fmt.Sprintf("- %s → %s, %s (%s): %s", src.name, tg.name, a.name, c.fixture,
+						strings.ReplaceAll(c.details[j], "|", `\|`)))
+				case n[named] > 0:
+					b.WriteString(" named |")
+				default:
+					b.WriteString(" kept |")
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(silentNotes) > 0 {
+		b.WriteString("\n## Silent losses, the first of each\n\n")
+		b.WriteString(strings.Join(silentNotes, "\n"))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// firstDifference shows where two measurements part.
+func firstDifference(want, got []string) string {
+	for i := range min(len(want), len(got)) {
+		if want[i] != got[i] {
+			return fmt.Sprintf("%.80q became %.80q", want[i], got[i])
+		}
+	}
+	if len(want) > len(got) {
+		return fmt.Sprintf("%d lines became %d; first missing %.80q", len(want), len(got), want[len(got)])
+	}
+	return fmt.Sprintf("%d lines became %d; first added %.80q", len(want), len(got), got[len(want)])
+}
