@@ -37,7 +37,11 @@ type summary struct {
 	RootIndex int64               `json:"rootIndex"`
 	TotalSize float64             `json:"totalSize"` // DevTools adds extra_native_bytes as a double
 	Classes   map[string]classAgg `json:"classes"`
-	Error     string              `json:"error"`
+	// Stacks are the allocation stacks DevTools shows of the first nodes
+	// that have one, by node id: "function script:line:column" per frame,
+	// innermost first.
+	Stacks map[string][]string `json:"stacks"`
+	Error  string              `json:"error"`
 }
 
 var (

@@ -7,9 +7,12 @@
 //
 // For each FILE, in order, one line on stdout with one JSON object:
 //   {"nodeCount":n,"edgeCount":e,"rootIndex":i,"totalSize":t,
-//    "classes":{"<class name>":{"count":c,"self":s,"maxRet":r,"distance":d},...}}
+//    "classes":{"<class name>":{"count":c,"self":s,"maxRet":r,"distance":d},...},
+//    "stacks":{"<node id>":["function script:line:column", ...],...}}
 // The classes are DevTools' "All objects" Summary rows (aggregatesWithFilter({})):
 // count, shallow size, retained size and the minimum distance of the class.
+// stacks holds the allocation stacks DevTools shows of the first 20 nodes
+// that have one (a snapshot with allocation traces), innermost frame first.
 // Keys are the class names, sorted. If DevTools splits one class name into several
 // rows (objects of the same name with different allocation locations), those rows
 // are keyed by DevTools' class key instead ("scriptId,line,col,Name" for a row with
@@ -30,6 +33,8 @@ const path = require('node:path');
 
 // DevTools reads files in 10,000,000-char chunks (ChunkedFileReader); mirror that.
 const CHUNK = 10 * 1000 * 1000;
+// How many nodes' allocation stacks to report.
+const STACKS = 20;
 
 async function summarize(file) {
   const { DevToolsAPI } = await import('heap-snapshot-toolkit');
@@ -96,6 +101,23 @@ async function summarize(file) {
   const classes = Object.create(null); // a class may be named "__proto__"
   for (const [k, v] of rows) classes[k] = v;
 
+  // The allocation stacks DevTools shows (its "Allocation stack" pane) of
+  // the first nodes that have one, by node id: "function script:line:column"
+  // per frame, innermost first.
+  const stacks = Object.create(null);
+  let withStacks = 0;
+  // DevTools builds the allocation profile only when the header counts
+  // trace functions (a trace_node_id column alone is not enough).
+  const traced = Boolean(snapshot.profile.snapshot.trace_function_count);
+  for (let i = 0; traced && i < snapshot.nodeCount && withStacks < STACKS; i++) {
+    const nodeIndex = i * snapshot.nodeFieldCount;
+    const frames = snapshot.allocationStack(nodeIndex);
+    if (!frames || frames.length === 0) continue;
+    withStacks++;
+    stacks[snapshot.createNode(nodeIndex).id()] =
+      frames.map((f) => `${f.functionName} ${f.scriptName}:${f.line}:${f.column}`);
+  }
+
   return {
     result: {
       nodeCount: snapshot.nodeCount,
@@ -103,6 +125,7 @@ async function summarize(file) {
       rootIndex: snapshot.rootNodeIndex,
       totalSize: snapshot.totalSize,
       classes,
+      stacks,
     },
     problems,
   };

@@ -243,11 +243,16 @@ func (c *converter) convert() (*ir.File, error) {
 	if src.Classes.Len() > 0 {
 		c.loss.Add(ir.LossClasses, int64(src.Classes.Len()), "classes (the class table, with field names) are not kept; nodes keep their names")
 	}
+	out.V8 = newHeader(out)
+	if traceIDs := c.fuchsiaTraces(out); traceIDs != nil {
+		// Node 20's field order: trace_node_id before detachedness.
+		out.V8.Meta().Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness"))
+		out.V8.NodeExtra = append([]ir.Column{{Name: "trace_node_id", Values: *traceIDs}}, out.V8.NodeExtra...)
+	}
+	c.fuchsiaLoss()
 	if err := c.checkStringsSize(); err != nil {
 		return nil, err
 	}
-
-	out.V8 = newHeader(out)
 	outFile := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + src.Format, Producer: src.Producer, Strings: c.strs.Strings, Snapshots: []*ir.Snapshot{out}}
 	if err := outFile.Validate(); err != nil {
 		return nil, fmt.Errorf("v8: conversion produced an invalid graph: %w", err)

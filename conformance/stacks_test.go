@@ -1,0 +1,217 @@
+package conformance
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+)
+
+// TestFuchsiaStacksInDevTools: a Fuchsia heapdump converted to V8 carries
+// every block's allocation stack as V8's allocation traces, and DevTools
+// shows each block's stack: the frames of its Fuchsia stack, innermost
+// first (a symbolized location's inlined functions each a frame; an
+// unsymbolized one its module and offset), under DevTools' "(root)".
+func TestFuchsiaStacksInDevTools(t *testing.T) {
+	o := newOracle(t.TempDir())
+	v8 := formatByName(ir.FormatV8)
+	for _, glob := range []string{"testdata/fuchsia/*.pb*", "testdata/fuchsia-fidl/*.fidlstream"} {
+		paths, err := filepath.Glob(filepath.Join(moduleRoot, glob))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("no fixtures match %s", glob)
+		}
+		fm := formatByName(ir.FormatFuchsia)
+		if strings.HasSuffix(glob, ".fidlstream") {
+			fm = formatByName(ir.FormatFuchsiaFIDL)
+		}
+		for _, path := range paths {
+			f := read(t, fm, loadFixture(t, path))
+			for k := range f.Snapshots {
+				name := fmt.Sprintf("%s-%d", fixtureName(path), k)
+				t.Run(name, func(t *testing.T) {
+					src, err := f.Select(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out, loss := write(t, v8, src)
+					got := read(t, v8, out)
+					want := expectedStacks(src)
+					checkTraces(t, src, got, want)
+					for _, kind := range []string{"fuchsia-timestamps", "fuchsia-threads"} {
+						if !loss.Has(kind) && hasFlagOrThread(src, kind) {
+							t.Errorf("the loss report does not name %s: %v", kind, loss)
+						}
+					}
+					path := o.file(t, name, out)
+					o.expect(name, func(t *testing.T, sum func(string) *summary) {
+						s := sum(path)
+						if !loaded(t, s) {
+							return
+						}
+						if len(s.Stacks) == 0 && len(want) > 0 {
+							t.Fatal("DevTools shows no allocation stack")
+						}
+						byID := nodeIndexByID(got)
+						for id, frames := range s.Stacks {
+							n, err := strconv.ParseUint(id, 10, 64)
+							if err != nil {
+								t.Fatal(err)
+							}
+							i := byID[n] - syntheticFront(got)
+							compareFrames(t, fmt.Sprintf("node %d (id %s)", i, id), frames, append(want[i], "(root)"))
+						}
+					})
+				})
+			}
+		}
+	}
+	t.Run("devtools", o.run)
+}
+
+// hasFlagOrThread reports whether src has what the kind names.
+func hasFlagOrThread(src *ir.File, kind string) bool {
+	fs := src.Snapshots[0].Fuchsia
+	if kind == "fuchsia-threads" {
+		for _, th := range fs.Thread {
+			if th > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fl := range fs.Flags {
+		if fl&ir.FuchsiaTimestamp != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// expectedStacks lists each node's frames, innermost first, by function
+// name (or program address when unsymbolized), read from the Fuchsia
+// section directly.
+func expectedStacks(f *ir.File) [][]string {
+	s := f.Snapshots[0]
+	fs, lc := s.Fuchsia, &f.Fuchsia.Locations
+	out := make([][]string, s.Nodes.Len())
+	for i := range out {
+		if fs.Stacks() == 0 {
+			continue
+		}
+		for _, l := range fs.StackOf(int(fs.Stack[i])) {
+			lo, hi := lc.FirstLine[l], lc.FirstLine[l+1]
+			if lo == hi {
+				out[i] = append(out[i], fmt.Sprintf("%#x", lc.Address[l]))
+				continue
+			}
+			for k := lo; k < hi; k++ {
+				out[i] = append(out[i], f.String(f.Fuchsia.Functions.Name[lc.Function[k]-1]))
+			}
+		}
+	}
+	return out
+}
+
+// compareFrames checks frames shown against the expected names: a
+// symbolized frame starts with its function's name, an unsymbolized one
+// names the module and offset of its address, which the test cannot
+// compute without the mapping, so only its presence is checked.
+func compareFrames(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d frames, want %d:\n got  %q\n want %q", what, len(got), len(want), got, want)
+		return
+	}
+	for j := range want {
+		if strings.HasPrefix(want[j], "0x") {
+			if !strings.Contains(got[j], "+0x") && !strings.HasPrefix(got[j], want[j]+" ") {
+				t.Errorf("%s frame %d: %q, want the address %s or a module offset", what, j, got[j], want[j])
+			}
+			continue
+		}
+		if !strings.HasPrefix(got[j], want[j]+" ") {
+			t.Errorf("%s frame %d: %q, want function %q", what, j, got[j], want[j])
+		}
+	}
+}
+
+// checkTraces checks, for every node, the V8 file's own traces (read back
+// by the V8 reader) against the Fuchsia stacks: the trace node's path up
+// to the root names the stack's frames.
+func checkTraces(t *testing.T, src, got *ir.File, want [][]string) {
+	t.Helper()
+	s := got.Snapshots[0]
+	v := s.V8
+	fields := len(v.MetaList("trace_function_info_fields"))
+	col := -1
+	for j, c := range v.NodeExtra {
+		if c.Name == "trace_node_id" {
+			col = j
+		}
+	}
+	if col < 0 || fields != 6 {
+		t.Fatalf("no trace_node_id column (%d) or trace function fields %d", col, fields)
+	}
+	// The tree: parent and function info of each trace node, by id.
+	parent, info := map[uint64]uint64{}, map[uint64]uint64{}
+	tt := &v.TraceTree
+	pos := 1
+	var walk func(p uint64)
+	walk = func(p uint64) {
+		id, fi := tt.At(pos), tt.At(pos+1)
+		n := int(tt.At(pos + 4))
+		pos += 5
+		parent[id], info[id] = p, fi
+		for range n {
+			walk(id)
+		}
+	}
+	if tt.Len() > 0 && tt.At(0) == 1 {
+		walk(0)
+	}
+	shift := syntheticFront(got)
+	bad := 0
+	for i, frames := range want {
+		id := v.NodeExtra[col].Values.At(i + shift)
+		var names []string
+		for ; id != 0; id = parent[id] {
+			names = append(names, got.String(uint32(v.TraceFunctionInfos.At(int(info[id])*fields+1))))
+		}
+		if len(names) != len(frames)+1 || names[len(names)-1] != "(root)" {
+			if bad++; bad <= 5 {
+				t.Errorf("node %d: trace %q, want %q and (root)", i, names, frames)
+			}
+			continue
+		}
+		for j, w := range frames {
+			if !strings.HasPrefix(w, "0x") && names[j] != w {
+				if bad++; bad <= 5 {
+					t.Errorf("node %d frame %d: %q, want %q", i, j, names[j], w)
+				}
+			}
+		}
+	}
+}
+
+// syntheticFront counts the synthetic nodes a conversion put in front.
+func syntheticFront(f *ir.File) int {
+	s := f.Snapshots[0]
+	n := 0
+	for n < s.Nodes.Len() && s.NodeKindName(n) == ir.KindSynthetic {
+		n++
+	}
+	return n
+}
+
+// nodeIndexByID maps node ids to node indices.
+func nodeIndexByID(f *ir.File) map[uint64]int {
+	s := f.Snapshots[0]
+	m := make(map[uint64]int, s.Nodes.Len())
+	for i := range s.Nodes.Len() {
+		m[s.Nodes.ID.At(i)] = i
+	}
+	return m
+}

@@ -1,0 +1,230 @@
+package v8
+
+import (
+	"fmt"
+	"strconv"
+
+	"heapconv/ir"
+)
+
+// Allocation stacks. A Fuchsia heapdump records each block's allocation
+// stack; V8 records allocation stacks when a snapshot is taken with
+// allocation tracking: trace_function_infos (one entry per function: its
+// name, script, line and column), trace_tree (the call tree of every
+// allocation, from a "(root)" node down to the allocating function, with
+// the count and bytes allocated in each node) and each node's
+// trace_node_id. DevTools shows a node's allocation stack from them (its
+// "Allocation stack" pane, and the Allocation view). fuchsiaTraces puts
+// the blocks' stacks there.
+
+// traceFrame is one function of a trace: what DevTools shows of a frame.
+type traceFrame struct {
+	name, script string
+	scriptID     uint64
+	line, column int64
+}
+
+// traceBuilder collects the function infos and the call tree.
+type traceBuilder struct {
+	c      *converter
+	frames []traceFrame
+	index  map[traceFrame]uint32
+	// The tree, node 0 the root: parent, frame, count and size per node,
+	// and each node's children by frame.
+	parent   []uint32
+	frame    []uint32
+	count    []uint64
+	size     []uint64
+	children []map[uint32]uint32
+}
+
+func newTraceBuilder(c *converter) *traceBuilder {
+	b := &traceBuilder{c: c, index: map[traceFrame]uint32{}}
+	b.frameIndex(traceFrame{name: "(root)"})
+	b.parent, b.frame = []uint32{0}, []uint32{0}
+	b.count, b.size = []uint64{0}, []uint64{0}
+	b.children = []map[uint32]uint32{nil}
+	return b
+}
+
+func (b *traceBuilder) frameIndex(f traceFrame) uint32 {
+	i, ok := b.index[f]
+	if !ok {
+		i = uint32(len(b.frames))
+		b.frames = append(b.frames, f)
+		b.index[f] = i
+	}
+	return i
+}
+
+// child returns the tree node under node for frame, adding it if needed.
+func (b *traceBuilder) child(node, frame uint32) uint32 {
+	if b.children[node] == nil {
+		b.children[node] = map[uint32]uint32{}
+	}
+	if k, ok := b.children[node][frame]; ok {
+		return k
+	}
+	k := uint32(len(b.frame))
+	b.children[node][frame] = k
+	b.parent = append(b.parent, node)
+	b.frame = append(b.frame, frame)
+	b.count = append(b.count, 0)
+	b.size = append(b.size, 0)
+	b.children = append(b.children, nil)
+	return k
+}
+
+// fuchsiaFrames returns the frames of location l, outermost first (a
+// symbolized location has one line per inlined function, innermost
+// first).
+func fuchsiaFrames(src *ir.File, l int) []traceFrame {
+	ff := src.Fuchsia
+	lc := &ff.Locations
+	module, scriptID := "", uint64(0)
+	if m := lc.Mapping[l]; m > 0 {
+		module = src.String(ff.Mappings.File[m-1])
+		scriptID = uint64(m)
+	}
+	lo, hi := lc.FirstLine[l], lc.FirstLine[l+1]
+	if lo == hi {
+		// Unsymbolized: the program counter, relative to its module when
+		// it has one, as symbolizers print it.
+		name := "0x" + strconv.FormatUint(lc.Address[l], 16)
+		if m := lc.Mapping[l]; m > 0 && module != "" {
+			name = fmt.Sprintf("%s+0x%x", module, lc.Address[l]-ff.Mappings.Start[m-1]+ff.Mappings.Offset[m-1])
+		}
+		return []traceFrame{{name: name, script: module, scriptID: scriptID}}
+	}
+	out := make([]traceFrame, 0, hi-lo)
+	for k := int(hi) - 1; k >= int(lo); k-- {
+		fn := lc.Function[k] - 1
+		out = append(out, traceFrame{name: src.String(ff.Functions.Name[fn]), script: src.String(ff.Functions.Filename[fn]),
+			scriptID: scriptID, line: lc.Line[k], column: lc.Column[k]})
+	}
+	return out
+}
+
+// fuchsiaTraces builds out's allocation traces from the source's Fuchsia
+// stacks (one per block) and gives every node the trace node of its
+// stack's innermost frame. It returns the trace_node_id column, in output
+// node order, or nil when the source has no stacks.
+func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
+	src, s := c.src, c.s
+	fs := s.Fuchsia
+	if src.Fuchsia == nil || fs == nil || fs.Stacks() == 0 || len(fs.Stack) != s.Nodes.Len() {
+		return nil
+	}
+	b := newTraceBuilder(c)
+	// Each location's frames once; each stack's tree node once.
+	locFrames := make([][]uint32, src.Fuchsia.Locations.Len())
+	leafOf := make([]uint32, fs.Stacks())
+	for k := range leafOf {
+		node := uint32(0)
+		stack := fs.StackOf(k)
+		for j := len(stack) - 1; j >= 0; j-- { // outermost first
+			l := stack[j]
+			if locFrames[l] == nil {
+				for _, f := range fuchsiaFrames(src, int(l)) {
+					locFrames[l] = append(locFrames[l], b.frameIndex(f))
+				}
+			}
+			for _, f := range locFrames[l] {
+				node = b.child(node, f)
+			}
+		}
+		leafOf[k] = node
+	}
+	var ids ir.Uints
+	ids.AppendZeros(int(c.shift)) // the synthetic nodes in front have no stack
+	for i := range s.Nodes.Len() {
+		leaf := leafOf[fs.Stack[i]]
+		blocks := uint64(1)
+		if fs.Count.Len() == s.Nodes.Len() && fs.Count.At(i) > 0 {
+			blocks = fs.Count.At(i)
+		}
+		b.count[leaf] += blocks
+		b.size[leaf] += s.Nodes.SelfSize.At(i)
+		ids.Append(uint64(leaf) + 1) // trace node ids start at 1
+	}
+	b.write(out.V8)
+	return &ids
+}
+
+// write stores the function infos and the tree in v, as the IR keeps V8's
+// (see ir.V8Snapshot.TraceTree).
+func (b *traceBuilder) write(v *ir.V8Snapshot) {
+	for i, f := range b.frames {
+		v.TraceFunctionInfos.Append(uint64(i)) // function_id
+		v.TraceFunctionInfos.Append(uint64(b.c.intern(f.name)))
+		v.TraceFunctionInfos.Append(uint64(b.c.intern(f.script)))
+		v.TraceFunctionInfos.Append(f.scriptID)
+		v.TraceFunctionInfos.Append(uint64(max(f.line, 0)))
+		v.TraceFunctionInfos.Append(uint64(max(f.column, 0)))
+	}
+	// Children in the order they were first seen: the tree is written
+	// depth first from the root.
+	kids := make([][]uint32, len(b.frame))
+	for k := 1; k < len(b.frame); k++ {
+		kids[b.parent[k]] = append(kids[b.parent[k]], uint32(k))
+	}
+	tt := &v.TraceTree
+	tt.Append(1) // one top-level node: the root
+	var walk func(k uint32)
+	walk = func(k uint32) {
+		tt.Append(uint64(k) + 1)
+		tt.Append(uint64(b.frame[k]))
+		tt.Append(b.count[k])
+		tt.Append(b.size[k])
+		tt.Append(uint64(len(kids[k])))
+		for _, ch := range kids[k] {
+			walk(ch)
+		}
+	}
+	walk(0)
+	v.Header.Set("trace_function_count", ir.JSONNum(int64(len(b.frames))))
+}
+
+// fuchsiaLoss names what a Fuchsia heapdump has that a V8 snapshot cannot
+// hold (its allocation stacks it can: fuchsiaTraces).
+func (c *converter) fuchsiaLoss() {
+	fs := c.s.Fuchsia
+	if fs == nil {
+		return
+	}
+	count := func(n int, kind, what string) {
+		if n > 0 {
+			c.loss.Add(kind, int64(n), what)
+		}
+	}
+	timestamps, contents := 0, 0
+	for _, f := range fs.Flags {
+		if f&ir.FuchsiaTimestamp != 0 {
+			timestamps++
+		}
+		if f&ir.FuchsiaContents != 0 {
+			contents++
+		}
+	}
+	count(timestamps, "fuchsia-timestamps", "blocks' allocation timestamps have no place in a V8 snapshot")
+	threads := 0
+	for _, t := range fs.Thread {
+		if t > 0 {
+			threads++
+		}
+	}
+	count(threads, "fuchsia-threads", "blocks' allocating threads have no place in a V8 snapshot")
+	count(contents, ir.LossFuchsiaContents, "blocks' contents have no place in a V8 snapshot")
+	if len(fs.LabelFirst) > 0 {
+		count(len(fs.LabelKey), "fuchsia-labels", "sample labels other than ffx's have no place in a V8 snapshot")
+	}
+	if ff := c.src.Fuchsia; ff != nil {
+		ids := 0
+		for _, b := range ff.Mappings.BuildID {
+			if c.src.String(b) != "" {
+				ids++
+			}
+		}
+		count(ids, "fuchsia-build-ids", "mappings with their build ids (what symbolizing needs) are not kept; frames keep their module and offset")
+	}
+}
