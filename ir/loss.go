@@ -106,6 +106,9 @@ const (
 	// LossFuchsiaContents: the contents of Fuchsia heap blocks; Count is
 	// blocks.
 	LossFuchsiaContents = "fuchsia-contents"
+	// LossAllocationStacks: objects' allocation stacks (a Fuchsia
+	// heapdump's, V8's allocation traces); Count is objects.
+	LossAllocationStacks = "allocation-stacks"
 )
 
 // WithExample gives the loss an example unless it has one: a kind added

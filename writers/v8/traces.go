@@ -1,11 +1,6 @@
 package v8
 
-import (
-	"fmt"
-	"strconv"
-
-	"heapconv/ir"
-)
+import "heapconv/ir"
 
 // Allocation stacks. A Fuchsia heapdump records each block's allocation
 // stack; V8 records allocation stacks when a snapshot is taken with
@@ -75,34 +70,14 @@ func (b *traceBuilder) child(node, frame uint32) uint32 {
 	return k
 }
 
-// fuchsiaFrames returns the frames of location l, outermost first (a
-// symbolized location has one line per inlined function, innermost
-// first).
-func fuchsiaFrames(src *ir.File, l int) []traceFrame {
-	ff := src.Fuchsia
-	lc := &ff.Locations
-	module, scriptID := "", uint64(0)
-	if m := lc.Mapping[l]; m > 0 {
-		module = src.String(ff.Mappings.File[m-1])
-		scriptID = uint64(m)
+// traceFrameOf is what DevTools shows of a frame: its name, and its
+// source file (or, unsymbolized, its module).
+func traceFrameOf(fr ir.Frame, scriptID uint64) traceFrame {
+	script := fr.File
+	if fr.Function == "" {
+		script = fr.Module
 	}
-	lo, hi := lc.FirstLine[l], lc.FirstLine[l+1]
-	if lo == hi {
-		// Unsymbolized: the program counter, relative to its module when
-		// it has one, as symbolizers print it.
-		name := "0x" + strconv.FormatUint(lc.Address[l], 16)
-		if m := lc.Mapping[l]; m > 0 && module != "" {
-			name = fmt.Sprintf("%s+0x%x", module, lc.Address[l]-ff.Mappings.Start[m-1]+ff.Mappings.Offset[m-1])
-		}
-		return []traceFrame{{name: name, script: module, scriptID: scriptID}}
-	}
-	out := make([]traceFrame, 0, hi-lo)
-	for k := int(hi) - 1; k >= int(lo); k-- {
-		fn := lc.Function[k] - 1
-		out = append(out, traceFrame{name: src.String(ff.Functions.Name[fn]), script: src.String(ff.Functions.Filename[fn]),
-			scriptID: scriptID, line: lc.Line[k], column: lc.Column[k]})
-	}
-	return out
+	return traceFrame{name: fr.Name(), script: script, scriptID: scriptID, line: fr.Line, column: fr.Column}
 }
 
 // fuchsiaTraces builds out's allocation traces from the source's Fuchsia
@@ -125,8 +100,10 @@ func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
 		for j := len(stack) - 1; j >= 0; j-- { // outermost first
 			l := stack[j]
 			if locFrames[l] == nil {
-				for _, f := range fuchsiaFrames(src, int(l)) {
-					locFrames[l] = append(locFrames[l], b.frameIndex(f))
+				// The script id is the module's: 1 + its mapping.
+				scriptID := uint64(src.Fuchsia.Locations.Mapping[l])
+				for _, fr := range src.Fuchsia.Frames(src, int(l)) {
+					locFrames[l] = append(locFrames[l], b.frameIndex(traceFrameOf(fr, scriptID)))
 				}
 			}
 			for _, f := range locFrames[l] {
