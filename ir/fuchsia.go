@@ -39,8 +39,12 @@ import (
 //     Rust's allocation shims); without names, the leading frames all the
 //     stacks starting at the same program counter share. Both are
 //     heuristics (readers/fuchsia/site.go). The class's Library is the
-//     name of the mapping the frame lies in. The full stack is kept in the
-//     snapshot's stack table;
+//     name of the mapping the frame lies in. A frame in a class mapping
+//     (FuchsiaClassBuildID: what heapconv writes for the classes of a
+//     converted graph heap) is the site before any other, named by the
+//     class and library the mapping stands for, so that a FIDL stream,
+//     which has no function names, keeps them. The full stack is kept in
+//     the snapshot's stack table;
 //   - the labels ffx writes (address, bytes, timestamp, thread and the
 //     process labels) become columns and flags; any other label, or one of
 //     these in a form ffx does not write, is kept as it is in the generic
@@ -63,7 +67,9 @@ import (
 // Allocation; the regions as mappings, sorted by start address, ids going
 // on across processes; one location per distinct program address of a
 // process, in first-seen order over the allocations' stacks (then over the
-// stacks no allocation names); threads as the thread table; process name
+// stacks no allocation names), those in a class region (FuchsiaClassBuildID)
+// with one line whose function is named by the class, as in the profile
+// the stream was converted from; threads as the thread table; process name
 // and koid from the SnapshotHeader. What the stream has beyond that — keys,
 // which fields were sent, region vaddrs, chunking, batches and unknown
 // fields — is FuchsiaSnapshot.Stream, so that the stream can be written
@@ -934,6 +940,62 @@ func (st *FuchsiaStream) validate(f *File, s *Snapshot) error {
 		}
 	}
 	return nil
+}
+
+// FuchsiaClassBuildID begins the build id (hex) of the mappings — in a
+// FIDL stream, the executable regions — that stand for the classes of a
+// graph heap converted to a Fuchsia profile or stream: one mapping per
+// class, holding the program address of the class's frames, its module
+// name and file offset made by FuchsiaClassModule. A stream has program
+// addresses but no function names; the mapping's name carries the class
+// through it. (The 16 bytes spell "heapconv-classes".)
+const FuchsiaClassBuildID = "68656170636f6e762d636c6173736573"
+
+// FuchsiaClassMappingID returns the build id of the mapping of class k of a
+// conversion: FuchsiaClassBuildID, then k in 4 bytes. Each class is a
+// module of its own: pprof takes mappings of the same build id, size and
+// offset for one and merges them (go tool pprof -proto does).
+func FuchsiaClassMappingID(k uint32) string {
+	return fmt.Sprintf("%s%08x", FuchsiaClassBuildID, k)
+}
+
+// FuchsiaClassModule returns the module name and file offset of the class
+// mapping (FuchsiaClassBuildID) of class name in library: the name, then
+// " (library)" when there is one, as ClassLabels qualifies a name; the
+// offset is the name's length in bytes, so that a name holding " (" is
+// still told from its library (ParseFuchsiaClassModule).
+func FuchsiaClassModule(name, library string) (module string, offset uint64) {
+	if library == "" {
+		return name, uint64(len(name))
+	}
+	return name + " (" + library + ")", uint64(len(name))
+}
+
+// ParseFuchsiaClassModule returns the class and library a class mapping's
+// module name and file offset stand for (FuchsiaClassModule); ok is false
+// when they are not of that form.
+func ParseFuchsiaClassModule(module string, offset uint64) (name, library string, ok bool) {
+	if offset > uint64(len(module)) {
+		return "", "", false
+	}
+	name, rest := module[:offset], module[offset:]
+	if rest == "" {
+		return name, "", true
+	}
+	if len(rest) < 4 || !strings.HasPrefix(rest, " (") || !strings.HasSuffix(rest, ")") {
+		return "", "", false
+	}
+	return name, rest[2 : len(rest)-1], true
+}
+
+// ClassOf returns the class mapping i (an index) stands for, when it is a
+// class mapping (its build id begins with FuchsiaClassBuildID); strs is
+// the file's string table.
+func (m *FuchsiaMappings) ClassOf(i int, strs []string) (name, library string, ok bool) {
+	if !strings.HasPrefix(strs[m.BuildID[i]], FuchsiaClassBuildID) {
+		return "", "", false
+	}
+	return ParseFuchsiaClassModule(strs[m.File[i]], m.Offset[i])
 }
 
 // FuchsiaAllocatorEntries are the allocator's own functions below the hooks

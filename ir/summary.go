@@ -214,19 +214,7 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 // its library name.
 func ClassLabels(f *File) []string {
 	c := &f.Classes
-	var uris []uint32 // Dart keeps library URIs apart from names
-	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
-		uris = f.Snapshots[0].Dart.ClassURI
-	}
-	lib := func(k int) string {
-		if k < len(uris) && f.String(uris[k]) != "" {
-			return f.String(uris[k])
-		}
-		if k < len(c.Library) {
-			return f.String(c.Library[k])
-		}
-		return ""
-	}
+	lib := func(k int) string { return ClassLibrary(f, k) }
 	libs := map[string]map[string]bool{}
 	for k := 0; k < c.Len(); k++ {
 		name := f.String(c.Name[k])
@@ -244,6 +232,22 @@ func ClassLabels(f *File) []string {
 		}
 	}
 	return out
+}
+
+// ClassLibrary returns what ClassLabels qualifies class k (an index into
+// File.Classes) by: a Dart file's library URI, else the class's Library
+// ("" when it has none).
+func ClassLibrary(f *File, k int) string {
+	// Dart keeps library URIs apart from names.
+	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
+		if uris := f.Snapshots[0].Dart.ClassURI; k < len(uris) && f.String(uris[k]) != "" {
+			return f.String(uris[k])
+		}
+	}
+	if k < len(f.Classes.Library) {
+		return f.String(f.Classes.Library[k])
+	}
+	return ""
 }
 
 // nodeClass is ClassName with the class table's names qualified as

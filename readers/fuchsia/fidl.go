@@ -48,10 +48,7 @@ func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
 		b.snapshot(&snaps[i])
 	}
 	f := b.d.f
-	lc := &b.d.ff.Locations
-	if lc.Len() > 0 {
-		lc.FirstLine = make([]uint32, lc.Len()+1)
-	}
+	b.d.symbolizeClasses()
 	contents := 0
 	for _, sb := range b.d.snaps {
 		b.d.finish(sb)
@@ -329,5 +326,40 @@ func (b *fidlBuilder) addUnknown(x *ir.FuchsiaStream, r uint32, fields []fidl.Ra
 		x.UnknownOrdinal = append(x.UnknownOrdinal, u.Ordinal)
 		x.UnknownBytes = append(x.UnknownBytes, u.Bytes...)
 		x.UnknownFirst = append(x.UnknownFirst, uint32(len(x.UnknownBytes)))
+	}
+}
+
+// symbolizeClasses gives every location in a class mapping
+// (ir.FuchsiaClassBuildID) one line, whose function is named by the class,
+// as in the profile heapconv converts a graph heap to: the stream carries
+// the class in the region, having no functions. Other locations have no
+// lines.
+func (d *decoder) symbolizeClasses() {
+	ff := d.ff
+	lc, mp, fn := &ff.Locations, &ff.Mappings, &ff.Functions
+	if lc.Len() == 0 {
+		return
+	}
+	lc.FirstLine = make([]uint32, 1, lc.Len()+1)
+	fnOf := map[string]uint32{} // class name -> 1 + function index
+	for l := range lc.Len() {
+		if m := lc.Mapping[l]; m != 0 {
+			if name, _, ok := mp.ClassOf(int(m-1), d.strs.Strings); ok {
+				fi, ok := fnOf[name]
+				if !ok {
+					fn.ID = append(fn.ID, uint64(fn.Len()+1))
+					fn.Name = append(fn.Name, d.internString(name))
+					fn.SystemName = append(fn.SystemName, 0)
+					fn.Filename = append(fn.Filename, 0)
+					fn.StartLine = append(fn.StartLine, 0)
+					fi = uint32(fn.Len())
+					fnOf[name] = fi
+				}
+				lc.Function = append(lc.Function, fi)
+				lc.Line = append(lc.Line, 0)
+				lc.Column = append(lc.Column, 0)
+			}
+		}
+		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
 	}
 }

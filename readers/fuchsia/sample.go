@@ -359,50 +359,43 @@ func (d *decoder) siteClass(k siteKey) uint32 {
 // sites names every stack of the snapshot by its allocation site (see
 // ir/fuchsia.go), returning per stack the IR name and 1 + class index.
 func (d *decoder) sites(fs *ir.FuchsiaSnapshot) (names, classes []uint32) {
-	ns := fs.Stacks()
-	names, classes = make([]uint32, ns), make([]uint32, ns)
-	lc, ff := &d.ff.Locations, d.ff
-	skip := unsymbolizedSkip(fs, lc)
-	for k, n := range moduleSkip(fs, lc, &ff.Mappings, d.strs.Strings) {
-		skip[k] = max(skip[k], n)
+	ff := d.ff
+	lc, mp := &ff.Locations, &ff.Mappings
+	strs := d.strs.Strings
+	// Class mappings, resolved once: 1 + index into classKeys.
+	classOf := make([]uint32, mp.Len())
+	var classKeys []siteKey
+	for m := range classOf {
+		if name, lib, ok := mp.ClassOf(m, strs); ok {
+			classKeys = append(classKeys, siteKey{d.internString(name), d.internString(lib)})
+			classOf[m] = uint32(len(classKeys))
+		}
 	}
 	lib := func(l uint32) uint32 {
 		if m := lc.Mapping[l]; m != 0 {
-			return ff.Mappings.File[m-1]
+			return mp.File[m-1]
 		}
 		return 0
 	}
-	for k := 0; k < ns; k++ {
-		var key siteKey
-		found := false
+	st := chooseSites(ff, fs, d.strs.Strings)
+	names, classes = make([]uint32, len(st)), make([]uint32, len(st))
+	for k, x := range st {
 		stack := fs.StackOf(k)
-	frames:
-		for j, l := range stack {
-			lines := lc.Function[lc.FirstLine[l]:lc.FirstLine[l+1]]
-			if len(lines) == 0 {
-				if j < skip[k] {
-					continue
-				}
-				key = siteKey{d.internString(fmt.Sprintf("0x%x", lc.Address[l])), lib(l)}
-				found = true
-				break
-			}
-			for _, fi := range lines {
-				name := ff.Functions.Name[fi-1]
-				if ir.IsFuchsiaAllocatorFrame(d.strs.Strings[name]) {
-					continue
-				}
-				key = siteKey{name, lib(l)}
-				found = true
-				break frames
-			}
-		}
-		if !found {
+		var key siteKey
+		switch {
+		case len(stack) == 0:
+			key.name = d.internString("(no stack)")
+		case x.frame < 0:
+			key = siteKey{d.internString("(allocator)"), lib(stack[len(stack)-1])}
+		default:
+			l := stack[x.frame]
 			switch {
-			case len(stack) == 0:
-				key.name = d.internString("(no stack)")
+			case x.class:
+				key = classKeys[classOf[lc.Mapping[l]-1]-1]
+			case x.fn != 0:
+				key = siteKey{ff.Functions.Name[x.fn-1], lib(l)}
 			default:
-				key = siteKey{d.internString("(allocator)"), lib(stack[len(stack)-1])}
+				key = siteKey{d.internString(fmt.Sprintf("0x%x", lc.Address[l])), lib(l)}
 			}
 		}
 		names[k], classes[k] = key.name, d.siteClass(key)

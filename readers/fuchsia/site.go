@@ -1,10 +1,111 @@
 package fuchsia
 
 import (
+	"fmt"
 	"path"
+	"slices"
 
 	"heapconv/ir"
 )
+
+// site is where a stack's allocation site is.
+type site struct {
+	// frame is the site's position in the stack, leaf first; -1 when every
+	// frame is the allocator's (or there are none).
+	frame int
+	// fn is 1 + the function naming a symbolized site, 0 for an
+	// unsymbolized one.
+	fn uint32
+	// class: the frame lies in a class mapping (ir.FuchsiaClassBuildID).
+	class bool
+}
+
+// chooseSites finds every stack's allocation site: the first frame in a
+// class mapping, else the first frame outside the allocator: a symbolized
+// frame's first line whose function is not an allocator frame, or an
+// unsymbolized frame past those the heuristics take for the allocator's.
+// strs is the string table the mappings and functions refer to.
+func chooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []site {
+	lc, mp := &ff.Locations, &ff.Mappings
+	isClass := make([]bool, mp.Len())
+	anyClass := false
+	for m := range isClass {
+		_, _, isClass[m] = mp.ClassOf(m, strs)
+		anyClass = anyClass || isClass[m]
+	}
+	skip := unsymbolizedSkip(fs, lc)
+	for k, n := range moduleSkip(fs, lc, mp, strs) {
+		skip[k] = max(skip[k], n)
+	}
+	out := make([]site, fs.Stacks())
+	for k := range out {
+		out[k] = site{frame: -1}
+		stack := fs.StackOf(k)
+		if anyClass {
+			if j := slices.IndexFunc(stack, func(l uint32) bool { return lc.Mapping[l] != 0 && isClass[lc.Mapping[l]-1] }); j >= 0 {
+				out[k] = site{frame: j, class: true}
+				continue
+			}
+		}
+	frames:
+		for j, l := range stack {
+			lines := lc.Function[lc.FirstLine[l]:lc.FirstLine[l+1]]
+			if len(lines) == 0 {
+				if j < skip[k] {
+					continue
+				}
+				out[k].frame = j
+				break
+			}
+			for _, fi := range lines {
+				if !ir.IsFuchsiaAllocatorFrame(strs[ff.Functions.Name[fi-1]]) {
+					out[k] = site{frame: j, fn: fi}
+					break frames
+				}
+			}
+		}
+	}
+	return out
+}
+
+// SiteNames returns the name the reader gives each node of snapshot s of f
+// (its allocation site, ir/fuchsia.go) from f's Fuchsia sections, or, with
+// addressesOnly, from program addresses alone, as they are in a FIDL
+// stream (which has no functions). The FIDL writer compares the two to
+// say which blocks a stream puts in other classes.
+func SiteNames(f *ir.File, s *ir.Snapshot, addressesOnly bool) []string {
+	ff := *f.Fuchsia
+	if addressesOnly {
+		lc := ff.Locations
+		lc.FirstLine = make([]uint32, lc.Len()+1)
+		lc.Function, lc.Line, lc.Column = nil, nil, nil
+		ff.Locations = lc
+	}
+	fs := s.Fuchsia
+	lc, mp := &ff.Locations, &ff.Mappings
+	stackName := make([]string, fs.Stacks())
+	for k, x := range chooseSites(&ff, fs, f.Strings) {
+		stack := fs.StackOf(k)
+		switch {
+		case len(stack) == 0:
+			stackName[k] = "(no stack)"
+		case x.frame < 0:
+			stackName[k] = "(allocator)"
+		case x.class:
+			m := lc.Mapping[stack[x.frame]] - 1
+			stackName[k], _, _ = mp.ClassOf(int(m), f.Strings)
+		case x.fn != 0:
+			stackName[k] = f.Strings[ff.Functions.Name[x.fn-1]]
+		default:
+			stackName[k] = fmt.Sprintf("0x%x", lc.Address[stack[x.frame]])
+		}
+	}
+	names := make([]string, s.Nodes.Len())
+	for i, k := range fs.Stack {
+		names[i] = stackName[k]
+	}
+	return names
+}
 
 // unsymbolizedSkip returns, per stack, how many leading unsymbolized frames
 // to skip as allocator frames: stacks are grouped by their leaf location,

@@ -12,23 +12,44 @@ import (
 // holds: its own, then those of its nearest dominators.
 const StackDepth = 8
 
+// classBase is the program address of the first class's frame; each class
+// has classSpan bytes of address space, its mapping's.
+const (
+	classBase = 0x1000
+	classSpan = 16
+)
+
+// classKey is a class of the source: its name and library (ir.ClassLibrary;
+// "" for classes named by ir.ClassName alone).
+type classKey struct{ name, library string }
+
 // Convert turns IR from another format (a V8, Dart or MoarVM graph) into
-// Fuchsia IR that Write writes as a heapdump profile. IR that already has a
-// Fuchsia section is returned as it is. The mapping:
+// Fuchsia IR that Write writes as a heapdump profile and WriteFIDL as a
+// stream. IR that already has a Fuchsia section is returned as it is. The
+// mapping:
 //
-//   - every node is one sample, value [1, self size], with a "bytes"
-//     label; several snapshots become processes (process_name = the
-//     snapshot's name or "snapshot N", process_koid = N+1);
-//   - a node's stack is synthetic, leaf first: its class (ir.ClassName),
-//     then the classes of its immediate dominator, that one's, and so on
-//     (up to StackDepth frames, not counting the root), so that pprof's
-//     flat column ranks classes by bytes and its cumulative column shows
-//     what retains them. Each class is a Function named by it, with one
-//     Location (mapping_id 0, one Line); without a root, a node's stack is
-//     its class alone.
+//   - every node but the synthetic ones (a V8 root, its categories and
+//     embedder nodes, which are not the heap's) is one sample, value
+//     [1, self size], with a "bytes" label; several snapshots become
+//     processes (process_name = the snapshot's name or "snapshot N",
+//     process_koid = N+1);
+//   - every class (name and library, as ir.ClassLabels tells classes
+//     apart) is one Function named by it, one Location at a program
+//     address of its own (one Line), and one Mapping around that address:
+//     a class mapping (ir.FuchsiaClassMappingID), whose module name and
+//     file offset say the class and library (ir.FuchsiaClassModule). The
+//     reader names a block by the class mapping of its leaf frame, in a
+//     profile as in a FIDL stream (which has the addresses and regions but
+//     no functions);
+//   - a node's stack is synthetic, leaf first: its class, then the classes
+//     of its immediate dominator, that one's, and so on (up to StackDepth
+//     frames, not counting the root and the synthetic nodes), so that
+//     pprof's flat column ranks classes by bytes and its cumulative column
+//     shows what retains them; without a root, a node's stack is its class
+//     alone.
 //
-// Edges, node ids and kinds, values, roots and external sizes have no place
-// in a heapdump profile; the loss report says so.
+// Edges, node ids and kinds, values, roots, totals and external sizes have
+// no place in a heapdump profile; the loss report says so.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if f.Fuchsia != nil {
 		return f, nil, nil
@@ -49,35 +70,44 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	ff := &ir.FuchsiaFile{Gzip: true, SampleTypes: []ir.FuchsiaValueType{
 		{Type: intern("objects"), Unit: intern("count")}, {Type: intern("allocated"), Unit: intern("bytes")}}}
 	out.Fuchsia = ff
-	fnOf := map[string]uint32{} // class name -> location index
-	locOf := func(class string) uint32 {
-		if l, ok := fnOf[class]; ok {
+	locs := map[classKey]uint32{} // class -> location index
+	locOf := func(c classKey) uint32 {
+		if l, ok := locs[c]; ok {
 			return l
 		}
-		fn := &ff.Functions
+		lc, fn, mp := &ff.Locations, &ff.Functions, &ff.Mappings
+		l := uint32(lc.Len())
+		pc := classBase + classSpan*uint64(l)
+		module, offset := ir.FuchsiaClassModule(c.name, c.library)
+		mp.ID = append(mp.ID, uint64(mp.Len()+1))
+		mp.Start = append(mp.Start, pc)
+		mp.Limit = append(mp.Limit, pc+classSpan)
+		mp.Offset = append(mp.Offset, offset)
+		mp.File = append(mp.File, intern(module))
+		mp.BuildID = append(mp.BuildID, intern(ir.FuchsiaClassMappingID(l)))
+		mp.Flags = append(mp.Flags, ir.FuchsiaHasFunctions)
 		fn.ID = append(fn.ID, uint64(fn.Len()+1))
-		fn.Name = append(fn.Name, intern(class))
+		fn.Name = append(fn.Name, intern(c.name))
 		fn.SystemName = append(fn.SystemName, 0)
 		fn.Filename = append(fn.Filename, 0)
 		fn.StartLine = append(fn.StartLine, 0)
-		lc := &ff.Locations
 		if len(lc.FirstLine) == 0 {
 			lc.FirstLine = append(lc.FirstLine, 0)
 		}
-		l := uint32(lc.Len())
 		lc.ID = append(lc.ID, uint64(l+1))
-		lc.Mapping = append(lc.Mapping, 0)
-		lc.Address = append(lc.Address, 0)
+		lc.Mapping = append(lc.Mapping, uint32(mp.Len()))
+		lc.Address = append(lc.Address, pc)
 		lc.Folded = append(lc.Folded, false)
 		lc.Function = append(lc.Function, uint32(fn.Len()))
 		lc.Line = append(lc.Line, 0)
 		lc.Column = append(lc.Column, 0)
 		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
-		fnOf[class] = l
+		locs[c] = l
 		return l
 	}
-	var edges, values, noDom, capped, nodes, renamed, extNodes int
-	var extBytes uint64
+	hasObjects := make([]bool, f.Classes.Len()) // per class of the table
+	var edges, weak, values, noDom, capped, nodes, renamed, extNodes, synthetic, totals, roots int
+	var extBytes, extTotals, syntheticBytes uint64
 	for k, s := range f.Snapshots {
 		n := s.Nodes.Len()
 		o := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), ir.FuchsiaNodeKinds...),
@@ -92,10 +122,19 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 			fs.HasProcessName, fs.ProcessName, fs.HasProcessKoid, fs.ProcessKoid = true, intern(name), true, int64(k+1)
 			o.Name = fs.ProcessName
 		}
-		// Class locations per node, and the dominator tree for the stacks.
+		// Which nodes are written, their classes' locations (made as the
+		// stacks need them), and the dominator tree for the stacks.
+		skip := make([]bool, n)
+		for i := range n {
+			skip[i] = s.NodeKindName(i) == ir.KindSynthetic
+		}
 		classLoc := make([]uint32, n)
-		for i := 0; i < n; i++ {
-			classLoc[i] = locOf(ir.ClassName(f, s, i))
+		have := make([]bool, n)
+		loc := func(i uint32) uint32 {
+			if !have[i] {
+				classLoc[i], have[i] = locOf(classOf(f, s, int(i))), true
+			}
+			return classLoc[i]
 		}
 		var idom []uint32
 		if s.Root != ir.NoNode && n > 0 {
@@ -109,20 +148,20 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		stacks := map[string]uint32{}
 		var key []byte
 		var frames []uint32
-		o.Nodes.Kind = make([]uint8, n)
-		o.Nodes.Name = make([]uint32, n)
-		o.Nodes.FirstEdge = make([]uint32, n+1)
-		fs.Flags = make([]uint8, n)
-		fs.Stack = make([]uint32, n)
 		for i := 0; i < n; i++ {
-			frames = append(frames[:0], classLoc[i])
+			if skip[i] {
+				synthetic++
+				syntheticBytes += s.Nodes.SelfSize.At(i)
+				continue
+			}
+			frames = append(frames[:0], loc(uint32(i)))
 			if idom != nil {
 				for v := uint32(i); len(frames) < StackDepth; {
 					d := idom[v]
-					if d == ir.NoNode || d == v || d == s.Root {
+					if d == ir.NoNode || d == v || d == s.Root || skip[d] {
 						break
 					}
-					frames = append(frames, classLoc[d])
+					frames = append(frames, loc(d))
 					v = d
 				}
 			}
@@ -137,10 +176,14 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 				fs.StackLocation = append(fs.StackLocation, frames...)
 				fs.StackFirst = append(fs.StackFirst, uint32(len(fs.StackLocation)))
 			}
-			fs.Stack[i] = st
-			fs.Flags[i] = ir.FuchsiaBytes
-			o.Nodes.Name[i] = ff.Functions.Name[ff.Locations.Function[classLoc[i]]-1]
-			if f.String(s.Nodes.Name[i]) != out.Strings[o.Nodes.Name[i]] {
+			if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
+				hasObjects[s.Nodes.Class[i]-1] = true
+			}
+			fs.Stack = append(fs.Stack, st)
+			fs.Flags = append(fs.Flags, ir.FuchsiaBytes)
+			name := ff.Functions.Name[ff.Locations.Function[classLoc[i]]-1]
+			o.Nodes.Name = append(o.Nodes.Name, name)
+			if f.String(s.Nodes.Name[i]) != out.Strings[name] {
 				renamed++
 			}
 			o.Nodes.ID.Append(0)
@@ -151,10 +194,20 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 			}
 			o.Nodes.SelfSize.Append(size)
 			fs.Count.Append(1)
+			nodes++
 		}
-		nodes += n
+		written := len(fs.Stack)
+		o.Nodes.Kind = make([]uint8, written)
+		o.Nodes.FirstEdge = make([]uint32, written+1)
 		edges += s.Edges.Len()
+		for e := range s.Edges.Len() {
+			if s.EdgeKindOf(e).Name == ir.EdgeWeak {
+				weak++
+			}
+		}
 		values += s.Values.Len()
+		totals += len(s.Totals)
+		roots += len(s.Roots)
 		out.Snapshots = append(out.Snapshots, o)
 		for i := 0; i < s.Nodes.ExternalSize.Len(); i++ {
 			if x := s.Nodes.ExternalSize.At(i); x > 0 {
@@ -162,12 +215,20 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 				extBytes += x
 			}
 		}
+		for _, t := range s.Totals {
+			if ir.IsExternalTotal(t.Name) {
+				extTotals += t.Value
+			}
+		}
 	}
-	if extNodes > 0 {
-		loss.Addf(ir.LossExternalSizes, int64(extNodes), "nodes' external sizes (%d bytes) are not kept: a sample's size is its self size", extBytes)
+	if extNodes > 0 || extTotals > 0 {
+		loss.Addf(ir.LossExternalSizes, int64(extNodes), "external sizes (%d bytes on nodes, %d in the totals) are not kept: a sample's size is its self size", extBytes, extTotals)
 	}
 	if edges > 0 {
 		loss.Add(ir.LossEdges, int64(edges), "edges have no place in a pprof profile; the stacks show each object's class and those of its nearest dominators instead")
+	}
+	if weak > 0 {
+		loss.Add(ir.LossWeakEdges, int64(weak), "weak edges are not kept (no edge is)")
 	}
 	if capped > 0 {
 		loss.Add(ir.LossSizesCapped, int64(capped), "self sizes of 2^63 bytes or more are capped at 2^63-1 (pprof values are int64)")
@@ -178,12 +239,32 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// A sample has a stack and sizes only: whatever else says which node
 	// it is, is gone.
 	loss.Add(ir.LossNodeIDs, int64(nodes), "node ids are not kept: a sample has none")
-	loss.Add(ir.LossNodeKinds, int64(nodes), "node kinds are not kept: a sample has none")
+	if synthetic > 0 {
+		loss.Addf(ir.LossNodeKinds, int64(nodes+synthetic), "node kinds are not kept: a sample has none; the %d synthetic nodes (a root, its categories, embedder nodes: %d bytes) are not written", synthetic, syntheticBytes)
+	} else {
+		loss.Add(ir.LossNodeKinds, int64(nodes), "node kinds are not kept: a sample has none")
+	}
 	if renamed > 0 {
 		loss.Add(ir.LossNodeNames, int64(renamed), "node names are not kept: each sample is named by its class")
 	}
 	if values > 0 {
 		loss.Add(ir.LossValues, int64(values), "primitive values are not kept")
+	}
+	// The reader takes every block no other points to for a root: without
+	// edges, all of them.
+	switch {
+	case roots > 0:
+		loss.Addf(ir.LossGCRoots, int64(nodes), "the %d roots and their categories are not kept: a profile has none, and without edges every sample is read back as a root", roots)
+	case nodes > 0:
+		loss.Add(ir.LossGCRoots, int64(nodes), "objects are read back as roots: a profile has no edges, so no sample is held by another")
+	}
+	if n := f.Classes.Len() - count(hasObjects); n > 0 {
+		// A class is a site some block is allocated at: the reader has
+		// none without one.
+		loss.Add(ir.LossClasses, int64(n), "classes no object has are not kept (a name that clashed only with one of them is no longer qualified by its library)")
+	}
+	if totals > 0 {
+		loss.Add(ir.LossTotals, int64(totals), "snapshot totals are not kept: a profile has none")
 	}
 	if len(f.Snapshots) == 0 {
 		return nil, nil, fmt.Errorf("fuchsia: the file has no snapshots")
@@ -192,4 +273,14 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		return nil, nil, fmt.Errorf("fuchsia: internal error: the converted IR is invalid: %w", err)
 	}
 	return out, loss, nil
+}
+
+// classOf returns node i's class: from the class table, with its library,
+// else as ir.ClassName names it.
+func classOf(f *ir.File, s *ir.Snapshot, i int) classKey {
+	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
+		c := int(s.Nodes.Class[i] - 1)
+		return classKey{f.String(f.Classes.Name[c]), ir.ClassLibrary(f, c)}
+	}
+	return classKey{name: ir.ClassName(f, s, i)}
 }

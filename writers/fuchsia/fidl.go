@@ -9,6 +9,7 @@ import (
 
 	"heapconv/internal/fidl"
 	"heapconv/ir"
+	rfuchsia "heapconv/readers/fuchsia"
 )
 
 // WriteFIDL writes f as a heapdump FIDL element stream: the SnapshotElement
@@ -19,8 +20,11 @@ import (
 // in the same order, batches and chunks, so that a stream read and written
 // again is byte-identical. Other Fuchsia IR (read from a profile) is
 // written as the collector would send it (fidl.Emit's order and chunking),
-// one process per snapshot; other IR is converted first (Convert). The loss
-// report says what the stream cannot hold.
+// one process per snapshot; other IR is converted first (Convert), its
+// classes in regions that name them. The loss report says what the stream
+// cannot hold: functions above all, so the blocks whose allocation site a
+// function named are read back in another class (counted exactly, by the
+// reader's own naming of sites from addresses).
 func WriteFIDL(w io.Writer, f *ir.File) (ir.LossReport, error) {
 	f, loss, err := prepare(f, ir.FormatFuchsiaFIDL, "the stream")
 	if err != nil {
@@ -227,7 +231,8 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 			multi = true
 		}
 	}
-	var truncated, invalidUTF8, badBuildID, dupRegion, dupAddress, noAddressContents, synthetic int
+	var truncated, invalidUTF8, badBuildID, dupRegion, dupAddress, noAddressContents, synthetic, moved, movedRoots int
+	var movedExample string
 	text := func(s string, limit int) string {
 		if !utf8.ValidString(s) {
 			s = strings.ToValidUTF8(s, "\uFFFD")
@@ -243,7 +248,23 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		}
 		return s
 	}
-	lc := &ff.Locations
+	lc, mp := &ff.Locations, &ff.Mappings
+	// Class mappings carry a converted heap's classes (their functions are
+	// read back from them); any other location's functions are lost.
+	isClass := make([]bool, mp.Len())
+	for m := range isClass {
+		_, _, isClass[m] = mp.ClassOf(m, f.Strings)
+	}
+	lostFn := make([]bool, ff.Functions.Len())
+	symbolized := false
+	for l := range lc.Len() {
+		if m := lc.Mapping[l]; m != 0 && isClass[m-1] {
+			continue
+		}
+		for _, fi := range lc.Function[lc.FirstLine[l]:lc.FirstLine[l+1]] {
+			lostFn[fi-1], symbolized = true, true
+		}
+	}
 	pcOf := func(l uint32) uint64 {
 		if a := lc.Address[l]; a != 0 || lc.FirstLine[l] == lc.FirstLine[l+1] {
 			return a
@@ -257,6 +278,28 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	sent, nsent := make([]bool, ff.Mappings.Len()), 0 // mappings sent as some process's region
 	for _, s := range f.Snapshots {
 		fs := s.Fuchsia
+		if symbolized {
+			// The reader names the sites of a stream from program
+			// addresses alone: a site named by a function becomes
+			// another (and the heuristics for unsymbolized stacks may
+			// move others).
+			was, will := rfuchsia.SiteNames(f, s, false), rfuchsia.SiteNames(f, s, true)
+			changed := make([]bool, len(was))
+			for i := range was {
+				if was[i] != will[i] {
+					changed[i] = true
+					moved++
+					if movedExample == "" {
+						movedExample = fmt.Sprintf("%q becomes %q", was[i], will[i])
+					}
+				}
+			}
+			for _, r := range s.Roots {
+				if changed[r.Node] {
+					movedRoots++
+				}
+			}
+		}
 		p := fidl.Process{Koid: uint64(fs.ProcessKoid)}
 		if fs.HasProcessName {
 			p.Name = text(f.Strings[fs.ProcessName], fidl.MaxNameLength)
@@ -282,7 +325,6 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 			}
 		}
 		starts := map[uint64]bool{}
-		mp := &ff.Mappings
 		for m, u := range use {
 			if !u {
 				continue
@@ -301,7 +343,14 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 			for _, o := range []int{fidl.RegionAddress, fidl.RegionSize, fidl.RegionFileOffset, fidl.RegionBuildID} {
 				g.Present.Set(o)
 			}
-			if name := f.Strings[mp.File[m]]; name != "" {
+			if name, lib, ok := mp.ClassOf(m, f.Strings); ok && (!utf8.ValidString(name) || !utf8.ValidString(lib)) {
+				// Made valid part by part, so that the offset still
+				// parts the name from the library; one name counted.
+				bad := invalidUTF8
+				g.Name, g.FileOffset = ir.FuchsiaClassModule(text(name, 1<<30), text(lib, 1<<30))
+				invalidUTF8 = bad + 1
+				g.Present.Set(fidl.RegionName)
+			} else if name := f.Strings[mp.File[m]]; name != "" {
 				g.Name = text(name, 1<<30)
 				g.Present.Set(fidl.RegionName)
 			}
@@ -377,13 +426,22 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	}
 
 	// What the stream cannot hold.
-	if ff.Functions.Len() > 0 {
-		loss.Add("fuchsia-functions", int64(ff.Functions.Len()), "functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host)")
+	if n := count(lostFn); n > 0 {
+		loss.Add("fuchsia-functions", int64(n), "functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host)")
+	}
+	if moved > 0 {
+		// Kinds of what changes with a block's site: its class, its name
+		// and, for a root, its category.
+		loss.Add(ir.LossClasses, int64(moved), "blocks are read back in another class: their allocation sites were named by functions, which a stream does not have, and are named from program addresses instead").WithExample(movedExample)
+		loss.Add(ir.LossNodeNames, int64(moved), "blocks are read back with another name (their allocation site, named from program addresses)").WithExample(movedExample)
+		if movedRoots > 0 {
+			loss.Add(ir.LossGCRoots, int64(movedRoots), "roots are read back in another category (their allocation site, named from program addresses)")
+		}
 	}
 	if synthetic > 0 {
 		loss.Add("synthetic-addresses", int64(synthetic), "frames known only by their function get synthetic program addresses (0x1000 + 16 × location index)")
 	}
-	if mp := &ff.Mappings; mp.Len() > 0 {
+	if count(isClass) < mp.Len() {
 		loss.Add("fuchsia-vaddr", 0, "the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
 	}
 	if unused := ff.Mappings.Len() - nsent; unused > 0 {
@@ -420,4 +478,15 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		}
 	}
 	return nil
+}
+
+// count returns how many of bs are true.
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

@@ -2,7 +2,9 @@ package fuchsia_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"os"
+	"strings"
 	"testing"
 
 	"heapconv/internal/fidl"
@@ -78,8 +80,8 @@ func TestFIDLFromProfile(t *testing.T) {
 	}
 }
 
-// TestFIDLFromGraph sends a graph heap: through Convert, with synthetic
-// program addresses for its class frames.
+// TestFIDLFromGraph sends a graph heap: through Convert, one allocation
+// per object, whose class frames lie in the class regions.
 func TestFIDLFromGraph(t *testing.T) {
 	f := irtest.Random(5, irtest.Options{MinNodes: 30, MaxNodes: 60, Snapshots: 2})
 	var out bytes.Buffer
@@ -91,12 +93,88 @@ func TestFIDLFromGraph(t *testing.T) {
 	for _, s := range f.Snapshots {
 		edges += s.Edges.Len()
 	}
-	if l, _ := loss.Get(ir.LossEdges); !loss.Has("synthetic-addresses") || l.Count != int64(edges) {
-		t.Errorf("loss report (want synthetic addresses and %d edges):\n%v", edges, loss)
+	if l, _ := loss.Get(ir.LossEdges); loss.Has("synthetic-addresses") || l.Count != int64(edges) {
+		t.Errorf("loss report (want %d edges, no synthetic addresses):\n%v", edges, loss)
 	}
-	_, snaps := reassemble(t, out.Bytes())
-	if len(snaps) != 2 || len(snaps[0].Allocations) != f.Snapshots[0].Nodes.Len() {
+	st, snaps := reassemble(t, out.Bytes())
+	if len(snaps) != 2 {
 		t.Fatalf("%d snapshots", len(snaps))
+	}
+	for k, s := range f.Snapshots {
+		objects := 0
+		for i := range s.Nodes.Len() {
+			if s.NodeKindName(i) != ir.KindSynthetic {
+				objects++
+			}
+		}
+		if n := len(snaps[k].Allocations); n != objects {
+			t.Errorf("snapshot %d: %d allocations for %d objects", k, n, objects)
+		}
+		for _, ri := range snaps[k].Regions {
+			if id := hex.EncodeToString(st.ExecutableRegions[ri].BuildID.Value); !strings.HasPrefix(id, ir.FuchsiaClassBuildID) {
+				t.Errorf("snapshot %d: a region of build id %s", k, id)
+			}
+		}
+	}
+}
+
+// TestFIDLFromSymbolized sends a symbolized profile: a stream has no
+// function names, so the blocks whose allocation site a function named
+// are read back in other classes; the loss report says so (classes, names
+// and roots' categories), counting exactly those blocks.
+func TestFIDLFromSymbolized(t *testing.T) {
+	total := 0
+	// The last is not symbolized: its sites do not change.
+	for _, name := range []string{"gen-current-kernel-agg.pb", "gen-newest-symbolized.pb.gz", "gen-newest-multi-agg.pb.gz", "gen-current-tags.pb"} {
+		data, err := os.ReadFile("../../testdata/fuchsia/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := rfuchsia.ReadBytes(data, rfuchsia.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		loss, err := fuchsia.WriteFIDL(&out, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := rfuchsia.ReadFIDL(bytes.NewReader(out.Bytes()), 0, rfuchsia.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved, roots := 0, 0
+		for k, s := range f.Snapshots {
+			b := g.Snapshots[k]
+			if b.Nodes.Len() != s.Nodes.Len() {
+				t.Fatalf("%s: snapshot %d: %d nodes read back, %d written", name, k, b.Nodes.Len(), s.Nodes.Len())
+			}
+			changed := make([]bool, s.Nodes.Len())
+			for i := range changed {
+				if f.String(s.Nodes.Name[i]) != g.String(b.Nodes.Name[i]) {
+					changed[i] = true
+					moved++
+				}
+			}
+			for _, r := range s.Roots {
+				if changed[r.Node] {
+					roots++
+				}
+			}
+		}
+		total += moved
+		for _, w := range []struct {
+			kind  string
+			count int
+		}{{ir.LossClasses, moved}, {ir.LossNodeNames, moved}, {ir.LossGCRoots, roots}} {
+			l, ok := loss.Get(w.kind)
+			if w.count > 0 && (!ok || l.Count != int64(w.count)) || w.count == 0 && ok {
+				t.Errorf("%s: want %d × %s in the loss report:\n%v", name, w.count, w.kind, loss)
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("no block changes class: the test is wrong")
 	}
 }
 

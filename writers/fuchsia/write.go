@@ -18,7 +18,9 @@
 //
 // IR from another format (a V8, Dart or MoarVM graph) goes through Convert:
 // one sample per object, whose stack is its class and the classes of its
-// nearest dominators, so that `pprof -top` ranks classes by bytes.
+// nearest dominators, so that `pprof -top` ranks classes by bytes; each
+// class has a mapping of its own naming it and its library, which a FIDL
+// stream (no function names) carries too.
 package fuchsia
 
 import (
