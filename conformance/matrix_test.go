@@ -462,57 +462,46 @@ func firstDifference(want, got []string) string {
 }
 
 // allocationStacks measures each object's allocation stack, from whichever
-// the snapshot has: a Fuchsia heapdump's stacks or V8's allocation traces.
+// the snapshot has: a Fuchsia heapdump's stacks (without the class frames
+// heapconv writes for heaps that have no stacks) or V8's allocation traces.
 func allocationStacks(m *measured) []string {
 	stacks := make([]string, 0, len(m.real))
+	name := func(frames []ir.Frame) string {
+		var names []string
+		for _, fr := range frames {
+			if !fr.Class {
+				names = append(names, fr.Name())
+			}
+		}
+		return strings.Join(names, " < ")
+	}
 	if fs := m.s.Fuchsia; fs != nil && fs.Stacks() > 0 && m.f.Fuchsia != nil {
 		for _, i := range m.real {
-			var names []string
+			var frames []ir.Frame
 			for _, l := range fs.StackOf(int(fs.Stack[i])) {
-				frames := m.f.Fuchsia.Frames(m.f, int(l))
-				for k := len(frames) - 1; k >= 0; k-- {
-					names = append(names, frames[k].Name())
-				}
+				fl := m.f.Fuchsia.Frames(m.f, int(l))
+				slices.Reverse(fl) // innermost first
+				frames = append(frames, fl...)
 			}
-			stacks = append(stacks, strings.Join(names, " < "))
+			stacks = append(stacks, name(frames))
 		}
-		return counted(stacks)
+		return countedStacks(stacks)
 	}
-	v := m.s.V8
-	if v == nil || v.TraceTree.Len() == 0 {
+	t := m.s.V8.Traces(m.f)
+	if t == nil {
 		return nil
-	}
-	col := slices.IndexFunc(v.NodeExtra, func(c ir.Column) bool { return c.Name == "trace_node_id" })
-	fields := v.MetaList("trace_function_info_fields")
-	nameAt := slices.Index(fields, "name")
-	if col < 0 || nameAt < 0 {
-		return nil
-	}
-	// The tree: each trace node's parent and function (see
-	// ir.V8Snapshot.TraceTree for the flattening).
-	parent, fn := map[uint64]uint64{}, map[uint64]uint64{}
-	tt, pos := &v.TraceTree, 1
-	var walk func(p uint64)
-	walk = func(p uint64) {
-		id, fi, n := tt.At(pos), tt.At(pos+1), int(tt.At(pos+len(v.MetaList("trace_node_fields"))-1))
-		pos += len(v.MetaList("trace_node_fields"))
-		parent[id], fn[id] = p, fi
-		for range n {
-			walk(id)
-		}
-	}
-	for range tt.At(0) {
-		walk(0)
 	}
 	for _, i := range m.real {
-		var names []string
-		for id := v.NodeExtra[col].Values.At(i); id != 0; id = parent[id] {
-			if parent[id] == 0 {
-				break // V8's "(root)" is not a frame
-			}
-			names = append(names, m.f.String(uint32(v.TraceFunctionInfos.At(int(fn[id])*len(fields)+nameAt))))
-		}
-		stacks = append(stacks, strings.Join(names, " < "))
+		stacks = append(stacks, name(t.Stack(t.NodeIDs.At(i))))
+	}
+	return countedStacks(stacks)
+}
+
+// countedStacks is counted, but nothing for a heap where no object has an
+// allocation stack (all "").
+func countedStacks(stacks []string) []string {
+	if !slices.ContainsFunc(stacks, func(s string) bool { return s != "" }) {
+		return nil
 	}
 	return counted(stacks)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"heapconv/ir"
+
+	"github.com/google/pprof/profile"
 )
 
 // TestFuchsiaStacksInDevTools: a Fuchsia heapdump converted to V8 carries
@@ -214,4 +216,61 @@ func nodeIndexByID(f *ir.File) map[uint64]int {
 		m[s.Nodes.ID.At(i)] = i
 	}
 	return m
+}
+
+// TestV8TracesToPprof: a V8 snapshot taken with allocation tracking,
+// written as a pprof profile, keeps each object's allocation stack as its
+// sample's stack, under its class frame: what `go tool pprof` reads, but
+// for heapconv's class frames (marked by their mappings' build ids), is
+// the V8 stack, function by function, with files and lines.
+func TestV8TracesToPprof(t *testing.T) {
+	v8, fuchsia := formatByName(ir.FormatV8), formatByName(ir.FormatFuchsia)
+	src := read(t, v8, loadFixture(t, filepath.Join(moduleRoot, "testdata", "v8", "node26-tracking.heapsnapshot.zst")))
+	traces := src.Snapshots[0].V8.Traces(src)
+	if traces == nil {
+		t.Fatal("the tracking fixture has no allocation traces")
+	}
+	// What the stacks should be, as pprof prints a stack (innermost
+	// first, "function file:line"), counted.
+	want := map[string]int{}
+	s := src.Snapshots[0]
+	for i := range s.Nodes.Len() {
+		if s.NodeKindName(i) == ir.KindSynthetic {
+			continue
+		}
+		var frames []string
+		for _, fr := range traces.Stack(traces.NodeIDs.At(i)) {
+			frames = append(frames, fmt.Sprintf("%s %s:%d", fr.Function, fr.File, fr.Line))
+		}
+		want[strings.Join(frames, " < ")]++
+	}
+	if len(want) < 2 {
+		t.Fatalf("the fixture's objects have %d distinct stacks", len(want))
+	}
+	out, _ := write(t, fuchsia, src)
+	p, err := profile.ParseData(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, smp := range p.Sample {
+		var frames []string
+		for _, loc := range smp.Location {
+			if loc.Mapping != nil && strings.HasPrefix(loc.Mapping.BuildID, ir.FuchsiaClassBuildID) {
+				continue // heapconv's class frames (the object's, its dominators')
+			}
+			for _, ln := range loc.Line {
+				frames = append(frames, fmt.Sprintf("%s %s:%d", ln.Function.Name, ln.Function.Filename, ln.Line))
+			}
+		}
+		got[strings.Join(frames, " < ")] += int(smp.Value[0])
+	}
+	for stack, n := range want {
+		if got[stack] != n {
+			t.Errorf("%d objects allocated at %q; the profile has %d", n, stack, got[stack])
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d distinct stacks in the profile, %d in the snapshot", len(got), len(want))
+	}
 }

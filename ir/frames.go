@@ -18,6 +18,10 @@ type Frame struct {
 	// program counter itself.
 	Module          string
 	Offset, Address uint64
+	// Class marks a frame heapconv wrote for an object's class (a class
+	// mapping, FuchsiaClassBuildID) when it converted a heap without
+	// allocation stacks to a Fuchsia profile: not an allocation frame.
+	Class bool
 }
 
 // Name is the frame as a symbolizer prints it: the function, or else
@@ -41,6 +45,7 @@ func (m *FuchsiaFile) Frames(f *File, l int) []Frame {
 		mp := &m.Mappings
 		base.Module = f.String(mp.File[k-1])
 		base.Offset = lc.Address[l] - mp.Start[k-1] + mp.Offset[k-1]
+		_, _, base.Class = mp.ClassOf(int(k-1), f.Strings)
 	}
 	lo, hi := lc.FirstLine[l], lc.FirstLine[l+1]
 	if lo == hi {

@@ -107,7 +107,9 @@ const (
 	// blocks.
 	LossFuchsiaContents = "fuchsia-contents"
 	// LossAllocationStacks: objects' allocation stacks (a Fuchsia
-	// heapdump's, V8's allocation traces); Count is objects.
+	// heapdump's, V8's allocation traces), or what their frames say (a
+	// FIDL stream's frames are addresses); Count is objects, or functions
+	// as What says.
 	LossAllocationStacks = "allocation-stacks"
 )
 

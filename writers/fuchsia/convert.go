@@ -41,12 +41,15 @@ type classKey struct{ name, library string }
 //     reader names a block by the class mapping of its leaf frame, in a
 //     profile as in a FIDL stream (which has the addresses and regions but
 //     no functions);
-//   - a node's stack is synthetic, leaf first: its class, then the classes
-//     of its immediate dominator, that one's, and so on (up to StackDepth
-//     frames, not counting the root and the synthetic nodes), so that
-//     pprof's flat column ranks classes by bytes and its cumulative column
-//     shows what retains them; without a root, a node's stack is its class
-//     alone.
+//   - a node's stack is, leaf first, its class frame, then its allocation
+//     stack when the source has one (a V8 snapshot taken with allocation
+//     tracking: each frame a function with its file and line), else the
+//     classes of its immediate dominator, that one's, and so on (up to
+//     StackDepth frames, not counting the root and the synthetic nodes), so
+//     that pprof's flat column ranks classes by bytes and its cumulative
+//     column shows what retains them; without a root, a node's stack is its
+//     class alone. Class frames are marked as such (their mappings): the
+//     readers tell them from allocation frames (ir.Frame.Class).
 //
 // Edges, node ids and kinds, values, roots, totals and external sizes have
 // no place in a heapdump profile; the loss report says so.
@@ -105,6 +108,35 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		locs[c] = l
 		return l
 	}
+	// frameLoc returns the location of an allocation frame of the source
+	// (V8's allocation traces): a function, with its file and line, at no
+	// address (pprof takes a location known by its lines).
+	frameLocs := map[ir.Frame]uint32{}
+	frameLoc := func(fr ir.Frame) uint32 {
+		if l, ok := frameLocs[fr]; ok {
+			return l
+		}
+		lc, fn := &ff.Locations, &ff.Functions
+		l := uint32(lc.Len())
+		fn.ID = append(fn.ID, uint64(fn.Len()+1))
+		fn.Name = append(fn.Name, intern(fr.Function))
+		fn.SystemName = append(fn.SystemName, 0)
+		fn.Filename = append(fn.Filename, intern(fr.File))
+		fn.StartLine = append(fn.StartLine, 0)
+		if len(lc.FirstLine) == 0 {
+			lc.FirstLine = append(lc.FirstLine, 0)
+		}
+		lc.ID = append(lc.ID, uint64(l+1))
+		lc.Mapping = append(lc.Mapping, 0)
+		lc.Address = append(lc.Address, 0)
+		lc.Folded = append(lc.Folded, false)
+		lc.Function = append(lc.Function, uint32(fn.Len()))
+		lc.Line = append(lc.Line, fr.Line)
+		lc.Column = append(lc.Column, fr.Column)
+		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
+		frameLocs[fr] = l
+		return l
+	}
 	hasObjects := make([]bool, f.Classes.Len()) // per class of the table
 	var edges, weak, values, noDom, capped, nodes, renamed, extNodes, synthetic, totals, roots int
 	var extBytes, extTotals, syntheticBytes uint64
@@ -145,6 +177,9 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		if idom == nil && n > 0 {
 			noDom++
 		}
+		// A V8 snapshot taken with allocation tracking has each object's
+		// allocation stack: that is its stack, under its class frame.
+		traces := s.V8.Traces(f)
 		stacks := map[string]uint32{}
 		var key []byte
 		var frames []uint32
@@ -155,7 +190,14 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 				continue
 			}
 			frames = append(frames[:0], loc(uint32(i)))
-			if idom != nil {
+			var traced []ir.Frame
+			if traces != nil {
+				traced = traces.Stack(traces.NodeIDs.At(i))
+			}
+			for _, fr := range traced {
+				frames = append(frames, frameLoc(fr))
+			}
+			if idom != nil && len(traced) == 0 {
 				for v := uint32(i); len(frames) < StackDepth; {
 					d := idom[v]
 					if d == ir.NoNode || d == v || d == s.Root || skip[d] {

@@ -427,7 +427,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 
 	// What the stream cannot hold.
 	if n := count(lostFn); n > 0 {
-		loss.Add("fuchsia-functions", int64(n), "functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host)")
+		loss.Add(ir.LossAllocationStacks, int64(n), "functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host), so allocation frames are addresses")
 	}
 	if moved > 0 {
 		// Kinds of what changes with a block's site: its class, its name

@@ -49,7 +49,7 @@ func TestFIDLFromProfile(t *testing.T) {
 		kind  string
 		count int
 	}{
-		{"fuchsia-functions", f.Fuchsia.Functions.Len()},
+		{ir.LossAllocationStacks, f.Fuchsia.Functions.Len()},
 		{"fuchsia-labels", labels},
 		{"fuchsia-sample-values", extra},
 		{"fuchsia-vaddr", 0},

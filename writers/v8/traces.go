@@ -102,8 +102,11 @@ func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
 			if locFrames[l] == nil {
 				// The script id is the module's: 1 + its mapping.
 				scriptID := uint64(src.Fuchsia.Locations.Mapping[l])
+				locFrames[l] = []uint32{} // made: a location of class frames has none
 				for _, fr := range src.Fuchsia.Frames(src, int(l)) {
-					locFrames[l] = append(locFrames[l], b.frameIndex(traceFrameOf(fr, scriptID)))
+					if !fr.Class { // heapconv's class frames are not allocation frames
+						locFrames[l] = append(locFrames[l], b.frameIndex(traceFrameOf(fr, scriptID)))
+					}
 				}
 			}
 			for _, f := range locFrames[l] {
@@ -112,10 +115,17 @@ func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
 		}
 		leafOf[k] = node
 	}
+	if len(b.frames) == 1 {
+		return nil // only class frames: no allocation stack to show
+	}
 	var ids ir.Uints
 	ids.AppendZeros(int(c.shift)) // the synthetic nodes in front have no stack
 	for i := range s.Nodes.Len() {
 		leaf := leafOf[fs.Stack[i]]
+		if leaf == 0 {
+			ids.Append(0) // no allocation frame
+			continue
+		}
 		blocks := uint64(1)
 		if fs.Count.Len() == s.Nodes.Len() && fs.Count.At(i) > 0 {
 			blocks = fs.Count.At(i)

@@ -1,0 +1,86 @@
+package ir
+
+import "slices"
+
+// V8Traces is a V8 snapshot's allocation traces made navigable: the
+// function of each trace node and its parent, so that a node's allocation
+// stack (its trace_node_id's path up to the root) can be listed.
+type V8Traces struct {
+	f      *File
+	v      *V8Snapshot
+	parent map[uint64]uint64 // trace node id -> its parent's id (0: the root's)
+	fn     map[uint64]uint64 // trace node id -> function info index
+	// The function info fields' positions.
+	infoFields, name, script, line, column int
+	// NodeIDs is the trace_node_id column: each node's trace node, 0 for
+	// none.
+	NodeIDs *Uints
+}
+
+// Traces returns the snapshot's allocation traces, or nil when it has none
+// (no trace_node_id column, no trace tree or no function infos).
+func (v *V8Snapshot) Traces(f *File) *V8Traces {
+	if v == nil || v.TraceTree.Len() == 0 || v.TraceFunctionInfos.Len() == 0 {
+		return nil
+	}
+	col := slices.IndexFunc(v.NodeExtra, func(c Column) bool { return c.Name == "trace_node_id" })
+	infoFields := v.MetaList("trace_function_info_fields")
+	nodeFields := v.MetaList("trace_node_fields")
+	t := &V8Traces{f: f, v: v, parent: map[uint64]uint64{}, fn: map[uint64]uint64{}, infoFields: len(infoFields),
+		name: slices.Index(infoFields, "name"), script: slices.Index(infoFields, "script_name"),
+		line: slices.Index(infoFields, "line"), column: slices.Index(infoFields, "column")}
+	id, fi := slices.Index(nodeFields, "id"), slices.Index(nodeFields, "function_info_index")
+	if col < 0 || t.name < 0 || id < 0 || fi < 0 || len(nodeFields) < 2 {
+		return nil
+	}
+	t.NodeIDs = &v.NodeExtra[col].Values
+	// The tree is flattened in pre-order (V8Snapshot.TraceTree): each node's
+	// fields but the children, then its child count and its children. The
+	// reader has checked its shape.
+	tt, pos, own := &v.TraceTree, 1, len(nodeFields)-1
+	var walk func(parent uint64)
+	walk = func(parent uint64) {
+		node := tt.At(pos + id)
+		t.parent[node], t.fn[node] = parent, tt.At(pos+fi)
+		n := tt.At(pos + own)
+		pos += own + 1
+		for range n {
+			walk(node)
+		}
+	}
+	for range tt.At(0) {
+		walk(0)
+	}
+	return t
+}
+
+// Stack returns the allocation stack of trace node id, innermost first,
+// without the tree's root (V8's "(root)", which is no frame); nil for 0
+// or an unknown id.
+func (t *V8Traces) Stack(id uint64) []Frame {
+	var out []Frame
+	for id != 0 {
+		p, ok := t.parent[id]
+		if !ok || p == 0 {
+			break
+		}
+		out = append(out, t.frame(t.fn[id]))
+		id = p
+	}
+	return out
+}
+
+func (t *V8Traces) frame(info uint64) Frame {
+	at := func(field int) uint64 {
+		k := int(info)*t.infoFields + field
+		if field < 0 || k >= t.v.TraceFunctionInfos.Len() {
+			return 0
+		}
+		return t.v.TraceFunctionInfos.At(k)
+	}
+	fr := Frame{Function: t.f.String(uint32(at(t.name))), Line: int64(at(t.line)), Column: int64(at(t.column))}
+	if t.script >= 0 {
+		fr.File = t.f.String(uint32(at(t.script)))
+	}
+	return fr
+}
