@@ -1,5 +1,7 @@
 package ir
 
+import "strings"
+
 // Dart VM heap snapshots ("dartheap", see ../shared/formats/dart.md) map into
 // the common model like this:
 //
@@ -64,6 +66,22 @@ const (
 	// DartIntSLEB is signed LEB128: the VM's encoding of _Mint values.
 	DartIntSLEB = 1
 )
+
+// DartForeignScheme begins the library URI of a Dart class that a converter
+// made from another format ("heapconv:v8"): the Dart VM gives its own
+// classes a real library URI (dart:…, package:…, file:…) or, for the VM's
+// internals, none, so the scheme tells the two apart. The library name of
+// such a class is the source class's library, or, for a class made for
+// nodes that had none, their kind in the source ("string", "hidden", …).
+const DartForeignScheme = "heapconv:"
+
+// DartForeignURI is the library URI of the Dart classes made from a file of
+// the format.
+func DartForeignURI(format string) string { return DartForeignScheme + format }
+
+// IsDartForeignURI reports whether a Dart class's library URI marks it as
+// made from another format (DartForeignScheme).
+func IsDartForeignURI(uri string) bool { return strings.HasPrefix(uri, DartForeignScheme) }
 
 // DartExportChunk is the size of the chunks DevTools' WriteStream allocates:
 // an export is zero-padded to a multiple of it.

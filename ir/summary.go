@@ -109,7 +109,7 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 			if i >= n {
 				return "" // the virtual root
 			}
-			return nodeClass(f, s, i, labels)
+			return NodeClass(f, s, i, labels)
 		}, func(i int) bool {
 			return i < n && sizes.At(i) > 0
 		})
@@ -185,7 +185,7 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 		}
 		g := groups[k]
 		if g == nil {
-			g = &ClassStat{Name: nodeClass(f, s, i, labels)}
+			g = &ClassStat{Name: NodeClass(f, s, i, labels)}
 			groups[k] = g
 		}
 		g.Count++
@@ -208,37 +208,34 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 }
 
 // ClassLabels names every class of the table, qualified by its library
-// where two libraries define a class of the same name (Dart apps have
-// several "Node"s), so that their objects are not counted as one class:
-// "Node (package:app/tree.dart)". A Dart file's library URI is preferred to
-// its library name.
+// (ClassLibrary) where two libraries define a class of the same name (Dart
+// apps have several "Node"s), so that their objects are not counted as one
+// class: "Node (package:app/tree.dart)".
 func ClassLabels(f *File) []string {
 	c := &f.Classes
-	lib := func(k int) string { return ClassLibrary(f, k) }
 	libs := map[string]map[string]bool{}
 	for k := 0; k < c.Len(); k++ {
 		name := f.String(c.Name[k])
 		if libs[name] == nil {
 			libs[name] = map[string]bool{}
 		}
-		libs[name][lib(k)] = true
+		libs[name][ClassLibrary(f, k)] = true
 	}
 	out := make([]string, c.Len())
 	for k := range out {
 		name := f.String(c.Name[k])
 		out[k] = name
-		if l := lib(k); len(libs[name]) > 1 && l != "" {
+		if l := ClassLibrary(f, k); len(libs[name]) > 1 && l != "" {
 			out[k] = name + " (" + l + ")"
 		}
 	}
 	return out
 }
 
-// ClassLibrary returns what ClassLabels qualifies class k (an index into
-// File.Classes) by: a Dart file's library URI, else the class's Library
-// ("" when it has none).
+// ClassLibrary returns the library that tells apart classes of one name:
+// a Dart file's library URI (its library names are often empty), else the
+// class's library (a MoarVM type's REPR name, a Fuchsia module).
 func ClassLibrary(f *File, k int) string {
-	// Dart keeps library URIs apart from names.
 	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
 		if uris := f.Snapshots[0].Dart.ClassURI; k < len(uris) && f.String(uris[k]) != "" {
 			return f.String(uris[k])
@@ -250,9 +247,10 @@ func ClassLibrary(f *File, k int) string {
 	return ""
 }
 
-// nodeClass is ClassName with the class table's names qualified as
-// ClassLabels qualifies them.
-func nodeClass(f *File, s *Snapshot, i int, labels []string) string {
+// NodeClass is ClassName with the class table's names qualified as
+// ClassLabels qualifies them (labels is ClassLabels(f)): the class a node
+// is counted under, which converters keep.
+func NodeClass(f *File, s *Snapshot, i int, labels []string) string {
 	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
 		return labels[s.Nodes.Class[i]-1]
 	}

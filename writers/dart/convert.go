@@ -1,6 +1,7 @@
 package dart
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
@@ -15,13 +16,22 @@ import (
 //   - object 1 is the root: the source's root when it is node 0 and there
 //     are no GC roots, else a synthetic "Root" object that references the
 //     source's root and then every GC root;
-//   - classes are the source's classes; a node without one gets a class
-//     named after the node (objects, closures, natives) or after its kind in
-//     parentheses ("(string)", "(number)", …), since Dart has no node kinds;
-//   - a class's fields are the names of its objects' named edges when all
-//     its objects have the same ones in the same order; each object then
-//     lists those references first, then its other ones as unnamed
-//     references (the variable part);
+//   - a node's class is the one it is counted under (ir.NodeClass): its
+//     source class, named by its label (qualified by its library where two
+//     libraries share the name), or for a node without one the class
+//     DevTools gives it (objects and natives by name, "(string)",
+//     "(system)", "Function", …), a class per kind, since Dart has no node
+//     kinds. Every such class's library URI is ir.DartForeignURI of the
+//     source's format, so that it is not taken for a VM internal (which has
+//     no library), and its library name is the source class's library or
+//     the nodes' kind: converting back to V8 restores the kinds;
+//   - a class's fields are its objects' named edges: objects whose named
+//     edges differ (in name, order or kind) get classes of their own, of
+//     the same name and library, so that every named edge stays a field.
+//     A field of an edge kind other than "property" keeps the kind in its
+//     reserved string ("internal", "weak", …), which converting back to V8
+//     reads. Each object lists its fields first, then its indexed edges as
+//     the variable part;
 //   - values become data (strings Latin-1 or UTF-16, never truncated; ints,
 //     doubles, bools, lengths, null); a node without a value whose name is
 //     not its class's name carries the name as NameData;
@@ -62,8 +72,10 @@ func (c *converter) str(s string) uint32 {
 
 // classKey names a Dart class made for source nodes.
 type classKey struct {
-	srcClass uint32 // 1 + source class index, or 0
-	name     string // the class name when srcClass is 0
+	name string // the class's name: the nodes' class label
+	lib  string // its library name: the source class's library or the nodes' kind
+	sig  uint32 // its objects' named edges (kinds and names), as sigOf numbers them
+	root bool   // the synthetic root's class, which is the VM's (no library)
 }
 
 func (c *converter) convert() error {
@@ -89,103 +101,108 @@ func (c *converter) convert() error {
 	c.out.Snapshots = []*ir.Snapshot{c.o}
 
 	// Classes: one per key, in order of first use.
+	labels := ir.ClassLabels(c.src)
+	srcKey := map[string]classKey{} // by label: nodes without a class join a source class of their class's name
+	for k, l := range labels {
+		if _, ok := srcKey[l]; !ok {
+			lib := ""
+			if k < len(c.src.Classes.Library) {
+				lib = c.src.String(c.src.Classes.Library[k])
+			}
+			srcKey[l] = classKey{name: l, lib: lib}
+		}
+	}
 	classOf := make([]uint32, n) // 1-origin Dart class per node
 	index := map[classKey]uint32{}
 	var keys []classKey
-	addClass := func(k classKey) uint32 {
+	var firstNode []int // per class: the node whose named edges are its fields, -1 for none
+	addClass := func(k classKey, node int) uint32 {
 		if id, ok := index[k]; ok {
 			return id
 		}
 		keys = append(keys, k)
+		firstNode = append(firstNode, node)
 		id := uint32(len(keys))
 		index[k] = id
 		return id
 	}
-	rootClass := uint32(0)
-	if synthetic {
-		rootClass = addClass(classKey{name: "Root"})
-	}
-	kindsLost := 0
-	for i := 0; i < n; i++ {
-		k := classKey{}
-		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] != 0 {
-			k.srcClass = s.Nodes.Class[i]
-		} else {
-			switch kind := s.NodeKindName(i); kind {
-			case "object", "native", "closure", "regexp":
-				k.name = c.src.String(s.Nodes.Name[i])
-			default:
-				k.name = "(" + kind + ")"
-			}
-			kindsLost++
-		}
-		classOf[i] = addClass(k)
-	}
-	if kindsLost > 0 && c.src.Format != ir.FormatDart {
-		c.loss.Add(ir.LossNodeKinds, int64(kindsLost), "nodes without a class got one named after them or their kind: Dart has no node kinds")
-	}
-
-	// Fields: the named edges of a class's objects, when they all agree.
-	type classFields struct {
-		names  []string
-		agreed bool
-		seen   bool
-	}
-	fields := make([]classFields, len(keys)+1)
-	var scratch []string
-	for i := 0; i < n; i++ {
-		cf := &fields[classOf[i]]
-		if cf.seen && !cf.agreed {
-			continue
-		}
-		scratch = scratch[:0]
+	sigs := map[string]uint32{}
+	var sigBuf []byte
+	sigOf := func(i int) uint32 {
+		sigBuf = sigBuf[:0]
 		lo, hi := s.Nodes.EdgeRange(i)
 		for e := lo; e < hi; e++ {
-			if !s.EdgeKindOf(e).Indexed {
-				scratch = append(scratch, c.src.String(s.Edges.Name[e]))
+			if k := s.EdgeKindOf(e); !k.Indexed {
+				// Length-prefixed, so that no two lists read alike.
+				name := c.src.String(s.Edges.Name[e])
+				sigBuf = append(binary.AppendUvarint(sigBuf, uint64(len(k.Name))), k.Name...)
+				sigBuf = append(binary.AppendUvarint(sigBuf, uint64(len(name))), name...)
 			}
 		}
-		if !cf.seen {
-			cf.seen, cf.agreed = true, true
-			cf.names = append([]string(nil), scratch...)
-			continue
+		id, ok := sigs[string(sigBuf)]
+		if !ok {
+			id = uint32(len(sigs))
+			sigs[string(sigBuf)] = id
 		}
-		if len(scratch) != len(cf.names) {
-			cf.agreed = false
-			continue
+		return id
+	}
+	rootClass := uint32(0)
+	if synthetic {
+		rootClass = addClass(classKey{name: "Root", root: true}, -1)
+	}
+	kindsLost, namesReplaced := 0, 0
+	for i := 0; i < n; i++ {
+		label := ir.NodeClass(c.src, s, i, labels)
+		k, ok := srcKey[label]
+		if !ok || len(s.Nodes.Class) == 0 || s.Nodes.Class[i] == 0 {
+			kindsLost++
 		}
-		for j := range scratch {
-			if scratch[j] != cf.names[j] {
-				cf.agreed = false
-				break
-			}
+		if !ok {
+			k = classKey{name: label, lib: s.NodeKindName(i)}
 		}
+		k.sig = sigOf(i)
+		classOf[i] = addClass(k, i)
+		if c.src.String(s.Nodes.Name[i]) != label {
+			namesReplaced++
+		}
+	}
+	if kindsLost > 0 && c.src.Format != ir.FormatDart {
+		c.loss.Add(ir.LossNodeKinds, int64(kindsLost), "Dart has no node kinds: nodes without a class get the class DevTools counts them under, with their kind as its library name")
+	}
+	if namesReplaced > 0 {
+		c.loss.Add(ir.LossNodeNames, int64(namesReplaced), "a Dart object is named by its class: other names are kept as the object's name data (NonReferenceData) unless it has a value")
 	}
 
 	oc := &c.out.Classes
 	oc.FirstField = []uint32{0}
-	namesLost := 0
+	foreign := c.str(ir.DartForeignURI(c.src.Format))
 	for id, k := range keys {
-		name, lib := k.name, ""
-		if k.srcClass != 0 {
-			sc := k.srcClass - 1
-			name = c.src.String(c.src.Classes.Name[sc])
-			if int(sc) < len(c.src.Classes.Library) {
-				lib = c.src.String(c.src.Classes.Library[sc])
-			}
-		}
-		oc.Name = append(oc.Name, c.str(name))
-		oc.Library = append(oc.Library, c.str(lib))
+		oc.Name = append(oc.Name, c.str(k.name))
+		oc.Library = append(oc.Library, c.str(k.lib))
 		c.d.ClassFlags.Append(0)
-		c.d.ClassURI = append(c.d.ClassURI, c.str(lib))
+		if k.root {
+			c.d.ClassURI = append(c.d.ClassURI, c.str(""))
+		} else {
+			c.d.ClassURI = append(c.d.ClassURI, foreign)
+		}
 		c.d.ClassReserved = append(c.d.ClassReserved, 0)
-		cf := &fields[id+1]
-		if cf.agreed {
-			for j, fn := range cf.names {
-				oc.FieldName = append(oc.FieldName, c.str(fn))
+		if i := firstNode[id]; i >= 0 {
+			lo, hi := s.Nodes.EdgeRange(i)
+			j := 0
+			for e := lo; e < hi; e++ {
+				k := s.EdgeKindOf(e)
+				if k.Indexed {
+					continue
+				}
+				kind := ""
+				if k.Name != ir.DartEdgeKinds[ir.DartProperty].Name {
+					kind = k.Name
+				}
+				oc.FieldName = append(oc.FieldName, c.str(c.src.String(s.Edges.Name[e])))
 				c.d.FieldFlags.Append(1)
 				c.d.FieldIndex.Append(uint64(j))
-				c.d.FieldReserved = append(c.d.FieldReserved, 0)
+				c.d.FieldReserved = append(c.d.FieldReserved, c.str(kind))
+				j++
 			}
 		}
 		oc.FirstField = append(oc.FirstField, uint32(len(oc.FieldName)))
@@ -195,7 +212,7 @@ func (c *converter) convert() error {
 	o := c.o
 	nd, ed := &o.Nodes, &o.Edges
 	var shallow, external uint64
-	var weak, otherKinds int
+	var weak, otherKinds, renumbered int
 	addNode := func(class, name uint32, kind uint8, size, id uint64) {
 		nd.Kind = append(nd.Kind, kind)
 		nd.Name = append(nd.Name, name)
@@ -243,8 +260,8 @@ func (c *converter) convert() error {
 				external += x
 			}
 		}
-		// References: named edges first (the fields, when the class has
-		// them), then the indexed ones.
+		// References: named edges first (the class's fields), then the
+		// indexed ones.
 		lo, hi := s.Nodes.EdgeRange(i)
 		nf := int(oc.FirstField[cls] - oc.FirstField[cls-1])
 		named := 0
@@ -262,14 +279,14 @@ func (c *converter) convert() error {
 					otherKinds++
 				}
 				to := s.Edges.Target[e] + uint32(shift)
-				if pass == 0 && named < nf {
+				if pass == 0 {
 					c.edge(ir.DartProperty, oc.FieldName[int(oc.FirstField[cls-1])+named], to)
 					named++
 				} else {
 					slot := uint32(ed.Len() - int(nd.FirstEdge[len(nd.FirstEdge)-1]))
 					c.edge(ir.DartElement, slot-uint32(nf), to)
-					if pass == 0 {
-						namesLost++
+					if s.Edges.Name[e] != slot-uint32(nf) {
+						renumbered++
 					}
 				}
 			}
@@ -277,13 +294,13 @@ func (c *converter) convert() error {
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
 	if weak > 0 {
-		c.loss.Add(ir.LossWeakEdges, int64(weak), "weak edges become ordinary references: Dart marks none")
+		c.loss.Add(ir.LossWeakEdges, int64(weak), "weak edges become ordinary references: Dart marks none (their field's reserved string says \"weak\", which only converting back to V8 reads)")
 	}
 	if otherKinds > 0 {
-		c.loss.Add(ir.LossEdgeKinds, int64(otherKinds), "edges of kinds Dart lacks (context, internal, hidden, shortcut, …) become fields or elements")
+		c.loss.Add(ir.LossEdgeKinds, int64(otherKinds), "edges of kinds Dart lacks (context, internal, hidden, shortcut, …) become fields, whose reserved string keeps the kind for converting back to V8, or, if indexed, elements")
 	}
-	if namesLost > 0 {
-		c.loss.Add(ir.LossEdgeNames, int64(namesLost), "named edges of classes whose objects disagree on their fields become unnamed references")
+	if renumbered > 0 {
+		c.loss.Add(ir.LossEdgeNames, int64(renumbered), "indexed edges are numbered in order from 0: Dart indexes an object's variable part by position")
 	}
 	if s.V8 != nil {
 		c.loss.Add(ir.LossV8Section, 0, "the V8 section (meta, trace and location data) has no place in a Dart file")

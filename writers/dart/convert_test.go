@@ -2,6 +2,7 @@ package dart_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +13,8 @@ import (
 
 // foreignFile is a small V8-like graph: a root (node 1, so a synthetic Dart
 // root goes in front) with GC roots, two "Point" objects that agree on their
-// fields x and y, two "Bag" objects that do not, a string with a value, a
-// weak edge and an external size.
+// fields x and y, two "Bag" objects that do not (one with a weak edge), a
+// string with a value and an external size.
 func foreignFile() *ir.File {
 	f := &ir.File{Format: "test", Strings: []string{"", "Point", "x", "y", "Bag", "a", "b", "hello", "(roots)", "root", "lib"}}
 	f.Classes = ir.Classes{Name: []uint32{1}, Library: []uint32{10}, FirstField: []uint32{0, 0}}
@@ -73,30 +74,33 @@ func TestConvert(t *testing.T) {
 		t.Fatalf("%d objects, want a synthetic root and the 7 nodes", s.Nodes.Len())
 	}
 	class := func(i int) string { return f.String(f.Classes.Name[s.Nodes.Class[i]-1]) }
-	fields := func(name string) []string {
-		for k := 0; k < f.Classes.Len(); k++ {
-			if f.String(f.Classes.Name[k]) == name {
-				var out []string
-				for j := f.Classes.FirstField[k]; j < f.Classes.FirstField[k+1]; j++ {
-					out = append(out, f.String(f.Classes.FieldName[j]))
-				}
-				return out
-			}
+	// fields lists the fields of object i's class, with the kinds their
+	// reserved strings keep.
+	fields := func(i int) []string {
+		k := s.Nodes.Class[i] - 1
+		var out []string
+		for j := f.Classes.FirstField[k]; j < f.Classes.FirstField[k+1]; j++ {
+			out = append(out, f.String(f.Classes.FieldName[j])+"/"+f.String(s.Dart.FieldReserved[j]))
 		}
-		t.Fatalf("no class %q", name)
-		return nil
+		return out
 	}
 	if class(0) != "Root" || s.Nodes.SelfSize.At(0) != 0 {
 		t.Errorf("object 1 is %q of size %d, want the synthetic Root", class(0), s.Nodes.SelfSize.At(0))
 	}
-	if got := strings.Join(fields("Point"), ","); got != "x,y" {
-		t.Errorf("Point fields %q, want x,y (its objects agree)", got)
+	if got := strings.Join(fields(3), ","); got != "x/,y/" || s.Nodes.Class[3] != s.Nodes.Class[4] {
+		t.Errorf("Point fields %q, want x,y in one class (its objects agree)", got)
 	}
-	if got := fields("Bag"); len(got) != 0 {
-		t.Errorf("Bag fields %q, want none (its objects disagree)", got)
+	// The Bags disagree: a class each, both named Bag, so that every
+	// reference keeps its name and kind.
+	bag1, bag2 := strings.Join(fields(5), ","), strings.Join(fields(6), ",")
+	if bag1 != "a/,b/weak" || bag2 != "b/,a/" || class(5) != "Bag" || class(6) != "Bag" {
+		t.Errorf("Bag classes %q %q with fields %q and %q, want Bag a,b (weak) and Bag b,a", class(5), class(6), bag1, bag2)
 	}
 	if class(7) != "(string)" || s.Nodes.Kind[7] != ir.DartLatin1Data {
 		t.Errorf("the string is %q with tag %d, want (string) with Latin-1 data", class(7), s.Nodes.Kind[7])
+	}
+	if l, ok := loss.Get(ir.LossEdgeNames); ok {
+		t.Errorf("edge names lost: %v", l)
 	}
 	if class(1) != "hello" {
 		t.Errorf("an object without class is in class %q, want its name", class(1))
@@ -118,11 +122,89 @@ func TestConvert(t *testing.T) {
 	}{
 		{ir.LossGCRoots, 1},
 		{ir.LossWeakEdges, 1},
-		{ir.LossEdgeNames, 4}, // the Bags' named edges
 		{ir.LossNodeKinds, 5}, // the nodes without a class
 	} {
 		if l, ok := loss.Get(want.kind); !ok || l.Count != want.count {
 			t.Errorf("loss report does not count %d of %s:\n%v", want.count, want.kind, loss)
 		}
+	}
+}
+
+// TestConvertClassesOfKinds: nodes without a class get the class DevTools
+// counts them under, one per kind, marked as made from another format
+// (library URI "heapconv:<format>", library name the kind), so that
+// converting back to V8 does not take them for VM internals; the names the
+// classes replace are kept as name data and counted.
+func TestConvertClassesOfKinds(t *testing.T) {
+	f := &ir.File{Format: "test", Strings: []string{"", "Foo", "<div class=x>", "hello", "world", "system / Map", "bar", "Point", "lib"}}
+	f.Classes = ir.Classes{Name: []uint32{7}, Library: []uint32{8}, FirstField: []uint32{0, 0}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
+	nodes := []struct {
+		kind        string
+		name, class uint32
+	}{
+		{ir.KindSynthetic, 0, 0}, // 0: the root
+		{ir.KindObject, 1, 0},    // Foo
+		{ir.KindNative, 1, 0},    // Foo, a native: a class of its own kind
+		{ir.KindObject, 2, 0},    // <div class=x>: DevTools' class <div>
+		{ir.KindString, 3, 0},    // hello
+		{ir.KindString, 4, 0},    // world: the same class
+		{ir.KindHidden, 5, 0},    // (system)
+		{ir.KindClosure, 6, 0},   // Function
+		{ir.KindObject, 7, 1},    // a Point of the class table
+	}
+	s.Nodes.FirstEdge = []uint32{0}
+	for i, n := range nodes {
+		s.Nodes.Kind = append(s.Nodes.Kind, kind(n.kind))
+		s.Nodes.Name = append(s.Nodes.Name, n.name)
+		s.Nodes.Class = append(s.Nodes.Class, n.class)
+		s.Nodes.ID.Append(uint64(2*i + 1))
+		s.Nodes.SelfSize.Append(8)
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, 0)
+	}
+	f.Snapshots = []*ir.Snapshot{s}
+
+	var b bytes.Buffer
+	loss, err := wdart.Write(&b, f, wdart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := rdart.Read(bytes.NewReader(b.Bytes()), rdart.Options{})
+	if err != nil {
+		t.Fatalf("the converted file does not read back: %v", err)
+	}
+	o, d := g.Snapshots[0], g.Snapshots[0].Dart
+	want := []string{"(synthetic) synthetic", "Foo object", "Foo native", "<div> object", "(string) string", "(string) string",
+		"(system) hidden", "Function closure", "Point lib"}
+	if o.Nodes.Len() != len(want) {
+		t.Fatalf("%d objects, want %d", o.Nodes.Len(), len(want))
+	}
+	for i, w := range want {
+		k := o.Nodes.Class[i] - 1
+		got := g.String(g.Classes.Name[k]) + " " + g.String(g.Classes.Library[k])
+		if got != w || g.String(d.ClassURI[k]) != "heapconv:test" {
+			t.Errorf("object %d: class %q, library URI %q; want %q, heapconv:test", i+1, got, g.String(d.ClassURI[k]), w)
+		}
+	}
+	if g.Classes.Len() != len(want)-1 {
+		t.Errorf("%d classes, want %d (the strings share one)", g.Classes.Len(), len(want)-1)
+	}
+	// Names unlike their class's are kept as name data: <div class=x>,
+	// hello, world, system / Map, bar (and the root's "").
+	var kept []string
+	for j := range o.Values.Node {
+		if o.Nodes.Kind[o.Values.Node[j]] == ir.DartNameData {
+			kept = append(kept, g.String(uint32(o.Values.Bits[j])))
+		}
+	}
+	if got := strings.Join(kept, ","); got != ",<div class=x>,hello,world,system / Map,bar" {
+		t.Errorf("name data %q", got)
+	}
+	if l, _ := loss.Get(ir.LossNodeNames); l.Count != 6 {
+		t.Errorf("node-names loss %v, want 6 names replaced by their class", l)
+	}
+	if l, _ := loss.Get(ir.LossNodeKinds); l.Count != 8 {
+		t.Errorf("node-kinds loss %v, want the 8 nodes without a class", l)
 	}
 }

@@ -22,15 +22,20 @@ const RootEdgeName = "Heap Root"
 //
 //   - collectable 0 is MoarVM's Root (kind 9). The source's node 0 becomes
 //     it when it is the source's root, there are no GC roots, and it has no
-//     size and no class; otherwise a synthetic Root goes in front (every
+//     size and no class but "(root)" (a MoarVM Root's, when a MoarVM heap
+//     comes back from Dart); otherwise a synthetic Root goes in front (every
 //     node moves up by one) with a string reference described RootEdgeName
 //     to the source's root, then one per GC root described by its category;
 //   - every other node becomes an object (kind 1);
-//   - types: a node with a class gets the type (class name, node kind name):
-//     its typename is the class name, its REPR name (reprname) the source's
-//     node kind name ("object", "string", "closure", …), so that the node
-//     kind survives; a node without a class gets the type (node name, node
-//     kind name). A node's name is its type's name;
+//   - types are the classes nodes are counted under (ir.NodeClass): a
+//     node's type is named by its class's label (qualified by its library
+//     where two libraries share the name), or, for a node without a class,
+//     by the class DevTools gives it (objects and natives by name,
+//     "(string)", "(system)", "Function", …), so that a string's value
+//     does not make a type. The REPR name (reprname) is the class's library
+//     (a Dart library URI, a Fuchsia module), else the kind of the type's
+//     first node ("string", "hidden", …), so that a V8 heap's kinds
+//     survive. A node's name is its type's name;
 //   - edges of named (non-indexed) kinds become string references described
 //     by the edge name, edges of indexed kinds index references;
 //   - colsize is 16 bits: a self size above 65535 is written as 65535 and
@@ -43,9 +48,9 @@ const RootEdgeName = "Heap Root"
 //
 // The strings, types and frames a snapshot first uses are added by its own
 // inner TOC, as MoarVM does. What MoarVM cannot hold (edge kind names,
-// primitive values, node ids, class libraries and fields, snapshot names,
-// capture times, foreign totals, format sections) is listed in the loss
-// report.
+// primitive values, node ids, node names and kinds, field names, snapshot
+// names, capture times, foreign totals, format sections) is listed in the
+// loss report.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if f.MoarVM != nil {
 		return f, nil, nil
@@ -56,6 +61,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		strs:      ir.NewInterner(f),
 		types:     map[typeKey]uint32{},
 		edgeKinds: map[string]int{},
+		labels:    ir.ClassLabels(f),
 	}
 	m := &ir.MoarVMFile{Version: 3, HasMeta: true, Subversion: 1, EntryCount: DefaultEntryCount,
 		DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder)}
@@ -85,27 +91,30 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 }
 
 type converter struct {
-	src   *ir.File
-	out   *ir.File
-	strs  *ir.Interner // c.out.Strings is strs.Strings
-	types map[typeKey]uint32
-	loss  ir.LossReport
+	src    *ir.File
+	labels []string // the source's class labels (ir.ClassLabels)
+	out    *ir.File
+	strs   *ir.Interner // c.out.Strings is strs.Strings
+	types  map[typeKey]uint32
+	loss   ir.LossReport
 
 	// What is lost, summed over the snapshots.
 	edgeKinds            map[string]int
 	values, ids, renamed int
+	kindsLost            int // nodes of a kind other than object
+	kindsInREPR          int // … whose kind their type's REPR name keeps
 	split                int
 	splitBytes           uint64
 	saturated            int
 	gcRoots              int
 }
 
-// typeKey names a MoarVM type made for source nodes.
-type typeKey struct {
-	class uint32 // 1 + source class index, or 0
-	kind  string // the source node kind name: the REPR name
-	name  string // the type name when class is 0
-}
+// rootClass is the class ir.ClassName counts MoarVM's Root under.
+var rootClass = "(" + ir.MoarVMNodeKinds[ir.MoarVMRoot] + ")"
+
+// typeKey names a MoarVM type made for source nodes: the label of the class
+// they are counted under.
+type typeKey string
 
 func (c *converter) intern(s string) uint32 {
 	i := c.strs.Intern(s)
@@ -120,19 +129,16 @@ func (c *converter) internSrc(i uint32) uint32 {
 	return v
 }
 
-// typeOf returns the type index for a key, adding the type when new.
-func (c *converter) typeOf(k typeKey) uint32 {
+// typeOf returns the type index for a key, adding the type with the REPR
+// name repr when new.
+func (c *converter) typeOf(k typeKey, repr string) uint32 {
 	if t, ok := c.types[k]; ok {
 		return t
 	}
 	cl := &c.out.Classes
 	t := uint32(cl.Len())
-	name := k.name
-	if k.class != 0 {
-		name = c.src.String(c.src.Classes.Name[k.class-1])
-	}
-	cl.Name = append(cl.Name, c.intern(name))
-	cl.Library = append(cl.Library, c.intern(k.kind))
+	cl.Name = append(cl.Name, c.intern(string(k)))
+	cl.Library = append(cl.Library, c.intern(repr))
 	c.types[k] = t
 	return t
 }
@@ -143,8 +149,12 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	n := sn.Len()
 	hasExt := sn.ExternalSize.Len() > 0
 	hasClass := len(sn.Class) > 0
+	// Node 0 can be MoarVM's Root when nothing of it would be lost but its
+	// kind and name: no size, and no class other than the one a MoarVM
+	// Root is counted under (a MoarVM heap's, converted to Dart and back).
 	reuse := s.Root == 0 && len(s.Roots) == 0 && n > 0 && sn.SelfSize.At(0) == 0 &&
-		(!hasExt || sn.ExternalSize.At(0) == 0) && (!hasClass || sn.Class[0] == 0)
+		(!hasExt || sn.ExternalSize.At(0) == 0) &&
+		(!hasClass || sn.Class[0] == 0 || ir.NodeClass(src, s, 0, c.labels) == rootClass)
 	shift := uint32(1)
 	if reuse {
 		shift = 0
@@ -213,10 +223,16 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	for i, ek := range s.EdgeKinds {
 		indexed[i] = ek.Indexed
 	}
-	// Types per (class, kind) and (kind, name), memoized for this
-	// snapshot's kind table.
-	byClass := map[uint64]uint32{}
-	byName := map[uint64]uint32{}
+	// Types per (class, kind) and, for nodes without a class, per (kind,
+	// name), memoized for this snapshot's kind table, with whether the
+	// type's REPR name keeps the kind.
+	type typed struct {
+		t        uint32
+		kindKept bool
+	}
+	byClass := map[uint64]typed{}
+	byName := map[uint64]typed{}
+	kindKept := func(t uint32, i int) bool { return c.out.String(c.out.Classes.Library[t]) == s.NodeKindName(i) }
 	for i := 0; i < n; i++ {
 		size := sn.SelfSize.At(i)
 		var x uint64
@@ -241,26 +257,42 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			addNode(ir.MoarVMRoot, rootName, 0, 0, size, x)
 		} else {
 			kind := sn.Kind[i]
-			var t uint32
-			if hasClass && sn.Class[i] != 0 {
+			var ty typed
+			if hasClass && sn.Class[i] != 0 && int(sn.Class[i]) <= len(c.labels) {
 				cl := sn.Class[i]
 				key := uint64(cl)<<8 | uint64(kind)
 				var ok bool
-				if t, ok = byClass[key]; !ok {
-					t = c.typeOf(typeKey{class: cl, kind: s.NodeKindName(i)})
-					byClass[key] = t
+				if ty, ok = byClass[key]; !ok {
+					repr := ir.ClassLibrary(src, int(cl-1))
+					if repr == "" {
+						repr = s.NodeKindName(i)
+					}
+					ty.t = c.typeOf(typeKey(c.labels[cl-1]), repr)
+					ty.kindKept = kindKept(ty.t, i)
+					byClass[key] = ty
 				}
-				if sn.Name[i] != src.Classes.Name[cl-1] && src.String(sn.Name[i]) != src.String(src.Classes.Name[cl-1]) {
+				if src.String(sn.Name[i]) != c.out.String(c.out.Classes.Name[ty.t]) {
 					c.renamed++
 				}
 			} else {
 				key := uint64(kind)<<32 | uint64(sn.Name[i])
 				var ok bool
-				if t, ok = byName[key]; !ok {
-					t = c.typeOf(typeKey{kind: s.NodeKindName(i), name: src.String(sn.Name[i])})
-					byName[key] = t
+				if ty, ok = byName[key]; !ok {
+					ty.t = c.typeOf(typeKey(ir.ClassName(src, s, i)), s.NodeKindName(i))
+					ty.kindKept = kindKept(ty.t, i)
+					byName[key] = ty
+				}
+				if src.String(sn.Name[i]) != c.out.String(c.out.Classes.Name[ty.t]) {
+					c.renamed++
 				}
 			}
+			if kind := s.NodeKindName(i); kind != ir.KindObject {
+				c.kindsLost++
+				if ty.kindKept {
+					c.kindsInREPR++
+				}
+			}
+			t := ty.t
 			addNode(ir.MoarVMObject, c.out.Classes.Name[t], t+1, t, size, x)
 		}
 		lo, hi := sn.EdgeRange(i)
@@ -347,7 +379,10 @@ func (c *converter) report() {
 		c.loss.Add("unmanaged-sizes-capped", int64(c.saturated), "nodes' unmanaged size plus their self size beyond 65535 exceeds 2^64-1 and is capped")
 	}
 	if c.renamed > 0 {
-		c.loss.Add(ir.LossNodeNames, int64(c.renamed), "nodes named otherwise than their class are named by it (a MoarVM object's name is its type's)")
+		c.loss.Add(ir.LossNodeNames, int64(c.renamed), "nodes named otherwise than their class are named by it: a MoarVM object's name is its type's")
+	}
+	if c.kindsLost > 0 {
+		c.loss.Addf(ir.LossNodeKinds, int64(c.kindsLost), "nodes of kinds other than object become MoarVM objects; for %d the REPR name of their type (one without a library whose nodes share the kind) keeps the kind", c.kindsInREPR)
 	}
 	if c.values > 0 {
 		c.loss.Add(ir.LossValues, int64(c.values), "primitive values (strings, numbers, lengths, …) have no place in a MoarVM file")
@@ -357,14 +392,14 @@ func (c *converter) report() {
 	}
 	sc := &c.src.Classes
 	fields := len(sc.FieldName)
-	libs := 0
-	for _, l := range sc.Library {
-		if c.src.String(l) != "" {
+	libs := 0 // library names the REPR name does not keep (a Dart class's, beside its URI)
+	for k, l := range sc.Library {
+		if name := c.src.String(l); name != "" && name != ir.ClassLibrary(c.src, k) {
 			libs++
 		}
 	}
 	if fields > 0 || libs > 0 {
-		c.loss.Add(ir.LossClasses, int64(libs+fields), "class libraries and field names are not kept: MoarVM types have a name and a REPR name only").
-			WithExample(fmt.Sprintf("%d libraries, %d field names", libs, fields))
+		c.loss.Add(ir.LossClasses, int64(libs+fields), "field names, and library names beside a library URI, are not kept: a MoarVM type has a name and a REPR name (the library) only").
+			WithExample(fmt.Sprintf("%d library names, %d field names", libs, fields))
 	}
 }

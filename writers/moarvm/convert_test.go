@@ -123,6 +123,7 @@ func checkConvert(t *testing.T, seed int64, src *ir.File) bool {
 		t.Errorf("seed %d: %d inner TOCs, the last with %d blocks", seed, len(p.inner), len(p.inner[len(p.inner)-1]))
 		return false
 	}
+	reprs := typeREPRs(src)
 	for k, s := range src.Snapshots {
 		o, ds := out.Snapshots[k], d.snaps[k]
 		checkSnapshot(t, k, o, ds)
@@ -130,7 +131,7 @@ func checkConvert(t *testing.T, seed int64, src *ir.File) bool {
 		if sm.GCSeqNum != uint64(k+1) || len(ds.topIDs) != 4*wmoar.DefaultEntryCount {
 			t.Errorf("seed %d, snapshot %d: gc_seq_num %d, %d highscore entries", seed, k, sm.GCSeqNum, len(ds.topIDs))
 		}
-		if err := checkSemantics(src, s, out, o, ds, d); err != nil {
+		if err := checkSemantics(src, s, out, o, ds, d, reprs); err != nil {
 			t.Errorf("seed %d, snapshot %d: %v", seed, k, err)
 			return false
 		}
@@ -144,11 +145,35 @@ func checkConvert(t *testing.T, seed int64, src *ir.File) bool {
 	return !t.Failed()
 }
 
+// typeREPRs gives, for each class label (ir.NodeClass) of the source's
+// nodes, the REPR names its type may have: the class's library when it has
+// one, else the kinds of the label's nodes (the first node's, which the
+// test does not track; exactly that one when they share it).
+func typeREPRs(f *ir.File) map[string]map[string]bool {
+	labels := ir.ClassLabels(f)
+	out := map[string]map[string]bool{}
+	for _, s := range f.Snapshots {
+		for i := 0; i < s.Nodes.Len(); i++ {
+			l := ir.NodeClass(f, s, i, labels)
+			if out[l] == nil {
+				out[l] = map[string]bool{}
+			}
+			if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && ir.ClassLibrary(f, int(s.Nodes.Class[i]-1)) != "" {
+				out[l][ir.ClassLibrary(f, int(s.Nodes.Class[i]-1))] = true
+			} else {
+				out[l][s.NodeKindName(i)] = true
+			}
+		}
+	}
+	return out
+}
+
 // checkSemantics checks that the written snapshot is the source's graph:
 // node i is collectable i+shift, with its size (split at 65535), its type
-// named after its class or name and its kind, and its edges with their
-// names or indices.
-func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot, ds decodedSnap, d *decoded) error {
+// named after the class it is counted under, with one of the REPR names
+// reprs allows, and its edges with their names or indices.
+func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot, ds decodedSnap, d *decoded, reprs map[string]map[string]bool) error {
+	labels := ir.ClassLabels(srcF)
 	n := s.Nodes.Len()
 	shift := len(ds.kind) - n
 	if shift != 0 && shift != 1 || ds.kind[0] != ir.MoarVMRoot {
@@ -199,12 +224,10 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 				return fmt.Errorf("node %d: kind %d, want an object", i, ds.kind[c])
 			}
 			t := ds.tofi[c]
-			name := srcF.String(s.Nodes.Name[i])
-			if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
-				name = srcF.String(srcF.Classes.Name[s.Nodes.Class[i]-1])
-			}
-			if d.strings[d.tnames[t]] != name || d.strings[d.reprs[t]] != s.NodeKindName(i) {
-				return fmt.Errorf("node %d: type %q (REPR %q), want %q (%q)", i, d.strings[d.tnames[t]], d.strings[d.reprs[t]], name, s.NodeKindName(i))
+			name := ir.NodeClass(srcF, s, i, labels)
+			repr := d.strings[d.reprs[t]]
+			if d.strings[d.tnames[t]] != name || !reprs[name][repr] {
+				return fmt.Errorf("node %d: type %q (REPR %q), want %q (one of %v)", i, d.strings[d.tnames[t]], repr, name, reprs[name])
 			}
 		}
 		lo, hi := s.Nodes.EdgeRange(i)
@@ -310,9 +333,12 @@ func TestConvert(t *testing.T) {
 			{ir.LossSizesCapped, 1, "remaining 34465 bytes"},
 			{ir.LossValues, 1, "primitive values"},
 			{ir.LossNodeIDs, 4, "node ids"},
-			{ir.LossClasses, 1, "class libraries"},
+			{ir.LossNodeNames, 1, "named by it"}, // "hello", a string: "(string)"
+			{ir.LossNodeKinds, 1, "for 1 the REPR"},
 		}},
 		{"synthetic root", false, 1, []lossWant{
+			{ir.LossNodeNames, 2, "named by it"}, // and "": "(synthetic)"
+			{ir.LossNodeKinds, 2, "for 2 the REPR"},
 			{ir.LossGCRoots, 1, "GC roots"},
 			{ir.LossEdgeKinds, 5, "weak 1"},
 			{ir.LossSizesCapped, 1, "65535"},
@@ -357,5 +383,73 @@ func TestConvertEmpty(t *testing.T) {
 	_, p, d, _ := writeParse(t, f)
 	if len(p.inner) != 1 || len(p.inner[0]) != 0 || len(d.snaps) != 0 {
 		t.Errorf("a file without snapshots: %d inner TOCs", len(p.inner))
+	}
+}
+
+// TestConvertTypesAreClasses: a node's type is the class it is counted
+// under, not its name: strings of any value share "(string)", classes of
+// one name from two libraries stay apart, and the kinds of nodes without a
+// class stay in the REPR name. The names and kinds MoarVM cannot keep are
+// counted.
+func TestConvertTypesAreClasses(t *testing.T) {
+	f := &ir.File{Format: "test", Strings: []string{"", "x", "y", "z", "Foo", "Node", "a", "b", "Solo", "(root)"}}
+	f.Classes = ir.Classes{Name: []uint32{5, 5, 8}, Library: []uint32{6, 7, 0}, FirstField: []uint32{0, 0, 0, 0}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
+	nodes := []struct {
+		kind        string
+		name, class uint32
+	}{
+		{ir.KindSynthetic, 0, 0}, // the root: MoarVM's Root
+		{ir.KindString, 1, 0},
+		{ir.KindString, 2, 0},
+		{ir.KindString, 3, 0},
+		{ir.KindObject, 4, 0},
+		{ir.KindNative, 4, 0}, // Foo too: its type's, whose REPR is object
+		{ir.KindObject, 5, 1}, // Node (a)
+		{ir.KindObject, 5, 2}, // Node (b)
+		{ir.KindObject, 8, 3}, // Solo, whose class has no library
+	}
+	s.Nodes.FirstEdge = []uint32{0}
+	for _, n := range nodes {
+		s.Nodes.Kind = append(s.Nodes.Kind, kind(n.kind))
+		s.Nodes.Name = append(s.Nodes.Name, n.name)
+		s.Nodes.Class = append(s.Nodes.Class, n.class)
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, 0)
+	}
+	s.Nodes.SelfSize = ir.UintsOf(0, 8, 8, 8, 8, 8, 8, 8, 8) // the root has none
+	f.Snapshots = []*ir.Snapshot{s}
+	if !checkConvert(t, 1, f) {
+		return
+	}
+	out, loss, _ := wmoar.Convert(f)
+	var types []string
+	for k := 0; k < out.Classes.Len(); k++ {
+		types = append(types, out.String(out.Classes.Name[k])+" / "+out.String(out.Classes.Library[k]))
+	}
+	want := []string{"(string) / string", "Foo / object", "Node (a) / a", "Node (b) / b", "Solo / object"}
+	if !slices.Equal(types, want) {
+		t.Errorf("types %q, want %q", types, want)
+	}
+	for _, w := range []struct {
+		kind  string
+		count int64
+		text  string
+	}{
+		{ir.LossNodeNames, 5, "named by it"},    // x, y, z and the two Nodes
+		{ir.LossNodeKinds, 4, "for 3 the REPR"}, // the strings and the native
+	} {
+		if l, ok := loss.Get(w.kind); !ok || l.Count != w.count || !strings.Contains(l.String(), w.text) {
+			t.Errorf("the loss report does not count %d of %s mentioning %q:\n%v", w.count, w.kind, w.text, loss)
+		}
+	}
+
+	// Node 0 of a class "(root)", the one a MoarVM Root is counted under
+	// (a MoarVM heap back from Dart), is MoarVM's Root again.
+	f.Classes.Name[2] = 9
+	s.Nodes.Class[0] = 3
+	out, _, _ = wmoar.Convert(f)
+	if o := out.Snapshots[0]; o.Nodes.Len() != len(nodes) || o.Nodes.Kind[0] != ir.MoarVMRoot {
+		t.Errorf("%d collectables, the first of kind %d: want node 0 as the Root", o.Nodes.Len(), o.Nodes.Kind[0])
 	}
 }

@@ -30,6 +30,16 @@ import (
 //     FixedArrays are: DevTools folds arrays into their owner;
 //   - VM internals (classes without a library: Code, Function, Class, …)
 //     are "hidden" (DevTools' "(system)"), code-like ones "code";
+//   - classes heapconv made from another format (library URI
+//     ir.DartForeignURI, see writers/dart) are nobody's internals: their
+//     objects get back the kind the library name names when it is one of
+//     V8's (else "object") and the name their name data holds (else the
+//     class's), and their fields the edge kind their reserved string names
+//     (else "property"), so that a V8 heap converted to Dart and back shows
+//     DevTools the classes it had. A root of such a class (V8's own root,
+//     synthetic) stays the root, without the "" and "(GC roots)" above it:
+//     DevTools folds arrays into their owners only when the root has user
+//     roots;
 //   - each external property becomes a "native" node of its size, owned by
 //     its object, so external memory is visible and retained;
 //   - weak slots (_WeakProperty, _WeakReference, FinalizerEntry) are weak
@@ -63,16 +73,33 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	className := make([]string, c.Len()+1) // by 1-origin class id
 	labels := ir.ClassLabels(f)
 	internal := make([]bool, c.Len()+1)
+	foreign := make([]bool, c.Len()+1)
 	for k := 0; k < c.Len(); k++ {
 		className[k+1] = labels[k]
 		internal[k+1] = f.String(d.ClassURI[k]) == "" && f.String(c.Library[k]) == ""
+		foreign[k+1] = ir.IsDartForeignURI(f.String(d.ClassURI[k]))
+	}
+
+	// The edge kinds of the fields of classes made from another format,
+	// which writers/dart keeps in the fields' reserved strings. They are
+	// the references of objects in order while no reference is 0 (the
+	// reader leaves those out).
+	fieldKind := make([]uint8, len(c.FieldName))
+	for j := range fieldKind {
+		fieldKind[j] = eProperty
+		if j < len(d.FieldReserved) {
+			name := f.String(d.FieldReserved[j])
+			if k := slices.IndexFunc(ir.V8EdgeKinds, func(x ir.EdgeKind) bool { return x.Name == name && !x.Indexed }); k >= 0 {
+				fieldKind[j] = uint8(k)
+			}
+		}
 	}
 
 	// Backing stores: what a collection's _data / _index slots hold.
 	backing := make([]bool, n)
 	for i := 0; i < n; i++ {
 		cls := s.Nodes.Class[i]
-		if cls == 0 || !dartCollection(f.String(c.Name[cls-1])) {
+		if cls == 0 || foreign[cls] || !dartCollection(f.String(c.Name[cls-1])) {
 			continue
 		}
 		lo, hi := s.Nodes.EdgeRange(i)
@@ -91,7 +118,16 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		NodeKinds: slices.Clone(ir.V8NodeKinds), EdgeKinds: slices.Clone(ir.V8EdgeKinds)}
 	out.Snapshots = []*ir.Snapshot{o}
 	nd, ed := &o.Nodes, &o.Edges
-	const shift = 2 // "" and "(GC roots)" come first
+	// "" and "(GC roots)" come first, unless the root is V8's own: a heap
+	// heapconv made from V8 keeps its root, which is synthetic, and the
+	// roots below it (whether one is a user root decides whether DevTools
+	// folds arrays into their owners' sizes).
+	shift := 2
+	if n > 0 && s.Root == 0 {
+		if cls := s.Nodes.Class[0]; cls > 0 && foreign[cls] && int(cls) <= len(c.Library) && f.String(c.Library[cls-1]) == ir.KindSynthetic {
+			shift = 0
+		}
+	}
 	total := n + shift + len(d.ExternalNode)
 	if uint64(total) >= math.MaxUint32/8 {
 		return nil, nil, fmt.Errorf("v8: %d nodes are more than DevTools can index", total)
@@ -130,16 +166,18 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	endNode := func() { nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len())) }
 
-	addNode(kSynthetic, "", 0, 0)
-	if n > 0 && s.Root != ir.NoNode {
-		edge(eElement, 1, 1)
+	if shift > 0 {
+		addNode(kSynthetic, "", 0, 0)
+		if n > 0 && s.Root != ir.NoNode {
+			edge(eElement, 1, 1)
+		}
+		endNode()
+		addNode(kSynthetic, "(GC roots)", 0, 0)
+		if n > 0 && s.Root != ir.NoNode {
+			edge(eElement, 1, int(s.Root)+shift)
+		}
+		endNode()
 	}
-	endNode()
-	addNode(kSynthetic, "(GC roots)", 0, 0)
-	if n > 0 && s.Root != ir.NoNode {
-		edge(eElement, 1, int(s.Root)+shift)
-	}
-	endNode()
 
 	// Values by node.
 	v := &s.Values
@@ -161,6 +199,11 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			cname = f.String(c.Name[cls-1])
 		}
 		switch {
+		case foreign[cls]:
+			kindOf[cls] = kObject
+			if int(cls) <= len(c.Library) && slices.Contains(ir.V8NodeKinds, f.String(c.Library[cls-1])) {
+				kindOf[cls] = kind(f.String(c.Library[cls-1]))
+			}
 		case cls > 0 && cls <= 3 && internal[cls] && cname == "Read-Only Pages":
 			kindOf[cls], special[cls] = kSynthetic, 1
 		case cls > 0 && cls <= 3 && internal[cls] && cname == "Isolate":
@@ -208,7 +251,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		name := ""
 		named := false // name set; else the class's
 		switch {
-		case i == int(s.Root):
+		case i == int(s.Root) && shift > 0:
 			k, name, named = kSynthetic, "(Dart VM roots)", true
 		case special[cls] == 1:
 			name, named = "(Read-Only Pages)", true
@@ -216,6 +259,12 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			name, named = "(Isolate "+f.String(s.Name)+")", true
 			if hasVal {
 				name = "(Isolate " + f.String(s.Name) + " port " + value() + ")"
+			}
+		case foreign[cls]:
+			// The source's name, which the Dart writer kept as name data
+			// (a string's and a number's is their value).
+			if hasVal && (s.Nodes.Kind[i] == ir.DartNameData || k == kString || k == kNumber) {
+				name, named = value(), true
 			}
 		case k == kString || k == kNumber:
 			if hasVal {
@@ -239,8 +288,16 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			addNode(k, name, s.Nodes.SelfSize.At(i), id)
 		}
 		lo, hi := s.Nodes.EdgeRange(i)
+		first, nf := 0, 0 // the fields whose kinds fieldKind has
+		if foreign[cls] && len(d.ZeroRefNode) == 0 {
+			first, nf = int(c.FirstField[cls-1]), int(c.FirstField[cls]-c.FirstField[cls-1])
+		}
 		for e := lo; e < hi; e++ {
 			to := int(s.Edges.Target[e]) + shift
+			if p := e - lo; p < nf {
+				edge(fieldKind[first+p], srcName(s.Edges.Name[e]), to)
+				continue
+			}
 			switch ek := s.EdgeKindOf(e); {
 			case ek.Name == "weak":
 				edge(eWeak, srcName(s.Edges.Name[e]), to)
@@ -284,6 +341,10 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	loss.Merge(conv.loss)
 	out.Strings = conv.strs.Strings
+	if changed, example := classesChanged(out, o, n, shift, func(i int) string { return className[s.Nodes.Class[i]] }); changed > 0 {
+		loss.Add(ir.LossClasses, int64(changed), "objects are counted by DevTools under another class than their Dart class: strings, numbers, backing stores, closures, code and VM internals under its categories ((string), (number), (array), Function, (compiled code), (system)); the root, isolates and read-only pages are synthetic").
+			WithExample(example)
+	}
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}}
 	o.V8 = newHeader(o)
 	if err := out.Validate(); err != nil {
@@ -392,4 +453,20 @@ func dartCode(class string) bool {
 		return true
 	}
 	return false
+}
+
+// classesChanged counts the source's nodes (node i is out's node i+shift)
+// that DevTools counts under another class than class(i), the one the
+// source counts them under, and shows the first.
+func classesChanged(out *ir.File, o *ir.Snapshot, n, shift int, class func(i int) string) (int, string) {
+	changed, example := 0, ""
+	for i := 0; i < n; i++ {
+		if want, got := class(i), ir.ClassName(out, o, i+shift); want != got {
+			if changed == 0 {
+				example = fmt.Sprintf("%q counted as %q", want, got)
+			}
+			changed++
+		}
+	}
+	return changed, example
 }

@@ -33,7 +33,13 @@ import (
 //     every "<anon REPR>" type into one "<anon>" row; such names are written
 //     with no-break spaces, which look the same. VMString objects stay
 //     objects: the snapshot holds no string contents, and a "string" node is
-//     shown by its name as if it were the text;
+//     shown by its name as if it were the text. An object whose type's REPR
+//     name is one of V8's node kinds ("string", "hidden", "synthetic", …;
+//     MoarVM's REPRs are CamelCase names) has a type heapconv made from a
+//     V8 kind (see writers/moarvm) and gets that kind back, so that a V8
+//     heap converted to MoarVM and back has its kinds and classes. In such
+//     a heap MoarVM's Root was V8's root: it is node 0, named "", without
+//     the "" and "(GC roots)" above it;
 //   - type objects and STables are "hidden" (DevTools' "(system)"): they are
 //     type metadata, as V8's maps are, not code; they are named
 //     "Foo (type object)" and "Foo (STable)";
@@ -107,6 +113,16 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 
 	// Type names, qualified by REPR where two REPRs share one.
 	labels := ir.ClassLabels(f)
+	srcLabels := slices.Clone(labels)           // before DevTools' spelling, for the classes loss
+	objKind := make([]uint8, f.Classes.Len()+1) // by 1-origin class: objects' kind
+	for k := range objKind {
+		objKind[k] = kObject
+		if k > 0 && k <= len(f.Classes.Library) {
+			if repr := f.String(f.Classes.Library[k-1]); slices.Contains(ir.V8NodeKinds, repr) {
+				objKind[k] = kind(repr)
+			}
+		}
+	}
 	var tagNames int
 	for k, l := range labels {
 		if safe := devtoolsClassName(l); safe != l {
@@ -172,7 +188,14 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	out := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + f.Format, Producer: f.Producer,
 		Snapshots: []*ir.Snapshot{o}}
 	nd, ed := &o.Nodes, &o.Edges
-	const shift = 1 // the V8 root comes first
+	// The V8 root comes first, unless the heap is one heapconv made from V8
+	// (a type is named by a V8 kind): MoarVM's Root was V8's root then, and
+	// stays the root with the roots V8 wrote below it (whether one is a
+	// user root decides whether DevTools folds arrays into their owners).
+	shift := 1
+	if n > 0 && s.Root == 0 && slices.ContainsFunc(objKind, func(k uint8) bool { return k != kObject }) {
+		shift = 0
+	}
 	ext := &s.Nodes.ExternalSize
 	hasExt := ext.Len() == n
 	natives := 0
@@ -211,11 +234,13 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	endNode := func() { nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len())) }
 
-	addNode(kSynthetic, intern(""), 0)
-	if n > 0 && s.Root != ir.NoNode {
-		edge(eElement, 1, int(s.Root)+shift)
+	if shift > 0 {
+		addNode(kSynthetic, intern(""), 0)
+		if n > 0 && s.Root != ir.NoNode {
+			edge(eElement, 1, int(s.Root)+shift)
+		}
+		endNode()
 	}
-	endNode()
 
 	var (
 		threadSeen  [ir.MoarVMCallStackRoots + 1]int // per-thread root kinds met so far
@@ -234,7 +259,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		size := s.Nodes.SelfSize.At(i)
 		switch ck {
 		case ir.MoarVMObject:
-			addNode(kObject, memo(objName, i, ""), size)
+			addNode(objKind[classOf(i)], memo(objName, i, ""), size)
 		case ir.MoarVMTypeObject:
 			addNode(kHidden, memo(typeObjName, i, " (type object)"), size)
 		case ir.MoarVMSTable:
@@ -246,7 +271,10 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 			name := "(" + ir.MoarVMRootNames[ck] + ")"
 			switch ck {
 			case ir.MoarVMRoot:
-				if i == int(s.Root) {
+				switch {
+				case i == int(s.Root) && shift == 0:
+					name = "" // V8's root, as V8 names it
+				case i == int(s.Root):
 					name = "(GC roots)"
 				}
 			case ir.MoarVMCStackRoots, ir.MoarVMThreadRoots, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots:
@@ -370,9 +398,6 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 				WithExample(fmt.Sprintf("damaged at offset %d: %s", mf.Recovery.DamageAt, mf.Recovery.Reason))
 		}
 	}
-	if nt > 0 {
-		loss.Add(ir.LossClasses, int64(nt), "types (the type table) are not kept: a REPR name appears only where it qualifies a type name that two REPRs share")
-	}
 	if tagNames > 0 {
 		loss.Add(ir.LossNodeNames, int64(tagNames), "type names start with \"<\" and are written with no-break spaces: DevTools would cut them at the first space")
 	}
@@ -396,6 +421,14 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	loss.Merge(conv.loss)
 	out.Strings = conv.strs.Strings
+	changed, example := classesChanged(out, o, n, shift, func(i int) string { return ir.NodeClass(f, s, i, srcLabels) })
+	if changed+natives > 0 {
+		loss.Addf(ir.LossClasses, int64(changed+natives), "collectables are counted by DevTools under another class than their MoarVM one (%d: type objects and STables under (system), frames under Function; roots are synthetic), and native nodes hold unmanaged memory under classes of their own (%d)", changed, natives).
+			WithExample(example)
+	}
+	if reprs := reprsDropped(f, srcLabels); reprs > 0 {
+		loss.Add("moarvm-reprs", int64(reprs), "types' REPR names are not kept, except where they qualify a type name that two REPRs share")
+	}
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // unmanaged memory is in native nodes
 	o.V8 = newHeader(o)
 	if err := out.Validate(); err != nil {
@@ -432,4 +465,19 @@ func devtoolsClassName(name string) string {
 		return name
 	}
 	return name[:at] + strings.ReplaceAll(name[at:], " ", "\u00a0")
+}
+
+// reprsDropped counts the types whose REPR name their label leaves out.
+func reprsDropped(f *ir.File, labels []string) int {
+	n := 0
+	for k, l := range labels {
+		if k >= len(f.Classes.Library) {
+			break
+		}
+		// A V8 kind's name is a kind again (objKind), not a REPR.
+		if repr := f.String(f.Classes.Library[k]); repr != "" && !slices.Contains(ir.V8NodeKinds, repr) && l == f.String(f.Classes.Name[k]) {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,314 @@
+package conformance
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"heapconv/ir"
+	wv8 "heapconv/writers/v8"
+)
+
+// Classes through the formats that have them: a heap written in another
+// format and read back keeps the classes its objects are counted under,
+// and a writer that cannot keep one says so with a count that is exactly
+// the objects it moved.
+
+// nodeClass is the class node i is counted under: its class's label, else
+// the one DevTools gives it (as ir.NodeClass; the matrix's measure too).
+func nodeClass(f *ir.File, s *ir.Snapshot, i int, labels []string) string {
+	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
+		return labels[s.Nodes.Class[i]-1]
+	}
+	return ir.ClassName(f, s, i)
+}
+
+// classCount is one class's objects and self size.
+type classCount struct{ count, size uint64 }
+
+// classesOf counts the nodes of snapshot k by the class they are counted
+// under (nodeClass), leaving out synthetic nodes.
+func classesOf(f *ir.File, k int) map[string]classCount { return classesCapped(f, k, math.MaxUint64) }
+
+// classesCapped is classesOf with self sizes capped at limit.
+func classesCapped(f *ir.File, k int, limit uint64) map[string]classCount {
+	s := f.Snapshots[k]
+	labels := ir.ClassLabels(f)
+	out := map[string]classCount{}
+	for i := 0; i < s.Nodes.Len(); i++ {
+		if s.NodeKindName(i) == ir.KindSynthetic {
+			continue
+		}
+		c := out[nodeClass(f, s, i, labels)]
+		c.count++
+		c.size += min(s.Nodes.SelfSize.At(i), limit)
+		out[nodeClass(f, s, i, labels)] = c
+	}
+	return out
+}
+
+// classDiff lists the classes whose counts differ, at most 5.
+func classDiff(want, got map[string]classCount) []string {
+	var d []string
+	for name, w := range want {
+		if g := got[name]; g != w && len(d) < 5 {
+			d = append(d, fmt.Sprintf("%q: %d objects of %d bytes, want %d of %d", name, g.count, g.size, w.count, w.size))
+		}
+	}
+	for name, g := range got {
+		if _, ok := want[name]; !ok && len(d) < 5 {
+			d = append(d, fmt.Sprintf("%q: %d objects of %d bytes, not in the source", name, g.count, g.size))
+		}
+	}
+	return d
+}
+
+// fixtures reads every fixture of the format, one snapshot a file.
+func fixtures(t *testing.T, fm format) map[string]*ir.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(moduleRoot, fm.fixtures))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("%s: no fixtures", fm.name)
+	}
+	out := map[string]*ir.File{}
+	for _, path := range paths {
+		f := read(t, fm, loadFixture(t, path))
+		for k := range f.Snapshots {
+			g, err := f.Select(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[fmt.Sprintf("%s#%d", fixtureName(path), k)] = g
+		}
+	}
+	return out
+}
+
+func mustThrough(t *testing.T, fm format, f *ir.File) (*ir.File, ir.LossReport) {
+	t.Helper()
+	got, loss, err := through(fm, f)
+	if err != nil {
+		t.Fatalf("%s: %v", fm.name, err)
+	}
+	return got, loss
+}
+
+// devtoolsSizes sums DevTools' self sizes (arrays and hidden nodes folded
+// into their one owner when the root has user roots) per class.
+func devtoolsSizes(f *ir.File) map[string]uint64 {
+	s := f.Snapshots[0]
+	sizes := ir.DevToolsSelfSizes(f, s)
+	if sizes == nil {
+		sizes = &s.Nodes.SelfSize
+	}
+	out := map[string]uint64{}
+	for i := 0; i < s.Nodes.Len(); i++ {
+		if x := sizes.At(i); x > 0 {
+			out[ir.ClassName(f, s, i)] += x
+		}
+	}
+	return out
+}
+
+// namedEdges lists node i's edges that are not indexed, as "kind name".
+func namedEdges(f *ir.File, s *ir.Snapshot, i int) []string {
+	var out []string
+	lo, hi := s.Nodes.EdgeRange(i)
+	for e := lo; e < hi; e++ {
+		if !s.EdgeKindOf(e).Indexed {
+			out = append(out, s.EdgeKindOf(e).Name+" "+f.EdgeName(s, e))
+		}
+	}
+	return out
+}
+
+// sameName reports whether a V8 writer's name is the source's, which it
+// cuts at wv8.MaxNameUnits UTF-16 units.
+func sameName(src, got string) bool {
+	if ir.UTF16Len(src) <= wv8.MaxNameUnits {
+		return src == got
+	}
+	return strings.HasPrefix(src, got) && ir.UTF16Len(got) >= wv8.MaxNameUnits-1
+}
+
+// TestV8ClassesThroughDart: a V8 heap written as Dart and back shows
+// DevTools the classes it had (objects by name, "(string)", "(system)",
+// "Function", …), not "(system)" for every class without a Dart library:
+// node by node the same kind, name and named edges (DevTools names plain
+// objects by their properties), the same root (DevTools folds arrays into
+// their owners only below user roots), so the same self sizes per class.
+func TestV8ClassesThroughDart(t *testing.T) {
+	v8, dart := formatByName(ir.FormatV8), formatByName(ir.FormatDart)
+	for name, f := range fixtures(t, v8) {
+		d, _ := mustThrough(t, dart, f)
+		back, _ := mustThrough(t, v8, d)
+		want, got := classesOf(f, 0), classesOf(back, 0)
+		if diff := classDiff(want, got); len(diff) > 0 {
+			t.Errorf("%s: v8 → dart → v8: %d classes became %d:\n%s", name, len(want), len(got), strings.Join(diff, "\n"))
+		}
+		s, b := f.Snapshots[0], back.Snapshots[0]
+		if b.Nodes.Len() != s.Nodes.Len() {
+			t.Errorf("%s: %d nodes came back, want %d", name, b.Nodes.Len(), s.Nodes.Len())
+			continue
+		}
+		for i := 0; i < s.Nodes.Len(); i++ {
+			if s.NodeKindName(i) != b.NodeKindName(i) || !sameName(f.String(s.Nodes.Name[i]), back.String(b.Nodes.Name[i])) ||
+				!slices.Equal(namedEdges(f, s, i), namedEdges(back, b, i)) {
+				t.Errorf("%s: node %d came back as %s %q %q, want %s %q %q", name, i, b.NodeKindName(i), back.String(b.Nodes.Name[i]),
+					namedEdges(back, b, i), s.NodeKindName(i), f.String(s.Nodes.Name[i]), namedEdges(f, s, i))
+				break
+			}
+		}
+		if w, g := devtoolsSizes(f), devtoolsSizes(back); !maps.Equal(w, g) {
+			t.Errorf("%s: DevTools' self sizes per class differ", name)
+		}
+	}
+}
+
+// TestV8ClassesThroughMoarVM: MoarVM types are the classes DevTools counts
+// V8 nodes under, not one per node name (a string's name is its value); the
+// names they replace are counted, and the heap comes back with its classes.
+// Nodes above 65535 bytes come back smaller, the rest of their size in an
+// "(unmanaged) <class>" native node (colsize is 16 bits).
+func TestV8ClassesThroughMoarVM(t *testing.T) {
+	v8, moar := formatByName(ir.FormatV8), formatByName(ir.FormatMoarVM)
+	for name, f := range fixtures(t, v8) {
+		s := f.Snapshots[0]
+		m, loss := mustThrough(t, moar, f)
+		types := map[string]bool{}
+		for k := 0; k < m.Classes.Len(); k++ {
+			types[m.String(m.Classes.Name[k])] = true
+		}
+		classes := map[string]bool{}
+		renamed := 0
+		for i := 1; i < s.Nodes.Len(); i++ { // node 0, the root, is MoarVM's Root
+			c := ir.ClassName(f, s, i)
+			classes[c] = true
+			if f.String(s.Nodes.Name[i]) != c {
+				renamed++
+			}
+		}
+		if len(types) != len(classes) || m.Classes.Len() != len(types) {
+			t.Errorf("%s: %d MoarVM types (%d names) for %d classes", name, m.Classes.Len(), len(types), len(classes))
+		}
+		for c := range classes {
+			if !types[c] {
+				t.Errorf("%s: class %q has no type", name, c)
+				break
+			}
+		}
+		if l, _ := loss.Get(ir.LossNodeNames); l.Count != int64(renamed) {
+			t.Errorf("%s: %d node names replaced by their class, the loss report says %d: %v", name, renamed, l.Count, l)
+		}
+
+		back, _ := mustThrough(t, v8, m)
+		want, got := classesOf(f, 0), classesOf(back, 0)
+		for c, g := range got {
+			if rest, ok := strings.CutPrefix(c, "(unmanaged) "); ok {
+				delete(got, c)
+				w := got[rest]
+				w.size += g.size
+				got[rest] = w
+			}
+		}
+		if diff := classDiff(want, got); len(diff) > 0 {
+			t.Errorf("%s: v8 → moarvm → v8: %d classes became %d:\n%s", name, len(want), len(got), strings.Join(diff, "\n"))
+		}
+		// V8's root is the root again, so DevTools folds arrays into their
+		// owners as it did, but for the weak edges MoarVM does not keep
+		// (the edge-kinds loss): they own what they point to now.
+		strong := *s
+		strong.EdgeKinds = slices.Clone(s.EdgeKinds)
+		for k := range strong.EdgeKinds {
+			if strong.EdgeKinds[k].Name == ir.EdgeWeak {
+				strong.EdgeKinds[k].Name = ir.EdgeProperty
+			}
+		}
+		fs := *f
+		fs.Snapshots = []*ir.Snapshot{&strong}
+		w, g := devtoolsSizes(&fs), devtoolsSizes(back)
+		for c, x := range g {
+			if rest, ok := strings.CutPrefix(c, "(unmanaged) "); ok {
+				delete(g, c)
+				g[rest] += x
+			}
+		}
+		if !maps.Equal(w, g) {
+			n := 0
+			for c := range w {
+				if w[c] != g[c] && n < 5 {
+					t.Errorf("%s: DevTools' self size of %q: %d, want %d", name, c, g[c], w[c])
+					n++
+				}
+			}
+		}
+	}
+}
+
+// TestDartMoarVMClasses: Dart classes survive MoarVM (the classes of one
+// name from two libraries stay apart) and MoarVM types survive Dart.
+// Dart → MoarVM adds MoarVM's Root in front of Dart's root object, and
+// caps self sizes at 65535 (colsize has 16 bits): the only differences.
+func TestDartMoarVMClasses(t *testing.T) {
+	dart, moar := formatByName(ir.FormatDart), formatByName(ir.FormatMoarVM)
+	for name, f := range fixtures(t, dart) {
+		m, _ := mustThrough(t, moar, f)
+		back, _ := mustThrough(t, dart, m)
+		want, got := classesCapped(f, 0, math.MaxUint16), classesOf(back, 0)
+		if r := got["(root)"]; r.count == 1 && want["(root)"].count == 0 {
+			delete(got, "(root)")
+		}
+		if diff := classDiff(want, got); len(diff) > 0 {
+			t.Errorf("%s: dart → moarvm → dart: %d classes became %d:\n%s", name, len(want), len(got), strings.Join(diff, "\n"))
+		}
+	}
+	for name, f := range fixtures(t, moar) {
+		d, _ := mustThrough(t, dart, f)
+		back, _ := mustThrough(t, moar, d)
+		if diff := classDiff(classesOf(f, 0), classesOf(back, 0)); len(diff) > 0 {
+			t.Errorf("%s: moarvm → dart → moarvm:\n%s", name, strings.Join(diff, "\n"))
+		}
+	}
+}
+
+// TestClassesLostToDevTools: converting Dart or MoarVM to V8 counts the
+// objects DevTools puts under another class than their own (its
+// categories, synthetic roots) and, for MoarVM, the native nodes added for
+// unmanaged memory: the loss report's count is exactly that.
+func TestClassesLostToDevTools(t *testing.T) {
+	v8 := formatByName(ir.FormatV8)
+	for _, src := range []string{ir.FormatDart, ir.FormatMoarVM} {
+		for name, f := range fixtures(t, formatByName(src)) {
+			s := f.Snapshots[0]
+			out, loss := mustThrough(t, v8, f)
+			o := out.Snapshots[0]
+			// Both converters put the source's nodes in order after the
+			// V8 root ("" and, for Dart, "(GC roots)").
+			shift := 1
+			if src == ir.FormatDart {
+				shift = 2
+			}
+			labels := ir.ClassLabels(f)
+			changed := 0
+			for i := 0; i < s.Nodes.Len(); i++ {
+				if nodeClass(f, s, i, labels) != ir.ClassName(out, o, i+shift) {
+					changed++
+				}
+			}
+			if src == ir.FormatMoarVM {
+				for i := shift + s.Nodes.Len(); i < o.Nodes.Len(); i++ {
+					if o.NodeKindName(i) == ir.KindNative {
+						changed++
+					}
+				}
+			}
+			if l, _ := loss.Get(ir.LossClasses); l.Count != int64(changed) || changed == 0 {
+				t.Errorf("%s → v8, %s: %d objects change class, the loss report says %d: %v", src, name, changed, l.Count, l)
+			}
+		}
+	}
+}
