@@ -41,7 +41,7 @@ func TestFuchsiaStacksInDevTools(t *testing.T) {
 					out, loss := write(t, v8, src)
 					got := read(t, v8, out)
 					want := expectedStacks(src)
-					checkTraces(t, src, got, want)
+					checkTraces(t, got, want)
 					for _, kind := range []string{"fuchsia-timestamps", "fuchsia-threads"} {
 						if !loss.Has(kind) && hasFlagOrThread(src, kind) {
 							t.Errorf("the loss report does not name %s: %v", kind, loss)
@@ -141,57 +141,28 @@ func compareFrames(t *testing.T, what string, got, want []string) {
 }
 
 // checkTraces checks, for every node, the V8 file's own traces (read back
-// by the V8 reader) against the Fuchsia stacks: the trace node's path up
-// to the root names the stack's frames.
-func checkTraces(t *testing.T, src, got *ir.File, want [][]string) {
+// by the V8 reader, through ir.V8Traces) against the Fuchsia stacks: the
+// trace node's path up to the root names the stack's frames.
+func checkTraces(t *testing.T, got *ir.File, want [][]string) {
 	t.Helper()
-	s := got.Snapshots[0]
-	v := s.V8
-	fields := len(v.MetaList("trace_function_info_fields"))
-	col := -1
-	for j, c := range v.NodeExtra {
-		if c.Name == "trace_node_id" {
-			col = j
-		}
-	}
-	if col < 0 || fields != 6 {
-		t.Fatalf("no trace_node_id column (%d) or trace function fields %d", col, fields)
-	}
-	// The tree: parent and function info of each trace node, by id.
-	parent, info := map[uint64]uint64{}, map[uint64]uint64{}
-	tt := &v.TraceTree
-	pos := 1
-	var walk func(p uint64)
-	walk = func(p uint64) {
-		id, fi := tt.At(pos), tt.At(pos+1)
-		n := int(tt.At(pos + 4))
-		pos += 5
-		parent[id], info[id] = p, fi
-		for range n {
-			walk(id)
-		}
-	}
-	if tt.Len() > 0 && tt.At(0) == 1 {
-		walk(0)
+	traces := got.Snapshots[0].V8.Traces(got)
+	if traces == nil {
+		t.Fatal("the V8 file has no allocation traces")
 	}
 	shift := syntheticFront(got)
 	bad := 0
 	for i, frames := range want {
-		id := v.NodeExtra[col].Values.At(i + shift)
-		var names []string
-		for ; id != 0; id = parent[id] {
-			names = append(names, got.String(uint32(v.TraceFunctionInfos.At(int(info[id])*fields+1))))
-		}
-		if len(names) != len(frames)+1 || names[len(names)-1] != "(root)" {
+		stack := traces.Stack(traces.NodeIDs.At(i + shift))
+		if len(stack) != len(frames) {
 			if bad++; bad <= 5 {
-				t.Errorf("node %d: trace %q, want %q and (root)", i, names, frames)
+				t.Errorf("node %d: %d frames, want %q", i, len(stack), frames)
 			}
 			continue
 		}
 		for j, w := range frames {
-			if !strings.HasPrefix(w, "0x") && names[j] != w {
+			if !strings.HasPrefix(w, "0x") && stack[j].Function != w {
 				if bad++; bad <= 5 {
-					t.Errorf("node %d frame %d: %q, want %q", i, j, names[j], w)
+					t.Errorf("node %d frame %d: %q, want %q", i, j, stack[j].Function, w)
 				}
 			}
 		}
