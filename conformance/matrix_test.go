@@ -128,8 +128,7 @@ var aspects = []aspect{
 	// A reference is told by its ends' classes: a class a writer changes
 	// changes it too.
 	{"references", "references between objects, by holder class, name and target class",
-		[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossEdgeNames, ir.LossEdgeKinds, "dart-zero-refs",
-			ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds},
+		[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossEdgeNames, ir.LossEdgeKinds, "dart-zero-refs"},
 		func(m *measured) []string {
 			var refs []string
 			for _, i := range m.real {

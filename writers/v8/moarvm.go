@@ -254,6 +254,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		oddKinds    = map[string]int{}               // kinds MoarVM does not write, by name
 		rootTOFI    int                              // root kinds with a colTOFI other than 0
 		badStrings  int
+		renumbered  int // unknown references whose index is not their place
 		otherRefs   = map[string]int{}
 		nativeOwner = make([]uint32, 0, natives) // out node owning each native node
 		unmanaged   = intern(ir.V8UnmanagedEdge)
@@ -312,6 +313,9 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 			case refIndex:
 				edge(eElement, name, to)
 			case refUnknown:
+				if name != unknown {
+					renumbered++
+				}
 				edge(eHidden, unknown, to)
 				unknown++
 			default:
@@ -404,6 +408,9 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	if tagNames > 0 {
 		loss.Add(ir.LossNodeNames, int64(tagNames), "type names start with \"<\" and are written with no-break spaces: DevTools would cut them at the first space")
+	}
+	if renumbered > 0 {
+		loss.Add(ir.LossEdgeNames, int64(renumbered), "unknown references are hidden edges numbered 0, 1, … within their collectable, which DevTools needs to tell them apart; their index (MoarVM writes 0) is not kept")
 	}
 	if badStrings > 0 {
 		loss.Add("moarvm-bad-strings", int64(badStrings), "string references name a string outside the string heap (MoarVM's 16-bit wrap-around); they are internal edges named \"(string N out of range)\"")

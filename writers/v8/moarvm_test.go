@@ -235,6 +235,8 @@ func TestMoarVMConvert(t *testing.T) {
 		{"moarvm-reprs", 2, "REPR names"},
 		{ir.LossNodeNames, 1, `type names start with "<"`},
 		{"moarvm-bad-strings", 1, "outside the string heap"},
+		// The second unknown reference of the permanent roots and of Foo.
+		{ir.LossEdgeNames, 2, "unknown references are hidden edges numbered"},
 		{ir.LossEdgeKinds, 1, `"kind 3" 1`},
 	} {
 		cvLoss(t, loss, w.kind, w.count, w.text)
