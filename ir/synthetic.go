@@ -29,7 +29,9 @@ import "slices"
 //     V8HeaderFrom is "moarvm" (DevTools ignores keys it does not know;
 //     heapconv's V8 reader keeps them). UnmanagedOwners finds those nodes
 //     and their owners; writers/moarvm folds them back into their owners'
-//     unmanaged sizes.
+//     unmanaged sizes and, as the mark says the file is writers/v8's
+//     mapping of a MoarVM heap, undoes the rest of it (kinds, types,
+//     frames).
 //
 // Readers keep these nodes as their files have them: a Dart node's kind is
 // its data tag and a MoarVM one's its colkind, which their writers write
