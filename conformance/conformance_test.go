@@ -322,7 +322,12 @@ func testFixtures(t *testing.T, fm format, o *oracle) {
 			if fm.write != nil {
 				t.Run("rewrite", func(t *testing.T) {
 					out, loss := write(t, fm, f)
-					if len(loss) > 0 {
+					// A writer that upgrades an old version (MoarVM 2 to 3)
+					// computes the totals the new one requires, and says so;
+					// it must lose none.
+					if l, ok := loss.Get(ir.LossTotals); ok && len(loss) == 1 && totalsKept(f, read(t, fm, out)) {
+						t.Logf("totals added: %v", l)
+					} else if len(loss) > 0 {
 						t.Errorf("writing what was read lost data:\n%v", loss)
 					}
 					if fm.byteExact {
@@ -867,6 +872,21 @@ func checkConverted(t *testing.T, srcFile, out *ir.File) {
 	if bad > 10 {
 		t.Errorf("... %d differences in all", bad)
 	}
+}
+
+// totalsKept reports whether every snapshot of back has the totals of a's.
+func totalsKept(a, back *ir.File) bool {
+	if len(a.Snapshots) != len(back.Snapshots) {
+		return false
+	}
+	for k, s := range a.Snapshots {
+		for _, t := range s.Totals {
+			if !slices.Contains(back.Snapshots[k].Totals, t) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func satAdd(a, b uint64) uint64 {

@@ -38,18 +38,26 @@ type aspect struct {
 type measured struct {
 	f *ir.File
 	s *ir.Snapshot
-	// real lists the nodes that are not synthetic (writers add synthetic
-	// roots and grouping nodes: they are not the heap's).
-	real   []int
-	isReal []bool
-	class  []string // per node
+	// real lists the nodes that are objects of the heap: not synthetic
+	// (roots and grouping nodes, V8's, MoarVM's or a writer's, told by
+	// ir.SyntheticNodes), and not a native node that holds another's
+	// unmanaged memory (ir.UnmanagedOwners), whose size is external.
+	real      []int
+	isReal    []bool
+	class     []string // per node
+	unmanaged uint64   // the sizes of those native nodes
 }
 
 func measure(f *ir.File, s *ir.Snapshot) *measured {
 	m := &measured{f: f, s: s, isReal: make([]bool, s.Nodes.Len()), class: make([]string, s.Nodes.Len())}
 	labels := ir.ClassLabels(f)
+	synthetic, owner := ir.SyntheticNodes(f, s), ir.UnmanagedOwners(f, s)
 	for i := range s.Nodes.Len() {
-		if s.NodeKindName(i) == ir.KindSynthetic {
+		if owner != nil && owner[i] != ir.NoNode {
+			m.unmanaged = satAdd(m.unmanaged, s.Nodes.SelfSize.At(i))
+			continue
+		}
+		if synthetic[i] {
 			continue
 		}
 		m.real = append(m.real, i)
@@ -117,6 +125,8 @@ var aspects = []aspect{
 			}
 			return []string{b.String()}
 		}},
+	// A reference is told by its ends' classes: a class a writer changes
+	// changes it too.
 	{"references", "references between objects, by holder class, name and target class",
 		[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossEdgeNames, ir.LossEdgeKinds, "dart-zero-refs"},
 		func(m *measured) []string {
@@ -146,7 +156,7 @@ var aspects = []aspect{
 			return one("%d", n)
 		}},
 	{"external memory", "external (unmanaged) bytes", []string{ir.LossExternalSizes},
-		func(m *measured) []string { return one("%d", ir.ExternalSize(m.s)) }},
+		func(m *measured) []string { return one("%d", satAdd(ir.ExternalSize(m.s), m.unmanaged)) }},
 	{"roots", "GC roots by category", []string{ir.LossGCRoots},
 		func(m *measured) []string {
 			cats := make([]string, len(m.s.Roots))
@@ -381,8 +391,12 @@ test fails when this file is not what the run finds.
 - **silent k/n**: lost or changed in k of n conversions without the loss report naming it: a
   defect (issue "Any format into any other, faithfully").
 
-Synthetic nodes a writer adds (roots and grouping nodes for DevTools) are left out of every
-comparison; they are not the heap's. What is compared:
+Nodes that are no object of the heap are left out of every comparison (ir.SyntheticNodes): roots
+and grouping nodes (V8's synthetic nodes, MoarVM's root collectables) and what writers add (a root
+a format requires, grouping nodes for DevTools), which formats without such a kind carry as a mark
+(a MoarVM type's REPR name, a Dart class's library name). Native nodes that hold a MoarVM
+collectable's unmanaged memory in V8 (ir.UnmanagedOwners) count as external memory. What is
+compared:
 
 | aspect | compared | loss kinds that name a difference |
 | --- | --- | --- |

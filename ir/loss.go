@@ -214,3 +214,52 @@ func groupDigits(n int64) string {
 	}
 	return b.String()
 }
+
+// TotalsChanged counts the totals a writer does not carry from one list to
+// another as they are (by name and value): those of from that to lacks,
+// plus those to adds, which a format that requires its own (MoarVM's
+// snapmeta totals, Dart's header figures) computes from the graph. It
+// returns the count and the changed totals as an example.
+func TotalsChanged(from, to []Total) (int, string) {
+	have := map[Total]int{}
+	for _, t := range from {
+		have[t]++
+	}
+	var n int
+	var lost, added []Total
+	for _, t := range to {
+		if have[t] > 0 {
+			have[t]--
+			continue
+		}
+		added = append(added, t)
+	}
+	for _, t := range from {
+		if have[t] > 0 {
+			have[t]--
+			lost = append(lost, t)
+		}
+	}
+	n = len(lost) + len(added)
+	var b strings.Builder
+	list := func(ts []Total) {
+		for i, t := range ts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(t.Name + "=" + strconv.FormatUint(t.Value, 10))
+		}
+	}
+	if len(lost) > 0 {
+		b.WriteString("not kept: ")
+		list(lost)
+	}
+	if len(added) > 0 {
+		if len(lost) > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("computed: ")
+		list(added)
+	}
+	return n, b.String()
+}

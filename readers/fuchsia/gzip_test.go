@@ -51,7 +51,9 @@ func readBack(t *testing.T, f *ir.File) (compressed, decompressed int) {
 		t.Fatalf("%d snapshots read back from %d", len(g.Snapshots), len(f.Snapshots))
 	}
 	for i, s := range f.Snapshots {
-		if got, want := g.Snapshots[i].Nodes.Len(), s.Nodes.Len(); got != want {
+		// Nodes that are no object of the heap (MoarVM's roots) have no sample.
+		want := s.Nodes.Len() - len(slices.DeleteFunc(ir.SyntheticNodes(f, s), func(x bool) bool { return !x }))
+		if got := g.Snapshots[i].Nodes.Len(); got != want {
 			t.Errorf("snapshot %d: %d nodes read back from %d", i, got, want)
 		}
 		if got, want := g.Snapshots[i].Nodes.SelfSize.Sum(), s.Nodes.SelfSize.Sum(); got != want {

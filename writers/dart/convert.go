@@ -15,7 +15,10 @@ import (
 //
 //   - object 1 is the root: the source's root when it is node 0 and there
 //     are no GC roots, else a synthetic "Root" object that references the
-//     source's root and then every GC root;
+//     source's root and then every GC root. Its class "Root" has no library
+//     URI, as the VM's root class has none, but the library name
+//     "synthetic", which no VM class has: the mark by which reading the
+//     file back tells it from the heap's objects (ir.SyntheticNodes);
 //   - a node's class is the one it is counted under (ir.NodeClass): its
 //     source class, named by its label (qualified by its library where two
 //     libraries share the name), or for a node without one the class
@@ -36,10 +39,13 @@ import (
 //     doubles, bools, lengths, null); a node without a value whose name is
 //     not its class's name carries the name as NameData;
 //   - node ids become identity hash codes, external sizes become external
-//     properties named "external".
+//     properties named "external";
+//   - the header's shallowSize, capacity and externalSize are computed from
+//     the graph (capacity is at least the source's), as the VM's are.
 //
-// What Dart cannot hold (edge kinds, GC root categories, a node's kind)
-// is listed in the loss report.
+// What Dart cannot hold (edge kinds, GC root categories, a node's kind,
+// totals) and what it computes in their place (the header figures) is
+// listed in the loss report.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with --snapshot)", len(f.Snapshots))
@@ -75,7 +81,7 @@ type classKey struct {
 	name string // the class's name: the nodes' class label
 	lib  string // its library name: the source class's library or the nodes' kind
 	sig  uint32 // its objects' named edges (kinds and names), as sigOf numbers them
-	root bool   // the synthetic root's class, which is the VM's (no library)
+	root bool   // the synthetic root's class, which has no URI, as the VM's has none
 }
 
 func (c *converter) convert() error {
@@ -148,7 +154,7 @@ func (c *converter) convert() error {
 	}
 	rootClass := uint32(0)
 	if synthetic {
-		rootClass = addClass(classKey{name: "Root", root: true}, -1)
+		rootClass = addClass(classKey{name: "Root", lib: ir.KindSynthetic, root: true}, -1)
 	}
 	kindsLost, namesReplaced := 0, 0
 	for i := 0; i < n; i++ {
@@ -237,6 +243,7 @@ func (c *converter) convert() error {
 	}
 	v := &s.Values
 	vi := 0
+	nameData := 0 // values made of names
 	for i := 0; i < n; i++ {
 		cls := classOf[i]
 		kind := uint8(ir.DartNoData)
@@ -250,6 +257,7 @@ func (c *converter) convert() error {
 		} else if oc.Name[cls-1] != name {
 			kind = ir.DartNameData
 			c.addValue(node, ir.ValueString, uint64(name), 0)
+			nameData++
 		}
 		addNode(cls, oc.Name[cls-1], kind, s.Nodes.SelfSize.At(i), s.Nodes.ID.At(i))
 		if s.Nodes.ExternalSize.Len() > 0 {
@@ -293,6 +301,10 @@ func (c *converter) convert() error {
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
+	if nameData > 0 {
+		// Values the source did not have: reading the file back finds more.
+		c.loss.Add(ir.LossValues, int64(nameData), "names are written as name data, a Dart object's only place for one: reading the file back gives values the source did not have")
+	}
 	if weak > 0 {
 		c.loss.Add(ir.LossWeakEdges, int64(weak), "weak edges become ordinary references: Dart marks none (their field's reserved string says \"weak\", which only converting back to V8 reads)")
 	}
@@ -320,6 +332,22 @@ func (c *converter) convert() error {
 		{Name: ir.DartTotalShallowSize, Value: shallow},
 		{Name: ir.DartTotalCapacity, Value: capacity},
 		{Name: ir.DartTotalExternalSize, Value: external},
+	}
+	if changed, example := ir.TotalsChanged(s.Totals, o.Totals); changed > 0 {
+		c.loss.Add(ir.LossTotals, int64(changed), "the source's totals are not kept; the header's shallowSize, capacity and externalSize are computed from the graph").
+			WithExample(example)
+	}
+	var extTotals uint64
+	for _, t := range s.Totals {
+		if ir.IsExternalTotal(t.Name) {
+			extTotals += t.Value
+		}
+	}
+	if extTotals > 0 {
+		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no object: a Dart file has external sizes only as objects' external properties", extTotals)
+	}
+	if fs := s.Fuchsia; fs != nil && fs.Stacks() > 0 {
+		c.loss.Add(ir.LossAllocationStacks, int64(n), "allocation stacks have no place in a Dart file")
 	}
 	if len(c.d.ExternalNode) > 0 {
 		sums := make([]uint64, nd.Len())

@@ -28,8 +28,9 @@ type tally struct{ objects, bytes uint64 }
 // objects, and a Fuchsia sample counts its blocks.
 func classTally(f *ir.File, s *ir.Snapshot) map[string]tally {
 	out := map[string]tally{}
+	synthetic := ir.SyntheticNodes(f, s) // what Convert does not write
 	for i := range s.Nodes.Len() {
-		if s.NodeKindName(i) == ir.KindSynthetic {
+		if synthetic[i] {
 			continue
 		}
 		key := ir.ClassName(f, s, i)

@@ -28,8 +28,9 @@ type classKey struct{ name, library string }
 // stream. IR that already has a Fuchsia section is returned as it is. The
 // mapping:
 //
-//   - every node but the synthetic ones (a V8 root, its categories and
-//     embedder nodes, which are not the heap's) is one sample, value
+//   - every node but the synthetic ones (ir.SyntheticNodes: a V8 root, its
+//     categories and embedder nodes, MoarVM's root collectables, what
+//     writers added, which are not the heap's) is one sample, value
 //     [1, self size], with a "bytes" label; several snapshots become
 //     processes (process_name = the snapshot's name or "snapshot N",
 //     process_koid = N+1);
@@ -156,10 +157,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		}
 		// Which nodes are written, their classes' locations (made as the
 		// stacks need them), and the dominator tree for the stacks.
-		skip := make([]bool, n)
-		for i := range n {
-			skip[i] = s.NodeKindName(i) == ir.KindSynthetic
-		}
+		skip := ir.SyntheticNodes(f, s)
 		classLoc := make([]uint32, n)
 		have := make([]bool, n)
 		loc := func(i uint32) uint32 {
@@ -282,7 +280,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// it is, is gone.
 	loss.Add(ir.LossNodeIDs, int64(nodes), "node ids are not kept: a sample has none")
 	if synthetic > 0 {
-		loss.Addf(ir.LossNodeKinds, int64(nodes+synthetic), "node kinds are not kept: a sample has none; the %d synthetic nodes (a root, its categories, embedder nodes: %d bytes) are not written", synthetic, syntheticBytes)
+		loss.Addf(ir.LossNodeKinds, int64(nodes+synthetic), "node kinds are not kept: a sample has none; the %d synthetic nodes (a root, its categories, embedder nodes, MoarVM's root collectables: %d bytes) are not written", synthetic, syntheticBytes)
 	} else {
 		loss.Add(ir.LossNodeKinds, int64(nodes), "node kinds are not kept: a sample has none")
 	}

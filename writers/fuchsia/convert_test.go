@@ -80,6 +80,29 @@ func TestConvertLosses(t *testing.T) {
 		}
 	})
 
+	// MoarVM's root collectables are roots, not objects (ir.SyntheticNodes),
+	// as V8's synthetic nodes are: no sample stands for one.
+	t.Run("moarvm roots", func(t *testing.T) {
+		f := irtest.RandomMoarVM(5, irtest.Options{MinNodes: 60, MaxNodes: 90, Snapshots: 1}, irtest.MoarVMOptions{})
+		s := f.Snapshots[0]
+		roots := 0
+		for i := range s.Nodes.Len() {
+			if k := s.Nodes.Kind[i]; k >= ir.MoarVMPermRoots && k != ir.MoarVMFrame {
+				roots++
+			}
+		}
+		if roots == 0 {
+			t.Fatal("the heap has no root collectable")
+		}
+		loss, g := convert(t, f)
+		if n := g.Snapshots[0].Nodes.Len(); n != s.Nodes.Len()-roots {
+			t.Errorf("%d samples read back, want one per collectable but the %d roots: %d", n, roots, s.Nodes.Len()-roots)
+		}
+		if l, _ := loss.Get(ir.LossNodeKinds); !strings.Contains(l.What, "synthetic") {
+			t.Errorf("the loss report does not say the roots are not written:\n%v", loss)
+		}
+	})
+
 	t.Run("roots", func(t *testing.T) {
 		f := graph(t)
 		s := f.Snapshots[0]

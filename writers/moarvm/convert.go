@@ -25,7 +25,10 @@ const RootEdgeName = "Heap Root"
 //     size and no class but "(root)" (a MoarVM Root's, when a MoarVM heap
 //     comes back from Dart); otherwise a synthetic Root goes in front (every
 //     node moves up by one) with a string reference described RootEdgeName
-//     to the source's root, then one per GC root described by its category;
+//     to the source's root, then one per GC root described by its category.
+//     A Root is a root collectable, not an object of the heap, which is how
+//     reading the file back tells the one added from the heap's objects
+//     (ir.SyntheticNodes);
 //   - every other node becomes an object (kind 1);
 //   - types are the classes nodes are counted under (ir.NodeClass): a
 //     node's type is named by its class's label (qualified by its library
@@ -33,9 +36,11 @@ const RootEdgeName = "Heap Root"
 //     by the class DevTools gives it (objects and natives by name,
 //     "(string)", "(system)", "Function", …), so that a string's value
 //     does not make a type. The REPR name (reprname) is the class's library
-//     (a Dart library URI, a Fuchsia module), else the kind of the type's
+//     (a Dart library URI, a Fuchsia module; for a Dart class heapconv made
+//     from another format, its library name), else the kind of the type's
 //     first node ("string", "hidden", …), so that a V8 heap's kinds
-//     survive. A node's name is its type's name;
+//     survive, and a synthetic node's ("synthetic") marks its object as
+//     one (ir.SyntheticNodes). A node's name is its type's name;
 //   - edges of named (non-indexed) kinds become string references described
 //     by the edge name, edges of indexed kinds index references;
 //   - colsize is 16 bits: a self size above 65535 is written as 65535 and
@@ -46,11 +51,17 @@ const RootEdgeName = "Heap Root"
 //     0 (MoarVM's are µs of a monotonic clock, not wall time); a node's id
 //     is its index (as the reader gives it); there are no static frames.
 //
+// A V8 snapshot writers/v8 made from a MoarVM heap (marked, see
+// ir.UnmanagedOwners) is that heap again (fromV8): its native nodes of
+// unmanaged memory are folded back into their owners' unmanaged sizes, and
+// its kinds, types, frames and references are MoarVM's once more.
+//
 // The strings, types and frames a snapshot first uses are added by its own
 // inner TOC, as MoarVM does. What MoarVM cannot hold (edge kind names,
 // primitive values, node ids, node names and kinds, field names, snapshot
-// names, capture times, foreign totals, format sections) is listed in the
-// loss report.
+// names, capture times, foreign totals, format sections) and what it
+// computes in their place (snapmeta's totals, ids, unmanaged sizes from
+// self sizes above 65535) is listed in the loss report.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if f.MoarVM != nil {
 		return f, nil, nil
@@ -60,6 +71,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		out:       &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3, converted from " + f.Format, Producer: f.Producer},
 		strs:      ir.NewInterner(f),
 		types:     map[typeKey]uint32{},
+		frames:    map[[3]string]uint32{},
 		edgeKinds: map[string]int{},
 		labels:    ir.ClassLabels(f),
 	}
@@ -67,13 +79,20 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder)}
 	c.out.MoarVM = m
 	for k, s := range f.Snapshots {
-		ns, nt := len(c.out.Strings), c.out.Classes.Len()
-		o, err := c.snapshot(k, s)
+		ns, nt, nf := len(c.out.Strings), c.out.Classes.Len(), m.Frames()
+		var o *ir.Snapshot
+		var err error
+		if owner := unmanagedNodes(f, s); owner != nil {
+			o = c.fromV8(k, s, owner)
+		} else {
+			o, err = c.snapshot(k, s)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
 		c.out.Snapshots = append(c.out.Snapshots, o)
-		m.TOCs = append(m.TOCs, ir.MoarVMTOC{NewStrings: uint32(len(c.out.Strings) - ns), NewTypes: uint32(c.out.Classes.Len() - nt)})
+		m.TOCs = append(m.TOCs, ir.MoarVMTOC{NewStrings: uint32(len(c.out.Strings) - ns), NewTypes: uint32(c.out.Classes.Len() - nt),
+			NewFrames: uint32(m.Frames() - nf)})
 	}
 	m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
 	if uint64(len(c.out.Strings)) > math.MaxUint32 {
@@ -96,6 +115,7 @@ type converter struct {
 	out    *ir.File
 	strs   *ir.Interner // c.out.Strings is strs.Strings
 	types  map[typeKey]uint32
+	frames map[[3]string]uint32 // static frames by name, file and line (fromV8)
 	loss   ir.LossReport
 
 	// What is lost, summed over the snapshots.
@@ -107,6 +127,8 @@ type converter struct {
 	splitBytes           uint64
 	saturated            int
 	gcRoots              int
+	extTotals            uint64 // external memory the source's totals count (extra_native_bytes)
+	stacks               int    // objects whose allocation stacks are not kept
 }
 
 // rootClass is the class ir.ClassName counts MoarVM's Root under.
@@ -131,13 +153,16 @@ func (c *converter) internSrc(i uint32) uint32 {
 
 // typeOf returns the type index for a key, adding the type with the REPR
 // name repr when new.
-func (c *converter) typeOf(k typeKey, repr string) uint32 {
+func (c *converter) typeOf(k typeKey, repr string) uint32 { return c.typeNamed(k, string(k), repr) }
+
+// typeNamed is typeOf for a type whose name is not its key.
+func (c *converter) typeNamed(k typeKey, name, repr string) uint32 {
 	if t, ok := c.types[k]; ok {
 		return t
 	}
 	cl := &c.out.Classes
 	t := uint32(cl.Len())
-	cl.Name = append(cl.Name, c.intern(string(k)))
+	cl.Name = append(cl.Name, c.intern(name))
 	cl.Library = append(cl.Library, c.intern(repr))
 	c.types[k] = t
 	return t
@@ -240,15 +265,15 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			x = sn.ExternalSize.At(i)
 		}
 		if size > math.MaxUint16 {
-			c.split++
-			c.splitBytes = satAdd(c.splitBytes, size-math.MaxUint16)
-			if x+(size-math.MaxUint16) < x {
-				c.saturated++
-			}
-			x = satAdd(x, size-math.MaxUint16)
+			x = c.splitSize(size, x)
 			size = math.MaxUint16
 		}
-		if sn.ID.Len() > 0 && sn.ID.At(i) != 0 {
+		// The reader gives a collectable its index for an id.
+		id := uint64(0)
+		if sn.ID.Len() > 0 {
+			id = sn.ID.At(i)
+		}
+		if id != uint64(i)+uint64(shift) {
 			c.ids++
 		}
 		if reuse && i == 0 {
@@ -263,7 +288,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 				key := uint64(cl)<<8 | uint64(kind)
 				var ok bool
 				if ty, ok = byClass[key]; !ok {
-					repr := ir.ClassLibrary(src, int(cl-1))
+					repr := c.repr(s, int(cl-1))
 					if repr == "" {
 						repr = s.NodeKindName(i)
 					}
@@ -324,7 +349,39 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 		}
 	}
 	c.values += s.Values.Len()
+	c.finish(k, s, o)
+	return o, nil
+}
 
+// splitSize returns the unmanaged size x of a node of a self size above
+// 65535 with the rest of the self size added: colsize has 16 bits.
+func (c *converter) splitSize(size, x uint64) uint64 {
+	c.split++
+	c.splitBytes = satAdd(c.splitBytes, size-math.MaxUint16)
+	if x+(size-math.MaxUint16) < x {
+		c.saturated++
+	}
+	return satAdd(x, size-math.MaxUint16)
+}
+
+// repr returns the REPR name of the type made for the source's class k: its
+// library (ir.ClassLibrary). For a Dart class heapconv made from another
+// format (ir.DartForeignURI) that is its library name, when it has one,
+// which keeps the source class's library or its nodes' kind, as the REPR
+// name does.
+func (c *converter) repr(s *ir.Snapshot, k int) string {
+	if d := s.Dart; d != nil && k < len(d.ClassURI) && ir.IsDartForeignURI(c.src.String(d.ClassURI[k])) {
+		if lib := c.src.String(c.src.Classes.Library[k]); lib != "" {
+			return lib
+		}
+	}
+	return ir.ClassLibrary(c.src, k)
+}
+
+// finish computes a converted snapshot's snapmeta totals and highscores and
+// notes what the source snapshot has that MoarVM does not keep.
+func (c *converter) finish(k int, s, o *ir.Snapshot) {
+	src := c.src
 	if s.Name != 0 && src.String(s.Name) != "" {
 		c.loss.Add("snapshot-names", 1, "snapshot names have no place in a MoarVM file").
 			WithExample(fmt.Sprintf("snapshot %d: %q", k, src.String(s.Name)))
@@ -333,13 +390,18 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 		c.loss.Add(ir.LossCaptureTime, 1, "capture times are not kept (MoarVM's snap_time is µs of a monotonic clock; written as 0)").
 			WithExample(fmt.Sprintf("snapshot %d: %s", k, time.Unix(0, s.CaptureTime).UTC().Format(time.RFC3339Nano)))
 	}
-	if len(s.Totals) > 0 {
-		var names []string
-		for _, t := range s.Totals {
-			names = append(names, t.Name)
+	o.Totals = Totals(o)
+	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
+		c.loss.Add(ir.LossTotals, int64(n), "the source's totals are not kept; snapmeta's totals (total_heap_size, total_objects, …) are computed from the graph, as MoarVM computes them").
+			WithExample(fmt.Sprintf("snapshot %d: %s", k, example))
+	}
+	for _, t := range s.Totals {
+		if ir.IsExternalTotal(t.Name) {
+			c.extTotals = satAdd(c.extTotals, t.Value)
 		}
-		c.loss.Add(ir.LossTotals, int64(len(names)), "totals are not kept; snapmeta's totals are computed from the graph").
-			WithExample(fmt.Sprintf("snapshot %d: %s", k, strings.Join(names, ", ")))
+	}
+	if fs := s.Fuchsia; fs != nil && fs.Stacks() > 0 {
+		c.stacks += s.Nodes.Len()
 	}
 	if s.V8 != nil {
 		c.loss.Add(ir.LossV8Section, 0, "the V8 section (meta, traces, locations, extra fields) has no place in a MoarVM file")
@@ -347,9 +409,8 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	if s.Dart != nil {
 		c.loss.Add(ir.LossDartSection, 0, "the Dart section (class flags and URIs, field indices, external property names, …) has no place in a MoarVM file")
 	}
-	o.Totals = Totals(o)
+	ms := o.MoarVM
 	ms.TopIDs, ms.TopScores, _ = Leaderboards(o, DefaultEntryCount, ir.MoarVMDefaultDataOrder)
-	return o, nil
 }
 
 // report adds the summed losses to the loss report.
@@ -375,6 +436,19 @@ func (c *converter) report() {
 	if c.split > 0 {
 		c.loss.Addf(ir.LossSizesCapped, int64(c.split), "nodes larger than 65535 bytes are written with a self size of 65535 (colsize has 16 bits) and the remaining %d bytes counted as unmanaged size", c.splitBytes)
 	}
+	if c.split > 0 || c.extTotals > 0 {
+		var parts []string
+		if c.split > 0 {
+			parts = append(parts, fmt.Sprintf("the %d bytes of self sizes above 65535 are counted as unmanaged size", c.splitBytes))
+		}
+		if c.extTotals > 0 {
+			parts = append(parts, fmt.Sprintf("the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no collectable and are not kept", c.extTotals))
+		}
+		c.loss.Add(ir.LossExternalSizes, int64(c.split), "unmanaged sizes are not the source's external sizes: "+strings.Join(parts, "; "))
+	}
+	if c.stacks > 0 {
+		c.loss.Add(ir.LossAllocationStacks, int64(c.stacks), "allocation stacks have no place in a MoarVM file")
+	}
 	if c.saturated > 0 {
 		c.loss.Add("unmanaged-sizes-capped", int64(c.saturated), "nodes' unmanaged size plus their self size beyond 65535 exceeds 2^64-1 and is capped")
 	}
@@ -388,7 +462,7 @@ func (c *converter) report() {
 		c.loss.Add(ir.LossValues, int64(c.values), "primitive values (strings, numbers, lengths, …) have no place in a MoarVM file")
 	}
 	if c.ids > 0 {
-		c.loss.Add(ir.LossNodeIDs, int64(c.ids), "node ids are not kept (a collectable's identity is its index)")
+		c.loss.Add(ir.LossNodeIDs, int64(c.ids), "node ids are not kept: a collectable's identity is its index, which the reader gives it for an id")
 	}
 	sc := &c.src.Classes
 	fields := len(sc.FieldName)

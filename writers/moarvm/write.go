@@ -193,6 +193,14 @@ func (w *writer) check() error {
 		if s.Values.Len() > 0 {
 			w.loss.Add(ir.LossValues, int64(s.Values.Len()), "primitive values have no place in a MoarVM file")
 		}
+		if !s.MoarVM.HasMeta {
+			// A version 2 snapshot is upgraded: its snapmeta is written as
+			// MoarVM would write it, with totals computed from the graph.
+			if n, example := ir.TotalsChanged(s.Totals, Totals(s)); n > 0 {
+				w.loss.Add(ir.LossTotals, int64(n), "version 2 snapshots have no snapmeta: the one written has totals computed from the graph, as MoarVM computes them").
+					WithExample(fmt.Sprintf("snapshot %d: %s", k, example))
+			}
+		}
 		if len(s.Roots) > 0 {
 			w.loss.Add(ir.LossGCRoots, int64(len(s.Roots)), "GC roots listed apart from the graph have no place in a MoarVM file (MoarVM's roots are the references of collectable 0)")
 		}

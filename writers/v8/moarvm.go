@@ -55,10 +55,17 @@ import (
 //     kind 3, become internal edges with a made-up name;
 //   - unmanaged memory (colusize) is a "native" node of that size after all
 //     collectables, named "(unmanaged) <owner's name>" ("(unmanaged) Frame"
-//     for all frames), owned through an internal edge "unmanaged", as V8's
-//     own off-heap backing stores are: DevTools counts it in the owner's
-//     retained size and in its native total, the owner's shallow size stays
-//     the managed one, and the Summary shows unmanaged memory by type;
+//     for all frames), owned through an internal edge "unmanaged"
+//     (ir.V8UnmanagedEdge), as V8's own off-heap backing stores are:
+//     DevTools counts it in the owner's retained size and in its native
+//     total, the owner's shallow size stays the managed one, and the
+//     Summary shows unmanaged memory by type;
+//   - the snapshot header says what the file is: its key "heapconv_from"
+//     (ir.V8HeaderFrom) is "moarvm", which DevTools ignores and heapconv's
+//     V8 reader keeps. It marks the native nodes as unmanaged memory
+//     (ir.UnmanagedOwners) and the rest as this mapping, which
+//     writers/moarvm undoes: MoarVM → V8 → MoarVM gives the heap back. A
+//     heap heapconv made from V8 (below) is V8's again and gets no mark;
 //   - ids are 2j+1 for node j: MoarVM has no object identity across
 //     snapshots, and V8 gives heap objects odd ids.
 //
@@ -247,9 +254,10 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		oddKinds    = map[string]int{}               // kinds MoarVM does not write, by name
 		rootTOFI    int                              // root kinds with a colTOFI other than 0
 		badStrings  int
+		renumbered  int // unknown references whose index is not their place
 		otherRefs   = map[string]int{}
 		nativeOwner = make([]uint32, 0, natives) // out node owning each native node
-		unmanaged   = intern("unmanaged")
+		unmanaged   = intern(ir.V8UnmanagedEdge)
 	)
 	for i := 0; i < n; i++ {
 		ck := -1
@@ -305,6 +313,9 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 			case refIndex:
 				edge(eElement, name, to)
 			case refUnknown:
+				if name != unknown {
+					renumbered++
+				}
 				edge(eHidden, unknown, to)
 				unknown++
 			default:
@@ -382,9 +393,6 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 				WithExample(fmt.Sprintf("snap_time %d µs, gc_seq_num %d", m.SnapTime, m.GCSeqNum))
 		}
 	}
-	if len(s.Totals) > 0 {
-		loss.Add(ir.LossTotals, int64(len(s.Totals)), "the snapshot totals are not kept; DevTools computes its own").WithExample(listTotals(s.Totals))
-	}
 	if mf != nil {
 		if mf.HasMeta {
 			loss.Add("moarvm-filemeta", 0, "filemeta (subversion, start_time, pid, highscore structure) is not kept").
@@ -400,6 +408,9 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	if tagNames > 0 {
 		loss.Add(ir.LossNodeNames, int64(tagNames), "type names start with \"<\" and are written with no-break spaces: DevTools would cut them at the first space")
+	}
+	if renumbered > 0 {
+		loss.Add(ir.LossEdgeNames, int64(renumbered), "unknown references are hidden edges numbered 0, 1, … within their collectable, which DevTools needs to tell them apart; their index (MoarVM writes 0) is not kept")
 	}
 	if badStrings > 0 {
 		loss.Add("moarvm-bad-strings", int64(badStrings), "string references name a string outside the string heap (MoarVM's 16-bit wrap-around); they are internal edges named \"(string N out of range)\"")
@@ -430,7 +441,13 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		loss.Add("moarvm-reprs", int64(reprs), "types' REPR names are not kept, except where they qualify a type name that two REPRs share")
 	}
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // unmanaged memory is in native nodes
+	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
+		loss.Add(ir.LossTotals, int64(n), "the snapshot totals are not kept, DevTools computes its own; extra_native_bytes is 0, as unmanaged memory is in native nodes").WithExample(example)
+	}
 	o.V8 = newHeader(o)
+	if shift > 0 {
+		o.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatMoarVM))
+	}
 	if err := out.Validate(); err != nil {
 		return nil, loss, fmt.Errorf("v8: the MoarVM conversion produced an invalid graph: %w", err)
 	}

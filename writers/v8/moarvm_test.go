@@ -13,6 +13,7 @@ import (
 	"heapconv/ir"
 	"heapconv/ir/irtest"
 	rmoarvm "heapconv/readers/moarvm"
+	rv8 "heapconv/readers/v8"
 )
 
 // mvmStrings is the string heap of mvmFile, indexed by the constants below.
@@ -225,7 +226,7 @@ func TestMoarVMConvert(t *testing.T) {
 		{"moarvm-ref-order", 0, "colrfstr"},
 		{ir.LossMoarVMHighscores, 4, "highscore board entries"},
 		{"moarvm-snapmeta", 0, "snap_time 200"},
-		{ir.LossTotals, 1, "total_heap_size=796"},
+		{ir.LossTotals, 2, "not kept: total_heap_size=796; computed: extra_native_bytes=0"},
 		{"moarvm-filemeta", 0, "filemeta"},
 		{"moarvm-frames", 2, "sfcuid"},
 		// 7 roots, a type object, an STable, 2 frames and the type whose
@@ -234,6 +235,8 @@ func TestMoarVMConvert(t *testing.T) {
 		{"moarvm-reprs", 2, "REPR names"},
 		{ir.LossNodeNames, 1, `type names start with "<"`},
 		{"moarvm-bad-strings", 1, "outside the string heap"},
+		// The second unknown reference of the permanent roots and of Foo.
+		{ir.LossEdgeNames, 2, "unknown references are hidden edges numbered"},
 		{ir.LossEdgeKinds, 1, `"kind 3" 1`},
 	} {
 		cvLoss(t, loss, w.kind, w.count, w.text)
@@ -248,6 +251,54 @@ func TestMoarVMConvert(t *testing.T) {
 // TestMoarVMRetained: DevTools' Summary keeps the two Foo types apart,
 // and an object's retained size holds its unmanaged memory (mvmCheck
 // compares every node's retained size with the MoarVM graph's).
+// TestMoarVMMarks: the V8 file says it holds a MoarVM heap (the header's
+// ir.V8HeaderFrom), and read back each of its native nodes is the
+// unmanaged memory of the collectable that holds it (ir.UnmanagedOwners)
+// and no node is anything else's; a heap heapconv made from V8 is V8's
+// again and gets no mark.
+func TestMoarVMMarks(t *testing.T) {
+	read := func(f *ir.File) *ir.File {
+		t.Helper()
+		var b bytes.Buffer
+		if _, err := Write(&b, f, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		g, err := rv8.Read(bytes.NewReader(b.Bytes()), rv8.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g := read(mvmFile())
+	s := g.Snapshots[0]
+	if h := s.V8.Header.Get(ir.V8HeaderFrom); h == nil || h.Kind != ir.JSONString || h.Str != ir.FormatMoarVM {
+		t.Errorf("header %s: no mark", s.V8.Header.String())
+	}
+	want := make([]uint32, s.Nodes.Len())
+	for i := range want {
+		want[i] = ir.NoNode
+	}
+	// Foo (VMArray), the frame main and the anonymous type's object own
+	// nodes 16–18 (TestMoarVMConvert).
+	want[16], want[17], want[18] = 9, 13, 15
+	if got := ir.UnmanagedOwners(g, s); !slices.Equal(got, want) {
+		t.Errorf("owners %v, want %v", got, want)
+	}
+
+	// VMString's REPR named by a V8 kind: a V8 heap through MoarVM.
+	f := mvmFile()
+	f.Strings = append(f.Strings, ir.KindString)
+	f.Classes.Library[3] = uint32(len(f.Strings) - 1)
+	g = read(f)
+	s = g.Snapshots[0]
+	if h := s.V8.Header.Get(ir.V8HeaderFrom); h != nil {
+		t.Errorf("a V8 heap is marked as MoarVM's: %s", s.V8.Header.String())
+	}
+	if owners := ir.UnmanagedOwners(g, s); owners != nil {
+		t.Errorf("a V8 heap has unmanaged memory: %v", owners)
+	}
+}
+
 func TestMoarVMRetained(t *testing.T) {
 	out, _ := cvConvert(t, mvmFile())
 	c := out.Snapshots[0]

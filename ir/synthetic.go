@@ -1,0 +1,147 @@
+package ir
+
+import "slices"
+
+// Not every node of a snapshot is an object of the heap. V8 has a node kind
+// for the others: "synthetic", its root and the grouping nodes below it.
+// MoarVM's root collectables (kinds 5–11) are the same thing under kinds of
+// their own. And a writer adds nodes a format requires (a root object, a
+// root collectable) or that a viewer needs (native nodes that make DevTools
+// count unmanaged memory). Formats without such a kind get a mark on what
+// heapconv's writers synthesize, so that reading the file back tells it from
+// the heap's own nodes:
+//
+//   - MoarVM: writers/moarvm keeps a node's kind as its type's REPR name
+//     (MoarVM's REPRs are CamelCase names), so an object of a type whose
+//     REPR is "synthetic" or a root kind's name ("root", "permanent
+//     roots", …) stood for such a node in its source; the Root it adds in
+//     front of another format's graph is a root collectable;
+//   - Dart: writers/dart keeps a node's kind as its class's library name;
+//     a class whose library name is "synthetic" (or, for a MoarVM heap, a
+//     root kind's name) and whose library URI is heapconv's
+//     (DartForeignScheme) holds such nodes. The Root object it adds in
+//     front of another format's graph has a class "Root" of library name
+//     "synthetic" and, as the VM's own root class, no URI (the VM's has no
+//     library name either);
+//   - V8: writers/v8 writes a MoarVM heap's unmanaged memory as native
+//     nodes, each held by its collectable through an internal edge named
+//     V8UnmanagedEdge, and says so in the snapshot header: the key
+//     V8HeaderFrom is "moarvm" (DevTools ignores keys it does not know;
+//     heapconv's V8 reader keeps them). UnmanagedOwners finds those nodes
+//     and their owners; writers/moarvm folds them back into their owners'
+//     unmanaged sizes and, as the mark says the file is writers/v8's
+//     mapping of a MoarVM heap, undoes the rest of it (kinds, types,
+//     frames).
+//
+// Readers keep these nodes as their files have them: a Dart node's kind is
+// its data tag and a MoarVM one's its colkind, which their writers write
+// back, so the marks are read from the model (SyntheticNodes) rather than
+// turned into a kind.
+
+// V8HeaderFrom is the key of a V8 snapshot header under which writers/v8
+// names the format of a heap it wrote in a shape it can be undone from:
+// "moarvm" (FormatMoarVM) for a MoarVM heap (see UnmanagedOwners).
+const V8HeaderFrom = "heapconv_from"
+
+// V8UnmanagedEdge names the internal edge by which a MoarVM collectable
+// converted to V8 holds the native node of its unmanaged memory.
+const V8UnmanagedEdge = "unmanaged"
+
+// SyntheticNodes reports, node by node, which nodes of a snapshot stand for
+// no object of the heap: nodes of kind "synthetic", MoarVM's root
+// collectables, and what heapconv's writers made from such nodes or added,
+// recognized by the marks above. Native nodes that hold another node's
+// unmanaged memory are not among them: they are memory (UnmanagedOwners).
+func SyntheticNodes(f *File, s *Snapshot) []bool {
+	n := s.Nodes.Len()
+	out := make([]bool, n)
+	byKind := make([]bool, len(s.NodeKinds))
+	for k, name := range s.NodeKinds {
+		byKind[k] = name == KindSynthetic || s.MoarVM != nil && moarVMRootKind(k, name)
+	}
+	var byClass []bool // per 1-origin class
+	switch {
+	case s.MoarVM != nil:
+		byClass = make([]bool, f.Classes.Len()+1)
+		for k, lib := range f.Classes.Library {
+			repr := f.String(lib)
+			byClass[k+1] = repr == KindSynthetic || isMoarVMRootKindName(repr)
+		}
+	case s.Dart != nil:
+		byClass = make([]bool, f.Classes.Len()+1)
+		for k, lib := range f.Classes.Library {
+			if k >= len(s.Dart.ClassURI) {
+				break
+			}
+			name, uri := f.String(lib), f.String(s.Dart.ClassURI[k])
+			byClass[k+1] = name == KindSynthetic && (uri == "" || IsDartForeignURI(uri)) ||
+				isMoarVMRootKindName(name) && uri == DartForeignURI(FormatMoarVM)
+		}
+	}
+	for i := range n {
+		if k := int(s.Nodes.Kind[i]); k < len(byKind) && byKind[k] {
+			out[i] = true
+		} else if byClass != nil && len(s.Nodes.Class) > 0 && int(s.Nodes.Class[i]) < len(byClass) {
+			out[i] = byClass[s.Nodes.Class[i]]
+		}
+	}
+	return out
+}
+
+// moarVMRootKind reports whether kind k, named name, of a MoarVM snapshot is
+// one of the root kinds.
+func moarVMRootKind(k int, name string) bool {
+	return k >= MoarVMPermRoots && k <= MoarVMCallStackRoots && name == MoarVMNodeKinds[k]
+}
+
+// isMoarVMRootKindName reports whether name is the name of a MoarVM root
+// kind ("root", "permanent roots", …).
+func isMoarVMRootKindName(name string) bool {
+	k := slices.Index(MoarVMNodeKinds, name)
+	return k >= 0 && moarVMRootKind(k, name)
+}
+
+// UnmanagedOwners returns, node by node, the node whose unmanaged memory a
+// native node holds, NoNode for every other node: in a V8 snapshot
+// writers/v8 made from a MoarVM heap (its header's V8HeaderFrom is
+// "moarvm"), each native node held by an internal edge named
+// V8UnmanagedEdge is its holder's unmanaged memory. It returns nil when the
+// snapshot has no such node.
+func UnmanagedOwners(f *File, s *Snapshot) []uint32 {
+	if s.V8 == nil {
+		return nil
+	}
+	if h := s.V8.Header.Get(V8HeaderFrom); h == nil || h.Kind != JSONString || h.Str != FormatMoarVM {
+		return nil
+	}
+	internal, native := -1, -1
+	for k, ek := range s.EdgeKinds {
+		if ek.Name == EdgeInternal && !ek.Indexed {
+			internal = k
+		}
+	}
+	native = slices.Index(s.NodeKinds, KindNative)
+	if internal < 0 || native < 0 {
+		return nil
+	}
+	var owner []uint32
+	for i := range s.Nodes.Len() {
+		lo, hi := s.Nodes.EdgeRange(i)
+		for e := lo; e < hi; e++ {
+			t := s.Edges.Target[e]
+			if int(s.Edges.Kind[e]) != internal || int(s.Nodes.Kind[t]) != native || f.String(s.Edges.Name[e]) != V8UnmanagedEdge {
+				continue
+			}
+			if owner == nil {
+				owner = make([]uint32, s.Nodes.Len())
+				for j := range owner {
+					owner[j] = NoNode
+				}
+			}
+			if owner[t] == NoNode && int(t) != i {
+				owner[t] = uint32(i)
+			}
+		}
+	}
+	return owner
+}
