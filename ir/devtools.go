@@ -137,9 +137,13 @@ func DevToolsSelfSizes(f *File, s *Snapshot) *Uints {
 	const unvisited, multiple = ^uint32(0), ^uint32(0) - 1
 	owners := make([]uint32, n)
 	var work []uint32
+	// DevTools has renamed detached nodes "Detached …" by the time it
+	// looks for external string data by name.
+	detached := devtoolsDetached(s)
 	for i := 0; i < n; i++ {
 		k := s.NodeKindName(i)
-		if k == KindHidden || k == KindArray || (k == KindNative && f.String(s.Nodes.Name[i]) == "system / ExternalStringData") {
+		if k == KindHidden || k == KindArray || (k == KindNative && (detached == nil || !detached[i]) &&
+			f.String(s.Nodes.Name[i]) == "system / ExternalStringData") {
 			owners[i] = unvisited
 		} else {
 			owners[i] = uint32(i)

@@ -8,10 +8,45 @@ package ir
 // ClassName); counted says which nodes count (DevTools counts nodes with a
 // self size and native nodes). Unreachable nodes count for nothing.
 func ClassRetained(t *DominatorTree, class func(i int) string, counted func(i int) bool) map[string]uint64 {
-	n := len(t.IDom)
 	out := map[string]uint64{}
-	if n == 0 || int(t.Root) >= n {
+	if len(t.IDom) == 0 || int(t.Root) >= len(t.IDom) {
 		return out
+	}
+	// Class ids, so that the walk counts open classes in a slice.
+	ids := map[string]int32{}
+	classID := make([]int32, len(t.IDom))
+	for i := range classID {
+		classID[i] = -1
+	}
+	var names []string
+	for _, i := range t.Order {
+		if !counted(int(i)) {
+			continue
+		}
+		name := class(int(i))
+		id, ok := ids[name]
+		if !ok {
+			id = int32(len(names))
+			ids[name] = id
+			names = append(names, name)
+		}
+		classID[i] = id
+	}
+	sums := classRetained(t, func(i int) int32 { return classID[i] }, len(names))
+	for c, name := range names {
+		out[name] = sums[c]
+	}
+	return out
+}
+
+// classRetained is ClassRetained with classes numbered: class(i) is node
+// i's class in [0, classes), or -1 for a node that does not count. It
+// returns each class's retained size.
+func classRetained(t *DominatorTree, class func(i int) int32, classes int) []uint64 {
+	n := len(t.IDom)
+	sums := make([]uint64, classes)
+	if n == 0 || int(t.Root) >= n {
+		return sums
 	}
 	// Children of each node in the dominator tree (CSR).
 	first := make([]uint32, n+1)
@@ -31,33 +66,12 @@ func ClassRetained(t *DominatorTree, class func(i int) string, counted func(i in
 			fill[d]++
 		}
 	}
-	// Class ids, so that the walk counts open classes in a slice.
-	ids := map[string]int32{}
-	classID := make([]int32, n)
-	for i := range classID {
-		classID[i] = -1
-	}
-	var names []string
-	for _, i := range t.Order {
-		if !counted(int(i)) {
-			continue
-		}
-		name := class(int(i))
-		id, ok := ids[name]
-		if !ok {
-			id = int32(len(names))
-			ids[name] = id
-			names = append(names, name)
-		}
-		classID[i] = id
-	}
-	open := make([]int32, len(names))
-	sums := make([]uint64, len(names))
+	open := make([]int32, classes)
 	// Iterative depth-first walk: a frame is a node and its next child.
 	type frame struct{ node, next uint32 }
 	stack := []frame{{t.Root, first[t.Root]}}
 	enter := func(v uint32) {
-		if c := classID[v]; c >= 0 {
+		if c := class(int(v)); c >= 0 {
 			if open[c] == 0 {
 				sums[c] = satAdd(sums[c], t.Retained[v])
 			}
@@ -74,13 +88,10 @@ func ClassRetained(t *DominatorTree, class func(i int) string, counted func(i in
 			stack = append(stack, frame{child, first[child]})
 			continue
 		}
-		if c := classID[top.node]; c >= 0 {
+		if c := class(int(top.node)); c >= 0 {
 			open[c]--
 		}
 		stack = stack[:len(stack)-1]
 	}
-	for c, name := range names {
-		out[name] = sums[c]
-	}
-	return out
+	return sums
 }

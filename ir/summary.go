@@ -17,6 +17,10 @@ type ClassStat struct {
 	// Retained is the class's retained size (see ClassRetained), when the
 	// summary was asked to compute it.
 	Retained *uint64 `json:"retained_size,omitempty"`
+	// Location is where the class's objects were allocated, for a V8
+	// class DevTools splits by allocation location (one row per location
+	// of objects of one name; the row without a location has none).
+	Location *SourceLocation `json:"location,omitempty"`
 }
 
 // MarshalJSON writes the class with its name's lone surrogates kept
@@ -26,6 +30,9 @@ func (c ClassStat) MarshalJSON() ([]byte, error) {
 	b = fmt.Appendf(b, `,"count":%d,"self_size":%d`, c.Count, c.SelfSize)
 	if c.Retained != nil {
 		b = fmt.Appendf(b, `,"retained_size":%d`, *c.Retained)
+	}
+	if l := c.Location; l != nil {
+		b = fmt.Appendf(b, `,"location":{"script_id":%d,"line":%d,"column":%d}`, l.ScriptID, l.Line, l.Column)
 	}
 	return append(b, '}'), nil
 }
@@ -77,28 +84,97 @@ func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
 // (weak edges ignored, external sizes owned by their node, nodes
 // unreachable from the root hung from it as Chrome DevTools does) and are
 // summed per class as DevTools' Summary view sums them; a snapshot without
-// a root has none.
+// a root has none. The classes are ClassStats'.
 func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, error) {
-	var retained map[string]uint64
 	switch by {
-	case BySelf, ByCount:
-	case ByRetained:
-		retained = map[string]uint64{}
-		g := s
-		if s.Root == NoNode && len(s.Roots) > 0 {
-			// GC roots without a root node (a native heap's blocks that
-			// nothing points to): hang them from a virtual one, as
-			// converters to V8 do with a synthetic root.
-			g = withVirtualRoot(s)
+	case BySelf, ByCount, ByRetained:
+	default:
+		return SnapshotSummary{}, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
+	}
+	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len())}
+	sum.SelfSize = s.Nodes.SelfSize.Sum()
+	sum.ExternalSize = ExternalSize(s)
+	switch {
+	case len(s.Roots) > 0:
+		sum.Roots = uint64(len(s.Roots))
+	case s.Root != NoNode:
+		lo, hi := s.Nodes.EdgeRange(int(s.Root))
+		sum.Roots = uint64(hi - lo)
+	}
+	retained := by == ByRetained
+	var stats []ClassStat
+	var err error
+	if devtoolsSummarized(s) {
+		stats, err = devtoolsClassStats(f, s, retained)
+	} else {
+		stats, err = classStats(f, s, retained)
+	}
+	if err != nil {
+		return SnapshotSummary{}, err
+	}
+	sum.Classes = uint64(len(stats))
+	sort.Slice(stats, func(i, j int) bool {
+		a, b := stats[i], stats[j]
+		switch {
+		case retained && *a.Retained != *b.Retained:
+			return *a.Retained > *b.Retained
+		case by == ByCount && a.Count != b.Count:
+			return a.Count > b.Count
 		}
-		sizes := DevToolsSelfSizes(f, g)
-		tree, err := g.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
-		if errors.Is(err, ErrNoRoot) {
-			break // nothing is retained without a root
+		if a.SelfSize != b.SelfSize {
+			return a.SelfSize > b.SelfSize
 		}
-		if err != nil {
-			return SnapshotSummary{}, err
+		if a.Count != b.Count {
+			return a.Count > b.Count
 		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return locationLess(a.Location, b.Location)
+	})
+	if top >= 0 && len(stats) > top {
+		stats = stats[:top]
+	}
+	sum.TopClasses = stats
+	return sum, nil
+}
+
+// locationLess orders rows of one class name: the one without a location
+// first, then by script, line and column.
+func locationLess(a, b *SourceLocation) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == nil && b != nil
+	case a.ScriptID != b.ScriptID:
+		return a.ScriptID < b.ScriptID
+	case a.Line != b.Line:
+		return a.Line < b.Line
+	}
+	return a.Column < b.Column
+}
+
+// classStats is ClassStats for snapshots of other formats than V8, with
+// each class's retained size when asked.
+func classStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
+	stats := otherClassStats(f, s)
+	if !withRetained {
+		return stats, nil
+	}
+	retained := map[string]uint64{}
+	g := s
+	if s.Root == NoNode && len(s.Roots) > 0 {
+		// GC roots without a root node (a native heap's blocks that
+		// nothing points to): hang them from a virtual one, as
+		// converters to V8 do with a synthetic root.
+		g = withVirtualRoot(s)
+	}
+	sizes := DevToolsSelfSizes(f, g)
+	tree, err := g.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
+	switch {
+	case errors.Is(err, ErrNoRoot): // nothing is retained without a root
+	case err != nil:
+		return nil, err
+	default:
 		labels := ClassLabels(f)
 		if sizes == nil {
 			sizes = &g.Nodes.SelfSize
@@ -113,48 +189,12 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 		}, func(i int) bool {
 			return i < n && sizes.At(i) > 0
 		})
-	default:
-		return SnapshotSummary{}, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
 	}
-	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len())}
-	sum.SelfSize = s.Nodes.SelfSize.Sum()
-	sum.ExternalSize = ExternalSize(s)
-	switch {
-	case len(s.Roots) > 0:
-		sum.Roots = uint64(len(s.Roots))
-	case s.Root != NoNode:
-		lo, hi := s.Nodes.EdgeRange(int(s.Root))
-		sum.Roots = uint64(hi - lo)
+	for i := range stats {
+		r := retained[stats[i].Name]
+		stats[i].Retained = &r
 	}
-	stats := ClassStats(f, s)
-	sum.Classes = uint64(len(stats))
-	if retained != nil {
-		for i := range stats {
-			r := retained[stats[i].Name]
-			stats[i].Retained = &r
-		}
-	}
-	sort.Slice(stats, func(i, j int) bool {
-		a, b := stats[i], stats[j]
-		switch {
-		case retained != nil && *a.Retained != *b.Retained:
-			return *a.Retained > *b.Retained
-		case by == ByCount && a.Count != b.Count:
-			return a.Count > b.Count
-		}
-		if stats[i].SelfSize != stats[j].SelfSize {
-			return stats[i].SelfSize > stats[j].SelfSize
-		}
-		if stats[i].Count != stats[j].Count {
-			return stats[i].Count > stats[j].Count
-		}
-		return stats[i].Name < stats[j].Name
-	})
-	if top >= 0 && len(stats) > top {
-		stats = stats[:top]
-	}
-	sum.TopClasses = stats
-	return sum, nil
+	return stats, nil
 }
 
 func satAdd(a, b uint64) uint64 {
@@ -164,9 +204,23 @@ func satAdd(a, b uint64) uint64 {
 	return a + b
 }
 
-// ClassStats aggregates nodes by class name (see ClassName), in no
-// particular order.
+// ClassStats aggregates nodes by class, in no particular order. A V8
+// snapshot's classes are the rows of Chrome DevTools' Summary view: plain
+// objects named by the interface (shape) DevTools infers for them,
+// detached DOM nodes as "Detached <tag>", object classes split by
+// allocation location, and only the nodes DevTools shows a self size for,
+// with the sizes it shows (DevToolsSelfSizes). Other formats' classes are
+// their class names (see NodeClass), every node counted.
 func ClassStats(f *File, s *Snapshot) []ClassStat {
+	if devtoolsSummarized(s) {
+		stats, _ := devtoolsClassStats(f, s, false) // fails only computing retained sizes
+		return stats
+	}
+	return otherClassStats(f, s)
+}
+
+// otherClassStats aggregates nodes by class name (NodeClass).
+func otherClassStats(f *File, s *Snapshot) []ClassStat {
 	// Group by (kind, name, class) first: cheap integer keys, then resolve
 	// each group's display name once.
 	type key struct {
@@ -265,12 +319,26 @@ func nameMatters(kind string) bool { return kind == KindObject || kind == KindNa
 // ClassName returns the class a node is counted under: its class from the
 // class table when it has one, else the name Chrome DevTools' Summary view
 // gives it (object and native nodes by name, other kinds in parentheses).
+// It is the node's own name, which converters keep: the Summary rules that
+// depend on the whole V8 heap (plain objects named by shape, detached DOM
+// nodes, allocation locations) are ClassStats'.
 func ClassName(f *File, s *Snapshot, i int) string {
 	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
 		c := s.Nodes.Class[i] - 1
 		return f.String(f.Classes.Name[c])
 	}
 	switch k := s.NodeKindName(i); k {
+	case KindObject, KindNative:
+		return devtoolsObjectClass(f.String(s.Nodes.Name[i]))
+	default:
+		return kindClass(k)
+	}
+}
+
+// kindClass is the class DevTools counts a node under whose kind, not
+// name, names it.
+func kindClass(kind string) string {
+	switch kind {
 	case KindHidden:
 		return "(system)"
 	case KindCode:
@@ -279,25 +347,26 @@ func ClassName(f *File, s *Snapshot, i int) string {
 		return "Function"
 	case KindRegexp:
 		return "RegExp"
-	case KindObject, KindNative:
-		name := f.String(s.Nodes.Name[i])
-		// DevTools names the class of "<tag attr...": "<tag>" (everything
-		// up to the first space), and of "Detached <tag attr...":
-		// "Detached <tag>".
-		switch {
-		case strings.HasPrefix(name, "<"):
-			if sp := strings.IndexByte(name, ' '); sp >= 0 {
-				name = name[:sp] + ">"
-			}
-		case strings.HasPrefix(name, "Detached <"):
-			if sp := strings.IndexByte(name[10:], ' '); sp >= 0 {
-				name = name[:10+sp] + ">"
-			}
-		}
-		return name
-	default:
-		return "(" + k + ")"
 	}
+	return "(" + kind + ")"
+}
+
+// devtoolsObjectClass is the class DevTools names an object or native node
+// of this name by: the name, except that an element's attributes are cut
+// ("<div id=a>" is "<div>", "Detached <div id=a>" is "Detached <div>":
+// everything up to the first space, and the bracket).
+func devtoolsObjectClass(name string) string {
+	switch {
+	case strings.HasPrefix(name, "<"):
+		if sp := strings.IndexByte(name, ' '); sp >= 0 {
+			name = name[:sp] + ">"
+		}
+	case strings.HasPrefix(name, "Detached <"):
+		if sp := strings.IndexByte(name[10:], ' '); sp >= 0 {
+			name = name[:10+sp] + ">"
+		}
+	}
+	return name
 }
 
 func floatFromBits(b uint64) float64 { return math.Float64frombits(b) }

@@ -366,16 +366,24 @@ const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|reta
 
 Summarizes IN: its format and variant, and per snapshot the node and edge
 counts, total self and external size, the number of classes and roots, and
-the top classes by self size, instance count or retained size.
+the top classes by self size, instance count or retained size. A V8
+snapshot's classes are the rows of Chrome DevTools' Summary view: plain
+objects named by their shape ("{id, label, tags}"), detached DOM nodes as
+"Detached <div>", a class split by allocation location ("Foo at script 3
+line 12 column 5"), and the objects DevTools shows a size for, with the
+size it shows.
 
 Flags:
   --json    print one JSON object:
             {"format": ..., "format_version": ..., "snapshots": [{"index": i,
              "nodes": n, "edges": e, "self_size": s, "external_size": x,
              "classes": c, "roots": r, "top_classes": [{"name": ...,
-             "count": n, "self_size": s, "retained_size": r}]}]}
+             "count": n, "self_size": s, "retained_size": r,
+             "location": {"script_id": i, "line": l, "column": c}}]}]}
             (an IR input adds "via": "ir", a compressed one "compression":
-            "gzip" or "zstd"; retained_size only with --by retained)
+            "gzip" or "zstd"; retained_size only with --by retained;
+            location only for a V8 class DevTools splits by location, its
+            line and column counted from 0)
   --top N   how many classes to list (default 10)
   --by K    order classes by self (size, the default), count, or retained:
             the memory a class keeps alive, from the dominator tree (weak
@@ -499,12 +507,12 @@ func runInfo(e *env, args []string) error {
 		if len(s.TopClasses) > 0 && *by == ir.ByRetained {
 			fmt.Fprintf(w, "  %12s %14s %16s  %s\n", "count", "self size", "retained size", "class")
 			for _, c := range s.TopClasses {
-				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, tableName(c.Name))
+				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, classLabel(c))
 			}
 		} else if len(s.TopClasses) > 0 {
 			fmt.Fprintf(w, "  %12s %14s  %s\n", "count", "self size", "class")
 			for _, c := range s.TopClasses {
-				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, tableName(c.Name))
+				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, classLabel(c))
 			}
 		}
 	}

@@ -59,3 +59,15 @@ func codePoints(s string) int {
 	}
 	return n
 }
+
+// classLabel is a class's name in info's table, with the allocation
+// location of a V8 class DevTools splits by location: "Foo at script 3
+// line 11 column 5", line and column counted from 1 as DevTools shows them
+// (--json has V8's zero-based numbers).
+func classLabel(c ir.ClassStat) string {
+	name := tableName(c.Name)
+	if l := c.Location; l != nil {
+		name += fmt.Sprintf(" at script %d line %d column %d", l.ScriptID, l.Line+1, l.Column+1)
+	}
+	return name
+}
