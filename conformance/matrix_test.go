@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"heapconv/ir"
@@ -252,7 +254,15 @@ func TestMatrix(t *testing.T) {
 			targets = append(targets, fm)
 		}
 	}
-	var convs []conversion
+	// The conversions are independent: they run on every core, and their
+	// results are gathered in a fixed order, so the table does not depend
+	// on which finishes first.
+	type job struct {
+		src, tg format
+		name    string
+		f       *ir.File
+	}
+	var jobs []job
 	for _, src := range sources {
 		paths, err := filepath.Glob(filepath.Join(moduleRoot, src.fixtures))
 		if err != nil || len(paths) == 0 {
@@ -261,12 +271,34 @@ func TestMatrix(t *testing.T) {
 		for _, path := range paths {
 			f := read(t, src, loadFixture(t, path))
 			for _, tg := range targets {
-				convs = append(convs, convert(t, src, tg, fixtureName(path), f)...)
+				jobs = append(jobs, job{src, tg, fixtureName(path), f})
 			}
 		}
 	}
+	results := make([][]conversion, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				j := jobs[k]
+				results[k] = convert(t, j.src, j.tg, j.name, j.f)
+			}
+		}()
+	}
+	for k := range jobs {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
 	if t.Failed() {
 		return
+	}
+	var convs []conversion
+	for _, r := range results {
+		convs = append(convs, r...)
 	}
 	doc := fidelityTable(sources, targets, convs)
 	path := filepath.Join(moduleRoot, fidelityDoc)
@@ -299,7 +331,8 @@ func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []convers
 		for i := range f.Snapshots {
 			g, err := f.Select(i)
 			if err != nil {
-				t.Fatal(err)
+				t.Errorf("%s: %v", fixture, err)
+				return nil
 			}
 			inputs = append(inputs, g)
 		}
