@@ -3,7 +3,6 @@ package ir
 import (
 	"cmp"
 	"encoding/binary"
-	"errors"
 	"slices"
 	"strings"
 )
@@ -607,14 +606,7 @@ func devtoolsClasses(f *File, s *Snapshot, labels []string) (classes []ClassStat
 // the rows DevTools shows, counting the nodes it shows a size for (sizes
 // folded into owners as DevToolsSelfSizes folds them).
 func devtoolsClassStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
-	g := s
-	if s.Root == NoNode && len(s.Roots) > 0 {
-		g = withVirtualRoot(s) // as SummarizeBy does for other formats
-	}
-	sizes := DevToolsSelfSizes(f, g)
-	if sizes == nil {
-		sizes = &g.Nodes.SelfSize
-	}
+	g, sizes := summaryGraph(f, s)
 	classes, of := devtoolsClasses(f, s, ClassLabels(f))
 	n := s.Nodes.Len()
 	for i := 0; i < n; i++ {
@@ -628,12 +620,11 @@ func devtoolsClassStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, e
 	}
 	if withRetained {
 		sums := make([]uint64, len(classes))
-		tree, err := g.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
+		tree, err := summaryDominators(f, g, sizes)
 		switch {
-		case errors.Is(err, ErrNoRoot): // nothing is retained without a root
 		case err != nil:
 			return nil, err
-		default:
+		case tree != nil:
 			sums = classRetained(tree, func(i int) int32 {
 				if i >= n {
 					return -1 // the virtual root

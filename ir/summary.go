@@ -161,24 +161,13 @@ func classStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
 		return stats, nil
 	}
 	retained := map[string]uint64{}
-	g := s
-	if s.Root == NoNode && len(s.Roots) > 0 {
-		// GC roots without a root node (a native heap's blocks that
-		// nothing points to): hang them from a virtual one, as
-		// converters to V8 do with a synthetic root.
-		g = withVirtualRoot(s)
-	}
-	sizes := DevToolsSelfSizes(f, g)
-	tree, err := g.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
+	g, sizes := summaryGraph(f, s)
+	tree, err := summaryDominators(f, g, sizes)
 	switch {
-	case errors.Is(err, ErrNoRoot): // nothing is retained without a root
 	case err != nil:
 		return nil, err
-	default:
+	case tree != nil:
 		labels := ClassLabels(f)
-		if sizes == nil {
-			sizes = &g.Nodes.SelfSize
-		}
 		n := s.Nodes.Len()
 		// DevTools counts the nodes it shows a size for.
 		retained = ClassRetained(tree, func(i int) string {
@@ -195,6 +184,34 @@ func classStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
 		stats[i].Retained = &r
 	}
 	return stats, nil
+}
+
+// summaryGraph returns the graph DevTools' Summary is computed over — s,
+// or, for GC roots without a root node (a native heap's blocks that
+// nothing points to), s with a virtual root above them, as converters to
+// V8 add a synthetic one — and the self sizes DevTools shows for it.
+func summaryGraph(f *File, s *Snapshot) (*Snapshot, *Uints) {
+	g := s
+	if s.Root == NoNode && len(s.Roots) > 0 {
+		g = withVirtualRoot(s)
+	}
+	sizes := DevToolsSelfSizes(f, g)
+	if sizes == nil {
+		sizes = &g.Nodes.SelfSize
+	}
+	return g, sizes
+}
+
+// summaryDominators returns g's dominator tree as DevTools builds it for
+// retained sizes (its ignored edges, external sizes owned by their node,
+// nodes unreachable from the root hung from it), or nil when g has no
+// root: nothing is retained then.
+func summaryDominators(f *File, g *Snapshot, sizes *Uints) (*DominatorTree, error) {
+	tree, err := g.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
+	if errors.Is(err, ErrNoRoot) {
+		return nil, nil
+	}
+	return tree, err
 }
 
 func satAdd(a, b uint64) uint64 {
