@@ -31,30 +31,28 @@ func TestV8Summary(t *testing.T) {
 		paths = append(paths, p...)
 	}
 	o := newOracle(t.TempDir())
+	type input struct {
+		name string
+		data []byte
+	}
+	var inputs []input
 	for _, path := range paths {
 		name := fixtureName(path)
 		if strings.Contains(path, "/small/") {
 			name = "small-" + name
 		}
-		data := loadFixture(t, path)
-		f := read(t, formatByName(ir.FormatV8), data)
-		file := o.file(t, name, data)
-		o.expect(name, func(t *testing.T, sum func(string) *summary) {
-			dev := sum(file)
-			if !loaded(t, dev) {
-				return
-			}
-			compareSummary(t, dev, f)
-		})
+		inputs = append(inputs, input{name, loadFixture(t, path)})
 	}
 	// Heaps made to exercise the rules the fixtures barely touch: many
 	// shapes near the thresholds, long and escaped property names, DOM
 	// nodes in every state, objects at several locations.
 	for seed := uint64(1); seed <= 3; seed++ {
-		name := fmt.Sprintf("crafted-%d", seed)
-		data := craftedV8(seed)
-		f := read(t, formatByName(ir.FormatV8), data)
-		file := o.file(t, name, data)
+		inputs = append(inputs, input{fmt.Sprintf("crafted-%d", seed), craftedV8(seed)})
+	}
+	for _, in := range inputs {
+		name := in.name
+		f := read(t, formatByName(ir.FormatV8), in.data)
+		file := o.file(t, name, in.data)
 		o.expect(name, func(t *testing.T, sum func(string) *summary) {
 			dev := sum(file)
 			if !loaded(t, dev) {
