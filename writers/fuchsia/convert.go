@@ -74,49 +74,10 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	ff := &ir.FuchsiaFile{Gzip: true, SampleTypes: []ir.FuchsiaValueType{
 		{Type: intern("objects"), Unit: intern("count")}, {Type: intern("allocated"), Unit: intern("bytes")}}}
 	out.Fuchsia = ff
-	locs := map[classKey]uint32{} // class -> location index
-	locOf := func(c classKey) uint32 {
-		if l, ok := locs[c]; ok {
-			return l
-		}
-		lc, fn, mp := &ff.Locations, &ff.Functions, &ff.Mappings
-		l := uint32(lc.Len())
-		pc := classBase + classSpan*uint64(l)
-		module, offset := ir.FuchsiaClassModule(c.name, c.library)
-		mp.ID = append(mp.ID, uint64(mp.Len()+1))
-		mp.Start = append(mp.Start, pc)
-		mp.Limit = append(mp.Limit, pc+classSpan)
-		mp.Offset = append(mp.Offset, offset)
-		mp.File = append(mp.File, intern(module))
-		mp.BuildID = append(mp.BuildID, intern(ir.FuchsiaClassMappingID(l)))
-		mp.Flags = append(mp.Flags, ir.FuchsiaHasFunctions)
-		fn.ID = append(fn.ID, uint64(fn.Len()+1))
-		fn.Name = append(fn.Name, intern(c.name))
-		fn.SystemName = append(fn.SystemName, 0)
-		fn.Filename = append(fn.Filename, 0)
-		fn.StartLine = append(fn.StartLine, 0)
-		if len(lc.FirstLine) == 0 {
-			lc.FirstLine = append(lc.FirstLine, 0)
-		}
-		lc.ID = append(lc.ID, uint64(l+1))
-		lc.Mapping = append(lc.Mapping, uint32(mp.Len()))
-		lc.Address = append(lc.Address, pc)
-		lc.Folded = append(lc.Folded, false)
-		lc.Function = append(lc.Function, uint32(fn.Len()))
-		lc.Line = append(lc.Line, 0)
-		lc.Column = append(lc.Column, 0)
-		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
-		locs[c] = l
-		return l
-	}
-	// frameLoc returns the location of an allocation frame of the source
-	// (V8's allocation traces): a function, with its file and line, at no
-	// address (pprof takes a location known by its lines).
-	frameLocs := map[ir.Frame]uint32{}
-	frameLoc := func(fr ir.Frame) uint32 {
-		if l, ok := frameLocs[fr]; ok {
-			return l
-		}
+	// addLocation adds a location at address pc of mapping (1 + its index,
+	// 0 for none) with one line: fr's function (a new one), file, line and
+	// column. It returns the location's index.
+	addLocation := func(mapping uint32, pc uint64, fr ir.Frame) uint32 {
 		lc, fn := &ff.Locations, &ff.Functions
 		l := uint32(lc.Len())
 		fn.ID = append(fn.ID, uint64(fn.Len()+1))
@@ -128,14 +89,44 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 			lc.FirstLine = append(lc.FirstLine, 0)
 		}
 		lc.ID = append(lc.ID, uint64(l+1))
-		lc.Mapping = append(lc.Mapping, 0)
-		lc.Address = append(lc.Address, 0)
+		lc.Mapping = append(lc.Mapping, mapping)
+		lc.Address = append(lc.Address, pc)
 		lc.Folded = append(lc.Folded, false)
 		lc.Function = append(lc.Function, uint32(fn.Len()))
 		lc.Line = append(lc.Line, fr.Line)
 		lc.Column = append(lc.Column, fr.Column)
 		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
-		frameLocs[fr] = l
+		return l
+	}
+	locs := map[classKey]uint32{} // class -> location index
+	locOf := func(c classKey) uint32 {
+		if l, ok := locs[c]; ok {
+			return l
+		}
+		mp := &ff.Mappings
+		l := uint32(ff.Locations.Len())
+		pc := classBase + classSpan*uint64(l)
+		module, offset := ir.FuchsiaClassModule(c.name, c.library)
+		mp.ID = append(mp.ID, uint64(mp.Len()+1))
+		mp.Start = append(mp.Start, pc)
+		mp.Limit = append(mp.Limit, pc+classSpan)
+		mp.Offset = append(mp.Offset, offset)
+		mp.File = append(mp.File, intern(module))
+		mp.BuildID = append(mp.BuildID, intern(ir.FuchsiaClassMappingID(l)))
+		mp.Flags = append(mp.Flags, ir.FuchsiaHasFunctions)
+		locs[c] = addLocation(uint32(mp.Len()), pc, ir.Frame{Function: c.name})
+		return locs[c]
+	}
+	// frameLoc returns the location of an allocation frame of the source
+	// (V8's allocation traces): a function, with its file and line, at no
+	// address (pprof takes a location known by its lines).
+	frameLocs := map[ir.Frame]uint32{}
+	frameLoc := func(fr ir.Frame) uint32 {
+		l, ok := frameLocs[fr]
+		if !ok {
+			l = addLocation(0, 0, fr)
+			frameLocs[fr] = l
+		}
 		return l
 	}
 	hasObjects := make([]bool, f.Classes.Len()) // per class of the table
