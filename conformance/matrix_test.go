@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"os"
@@ -171,6 +172,26 @@ var aspects = []aspect{
 		func(m *measured) []string { return one("%d", m.s.Values.Len()) }},
 	{"allocation stacks", "each object's allocation stack (frame names, innermost first)",
 		[]string{ir.LossAllocationStacks, ir.LossV8Section}, allocationStacks},
+	{"timestamps", "each object's allocation timestamp", []string{ir.LossTimestamps},
+		fuchsiaPerObject(func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool) {
+			if fs.Flags[i]&ir.FuchsiaTimestamp == 0 {
+				return "", false
+			}
+			return strconv.FormatInt(fs.Timestamp[i], 10), true
+		})},
+	{"threads", "the thread that allocated each object", []string{ir.LossThreads},
+		fuchsiaPerObject(func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool) {
+			if len(fs.Thread) == 0 || fs.Thread[i] == 0 {
+				return "", false
+			}
+			t := fs.Thread[i] - 1
+			return fmt.Sprintf("%s[%d]", f.String(fs.ThreadName[t]), fs.ThreadKoid[t]), true
+		})},
+	{"block contents", "each object's bytes", []string{ir.LossFuchsiaContents},
+		fuchsiaPerObject(func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool) {
+			data, ok := fs.ContentsOf(i)
+			return fmt.Sprintf("%x", sha256.Sum256(data)), ok
+		})},
 	{"totals", "snapshot totals", []string{ir.LossTotals},
 		func(m *measured) []string {
 			var t []string
@@ -551,4 +572,25 @@ func countedStacks(stacks []string) []string {
 		return nil
 	}
 	return counted(stacks)
+}
+
+// fuchsiaPerObject measures what a Fuchsia heapdump says of each object
+// (of, false for nothing), counted; other formats say none of it.
+func fuchsiaPerObject(of func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool)) func(m *measured) []string {
+	return func(m *measured) []string {
+		fs := m.s.Fuchsia
+		if fs == nil {
+			return nil
+		}
+		var vals []string
+		for _, i := range m.real {
+			if v, ok := of(m.f, fs, i); ok {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			return nil
+		}
+		return counted(vals)
+	}
 }

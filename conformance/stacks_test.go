@@ -42,7 +42,7 @@ func TestFuchsiaStacksInDevTools(t *testing.T) {
 					got := read(t, v8, out)
 					want := expectedStacks(src)
 					checkTraces(t, got, want)
-					for _, kind := range []string{"fuchsia-timestamps", "fuchsia-threads"} {
+					for _, kind := range []string{ir.LossTimestamps, ir.LossThreads} {
 						if !loss.Has(kind) && hasFlagOrThread(src, kind) {
 							t.Errorf("the loss report does not name %s: %v", kind, loss)
 						}
@@ -76,7 +76,7 @@ func TestFuchsiaStacksInDevTools(t *testing.T) {
 // hasFlagOrThread reports whether src has what the kind names.
 func hasFlagOrThread(src *ir.File, kind string) bool {
 	fs := src.Snapshots[0].Fuchsia
-	if kind == "fuchsia-threads" {
+	if kind == ir.LossThreads {
 		for _, th := range fs.Thread {
 			if th > 0 {
 				return true

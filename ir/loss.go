@@ -106,6 +106,18 @@ const (
 	// LossFuchsiaContents: the contents of Fuchsia heap blocks; Count is
 	// blocks.
 	LossFuchsiaContents = "fuchsia-contents"
+	// LossTimestamps: objects' allocation timestamps (a Fuchsia
+	// heapdump's); Count is objects.
+	LossTimestamps = "timestamps"
+	// LossThreads: the threads that allocated objects (a Fuchsia
+	// heapdump's); Count is objects.
+	LossThreads = "threads"
+	// LossFuchsiaLabels: sample labels other than those ffx writes; Count
+	// is labels.
+	LossFuchsiaLabels = "fuchsia-labels"
+	// LossFuchsiaBuildIDs: the build ids of a Fuchsia profile's mappings
+	// (what symbolizing needs); Count is mappings.
+	LossFuchsiaBuildIDs = "fuchsia-build-ids"
 	// LossAllocationStacks: objects' allocation stacks (a Fuchsia
 	// heapdump's, V8's allocation traces), or what their frames say (a
 	// FIDL stream's frames are addresses); Count is objects, or functions

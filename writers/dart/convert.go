@@ -346,9 +346,7 @@ func (c *converter) convert() error {
 	if extTotals > 0 {
 		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no object: a Dart file has external sizes only as objects' external properties", extTotals)
 	}
-	if fs := s.Fuchsia; fs != nil && fs.Stacks() > 0 {
-		c.loss.Add(ir.LossAllocationStacks, int64(n), "allocation stacks have no place in a Dart file")
-	}
+	c.loss.Merge(ir.FuchsiaLoss(c.src, s, "a Dart file", false))
 	if len(c.d.ExternalNode) > 0 {
 		sums := make([]uint64, nd.Len())
 		for k, node := range c.d.ExternalNode {

@@ -453,7 +453,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		extra += len(s.Fuchsia.ExtraValues)
 	}
 	if labels > 0 {
-		loss.Add("fuchsia-labels", int64(labels), "sample labels other than ffx's are not kept")
+		loss.Add(ir.LossFuchsiaLabels, int64(labels), "sample labels other than ffx's are not kept")
 	}
 	if extra > 0 {
 		loss.Add("fuchsia-sample-values", int64(extra), "sample values beyond count and bytes are not kept")
@@ -467,7 +467,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	}{
 		{truncated, ir.LossTruncatedNames, "names longer than the stream's bound (32 bytes for threads and processes) are truncated"},
 		{invalidUTF8, "invalid-utf8", "names that are not UTF-8 have their bad bytes replaced with U+FFFD"},
-		{badBuildID, "fuchsia-build-ids", "build ids that are not the hex of at most 32 bytes are sent empty"},
+		{badBuildID, ir.LossFuchsiaBuildIDs, "build ids that are not the hex of at most 32 bytes are sent empty"},
 		{dupRegion, "fuchsia-regions", "regions starting where another of the same process starts are dropped (the receiver rejects them)"},
 		// An allocation's address is its node id.
 		{dupAddress, ir.LossNodeIDs, "allocations at the address of an earlier one are sent without an address (the receiver rejects duplicates)"},

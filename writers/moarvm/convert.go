@@ -128,7 +128,6 @@ type converter struct {
 	saturated            int
 	gcRoots              int
 	extTotals            uint64 // external memory the source's totals count (extra_native_bytes)
-	stacks               int    // objects whose allocation stacks are not kept
 }
 
 // rootClass is the class ir.ClassName counts MoarVM's Root under.
@@ -400,9 +399,7 @@ func (c *converter) finish(k int, s, o *ir.Snapshot) {
 			c.extTotals = satAdd(c.extTotals, t.Value)
 		}
 	}
-	if fs := s.Fuchsia; fs != nil && fs.Stacks() > 0 {
-		c.stacks += s.Nodes.Len()
-	}
+	c.loss.Merge(ir.FuchsiaLoss(c.src, s, "a MoarVM file", false))
 	if s.V8 != nil {
 		c.loss.Add(ir.LossV8Section, 0, "the V8 section (meta, traces, locations, extra fields) has no place in a MoarVM file")
 	}
@@ -446,9 +443,7 @@ func (c *converter) report() {
 		}
 		c.loss.Add(ir.LossExternalSizes, int64(c.split), "unmanaged sizes are not the source's external sizes: "+strings.Join(parts, "; "))
 	}
-	if c.stacks > 0 {
-		c.loss.Add(ir.LossAllocationStacks, int64(c.stacks), "allocation stacks have no place in a MoarVM file")
-	}
+
 	if c.saturated > 0 {
 		c.loss.Add("unmanaged-sizes-capped", int64(c.saturated), "nodes' unmanaged size plus their self size beyond 65535 exceeds 2^64-1 and is capped")
 	}

@@ -249,7 +249,8 @@ func (c *converter) convert() (*ir.File, error) {
 		out.V8.Meta().Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness"))
 		out.V8.NodeExtra = append([]ir.Column{{Name: "trace_node_id", Values: *traceIDs}}, out.V8.NodeExtra...)
 	}
-	c.fuchsiaLoss()
+	// Its allocation stacks it can hold: fuchsiaTraces.
+	c.loss.Merge(ir.FuchsiaLoss(src, s, "a V8 snapshot", true))
 	if err := c.checkStringsSize(); err != nil {
 		return nil, err
 	}
