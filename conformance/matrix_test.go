@@ -266,8 +266,9 @@ var updateFidelity = flag.Bool("update", false, "write docs/fidelity.md from Tes
 const fidelityDoc = "docs/fidelity.md"
 
 // TestMatrix converts every fixture of every format to every format,
-// measures what each conversion kept, and requires docs/fidelity.md to say
-// exactly that (go test ./conformance -run TestMatrix -update writes it).
+// measures what each conversion kept, fails on any loss the writer's report
+// does not name, and requires docs/fidelity.md to say exactly what it found
+// (go test ./conformance -run TestMatrix -update writes it).
 func TestMatrix(t *testing.T) {
 	var sources, targets []format
 	for _, fm := range table {
@@ -323,6 +324,15 @@ func TestMatrix(t *testing.T) {
 	var convs []conversion
 	for _, r := range results {
 		convs = append(convs, r...)
+	}
+	// A loss no report names is a defect, whatever the table says.
+	for _, c := range convs {
+		for j, r := range c.results {
+			if r == silent {
+				t.Errorf("%s -> %s (%s): %s changed and the loss report does not say so: %s",
+					c.source, c.target, c.fixture, allAspects[j].name, c.details[j])
+			}
+		}
 	}
 	doc := fidelityTable(sources, targets, convs)
 	path := filepath.Join(moduleRoot, fidelityDoc)

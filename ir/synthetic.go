@@ -16,9 +16,12 @@ import "slices"
 //     REPR is "synthetic" or a root kind's name ("root", "permanent
 //     roots", …) stood for such a node in its source; the Root it adds in
 //     front of another format's graph is a root collectable;
-//   - Dart: writers/dart keeps a node's kind as its class's library name;
-//     a class whose library name is "synthetic" (or, for a MoarVM heap, a
-//     root kind's name) and whose library URI is heapconv's
+//   - Dart: the VM's own pseudo-objects, of the classes Root, Read-Only
+//     Pages and Isolate (class ids 1 to 3, no library), hold the roots'
+//     references and are no objects of the heap. writers/dart keeps a
+//     node's kind as its class's library name; a class whose library name
+//     is "synthetic" (or, for a MoarVM heap, a root kind's name) and whose
+//     library URI is heapconv's
 //     (DartForeignScheme) holds such nodes. The Root object it adds in
 //     front of another format's graph has a class "Root" of library name
 //     "synthetic" and, as the VM's own root class, no URI (the VM's has no
@@ -31,7 +34,9 @@ import "slices"
 //     and their owners; writers/moarvm folds them back into their owners'
 //     unmanaged sizes and, as the mark says the file is writers/v8's
 //     mapping of a MoarVM heap, undoes the rest of it (kinds, types,
-//     frames).
+//     frames). A Dart heap's external properties are native nodes the
+//     same way, held through an internal edge named V8ExternalEdge, and
+//     V8HeaderFrom is "dart".
 //
 // Readers keep these nodes as their files have them: a Dart node's kind is
 // its data tag and a MoarVM one's its colkind, which their writers write
@@ -40,12 +45,21 @@ import "slices"
 
 // V8HeaderFrom is the key of a V8 snapshot header under which writers/v8
 // names the format of a heap it wrote in a shape it can be undone from:
-// "moarvm" (FormatMoarVM) for a MoarVM heap (see UnmanagedOwners).
+// "moarvm" (FormatMoarVM) for a MoarVM heap, "dart" (FormatDart) for a Dart
+// heap (see UnmanagedOwners).
 const V8HeaderFrom = "heapconv_from"
 
 // V8UnmanagedEdge names the internal edge by which a MoarVM collectable
 // converted to V8 holds the native node of its unmanaged memory.
 const V8UnmanagedEdge = "unmanaged"
+
+// V8ExternalEdge names the internal edge by which a Dart object converted
+// to V8 holds the native node of one of its external properties.
+const V8ExternalEdge = "external"
+
+// v8OwnedMemoryEdge is, by V8HeaderFrom, the name of the edges that hold
+// another node's memory.
+var v8OwnedMemoryEdge = map[string]string{FormatMoarVM: V8UnmanagedEdge, FormatDart: V8ExternalEdge}
 
 // SyntheticNodes reports, node by node, which nodes of a snapshot stand for
 // no object of the heap: nodes of kind "synthetic", MoarVM's root
@@ -75,7 +89,8 @@ func SyntheticNodes(f *File, s *Snapshot) []bool {
 			}
 			name, uri := f.String(lib), f.String(s.Dart.ClassURI[k])
 			byClass[k+1] = name == KindSynthetic && (uri == "" || IsDartForeignURI(uri)) ||
-				isMoarVMRootKindName(name) && uri == DartForeignURI(FormatMoarVM)
+				isMoarVMRootKindName(name) && uri == DartForeignURI(FormatMoarVM) ||
+				k < len(dartPseudoClasses) && name == "" && uri == "" && f.String(f.Classes.Name[k]) == dartPseudoClasses[k]
 		}
 	}
 	for i := range n {
@@ -87,6 +102,11 @@ func SyntheticNodes(f *File, s *Snapshot) []bool {
 	}
 	return out
 }
+
+// dartPseudoClasses are the classes 1, 2 and 3 of a Dart VM snapshot since
+// 2022 ("extra cids"): the root, the read-only image pages and each
+// isolate, whose objects the VM writes to hold the roots' references.
+var dartPseudoClasses = []string{"Root", "Read-Only Pages", "Isolate"}
 
 // moarVMRootKind reports whether kind k, named name, of a MoarVM snapshot is
 // one of the root kinds.
@@ -105,13 +125,20 @@ func isMoarVMRootKindName(name string) bool {
 // native node holds, NoNode for every other node: in a V8 snapshot
 // writers/v8 made from a MoarVM heap (its header's V8HeaderFrom is
 // "moarvm"), each native node held by an internal edge named
-// V8UnmanagedEdge is its holder's unmanaged memory. It returns nil when the
-// snapshot has no such node.
+// V8UnmanagedEdge is its holder's unmanaged memory; in one made from a Dart
+// heap ("dart"), each held by one named V8ExternalEdge is an external
+// property of its holder. It returns nil when the snapshot has no such
+// node.
 func UnmanagedOwners(f *File, s *Snapshot) []uint32 {
 	if s.V8 == nil {
 		return nil
 	}
-	if h := s.V8.Header.Get(V8HeaderFrom); h == nil || h.Kind != JSONString || h.Str != FormatMoarVM {
+	h := s.V8.Header.Get(V8HeaderFrom)
+	if h == nil || h.Kind != JSONString {
+		return nil
+	}
+	edgeName, ok := v8OwnedMemoryEdge[h.Str]
+	if !ok {
 		return nil
 	}
 	internal, native := -1, -1
@@ -129,7 +156,7 @@ func UnmanagedOwners(f *File, s *Snapshot) []uint32 {
 		lo, hi := s.Nodes.EdgeRange(i)
 		for e := lo; e < hi; e++ {
 			t := s.Edges.Target[e]
-			if int(s.Edges.Kind[e]) != internal || int(s.Nodes.Kind[t]) != native || f.String(s.Edges.Name[e]) != V8UnmanagedEdge {
+			if int(s.Edges.Kind[e]) != internal || int(s.Nodes.Kind[t]) != native || f.String(s.Edges.Name[e]) != edgeName {
 				continue
 			}
 			if owner == nil {

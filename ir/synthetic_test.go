@@ -60,27 +60,31 @@ func TestSyntheticNodesMoarVM(t *testing.T) {
 	}
 }
 
-// TestSyntheticNodesDart: the Root writers/dart adds (library name
-// "synthetic", no URI) and classes it made of another format's synthetic
-// nodes (URI heapconv:…, library name "synthetic", or a MoarVM root kind's
-// for heapconv:moarvm) are not the heap's; the VM's own root and classes,
-// and a real library that happens to be named "synthetic", are.
+// TestSyntheticNodesDart: the VM's pseudo-objects (classes 1 to 3: Root,
+// Read-Only Pages, Isolate, without a library), the Root writers/dart adds
+// (library name "synthetic", no URI) and classes it made of another
+// format's synthetic nodes (URI heapconv:…, library name "synthetic", or a
+// MoarVM root kind's for heapconv:moarvm) are not the heap's; the VM's
+// other classes, one of those names past class 3, and a real library that
+// happens to be named "synthetic" are.
 func TestSyntheticNodesDart(t *testing.T) {
 	f := &ir.File{Format: ir.FormatDart}
 	n := strs(f, "", "Root", "synthetic", "(synthetic)", ir.DartForeignURI(ir.FormatV8), "Foo", "package:a/a.dart",
-		"(root)", "root", ir.DartForeignURI(ir.FormatMoarVM), ir.DartForeignURI(ir.FormatFuchsia))
-	// Classes: the VM's Root, writers/dart's Root, a V8 synthetic class, a
-	// real class, a real library named "synthetic", MoarVM's root through
-	// Dart, a Fuchsia class whose library is named "root".
-	f.Classes.Name = []uint32{n[1], n[1], n[3], n[5], n[5], n[7], n[7]}
-	f.Classes.Library = []uint32{n[0], n[2], n[2], n[0], n[2], n[8], n[8]}
-	d := &ir.DartSnapshot{ClassURI: []uint32{n[0], n[0], n[4], n[6], n[6], n[9], n[10]}}
+		"(root)", "root", ir.DartForeignURI(ir.FormatMoarVM), ir.DartForeignURI(ir.FormatFuchsia),
+		"Read-Only Pages", "Isolate")
+	// Classes: the VM's Root, Read-Only Pages and Isolate, writers/dart's
+	// Root, a V8 synthetic class, a real class, a real library named
+	// "synthetic", MoarVM's root through Dart, a Fuchsia class whose
+	// library is named "root", a VM class named Isolate past class 3.
+	f.Classes.Name = []uint32{n[1], n[11], n[12], n[1], n[3], n[5], n[5], n[7], n[7], n[12]}
+	f.Classes.Library = []uint32{n[0], n[0], n[0], n[2], n[2], n[0], n[2], n[8], n[8], n[0]}
+	d := &ir.DartSnapshot{ClassURI: []uint32{n[0], n[0], n[0], n[0], n[4], n[6], n[6], n[9], n[10], n[0]}}
 	s := &ir.Snapshot{NodeKinds: slices.Clone(ir.DartNodeKinds), EdgeKinds: slices.Clone(ir.DartEdgeKinds), Dart: d}
-	s.Nodes.Class = []uint32{1, 2, 3, 4, 5, 6, 7}
-	s.Nodes.Kind = make([]uint8, 7)
-	s.Nodes.Name = make([]uint32, 7)
-	chain(s, 7)
-	want := []bool{false, true, true, false, false, true, false}
+	s.Nodes.Class = []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	s.Nodes.Kind = make([]uint8, 10)
+	s.Nodes.Name = make([]uint32, 10)
+	chain(s, 10)
+	want := []bool{true, true, true, true, true, false, false, true, false, false}
 	if got := ir.SyntheticNodes(f, s); !slices.Equal(got, want) {
 		t.Errorf("synthetic %v, want %v", got, want)
 	}
@@ -129,6 +133,17 @@ func TestUnmanagedOwners(t *testing.T) {
 	f, s = v8Unmanaged(false)
 	if got := ir.UnmanagedOwners(f, s); got != nil {
 		t.Errorf("owners %v without the header's mark", got)
+	}
+	// Made from a Dart heap, the edge is "external"; "unmanaged" is not
+	// the mark's.
+	f, s = v8Unmanaged(true)
+	s.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
+	if got := ir.UnmanagedOwners(f, s); got != nil {
+		t.Errorf("owners %v through an edge %q in a heap made from Dart", got, ir.V8UnmanagedEdge)
+	}
+	s.Edges.Name[1] = strs(f, ir.V8ExternalEdge)[0]
+	if got, want := ir.UnmanagedOwners(f, s), []uint32{ir.NoNode, ir.NoNode, 1, ir.NoNode}; !slices.Equal(got, want) {
+		t.Errorf("owners %v through %q in a heap made from Dart, want %v", got, ir.V8ExternalEdge, want)
 	}
 }
 

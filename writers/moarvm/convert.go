@@ -173,6 +173,9 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	n := sn.Len()
 	hasExt := sn.ExternalSize.Len() > 0
 	hasClass := len(sn.Class) > 0
+	// What stands for no object of the source's heap keeps that mark
+	// through its type's REPR name.
+	synthetic := ir.SyntheticNodes(src, s)
 	// Node 0 can be MoarVM's Root when nothing of it would be lost but its
 	// kind and name: no size, and no class other than the one a MoarVM
 	// Root is counted under (a MoarVM heap's, converted to Dart and back).
@@ -288,7 +291,10 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 				var ok bool
 				if ty, ok = byClass[key]; !ok {
 					repr := c.repr(s, int(cl-1))
-					if repr == "" {
+					switch {
+					case repr == "" && synthetic[i]:
+						repr = ir.KindSynthetic
+					case repr == "":
 						repr = s.NodeKindName(i)
 					}
 					ty.t = c.typeOf(typeKey(c.labels[cl-1]), repr)

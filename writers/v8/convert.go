@@ -279,6 +279,10 @@ func (c *converter) syntheticRoots() []v8Node {
 		members[r.Category] = append(members[r.Category], r.Node)
 	}
 	gcRoots := len(cats) > 0
+	if gcRoots {
+		c.loss.Add(ir.LossGCRoots, int64(len(s.Roots)), "GC roots are grouped by category under DevTools' (GC roots) node, as V8's own are; read back, they are that part of the graph, not a list of roots").
+			WithExample(fmt.Sprintf("(%s)", src.String(cats[0])))
+	}
 	shift := uint32(1 + len(cats))
 	if gcRoots {
 		shift++
@@ -367,12 +371,19 @@ func (c *converter) external(out *ir.Snapshot) {
 	if nodes := externalNodes(s); nodes > 0 {
 		c.loss.Addf(ir.LossExternalSizes, int64(nodes), "nodes' external sizes are summed into extra_native_bytes (%d bytes)", ext)
 	}
-	out.Totals = []ir.Total{{Name: "extra_native_bytes", Value: ext}}
+	// A source without external memory gets no extra_native_bytes, as V8
+	// before 13 wrote none: a 0 would be a total the source never had.
 	var lost []ir.Total
+	hasExternal := ext > 0
 	for _, t := range s.Totals {
-		if !ir.IsExternalTotal(t.Name) {
+		if ir.IsExternalTotal(t.Name) {
+			hasExternal = true
+		} else {
 			lost = append(lost, t)
 		}
+	}
+	if hasExternal {
+		out.Totals = []ir.Total{{Name: "extra_native_bytes", Value: ext}}
 	}
 	if len(lost) > 0 {
 		c.loss.Add(ir.LossTotals, int64(len(lost)), "totals have no place in a V8 snapshot").WithExample(listTotals(lost))
@@ -462,13 +473,11 @@ func newHeader(s *ir.Snapshot) *ir.V8Snapshot {
 	h.Set("node_count", ir.JSONNum(int64(s.Nodes.Len())))
 	h.Set("edge_count", ir.JSONNum(int64(s.Edges.Len())))
 	h.Set("trace_function_count", ir.JSONNum(0))
-	var ext uint64
 	for _, t := range s.Totals {
 		if t.Name == "extra_native_bytes" {
-			ext = t.Value
+			h.Set("extra_native_bytes", ir.JSONNum(int64(min(t.Value, math.MaxInt64))))
 		}
 	}
-	h.Set("extra_native_bytes", ir.JSONNum(int64(min(ext, math.MaxInt64))))
 	v := &ir.V8Snapshot{Header: h, Layout: ir.V8LayoutCompact, Escape: ir.V8EscapeV8}
 	for _, k := range []string{ir.V8KeySnapshot, ir.V8KeyNodes, ir.V8KeyEdges, ir.V8KeyTraceFunctionInfos,
 		ir.V8KeyTraceTree, ir.V8KeySamples, ir.V8KeyLocations, ir.V8KeyStrings} {

@@ -312,7 +312,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			}
 		}
 		for ext < len(extOrder) && d.ExternalNode[extOrder[ext]] == uint32(i) {
-			edge(eInternal, intern("external"), nextNative)
+			edge(eInternal, intern(ir.V8ExternalEdge), nextNative)
 			nextNative++
 			ext++
 		}
@@ -345,8 +345,22 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		loss.Add(ir.LossClasses, int64(changed), "objects are counted by DevTools under another class than their Dart class: strings, numbers, backing stores, closures, code and VM internals under its categories ((string), (number), (array), Function, (compiled code), (system)); the root, isolates and read-only pages are synthetic").
 			WithExample(example)
 	}
-	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}}
+	if changed, example := namesChanged(out, o, n, shift, func(i int) string { return f.String(s.Nodes.Name[i]) }); changed > 0 {
+		loss.Add(ir.LossNodeNames, int64(changed), "objects are named as DevTools shows them: by their class, strings and numbers by their value, code and VM internals by class and name").
+			WithExample(example)
+	}
+	if changed, example := idsChanged(o, s, n, shift); changed > 0 {
+		loss.Add(ir.LossNodeIDs, int64(changed), "V8 ids are unique odd numbers: an identity hash h is the id 2h+1; objects without one, or sharing one, get free odd ids from 2^32 down").
+			WithExample(example)
+	}
+	if s.Values.Len() > 0 {
+		loss.Add(ir.LossValues, int64(s.Values.Len()), "values have no place in a V8 snapshot: strings and numbers are named by theirs, the rest is not kept")
+	}
+	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // external properties are native nodes
 	o.V8 = newHeader(o)
+	// The mark by which ir.UnmanagedOwners tells the native nodes of
+	// external properties from objects.
+	o.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
 	if err := out.Validate(); err != nil {
 		return nil, loss, fmt.Errorf("v8: the Dart conversion produced an invalid graph: %w", err)
 	}
@@ -453,6 +467,36 @@ func dartCode(class string) bool {
 		return true
 	}
 	return false
+}
+
+// namesChanged counts the source's nodes (node i is out's node i+shift)
+// whose name is not name(i), and shows the first.
+func namesChanged(out *ir.File, o *ir.Snapshot, n, shift int, name func(i int) string) (int, string) {
+	changed, example := 0, ""
+	for i := 0; i < n; i++ {
+		if want, got := name(i), out.String(o.Nodes.Name[i+shift]); want != got {
+			if changed == 0 {
+				example = fmt.Sprintf("%q named %q", want, got)
+			}
+			changed++
+		}
+	}
+	return changed, example
+}
+
+// idsChanged counts the nodes of s whose id is not their id in o (node i
+// is o's node i+shift), and shows the first.
+func idsChanged(o, s *ir.Snapshot, n, shift int) (int, string) {
+	changed, example := 0, ""
+	for i := 0; i < n; i++ {
+		if want, got := s.Nodes.ID.At(i), o.Nodes.ID.At(i+shift); want != got {
+			if changed == 0 {
+				example = fmt.Sprintf("id %d became %d", want, got)
+			}
+			changed++
+		}
+	}
+	return changed, example
 }
 
 // classesChanged counts the source's nodes (node i is out's node i+shift)
