@@ -445,6 +445,9 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 		if got.NodeCount != n || got.EdgeCount != m {
 			t.Errorf("DevTools: %d nodes %d edges; we wrote %d and %d", got.NodeCount, got.EdgeCount, n, m)
 		}
+		// What `heapconv info --as v8` predicts of the source is the
+		// Summary of the converted file: DevTools must show just that.
+		compareSummary(t, got, conv)
 		if src.Snapshots[0].Dart != nil {
 			compareDartRetained(t, got, src, conv)
 		}

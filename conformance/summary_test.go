@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"heapconv/ir"
 )
@@ -346,47 +347,59 @@ type summaryRow struct{ count, self, retained int64 }
 // rows: by name, or, for a name that has several rows (one per allocation
 // location), "scriptId,line,column,Name" and ",Name" for the row without a
 // location.
-func summaryRows(t *testing.T, f *ir.File) map[string]summaryRow {
+func summaryRows(t *testing.T, f *ir.File) (rows map[string]summaryRow, ambiguous map[string]bool) {
 	t.Helper()
 	sum, err := ir.SummarizeBy(f, f.Snapshots[0], -1, ir.ByRetained)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[string]int{}
+	named := map[string]int{}
 	for _, c := range sum.TopClasses {
-		rows[c.Name]++
+		named[c.Name]++
 	}
 	out := map[string]summaryRow{}
+	ambiguous = map[string]bool{}
 	for _, c := range sum.TopClasses {
 		key := jsonName(c.Name)
-		if rows[c.Name] > 1 {
+		if named[c.Name] > 1 {
 			key = "," + key
 			if l := c.Location; l != nil {
 				key = fmt.Sprintf("%d,%d,%d", l.ScriptID, l.Line, l.Column) + key
 			}
 		}
 		if _, dup := out[key]; dup {
-			t.Errorf("two classes have the key %q", key)
+			// Names that differ only in lone surrogates, which JSON
+			// decoding makes U+FFFD on both sides: not comparable.
+			if !strings.ContainsRune(key, utf8.RuneError) {
+				t.Errorf("two classes have the key %q", key)
+			}
+			ambiguous[key] = true
 		}
 		out[key] = summaryRow{int64(c.Count), int64(c.SelfSize), int64(*c.Retained)}
 	}
 	if uint64(len(sum.TopClasses)) != sum.Classes {
 		t.Errorf("summary counts %d classes, lists %d", sum.Classes, len(sum.TopClasses))
 	}
-	return out
+	return out, ambiguous
 }
 
 // compareSummary requires heapconv's Summary of f to be DevTools' dev,
 // class for class.
 func compareSummary(t *testing.T, dev *summary, f *ir.File) {
 	t.Helper()
-	got := summaryRows(t, f)
+	got, ambiguous := summaryRows(t, f)
 	keys := map[string]bool{}
 	for k := range got {
 		keys[k] = true
 	}
 	for k := range dev.Classes {
 		keys[k] = true
+	}
+	for k := range ambiguous {
+		delete(keys, k)
+	}
+	if len(ambiguous) > 0 {
+		t.Logf("%d class names differ only in lone surrogates and are not compared", len(ambiguous))
 	}
 	sorted := make([]string, 0, len(keys))
 	for k := range keys {

@@ -361,7 +361,7 @@ func parseNumbered(name string) (*numbered, error) {
 
 func (n *numbered) name(i int) string { return fmt.Sprintf("%s%0*d%s", n.before, n.width, i, n.after) }
 
-const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained]
+const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained] [--as F]
                      [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
 
 Summarizes IN: its format and variant, and per snapshot the node and edge
@@ -371,7 +371,9 @@ snapshot's classes are the rows of Chrome DevTools' Summary view: plain
 objects named by their shape ("{id, label, tags}"), detached DOM nodes as
 "Detached <div>", a class split by allocation location ("Foo at script 3
 line 12 column 5"), and the objects DevTools shows a size for, with the
-size it shows.
+size it shows. With --as, the figures are those of IN converted to another
+format: --as v8 shows what DevTools will show for a Dart, MoarVM or Fuchsia
+heap, which it groups and sizes its own way, and what the conversion loses.
 
 Flags:
   --json    print one JSON object:
@@ -383,7 +385,11 @@ Flags:
             (an IR input adds "via": "ir", a compressed one "compression":
             "gzip" or "zstd"; retained_size only with --by retained;
             location only for a V8 class DevTools splits by location, its
-            line and column counted from 0)
+            line and column counted from 0; --as adds "as": F and per
+            snapshot "loss": the conversion's loss report, as convert's
+            --loss-report writes it)
+  --as F    summarize IN as it will be once converted to format F (each
+            snapshot on its own for a format that holds one)
   --top N   how many classes to list (default 10)
   --by K    order classes by self (size, the default), count, or retained:
             the memory a class keeps alive, from the dominator tree (weak
@@ -397,6 +403,7 @@ Flags:
 Examples:
   heapconv info app.heapsnapshot
   heapconv info --top 20 --by retained flutter.dartheap
+  heapconv info --as v8 --by retained flutter.dartheap
   heapconv info --snapshot 2 rakudo.mvmheap.gz
   heapconv info --json app.heapir.zst | jq '.snapshots[0].nodes'
 `
@@ -407,6 +414,7 @@ type infoJSON struct {
 	FormatVersion string         `json:"format_version"`
 	Via           string         `json:"via,omitempty"`
 	Compression   string         `json:"compression,omitempty"`
+	As            string         `json:"as,omitempty"`
 	Snapshots     []snapshotJSON `json:"snapshots"`
 }
 
@@ -414,6 +422,8 @@ type infoJSON struct {
 type snapshotJSON struct {
 	Index int `json:"index"`
 	ir.SnapshotSummary
+	// Loss is what converting the snapshot (--as) loses.
+	Loss ir.LossReport `json:"loss,omitempty"`
 }
 
 func runInfo(e *env, args []string) error {
@@ -425,8 +435,15 @@ func runInfo(e *env, args []string) error {
 	from := fs.String("from", "", "")
 	contents := fs.String("contents", "", "")
 	scan := fs.Bool("scan-pointers", false, "")
+	as := fs.String("as", "", "")
 	if err := parse(e, fs, infoUsage, args); err != nil {
 		return err
+	}
+	var asFormat *formats.Format
+	if *as != "" {
+		if asFormat = formats.ByName(*as); asFormat == nil || asFormat.Write == nil || asFormat.Read == nil {
+			return usagef("--as: heapconv does not write %q (heapconv formats lists the formats)", *as)
+		}
 	}
 	switch *by {
 	case ir.BySelf, ir.ByCount, ir.ByRetained:
@@ -470,18 +487,29 @@ func runInfo(e *env, args []string) error {
 	if sel.index >= len(f.Snapshots) {
 		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.name, sel.index, plural(len(f.Snapshots), "snapshot"))
 	}
+	if asFormat != nil {
+		out.As = asFormat.Name
+	}
 	for i, s := range f.Snapshots {
 		if sel.index >= 0 && i != sel.index {
 			continue
 		}
-		sum, err := ir.SummarizeBy(f, s, *top, *by)
+		g, gs := f, s
+		var loss ir.LossReport
+		if asFormat != nil {
+			if g, loss, err = convertedTo(asFormat, f, i); err != nil {
+				return fmt.Errorf("%s: snapshot %d as %s: %w", in.name, i, asFormat.Name, err)
+			}
+			gs = g.Snapshots[0]
+		}
+		sum, err := ir.SummarizeBy(g, gs, *top, *by)
 		if err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
 		}
 		if sum.TopClasses == nil {
 			sum.TopClasses = []ir.ClassStat{}
 		}
-		out.Snapshots = append(out.Snapshots, snapshotJSON{i, sum})
+		out.Snapshots = append(out.Snapshots, snapshotJSON{i, sum, loss})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -495,6 +523,9 @@ func runInfo(e *env, args []string) error {
 	}
 	if out.Compression != "" {
 		fmt.Fprintf(w, "compressed: %s\n", out.Compression)
+	}
+	if out.As != "" {
+		fmt.Fprintf(w, "as:       %s (the figures of IN converted to %s)\n", out.As, out.As)
 	}
 	if sel.index >= 0 {
 		fmt.Fprintf(w, "snapshots: %d (showing snapshot %d)\n", len(f.Snapshots), sel.index)
@@ -515,8 +546,39 @@ func runInfo(e *env, args []string) error {
 				fmt.Fprintf(w, "  %12d %14d  %s\n", c.Count, c.SelfSize, classLabel(c))
 			}
 		}
+		if len(s.Loss) > 0 {
+			fmt.Fprintf(w, "  converting to %s loses or changes:\n", out.As)
+			for _, l := range s.Loss {
+				fmt.Fprintf(w, "    %s: %s\n", l.Kind, l)
+			}
+		}
+	}
+	if out.As == "" && f.Format != ir.FormatV8 && f.Format != ir.FormatIR {
+		fmt.Fprintf(w, "\nChrome DevTools groups and sizes objects its own way: heapconv info --as v8 shows\nthe figures it will show for this heap converted to V8.\n")
 	}
 	return nil
+}
+
+// convertedTo writes snapshot i of f in format fm, in memory, and reads it
+// back: the file a conversion to fm would make, with what it loses.
+func convertedTo(fm *formats.Format, f *ir.File, i int) (*ir.File, ir.LossReport, error) {
+	g := f
+	if len(f.Snapshots) > 1 {
+		var err error
+		if g, err = f.Select(i); err != nil {
+			return nil, nil, err
+		}
+	}
+	var b bytes.Buffer
+	loss, err := fm.Write(&b, g, formats.WriteOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	back, err := fm.Read(bytes.NewReader(b.Bytes()), formats.ReadOptions{Size: int64(b.Len())})
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the converted file back: %w", err)
+	}
+	return back, loss, nil
 }
 
 // oneIN checks that the command got exactly one IN.

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -341,5 +344,64 @@ func TestLongOutputName(t *testing.T) {
 	}
 	if got := cliDir(t, dir); !slices.Equal(got, []string{name}) {
 		t.Errorf("directory holds %q", got)
+	}
+}
+
+// TestInfoAs: info --as F shows what info shows of IN converted to F (for
+// each snapshot of a multi-snapshot IN on its own), with the conversion's
+// loss report; an unknown or unwritable F is a usage error.
+func TestInfoAs(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ in, as, ext string }{
+		{"dart/flutter-nohash-3k.dartheap.zst", "v8", ".heapsnapshot"},
+		{"moarvm/nqp-3snap.mvmheap", "v8", ".heapsnapshot"},
+		{"fuchsia/gen-current-tags.pb", "v8", ".heapsnapshot"},
+		{"v8/small/rows.heapsnapshot", "dart", ".dartheap"},
+		{"dart/synthetic_vm_layout.dartheap", "fuchsia", ".pb.gz"},
+	} {
+		t.Run(strings.ReplaceAll(c.in, "/", "-")+"-as-"+c.as, func(t *testing.T) {
+			in := filepath.Join("..", "..", "testdata", c.in)
+			code, stdout, stderr := cliRun(t, nil, "info", "--json", "--by", "retained", "--top", "0", "--as", c.as, in)
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			var as infoJSON
+			if err := json.Unmarshal([]byte(stdout), &as); err != nil {
+				t.Fatal(err)
+			}
+			if as.As != c.as {
+				t.Errorf(`"as" is %q, want %q`, as.As, c.as)
+			}
+			if len(as.Snapshots) == 0 {
+				t.Fatal("no snapshots")
+			}
+			for _, s := range as.Snapshots {
+				out := filepath.Join(dir, fmt.Sprintf("%s-%d%s", filepath.Base(t.Name()), s.Index, c.ext))
+				if code, _, stderr := cliRun(t, nil, "convert", "-q", "--snapshot", strconv.Itoa(s.Index), in, out); code != 0 {
+					t.Fatal(stderr)
+				}
+				_, stdout, _ := cliRun(t, nil, "info", "--json", "--by", "retained", "--top", "0", out)
+				var conv infoJSON
+				if err := json.Unmarshal([]byte(stdout), &conv); err != nil {
+					t.Fatal(err)
+				}
+				want := conv.Snapshots[0].SnapshotSummary
+				if got := s.SnapshotSummary; !reflect.DeepEqual(got, want) {
+					t.Errorf("snapshot %d: --as %s says %+v; the converted file %+v", s.Index, c.as, got, want)
+				}
+				if c.in != "v8/small/rows.heapsnapshot" && len(s.Loss) == 0 {
+					t.Errorf("snapshot %d: no loss report", s.Index)
+				}
+			}
+		})
+	}
+	for _, as := range []string{"nope", "ir-text"} {
+		if code, _, stderr := cliRun(t, nil, "info", "--as", as, filepath.Join(smallDir, "rows.heapsnapshot")); code != 2 || !strings.Contains(stderr, "--as") {
+			t.Errorf("--as %s: exit %d, %q; want a usage error", as, code, stderr)
+		}
+	}
+	_, stdout, _ := cliRun(t, nil, "info", filepath.Join("..", "..", "testdata", "moarvm", "nqp-1snap.mvmheap"))
+	if !strings.Contains(stdout, "heapconv info --as v8") {
+		t.Errorf("info on a MoarVM file does not point to --as v8:\n%s", stdout)
 	}
 }
