@@ -83,7 +83,7 @@ func devtoolsDetached(s *Snapshot) []bool {
 	if col == nil || col.Len() != s.Nodes.Len() {
 		return nil
 	}
-	const attached, detached = 1, 2
+	const attached, detached = V8Attached, V8Detached
 	n := s.Nodes.Len()
 	native := kindIndex(s.NodeKinds, KindNative)
 	hidden, weak := edgeKindIndex(s, EdgeHidden), edgeKindIndex(s, EdgeWeak)

@@ -127,7 +127,9 @@ func Emit(procs []Process, multiProcess bool) (*Stream, error) {
 		for i := range p.Contents {
 			b := p.Contents[i]
 			all := b.Contents
-			for off := 0; off < len(all); off += MaxContentsChunk {
+			// An empty block's contents are one empty chunk: without it
+			// the receiver cannot tell them from none.
+			for off := 0; off < len(all) || off == 0; off += MaxContentsChunk {
 				end := min(off+MaxContentsChunk, len(all))
 				b.Contents = all[off:end:end]
 				e.BlockContents = b

@@ -314,9 +314,7 @@ func (c *converter) convert() error {
 	if renumbered > 0 {
 		c.loss.Add(ir.LossEdgeNames, int64(renumbered), "indexed edges are numbered in order from 0: Dart indexes an object's variable part by position")
 	}
-	if s.V8 != nil {
-		c.loss.Add(ir.LossV8Section, 0, "the V8 section (meta, trace and location data) has no place in a Dart file")
-	}
+	c.loss.Merge(ir.V8Loss(c.src, s, "a Dart file", false))
 	if s.CaptureTime != 0 {
 		c.loss.Add(ir.LossCaptureTime, 1, "capture times have no place in a Dart file").
 			WithExample(time.Unix(0, s.CaptureTime).UTC().Format(time.RFC3339Nano))
@@ -347,6 +345,7 @@ func (c *converter) convert() error {
 		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no object: a Dart file has external sizes only as objects' external properties", extTotals)
 	}
 	c.loss.Merge(ir.FuchsiaLoss(c.src, s, "a Dart file", false))
+	c.loss.Merge(ir.MoarVMLoss(c.src, "a Dart file", false))
 	if len(c.d.ExternalNode) > 0 {
 		sums := make([]uint64, nd.Len())
 		for k, node := range c.d.ExternalNode {

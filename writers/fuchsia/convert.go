@@ -297,6 +297,12 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if totals > 0 {
 		loss.Add(ir.LossTotals, int64(totals), "snapshot totals are not kept: a profile has none")
 	}
+	// A V8 heap's allocation traces are its samples' stacks.
+	for _, s := range f.Snapshots {
+		loss.Merge(ir.V8Loss(f, s, "a pprof profile", true))
+		loss.Merge(ir.DartLoss(f, s, "a pprof profile"))
+	}
+	loss.Merge(ir.MoarVMLoss(f, "a pprof profile", false))
 	if len(f.Snapshots) == 0 {
 		return nil, nil, fmt.Errorf("fuchsia: the file has no snapshots")
 	}

@@ -445,7 +445,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		loss.Add("fuchsia-vaddr", 0, "the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
 	}
 	if unused := ff.Mappings.Len() - nsent; unused > 0 {
-		loss.Add("fuchsia-mappings", int64(unused), "mappings no process's stacks use are not sent (a stream's regions belong to a process)")
+		loss.Add(ir.LossFuchsiaBuildIDs, int64(unused), "mappings no process's stacks use are not sent, with their build ids (a stream's regions belong to a process)")
 	}
 	labels, extra := 0, 0
 	for _, s := range f.Snapshots {

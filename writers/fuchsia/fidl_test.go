@@ -202,8 +202,12 @@ func TestFIDLFromPprofFixture(t *testing.T) {
 		t.Fatalf("graph differs: %v", d)
 	}
 	for i := 0; i < s.Nodes.Len(); i++ {
-		ca, _ := s.Fuchsia.ContentsOf(i)
-		cb, _ := b.Fuchsia.ContentsOf(i)
+		// The fixture has a zero-byte block with (empty) contents.
+		ca, oka := s.Fuchsia.ContentsOf(i)
+		cb, okb := b.Fuchsia.ContentsOf(i)
+		if oka != okb {
+			t.Fatalf("node %d (%d bytes): contents %v, read back %v", i, s.Nodes.SelfSize.At(i), oka, okb)
+		}
 		if !bytes.Equal(ca, cb) || s.Nodes.ID.At(i) != b.Nodes.ID.At(i) {
 			t.Fatalf("node %d differs", i)
 		}

@@ -406,9 +406,7 @@ func (c *converter) finish(k int, s, o *ir.Snapshot) {
 		}
 	}
 	c.loss.Merge(ir.FuchsiaLoss(c.src, s, "a MoarVM file", false))
-	if s.V8 != nil {
-		c.loss.Add(ir.LossV8Section, 0, "the V8 section (meta, traces, locations, extra fields) has no place in a MoarVM file")
-	}
+	c.loss.Merge(ir.V8Loss(c.src, s, "a MoarVM file", false))
 	if s.Dart != nil {
 		c.loss.Add(ir.LossDartSection, 0, "the Dart section (class flags and URIs, field indices, external property names, …) has no place in a MoarVM file")
 	}

@@ -106,7 +106,8 @@ func TestRoundTripSamples(t *testing.T) {
 
 // TestV2ToV3 writes the version 2 sample (Debian's MoarVM) as version 3:
 // synthesized metadata, computed totals and highscores, the same graph. The
-// loss report names the totals the writer adds, and nothing else.
+// loss report names the totals, metadata and highscores the writer adds,
+// and nothing else.
 func TestV2ToV3(t *testing.T) {
 	orig := readSample(t, "nqp-1snap-v002.mvmheap.gz")
 	f := read(t, orig)
@@ -114,8 +115,18 @@ func TestV2ToV3(t *testing.T) {
 		t.Fatalf("the sample reads as version %d", f.MoarVM.Version)
 	}
 	out, p, d, loss := writeParse(t, f)
-	if l, ok := loss.Get(ir.LossTotals); len(loss) != 1 || !ok || l.Count != int64(len(ir.MoarVMTotalNames)*len(f.Snapshots)) {
-		t.Errorf("loss report, want the %d computed totals of each snapshot:\n%v", len(ir.MoarVMTotalNames), loss)
+	want := map[string]int64{
+		ir.LossTotals:           int64(len(ir.MoarVMTotalNames) * len(f.Snapshots)),
+		ir.LossMoarVMMetadata:   int64(2 + 2*len(f.Snapshots)), // subversion, start time; snap time, GC number
+		ir.LossMoarVMHighscores: int64(len(ir.MoarVMDefaultDataOrder)*wmoar.DefaultEntryCount) * int64(len(f.Snapshots)),
+	}
+	for kind, n := range want {
+		if l, ok := loss.Get(kind); !ok || l.Count != n {
+			t.Errorf("loss report, want %d of %s:\n%v", n, kind, loss)
+		}
+	}
+	if len(loss) != len(want) {
+		t.Errorf("loss report, want %v only:\n%v", want, loss)
 	}
 	const wantMeta = `{ "subversion": 1, "start_time": 0, "highscore_structure": { "entry_count": 40, "data_order": ["types_by_count", "frames_by_count", "types_by_size", "frames_by_size"]}}`
 	if p.fileMeta != wantMeta {

@@ -58,6 +58,9 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 		}
 		var unknown []string
 		sc.topIDs, sc.topScore, unknown = Leaderboards(s, int(w.meta.EntryCount), w.meta.DataOrder)
+		if !ms.HasMeta {
+			w.loss.Add(ir.LossMoarVMHighscores, int64(len(sc.topIDs)), "version 2 snapshots have no highscore boards: those written are computed from the graph, as MoarVM computes them, and reading the file back finds them")
+		}
 		for _, b := range unknown {
 			w.loss.Add(ir.LossMoarVMHighscores, int64(w.meta.EntryCount), "entries of highscore boards MoarVM does not compute are written as zeros").
 				WithExample(fmt.Sprintf("snapshot %d: board %q", k, b))

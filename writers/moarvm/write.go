@@ -209,6 +209,8 @@ func (w *writer) check() error {
 	w.meta = *m
 	if !m.HasMeta {
 		// Version 2 files have no filemeta: write what MoarVM would.
+		added := 2 * len(f.Snapshots) // snap_time and gc_seq_num
+		w.loss.Add(ir.LossMoarVMMetadata, int64(2+added), "version 2 files have no filemeta and no snapmeta: those written say what MoarVM would (subversion 1, start and snapshot times 0, snapshots numbered from 1), which reading the file back finds")
 		w.meta.HasMeta = true
 		w.meta.Subversion = 1
 		w.meta.StartTime = 0

@@ -385,21 +385,13 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		if !inOrder {
 			loss.Add("moarvm-ref-order", 0, "the reference table's order (colrfstr) is not kept: references are grouped by collectable in collectable order")
 		}
-		if len(m.TopIDs) > 0 {
-			loss.Add(ir.LossMoarVMHighscores, int64(len(m.TopIDs)), "highscore board entries (topIDs, topscore) are not kept; DevTools' Summary ranks types itself")
-		}
-		if m.HasMeta {
-			loss.Add("moarvm-snapmeta", 0, "snapmeta's snap_time (µs, monotonic clock) and gc_seq_num are not kept").
-				WithExample(fmt.Sprintf("snap_time %d µs, gc_seq_num %d", m.SnapTime, m.GCSeqNum))
-		}
 	}
+	// Static frames are Function nodes, which writers/moarvm makes frames
+	// again; DevTools' Summary ranks types itself.
+	loss.Merge(ir.MoarVMLoss(f, "a V8 snapshot", true))
 	if mf != nil {
-		if mf.HasMeta {
-			loss.Add("moarvm-filemeta", 0, "filemeta (subversion, start_time, pid, highscore structure) is not kept").
-				WithExample(fmt.Sprintf("subversion %d, start_time %d µs", mf.Subversion, mf.StartTime))
-		}
 		if nFrames > 0 {
-			loss.Add("moarvm-frames", int64(nFrames), "static frames keep only their name, file and line, in frame node names; compilation-unit ids (sfcuid) are not kept")
+			loss.Add(ir.LossMoarVMStaticFrames, int64(nFrames), "static frames keep only their name, file and line, in frame node names; compilation-unit ids (sfcuid) are not kept")
 		}
 		if mf.Recovery != nil {
 			loss.Add(ir.LossRecovered, 0, "the MoarVM file was damaged and read by recovery; the V8 file does not say so").

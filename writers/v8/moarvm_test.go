@@ -225,10 +225,10 @@ func TestMoarVMConvert(t *testing.T) {
 		{"moarvm-tofi", 0, "colTOFI"},
 		{"moarvm-ref-order", 0, "colrfstr"},
 		{ir.LossMoarVMHighscores, 4, "highscore board entries"},
-		{"moarvm-snapmeta", 0, "snap_time 200"},
+		// subversion, start time, pid; snap time, GC number
+		{ir.LossMoarVMMetadata, 5, "file and snapshot metadata"},
 		{ir.LossTotals, 2, "not kept: total_heap_size=796; computed: extra_native_bytes=0"},
-		{"moarvm-filemeta", 0, "filemeta"},
-		{"moarvm-frames", 2, "sfcuid"},
+		{ir.LossMoarVMStaticFrames, 2, "sfcuid"},
 		// 7 roots, a type object, an STable, 2 frames and the type whose
 		// name gets no-break spaces; 3 native nodes.
 		{ir.LossClasses, 15, "type objects and STables under (system)"},
