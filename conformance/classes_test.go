@@ -3,7 +3,6 @@ package conformance
 import (
 	"fmt"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,13 +30,11 @@ func nodeClass(f *ir.File, s *ir.Snapshot, i int, labels []string) string {
 type classCount struct{ count, size uint64 }
 
 // classesOf counts the nodes of snapshot k by the class they are counted
-// under (nodeClass), leaving out synthetic nodes.
-func classesOf(f *ir.File, k int) map[string]classCount { return classesCapped(f, k, math.MaxUint64) }
-
-// classesCapped is classesOf with self sizes capped at limit.
-func classesCapped(f *ir.File, k int, limit uint64) map[string]classCount {
+// under (nodeClass, a name qualified only where two classes with objects
+// share it), leaving out synthetic nodes.
+func classesOf(f *ir.File, k int) map[string]classCount {
 	s := f.Snapshots[k]
-	labels := ir.ClassLabels(f)
+	labels := objectClassLabels(f, s, ir.SyntheticNodes(f, s))
 	out := map[string]classCount{}
 	for i := 0; i < s.Nodes.Len(); i++ {
 		if s.NodeKindName(i) == ir.KindSynthetic {
@@ -45,7 +42,7 @@ func classesCapped(f *ir.File, k int, limit uint64) map[string]classCount {
 		}
 		c := out[nodeClass(f, s, i, labels)]
 		c.count++
-		c.size += min(s.Nodes.SelfSize.At(i), limit)
+		c.size += s.Nodes.SelfSize.At(i)
 		out[nodeClass(f, s, i, labels)] = c
 	}
 	return out
@@ -250,15 +247,15 @@ func TestV8ClassesThroughMoarVM(t *testing.T) {
 }
 
 // TestDartMoarVMClasses: Dart classes survive MoarVM (the classes of one
-// name from two libraries stay apart) and MoarVM types survive Dart.
-// Dart → MoarVM adds MoarVM's Root in front of Dart's root object, and
-// caps self sizes at 65535 (colsize has 16 bits): the only differences.
+// name from two libraries stay apart, with their self sizes, also those
+// beyond colsize's 16 bits) and MoarVM types survive Dart. Dart → MoarVM
+// adds MoarVM's Root in front of Dart's root object: the only difference.
 func TestDartMoarVMClasses(t *testing.T) {
 	dart, moar := formatByName(ir.FormatDart), formatByName(ir.FormatMoarVM)
 	for name, f := range fixtures(t, dart) {
 		m, _ := mustThrough(t, moar, f)
 		back, _ := mustThrough(t, dart, m)
-		want, got := classesCapped(f, 0, math.MaxUint16), classesOf(back, 0)
+		want, got := classesOf(f, 0), classesOf(back, 0)
 		if r := got["(root)"]; r.count == 1 && want["(root)"].count == 0 {
 			delete(got, "(root)")
 		}

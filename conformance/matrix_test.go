@@ -53,8 +53,8 @@ type measured struct {
 
 func measure(f *ir.File, s *ir.Snapshot) *measured {
 	m := &measured{f: f, s: s, isReal: make([]bool, s.Nodes.Len()), class: make([]string, s.Nodes.Len())}
-	labels := ir.ClassLabels(f)
 	synthetic, owner := ir.SyntheticNodes(f, s), ir.UnmanagedOwners(f, s)
+	labels := objectClassLabels(f, s, synthetic)
 	for i := range s.Nodes.Len() {
 		if owner != nil && owner[i] != ir.NoNode {
 			m.unmanaged = satAdd(m.unmanaged, s.Nodes.SelfSize.At(i))
@@ -72,6 +72,39 @@ func measure(f *ir.File, s *ir.Snapshot) *measured {
 		}
 	}
 	return m
+}
+
+// objectClassLabels is ir.ClassLabels with a name qualified by its library
+// only where two classes that have objects share it: a class without
+// objects is no class of the heap (a format that keeps only classes in
+// use, such as pprof, does not qualify a name it no longer shares).
+func objectClassLabels(f *ir.File, s *ir.Snapshot, synthetic []bool) []string {
+	labels := ir.ClassLabels(f)
+	if len(s.Nodes.Class) == 0 {
+		return labels
+	}
+	used := make([]bool, f.Classes.Len())
+	for i, c := range s.Nodes.Class {
+		if c > 0 && int(c) <= len(used) && !synthetic[i] {
+			used[c-1] = true
+		}
+	}
+	libs := map[string]map[string]bool{}
+	for k, u := range used {
+		if u {
+			name := f.String(f.Classes.Name[k])
+			if libs[name] == nil {
+				libs[name] = map[string]bool{}
+			}
+			libs[name][ir.ClassLibrary(f, k)] = true
+		}
+	}
+	for k := range labels {
+		if name := f.String(f.Classes.Name[k]); len(libs[name]) <= 1 {
+			labels[k] = name
+		}
+	}
+	return labels
 }
 
 // perClass sums a value per class of the real nodes.
@@ -558,10 +591,13 @@ func firstDifference(want, got []string) string {
 			return fmt.Sprintf("%.80q became %.80q", want[i], got[i])
 		}
 	}
-	if len(want) > len(got) {
+	switch {
+	case len(want) > len(got):
 		return fmt.Sprintf("%d lines became %d; first missing %.80q", len(want), len(got), want[len(got)])
+	case len(want) < len(got):
+		return fmt.Sprintf("%d lines became %d; first added %.80q", len(want), len(got), got[len(want)])
 	}
-	return fmt.Sprintf("%d lines became %d; first added %.80q", len(want), len(got), got[len(want)])
+	return "the same"
 }
 
 // allocationStacks measures each object's allocation stack, from whichever

@@ -55,6 +55,13 @@ const (
 	MoarVMCallStackRoots = 11
 )
 
+// MoarVMSizeContinued in colsize marks a collectable whose self size does
+// not fit colsize's 16 bits: heapconv writes 65535 and the rest in
+// colusize, and reads the two back as one self size (with no unmanaged
+// size). No MoarVM object has this size (theirs are multiples of 8), so
+// the mark cannot be taken for one.
+const MoarVMSizeContinued = 1<<16 - 1
+
 // MoarVMRootNames are the names MoarVM gives the root kinds (the
 // descriptions of the root's references to them), indexed by colkind; ""
 // for the other kinds. A slice, so that ranging over it has one order.

@@ -219,6 +219,22 @@ func appendColumn(dst *ir.Uints, c *column) {
 	}
 }
 
+// joinContinuedSizes makes the self size of each collectable whose colsize
+// is ir.MoarVMSizeContinued the sum of its colsize and colusize: a size
+// heapconv split because colsize has 16 bits. A sum beyond 64 bits is left
+// split, as no writer made it.
+func joinContinuedSizes(nd *ir.Nodes) {
+	for i := range nd.SelfSize.Len() {
+		if nd.SelfSize.At(i) != ir.MoarVMSizeContinued {
+			continue
+		}
+		if u := nd.ExternalSize.At(i); u > 0 && u <= math.MaxUint64-ir.MoarVMSizeContinued {
+			nd.SelfSize.Set(i, ir.MoarVMSizeContinued+u)
+			nd.ExternalSize.Set(i, 0)
+		}
+	}
+}
+
 // nodes fills the node columns. Types and frames must be read as far as
 // the snapshot's own TOC; the root kinds are named later (namer.apply).
 func nodes(f *ir.File, s *ir.Snapshot, kind, size, tofi, usize, rfstr *column) error {
@@ -269,6 +285,7 @@ func nodes(f *ir.File, s *ir.Snapshot, kind, size, tofi, usize, rfstr *column) e
 	}
 	appendColumn(&nd.SelfSize, size)
 	appendColumn(&nd.ExternalSize, usize)
+	joinContinuedSizes(nd)
 	appendColumn(&s.MoarVM.TOFI, tofi)
 	appendColumn(&s.MoarVM.RefStart, rfstr)
 	return nil

@@ -31,8 +31,9 @@ const RootEdgeName = "Heap Root"
 //     (ir.SyntheticNodes);
 //   - every other node becomes an object (kind 1);
 //   - types are the classes nodes are counted under (ir.NodeClass): a
-//     node's type is named by its class's label (qualified by its library
-//     where two libraries share the name), or, for a node without a class,
+//     node's type is its class (named by the class's name; its REPR name,
+//     below, tells apart classes of one name, as MoarVM's viewers do), or,
+//     for a node without a class,
 //     by the class DevTools gives it (objects and natives by name,
 //     "(string)", "(system)", "Function", …), so that a string's value
 //     does not make a type. The REPR name (reprname) is the class's library
@@ -43,9 +44,10 @@ const RootEdgeName = "Heap Root"
 //     one (ir.SyntheticNodes). A node's name is its type's name;
 //   - edges of named (non-indexed) kinds become string references described
 //     by the edge name, edges of indexed kinds index references;
-//   - colsize is 16 bits: a self size above 65535 is written as 65535 and
-//     the rest is added to the unmanaged size (colusize), which is the
-//     source's external size;
+//   - colsize is 16 bits: a self size above 65535 is written as 65535
+//     (ir.MoarVMSizeContinued) and the rest is added to the unmanaged size
+//     (colusize), which is the source's external size; the reader joins
+//     them again;
 //   - reference ranges are in node order (colrfstr = first edge); snapmeta
 //     totals and highscores are computed as MoarVM computes them; times are
 //     0 (MoarVM's are µs of a monotonic clock, not wall time); a node's id
@@ -60,8 +62,8 @@ const RootEdgeName = "Heap Root"
 // inner TOC, as MoarVM does. What MoarVM cannot hold (edge kind names,
 // primitive values, node ids, node names and kinds, field names, snapshot
 // names, capture times, foreign totals, format sections) and what it
-// computes in their place (snapmeta's totals, ids, unmanaged sizes from
-// self sizes above 65535) is listed in the loss report.
+// computes in their place (snapmeta's totals, ids) is listed in the loss
+// report.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if f.MoarVM != nil {
 		return f, nil, nil
@@ -123,9 +125,6 @@ type converter struct {
 	values, ids, renamed int
 	kindsLost            int // nodes of a kind other than object
 	kindsInREPR          int // … whose kind their type's REPR name keeps
-	split                int
-	splitBytes           uint64
-	saturated            int
 	gcRoots              int
 	extTotals            uint64 // external memory the source's totals count (extra_native_bytes)
 }
@@ -266,10 +265,6 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 		if hasExt {
 			x = sn.ExternalSize.At(i)
 		}
-		if size > math.MaxUint16 {
-			x = c.splitSize(size, x)
-			size = math.MaxUint16
-		}
 		// The reader gives a collectable its index for an id.
 		id := uint64(0)
 		if sn.ID.Len() > 0 {
@@ -297,7 +292,9 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 					case repr == "":
 						repr = s.NodeKindName(i)
 					}
-					ty.t = c.typeOf(typeKey(c.labels[cl-1]), repr)
+					// The type's name is the class's; its REPR name, the
+					// library, tells apart classes of one name.
+					ty.t = c.typeNamed(typeKey(c.labels[cl-1]), src.String(src.Classes.Name[cl-1]), repr)
 					ty.kindKept = kindKept(ty.t, i)
 					byClass[key] = ty
 				}
@@ -356,17 +353,6 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	c.values += s.Values.Len()
 	c.finish(k, s, o)
 	return o, nil
-}
-
-// splitSize returns the unmanaged size x of a node of a self size above
-// 65535 with the rest of the self size added: colsize has 16 bits.
-func (c *converter) splitSize(size, x uint64) uint64 {
-	c.split++
-	c.splitBytes = satAdd(c.splitBytes, size-math.MaxUint16)
-	if x+(size-math.MaxUint16) < x {
-		c.saturated++
-	}
-	return satAdd(x, size-math.MaxUint16)
 }
 
 // repr returns the REPR name of the type made for the source's class k: its
@@ -434,22 +420,8 @@ func (c *converter) report() {
 		c.loss.Add(ir.LossEdgeKinds, int64(total), "edges' kinds are not kept: a MoarVM reference is described only by a string or an index").
 			WithExample(strings.Join(parts, ", "))
 	}
-	if c.split > 0 {
-		c.loss.Addf(ir.LossSizesCapped, int64(c.split), "nodes larger than 65535 bytes are written with a self size of 65535 (colsize has 16 bits) and the remaining %d bytes counted as unmanaged size", c.splitBytes)
-	}
-	if c.split > 0 || c.extTotals > 0 {
-		var parts []string
-		if c.split > 0 {
-			parts = append(parts, fmt.Sprintf("the %d bytes of self sizes above 65535 are counted as unmanaged size", c.splitBytes))
-		}
-		if c.extTotals > 0 {
-			parts = append(parts, fmt.Sprintf("the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no collectable and are not kept", c.extTotals))
-		}
-		c.loss.Add(ir.LossExternalSizes, int64(c.split), "unmanaged sizes are not the source's external sizes: "+strings.Join(parts, "; "))
-	}
-
-	if c.saturated > 0 {
-		c.loss.Add("unmanaged-sizes-capped", int64(c.saturated), "nodes' unmanaged size plus their self size beyond 65535 exceeds 2^64-1 and is capped")
+	if c.extTotals > 0 {
+		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no collectable and are not kept", c.extTotals)
 	}
 	if c.renamed > 0 {
 		c.loss.Add(ir.LossNodeNames, int64(c.renamed), "nodes named otherwise than their class are named by it: a MoarVM object's name is its type's")

@@ -1,7 +1,6 @@
 package moarvm
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,11 +170,7 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 		case int(kind) < len(ir.MoarVMRootNames) && ir.MoarVMRootNames[kind] != "":
 			nodeName = c.intern(ir.MoarVMRootNames[kind])
 		}
-		size := sn.SelfSize.At(j)
-		if size > math.MaxUint16 { // not from writers/v8, whose sizes are MoarVM's 16-bit ones
-			ext[col[j]] = c.splitSize(size, ext[col[j]])
-			size = math.MaxUint16
-		}
+		size := sn.SelfSize.At(j) // the writer continues one above 65535 in colusize
 		nd.Kind = append(nd.Kind, kind)
 		nd.Name = append(nd.Name, nodeName)
 		nd.Class = append(nd.Class, class)

@@ -19,6 +19,9 @@ type snapCols struct {
 	snapMeta string
 	topIDs   []uint64
 	topScore []uint64
+	// continued is true when a self size does not fit colsize's 16 bits:
+	// it is written as ir.MoarVMSizeContinued, the rest in colusize.
+	continued bool
 }
 
 // prepareSnapshot checks snapshot k's columns and reference ranges and
@@ -40,6 +43,30 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 	sc := &snapCols{w: w, s: s, ms: ms}
 	if err := sc.checkRanges(); err != nil {
 		return nil, fmt.Errorf("moarvm: snapshot %d: %w", k, err)
+	}
+	if nd.SelfSize.Max() >= ir.MoarVMSizeContinued {
+		// A size of exactly 65535 with unmanaged memory reads back as the
+		// mark's: one self size.
+		sc.continued = nd.SelfSize.Max() > ir.MoarVMSizeContinued
+		merged, capped := 0, 0
+		for i := range n {
+			x, u := nd.SelfSize.At(i), uint64(0)
+			if nd.ExternalSize.Len() > 0 {
+				u = nd.ExternalSize.At(i)
+			}
+			switch {
+			case x > ir.MoarVMSizeContinued && u > math.MaxUint64-(x-ir.MoarVMSizeContinued):
+				capped++
+			case x >= ir.MoarVMSizeContinued && u > 0:
+				merged++
+			}
+		}
+		if merged > 0 {
+			w.loss.Add(ir.LossExternalSizes, int64(merged), "collectables of 65535 bytes or more that have unmanaged memory read back with it in their self size: colsize 65535 marks a self size continued in colusize")
+		}
+		if capped > 0 {
+			w.loss.Add(ir.LossSizesCapped, int64(capped), "collectables' self size beyond 65535 and unmanaged size together exceed 2^64-1: colusize is capped")
+		}
 	}
 	if ms.HasMeta {
 		sc.snapMeta = ir.MoarVMSnapMetaJSON(ms, s.Totals)
@@ -117,9 +144,13 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 		}
 	case "colsize":
 		return func() ([]byte, error) {
-			b, bad := uintsColumn(&nd.SelfSize, n, 2, math.MaxUint16)
-			if bad >= 0 {
-				return nil, fmt.Errorf("collectable %d: self size %d does not fit colsize's 16 bits", bad, nd.SelfSize.At(bad))
+			if !sc.continued {
+				b, _ := uintsColumn(&nd.SelfSize, n, 2, math.MaxUint16)
+				return b, nil
+			}
+			b := make([]byte, 2*n)
+			for i := range n {
+				binary.LittleEndian.PutUint16(b[2*i:], uint16(min(nd.SelfSize.At(i), ir.MoarVMSizeContinued)))
 			}
 			return b, nil
 		}
@@ -146,7 +177,21 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 		}
 	case "colusize":
 		return func() ([]byte, error) {
-			b, _ := uintsColumn(&nd.ExternalSize, n, 8, math.MaxUint64)
+			if !sc.continued {
+				b, _ := uintsColumn(&nd.ExternalSize, n, 8, math.MaxUint64)
+				return b, nil
+			}
+			b := make([]byte, 8*n)
+			for i := range n {
+				var u uint64
+				if nd.ExternalSize.Len() > 0 {
+					u = nd.ExternalSize.At(i)
+				}
+				if x := nd.SelfSize.At(i); x > ir.MoarVMSizeContinued {
+					u = satAdd(u, x-ir.MoarVMSizeContinued)
+				}
+				binary.LittleEndian.PutUint64(b[8*i:], u)
+			}
 			return b, nil
 		}
 	case "refdescr":
