@@ -31,13 +31,14 @@ type classCount struct{ count, size uint64 }
 
 // classesOf counts the nodes of snapshot k by the class they are counted
 // under (nodeClass, a name qualified only where two classes with objects
-// share it), leaving out synthetic nodes.
+// share it), leaving out synthetic nodes (ir.SyntheticNodes).
 func classesOf(f *ir.File, k int) map[string]classCount {
 	s := f.Snapshots[k]
-	labels := objectClassLabels(f, s, ir.SyntheticNodes(f, s))
+	synthetic := ir.SyntheticNodes(f, s)
+	labels := objectClassLabels(f, s, synthetic)
 	out := map[string]classCount{}
 	for i := 0; i < s.Nodes.Len(); i++ {
-		if s.NodeKindName(i) == ir.KindSynthetic {
+		if synthetic[i] {
 			continue
 		}
 		c := out[nodeClass(f, s, i, labels)]
@@ -306,6 +307,38 @@ func TestClassesLostToDevTools(t *testing.T) {
 			if l, _ := loss.Get(ir.LossClasses); l.Count != int64(changed) || changed == 0 {
 				t.Errorf("%s → v8, %s: %d objects change class, the loss report says %d: %v", src, name, changed, l.Count, l)
 			}
+		}
+	}
+}
+
+// TestDartV8Classes: a Dart heap converted to V8 and back has its classes
+// again (the V8 file keeps them for converting back: ir.V8DartClasses), with
+// their objects and self sizes, and its external properties (native nodes
+// in V8), where DevTools' names and categories ((string), (system), …)
+// would have lost them.
+func TestDartV8Classes(t *testing.T) {
+	dart, v8 := formatByName(ir.FormatDart), formatByName(ir.FormatV8)
+	for name, f := range fixtures(t, dart) {
+		m, _ := mustThrough(t, v8, f)
+		if classes, _ := ir.V8DartClasses(m.Snapshots[0]); len(classes) != f.Classes.Len() {
+			t.Errorf("%s: the V8 file keeps %d classes of %d", name, len(classes), f.Classes.Len())
+		}
+		back, _ := mustThrough(t, dart, m)
+		want, got := classesOf(f, 0), classesOf(back, 0)
+		if diff := classDiff(want, got); len(diff) > 0 {
+			t.Errorf("%s: dart → v8 → dart: %d classes became %d:\n%s", name, len(want), len(got), strings.Join(diff, "\n"))
+		}
+		external := func(f *ir.File) []string {
+			d := f.Snapshots[0].Dart
+			var out []string
+			for k := range d.ExternalNode {
+				out = append(out, fmt.Sprintf("%s %d", f.String(d.ExternalName[k]), d.ExternalSize.At(k)))
+			}
+			slices.Sort(out)
+			return out
+		}
+		if a, b := external(f), external(back); !slices.Equal(a, b) {
+			t.Errorf("%s: external properties %v came back as %v", name, a, b)
 		}
 	}
 }

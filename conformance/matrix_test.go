@@ -49,12 +49,19 @@ type measured struct {
 	isReal    []bool
 	class     []string // per node
 	unmanaged uint64   // the sizes of those native nodes
+	// label maps ir.ClassLabels' names (which ir.SummarizeBy uses) to
+	// those of class.
+	label map[string]string
 }
 
 func measure(f *ir.File, s *ir.Snapshot) *measured {
 	m := &measured{f: f, s: s, isReal: make([]bool, s.Nodes.Len()), class: make([]string, s.Nodes.Len())}
 	synthetic, owner := ir.SyntheticNodes(f, s), ir.UnmanagedOwners(f, s)
 	labels := objectClassLabels(f, s, synthetic)
+	m.label = map[string]string{}
+	for k, l := range ir.ClassLabels(f) {
+		m.label[l] = labels[k]
+	}
 	for i := range s.Nodes.Len() {
 		if owner != nil && owner[i] != ir.NoNode {
 			m.unmanaged = satAdd(m.unmanaged, s.Nodes.SelfSize.At(i))
@@ -273,8 +280,12 @@ var retained = aspect{"retained sizes", "retained size per class (dominator tree
 		}
 		var out []string
 		for _, c := range sum.TopClasses {
-			if real[c.Name] && c.Retained != nil {
-				out = append(out, c.Name+"\t"+strconv.FormatUint(*c.Retained, 10))
+			name := c.Name
+			if l, ok := m.label[name]; ok {
+				name = l
+			}
+			if real[name] && c.Retained != nil {
+				out = append(out, name+"\t"+strconv.FormatUint(*c.Retained, 10))
 			}
 		}
 		sort.Strings(out)

@@ -57,6 +57,54 @@ const V8UnmanagedEdge = "unmanaged"
 // to V8 holds the native node of one of its external properties.
 const V8ExternalEdge = "external"
 
+// V8HeaderDartClasses is the key of a V8 snapshot header under which
+// writers/v8 keeps the classes of the Dart heap it was made from: a flat
+// list of strings, the name, library name and library URI of each class.
+// The node field V8DartClassField gives each node's (1-origin, 0 for none),
+// so that converting the file back to Dart gives objects their classes
+// again, where DevTools' names and categories (strings by value, numbers,
+// "(system)") have lost them.
+const V8HeaderDartClasses = "heapconv_dart_classes"
+
+// V8DartClassField is the V8 node field that holds each node's Dart class
+// (see V8HeaderDartClasses). DevTools ignores fields it does not know.
+const V8DartClassField = "heapconv_class"
+
+// DartClassRef is a Dart class as a V8 snapshot keeps it.
+type DartClassRef struct{ Name, Library, URI string }
+
+// V8DartClasses returns the Dart classes a V8 snapshot made from a Dart
+// heap keeps (V8HeaderDartClasses) and each node's class (V8DartClassField,
+// 1-origin, 0 for none), or nil when the snapshot has none or they do not
+// fit together.
+func V8DartClasses(s *Snapshot) ([]DartClassRef, *Uints) {
+	if s.V8 == nil {
+		return nil, nil
+	}
+	h := s.V8.Header.Get(V8HeaderDartClasses)
+	if h == nil || h.Kind != JSONArray || len(h.Elems)%3 != 0 {
+		return nil, nil
+	}
+	var col *Uints
+	for k := range s.V8.NodeExtra {
+		if s.V8.NodeExtra[k].Name == V8DartClassField {
+			col = &s.V8.NodeExtra[k].Values
+		}
+	}
+	if col == nil || col.Len() != s.Nodes.Len() || col.Max() > uint64(len(h.Elems)/3) {
+		return nil, nil
+	}
+	classes := make([]DartClassRef, len(h.Elems)/3)
+	for k := range classes {
+		e := h.Elems[3*k : 3*k+3]
+		if e[0].Kind != JSONString || e[1].Kind != JSONString || e[2].Kind != JSONString {
+			return nil, nil
+		}
+		classes[k] = DartClassRef{e[0].Str, e[1].Str, e[2].Str}
+	}
+	return classes, col
+}
+
 // v8OwnedMemoryEdge is, by V8HeaderFrom, the name of the edges that hold
 // another node's memory.
 var v8OwnedMemoryEdge = map[string]string{FormatMoarVM: V8UnmanagedEdge, FormatDart: V8ExternalEdge}

@@ -40,6 +40,11 @@ import (
 //     not its class's name carries the name as NameData;
 //   - node ids become identity hash codes, external sizes become external
 //     properties named "external";
+//   - a V8 snapshot writers/v8 made from a Dart heap gives its objects
+//     their Dart classes again (name, library name and URI:
+//     ir.V8DartClasses), and the native nodes of external properties (or of
+//     a MoarVM heap's unmanaged memory: ir.UnmanagedOwners) become their
+//     owners' external properties, not objects;
 //   - the header's shallowSize, capacity and externalSize are computed from
 //     the graph (capacity is at least the source's), as the VM's are.
 //
@@ -82,6 +87,10 @@ type classKey struct {
 	lib  string // its library name: the source class's library or the nodes' kind
 	sig  uint32 // its objects' named edges (kinds and names), as sigOf numbers them
 	root bool   // the synthetic root's class, which has no URI, as the VM's has none
+	// dart is set for a class of the Dart heap a V8 snapshot was made
+	// from (ir.V8DartClasses): uri is its library URI, not heapconv's.
+	dart bool
+	uri  string
 }
 
 func (c *converter) convert() error {
@@ -105,6 +114,26 @@ func (c *converter) convert() error {
 	c.d = &ir.DartSnapshot{IdentityHashes: true}
 	c.o.Dart = c.d
 	c.out.Snapshots = []*ir.Snapshot{c.o}
+
+	// A V8 snapshot made from a Dart heap keeps its classes, and its
+	// external properties as native nodes held by their objects
+	// (ir.UnmanagedOwners, which also finds a MoarVM heap's unmanaged
+	// memory): the objects get their classes and external properties back.
+	dartClasses, dartClassOf := ir.V8DartClasses(s)
+	owner := ir.UnmanagedOwners(c.src, s)
+	held := map[uint32][]int{} // owner → the native nodes of its memory
+	newIndex := make([]uint32, n)
+	next := uint32(shift)
+	for i := range n {
+		if owner != nil && owner[i] != ir.NoNode {
+			held[owner[i]] = append(held[owner[i]], i)
+			newIndex[i] = ir.NoNode
+			continue
+		}
+		newIndex[i] = next
+		next++
+	}
+	dropped := func(e int) bool { return newIndex[s.Edges.Target[e]] == ir.NoNode }
 
 	// Classes: one per key, in order of first use.
 	labels := ir.ClassLabels(c.src)
@@ -138,7 +167,7 @@ func (c *converter) convert() error {
 		sigBuf = sigBuf[:0]
 		lo, hi := s.Nodes.EdgeRange(i)
 		for e := lo; e < hi; e++ {
-			if k := s.EdgeKindOf(e); !k.Indexed {
+			if k := s.EdgeKindOf(e); !k.Indexed && !dropped(e) {
 				// Length-prefixed, so that no two lists read alike.
 				name := c.src.String(s.Edges.Name[e])
 				sigBuf = append(binary.AppendUvarint(sigBuf, uint64(len(k.Name))), k.Name...)
@@ -158,6 +187,16 @@ func (c *converter) convert() error {
 	}
 	kindsLost, namesReplaced := 0, 0
 	for i := 0; i < n; i++ {
+		if newIndex[i] == ir.NoNode {
+			continue
+		}
+		if dartClasses != nil {
+			if dc := dartClassOf.At(i); dc > 0 {
+				r := dartClasses[dc-1]
+				classOf[i] = addClass(classKey{name: r.Name, lib: r.Library, sig: sigOf(i), dart: true, uri: r.URI}, i)
+				continue
+			}
+		}
 		label := ir.NodeClass(c.src, s, i, labels)
 		k, ok := srcKey[label]
 		if !ok || len(s.Nodes.Class) == 0 || s.Nodes.Class[i] == 0 {
@@ -186,9 +225,12 @@ func (c *converter) convert() error {
 		oc.Name = append(oc.Name, c.str(k.name))
 		oc.Library = append(oc.Library, c.str(k.lib))
 		c.d.ClassFlags.Append(0)
-		if k.root {
+		switch {
+		case k.root:
 			c.d.ClassURI = append(c.d.ClassURI, c.str(""))
-		} else {
+		case k.dart:
+			c.d.ClassURI = append(c.d.ClassURI, c.str(k.uri))
+		default:
 			c.d.ClassURI = append(c.d.ClassURI, foreign)
 		}
 		c.d.ClassReserved = append(c.d.ClassReserved, 0)
@@ -197,7 +239,7 @@ func (c *converter) convert() error {
 			j := 0
 			for e := lo; e < hi; e++ {
 				k := s.EdgeKindOf(e)
-				if k.Indexed {
+				if k.Indexed || dropped(e) {
 					continue
 				}
 				kind := ""
@@ -230,11 +272,13 @@ func (c *converter) convert() error {
 	nd.FirstEdge = []uint32{0}
 	if synthetic {
 		addNode(rootClass, c.str("Root"), ir.DartNoData, 0, 0)
-		if s.Root != ir.NoNode {
-			c.edge(ir.DartElement, 0, s.Root+1)
+		if s.Root != ir.NoNode && newIndex[s.Root] != ir.NoNode {
+			c.edge(ir.DartElement, 0, newIndex[s.Root])
 		}
 		for _, r := range s.Roots {
-			c.edge(ir.DartElement, uint32(ed.Len()), r.Node+1)
+			if newIndex[r.Node] != ir.NoNode {
+				c.edge(ir.DartElement, uint32(ed.Len()), newIndex[r.Node])
+			}
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 		if len(s.Roots) > 0 {
@@ -245,6 +289,9 @@ func (c *converter) convert() error {
 	vi := 0
 	nameData := 0 // values made of names
 	for i := 0; i < n; i++ {
+		if newIndex[i] == ir.NoNode {
+			continue // memory its owner holds: one of the owner's external properties
+		}
 		cls := classOf[i]
 		kind := uint8(ir.DartNoData)
 		name := c.str(c.src.String(s.Nodes.Name[i]))
@@ -268,6 +315,17 @@ func (c *converter) convert() error {
 				external += x
 			}
 		}
+		for _, j := range held[uint32(i)] {
+			x := s.Nodes.SelfSize.At(j)
+			name := "external"
+			if dartClasses != nil {
+				name = c.src.String(s.Nodes.Name[j]) // the property's, which the native node kept
+			}
+			c.d.ExternalNode = append(c.d.ExternalNode, node)
+			c.d.ExternalSize.Append(x)
+			c.d.ExternalName = append(c.d.ExternalName, c.str(name))
+			external += x
+		}
 		// References: named edges first (the class's fields), then the
 		// indexed ones.
 		lo, hi := s.Nodes.EdgeRange(i)
@@ -276,7 +334,7 @@ func (c *converter) convert() error {
 		for pass := 0; pass < 2; pass++ {
 			for e := lo; e < hi; e++ {
 				k := s.EdgeKindOf(e)
-				if k.Indexed != (pass == 1) {
+				if k.Indexed != (pass == 1) || dropped(e) {
 					continue
 				}
 				switch k.Name {
@@ -286,7 +344,7 @@ func (c *converter) convert() error {
 				default:
 					otherKinds++
 				}
-				to := s.Edges.Target[e] + uint32(shift)
+				to := newIndex[s.Edges.Target[e]]
 				if pass == 0 {
 					c.edge(ir.DartProperty, oc.FieldName[int(oc.FirstField[cls-1])+named], to)
 					named++

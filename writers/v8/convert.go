@@ -246,7 +246,7 @@ func (c *converter) convert() (*ir.File, error) {
 	out.V8 = newHeader(out)
 	if traceIDs := c.fuchsiaTraces(out); traceIDs != nil {
 		// Node 20's field order: trace_node_id before detachedness.
-		out.V8.Meta().Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness"))
+		setNodeFields(&out.V8.Header, out.NodeKinds, "trace_node_id", "detachedness")
 		out.V8.NodeExtra = append([]ir.Column{{Name: "trace_node_id", Values: *traceIDs}}, out.V8.NodeExtra...)
 	}
 	// Its allocation stacks it can hold: fuchsiaTraces.
@@ -447,21 +447,32 @@ func (c *converter) checkStringsSize() error {
 	return fmt.Errorf("v8: %d strings are more than DevTools can load even with names cut short", len(c.strs.Strings))
 }
 
+// setNodeFields sets a header's node_fields to V8's five common fields and
+// extra, and node_types to match: the node kinds, the name a string, the
+// rest numbers.
+func setNodeFields(h *ir.JSON, kinds []string, extra ...string) {
+	fields := append([]string{"type", "name", "id", "self_size", "edge_count"}, extra...)
+	types := ir.JSON{Kind: ir.JSONArray, Elems: []ir.JSON{ir.JSONStrs(kinds...), ir.JSONStr("string")}}
+	for range fields[2:] {
+		types.Elems = append(types.Elems, ir.JSONStr("number"))
+	}
+	meta := h.Get("meta")
+	meta.Set("node_fields", ir.JSONStrs(fields...))
+	meta.Set("node_types", types)
+}
+
 // newHeader builds the header and key list of a V8 14-style file (Node 26:
 // six node fields, compact layout, V8's escaping).
 func newHeader(s *ir.Snapshot) *ir.V8Snapshot {
 	meta := ir.JSON{Kind: ir.JSONObject}
-	kinds := ir.JSON{Kind: ir.JSONArray}
-	kinds.Elems = append(kinds.Elems, ir.JSONStrs(s.NodeKinds...), ir.JSONStr("string"), ir.JSONStr("number"),
-		ir.JSONStr("number"), ir.JSONStr("number"), ir.JSONStr("number"))
 	edgeNames := make([]string, len(s.EdgeKinds))
 	for i, k := range s.EdgeKinds {
 		edgeNames[i] = k.Name
 	}
 	etypes := ir.JSON{Kind: ir.JSONArray}
 	etypes.Elems = append(etypes.Elems, ir.JSONStrs(edgeNames...), ir.JSONStr("string_or_number"), ir.JSONStr("node"))
-	meta.Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "detachedness"))
-	meta.Set("node_types", kinds)
+	meta.Set("node_fields", ir.JSON{}) // set below, in this place
+	meta.Set("node_types", ir.JSON{})
 	meta.Set("edge_fields", ir.JSONStrs("type", "name_or_index", "to_node"))
 	meta.Set("edge_types", etypes)
 	meta.Set("trace_function_info_fields", ir.JSONStrs("function_id", "name", "script_name", "script_id", "line", "column"))
@@ -470,6 +481,7 @@ func newHeader(s *ir.Snapshot) *ir.V8Snapshot {
 	meta.Set("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column"))
 	h := ir.JSON{Kind: ir.JSONObject}
 	h.Set("meta", meta)
+	setNodeFields(&h, s.NodeKinds, "detachedness")
 	h.Set("node_count", ir.JSONNum(int64(s.Nodes.Len())))
 	h.Set("edge_count", ir.JSONNum(int64(s.Edges.Len())))
 	h.Set("trace_function_count", ir.JSONNum(0))

@@ -46,7 +46,12 @@ import (
 //     edges; references 0 (unboxed slots) are not references and vanish;
 //   - node ids come from identity hash codes (2h+1), so objects keep their
 //     id across snapshots of one process; objects without a usable hash get
-//     the free odd ids from 2^32 down.
+//     the free odd ids from 2^32 down;
+//   - the header says the file was made from a Dart heap (ir.V8HeaderFrom
+//     "dart") and keeps its class table (ir.V8HeaderDartClasses), and a
+//     node field each node's class (ir.V8DartClassField), which DevTools
+//     ignores: converting the file back to Dart gives every object its
+//     class and every object its external properties again.
 //
 // It builds the V8 file directly (not through Convert's general path), so
 // that a big heap is not copied twice.
@@ -136,6 +141,8 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	nd.Name = make([]uint32, 0, total)
 	nd.FirstEdge = make([]uint32, 1, total+1)
 	ids := make([]uint64, 0, total)
+	var dartClass ir.Uints // per node: its Dart class, 0 for none (ir.V8DartClassField)
+	dartClass.AppendZeros(shift)
 	classIdx := make([]uint32, len(className)) // interned class names, +1
 	srcIdx := make([]uint32, len(f.Strings))   // interned source strings, +1
 	srcName := func(i uint32) uint32 {
@@ -287,6 +294,11 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		} else {
 			addNode(k, name, s.Nodes.SelfSize.At(i), id)
 		}
+		if k == kSynthetic {
+			dartClass.Append(0) // the VM's pseudo-objects: DevTools' synthetic nodes
+		} else {
+			dartClass.Append(uint64(cls))
+		}
 		lo, hi := s.Nodes.EdgeRange(i)
 		first, nf := 0, 0 // the fields whose kinds fieldKind has
 		if foreign[cls] && len(d.ZeroRefNode) == 0 {
@@ -322,6 +334,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		addNode(kNative, f.String(d.ExternalName[k]), d.ExternalSize.At(k), 0)
 		endNode()
 	}
+	dartClass.AppendZeros(len(extOrder))
 
 	var loss ir.LossReport
 	assignIDs(nd, ids)
@@ -362,6 +375,14 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
 	// external properties from objects.
 	o.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
+	// The Dart classes, for converting back (ir.V8DartClasses).
+	table := make([]string, 0, 3*c.Len())
+	for k := range c.Len() {
+		table = append(table, f.String(c.Name[k]), f.String(c.Library[k]), f.String(d.ClassURI[k]))
+	}
+	o.V8.Header.Set(ir.V8HeaderDartClasses, ir.JSONStrs(table...))
+	setNodeFields(&o.V8.Header, o.NodeKinds, "detachedness", ir.V8DartClassField)
+	o.V8.NodeExtra = append(o.V8.NodeExtra, ir.Column{Name: ir.V8DartClassField, Values: dartClass})
 	if err := out.Validate(); err != nil {
 		return nil, loss, fmt.Errorf("v8: the Dart conversion produced an invalid graph: %w", err)
 	}
