@@ -168,6 +168,7 @@ var aspects = []aspect{
 			return []string{b.String()}
 		}},
 	references,
+	referenceNames,
 	{"weak references", "which references are weak", []string{ir.LossWeakEdges, ir.LossEdgeKinds},
 		func(m *measured) []string {
 			n := 0
@@ -226,23 +227,38 @@ var aspects = []aspect{
 		}},
 }
 
-// references are told by their ends' classes: a class a writer changes
-// changes them too.
-var references = aspect{"references", "references between objects, by holder class, name and target class",
-	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossEdgeNames, ir.LossEdgeKinds, "dart-zero-refs"},
-	func(m *measured) []string {
-		var refs []string
-		for _, i := range m.real {
-			lo, hi := m.s.Nodes.EdgeRange(i)
-			for e := lo; e < hi; e++ {
-				t := m.s.Edges.Target[e]
-				if m.isReal[t] {
-					refs = append(refs, m.class[i]+" "+m.f.EdgeName(m.s, e)+" "+m.class[t])
-				}
+// references are told by their ends' classes (a class a writer changes
+// changes them too), reference names by their name too.
+var (
+	references = aspect{"references", "references between objects, by holder class and target class",
+		[]string{ir.LossEdges, ir.LossDerivedEdges, "dart-zero-refs", ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds},
+		func(m *measured) []string { return referenceLines(m, false) }}
+	referenceNames = aspect{"reference names", "references between objects, by holder class, name and target class",
+		[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossEdgeNames, ir.LossEdgeKinds, "dart-zero-refs", ir.LossClasses,
+			ir.LossNodeNames, ir.LossNodeKinds},
+		func(m *measured) []string { return referenceLines(m, true) }}
+)
+
+// referenceLines counts the references between real nodes by their ends'
+// classes and, if named, their names.
+func referenceLines(m *measured, named bool) []string {
+	var refs []string
+	for _, i := range m.real {
+		lo, hi := m.s.Nodes.EdgeRange(i)
+		for e := lo; e < hi; e++ {
+			t := m.s.Edges.Target[e]
+			if !m.isReal[t] {
+				continue
+			}
+			if named {
+				refs = append(refs, m.class[i]+" "+m.f.EdgeName(m.s, e)+" "+m.class[t])
+			} else {
+				refs = append(refs, m.class[i]+" → "+m.class[t])
 			}
 		}
-		return counted(refs)
-	}}
+	}
+	return counted(refs)
+}
 
 // roundTrip aspects compare the source with what comes back when the
 // target's file is written in the source's format again: they need both
@@ -253,6 +269,7 @@ var roundTrip = []aspect{
 	{"self sizes, back", "self size per class after source → target → source",
 		[]string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds, ir.LossSizesCapped}, classSizes},
 	{"references, back", "references after source → target → source", references.kinds, references.measure},
+	{"reference names, back", "reference names after source → target → source", referenceNames.kinds, referenceNames.measure},
 	{"retained sizes, back", "retained size per class after source → target → source", retained.kinds, retained.measure},
 	{"format section, back", "what only the source's format has (V8: detachedness, locations, samples, other fields and sections; " +
 		"Dart: library URIs, external property names; MoarVM: static frames, metadata, highscores; Fuchsia: labels, build ids) " +
