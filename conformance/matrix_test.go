@@ -284,7 +284,10 @@ func classSizes(m *measured) []string  { return m.perClass(m.s.Nodes.SelfSize.At
 // retained is the retained size per class, DevTools' way (ir.SummarizeBy),
 // of the real nodes' classes.
 var retained = aspect{"retained sizes", "retained size per class (dominator tree from the root)",
-	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, ir.LossExternalSizes, ir.LossClasses,
+	// DevTools splits a class by allocation location and names detached
+	// DOM nodes: losing those changes its rows.
+	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, ir.LossV8Locations, ir.LossV8Detachedness,
+		ir.LossExternalSizes, ir.LossClasses,
 		ir.LossNodeNames, ir.LossNodeKinds, ir.LossGCRoots, "dart-zero-refs"},
 	func(m *measured) []string {
 		sum, err := ir.SummarizeBy(m.f, m.s, -1, ir.ByRetained)

@@ -64,6 +64,9 @@ const (
 	// LossEdgeNames: edge names (fields) the target cannot keep; Count is
 	// edges.
 	LossEdgeNames = "edge-names"
+	// LossEdgeOrder: objects whose references the target lists in
+	// another order; Count is objects.
+	LossEdgeOrder = "edge-order"
 	// LossWeakEdges: weak edges that become ordinary ones; Count is edges.
 	LossWeakEdges = "weak-edges"
 	// LossEdges: edges the target has no place for at all; Count is edges.

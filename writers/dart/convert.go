@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"heapconv/ir"
@@ -28,9 +29,11 @@ import (
 //     source's format, so that it is not taken for a VM internal (which has
 //     no library), and its library name is the source class's library or
 //     the nodes' kind: converting back to V8 restores the kinds;
-//   - a class's fields are its objects' named edges: objects whose named
-//     edges differ (in name, order or kind) get classes of their own, of
-//     the same name and library, so that every named edge stays a field.
+//   - a class's fields are its objects' named edges, and V8's hidden edges
+//     and elements out of place (whose index is not their position), named
+//     by their index, which the variable part would lose: objects whose
+//     fields differ (in name, order or kind) get classes of their own, of
+//     the same name and library, so that every such edge stays a field.
 //     A field of an edge kind other than "property" keeps the kind in its
 //     reserved string ("internal", "weak", …), which converting back to V8
 //     reads. Each object lists its fields first, then its indexed edges as
@@ -134,6 +137,24 @@ func (c *converter) convert() error {
 		next++
 	}
 	dropped := func(e int) bool { return newIndex[s.Edges.Target[e]] == ir.NoNode }
+	// Named edges are fields, and so are V8's hidden ones and elements out
+	// of place (an index that is not the element's position), named by
+	// their index: in the variable part they would lose it, and their kind.
+	var fieldBuf []bool
+	fieldEdges := func(i int) []bool {
+		lo, hi := s.Nodes.EdgeRange(i)
+		fieldBuf = fieldBuf[:0]
+		pos := uint32(0) // the next slot of the variable part
+		for e := lo; e < hi; e++ {
+			k := s.EdgeKindOf(e)
+			field := !k.Indexed || k.Name == ir.EdgeHidden || k.Name == ir.EdgeElement && s.Edges.Name[e] != pos
+			if !field && !dropped(e) {
+				pos++
+			}
+			fieldBuf = append(fieldBuf, field)
+		}
+		return fieldBuf
+	}
 
 	// Classes: one per key, in order of first use.
 	labels := ir.ClassLabels(c.src)
@@ -166,10 +187,11 @@ func (c *converter) convert() error {
 	sigOf := func(i int) uint32 {
 		sigBuf = sigBuf[:0]
 		lo, hi := s.Nodes.EdgeRange(i)
+		field := fieldEdges(i)
 		for e := lo; e < hi; e++ {
-			if k := s.EdgeKindOf(e); !k.Indexed && !dropped(e) {
+			if k := s.EdgeKindOf(e); field[e-lo] && !dropped(e) {
 				// Length-prefixed, so that no two lists read alike.
-				name := c.src.String(s.Edges.Name[e])
+				name := c.fieldName(s, e)
 				sigBuf = append(binary.AppendUvarint(sigBuf, uint64(len(k.Name))), k.Name...)
 				sigBuf = append(binary.AppendUvarint(sigBuf, uint64(len(name))), name...)
 			}
@@ -236,17 +258,18 @@ func (c *converter) convert() error {
 		c.d.ClassReserved = append(c.d.ClassReserved, 0)
 		if i := firstNode[id]; i >= 0 {
 			lo, hi := s.Nodes.EdgeRange(i)
+			field := fieldEdges(i)
 			j := 0
 			for e := lo; e < hi; e++ {
 				k := s.EdgeKindOf(e)
-				if k.Indexed || dropped(e) {
+				if !field[e-lo] || dropped(e) {
 					continue
 				}
 				kind := ""
 				if k.Name != ir.DartEdgeKinds[ir.DartProperty].Name {
 					kind = k.Name
 				}
-				oc.FieldName = append(oc.FieldName, c.str(c.src.String(s.Edges.Name[e])))
+				oc.FieldName = append(oc.FieldName, c.str(c.fieldName(s, e)))
 				c.d.FieldFlags.Append(1)
 				c.d.FieldIndex.Append(uint64(j))
 				c.d.FieldReserved = append(c.d.FieldReserved, c.str(kind))
@@ -260,7 +283,7 @@ func (c *converter) convert() error {
 	o := c.o
 	nd, ed := &o.Nodes, &o.Edges
 	var shallow, external uint64
-	var weak, otherKinds, renumbered int
+	var weak, otherKinds, renumbered, reordered int
 	addNode := func(class, name uint32, kind uint8, size, id uint64) {
 		nd.Kind = append(nd.Kind, kind)
 		nd.Name = append(nd.Name, name)
@@ -331,10 +354,21 @@ func (c *converter) convert() error {
 		lo, hi := s.Nodes.EdgeRange(i)
 		nf := int(oc.FirstField[cls] - oc.FirstField[cls-1])
 		named := 0
+		field := fieldEdges(i)
+		for e, inVariable := lo, false; e < hi; e++ {
+			if dropped(e) {
+				continue
+			}
+			if field[e-lo] && inVariable {
+				reordered++ // a field after the variable part began
+				break
+			}
+			inVariable = inVariable || !field[e-lo]
+		}
 		for pass := 0; pass < 2; pass++ {
 			for e := lo; e < hi; e++ {
 				k := s.EdgeKindOf(e)
-				if k.Indexed != (pass == 1) || dropped(e) {
+				if field[e-lo] != (pass == 0) || dropped(e) {
 					continue
 				}
 				switch k.Name {
@@ -371,6 +405,9 @@ func (c *converter) convert() error {
 	}
 	if renumbered > 0 {
 		c.loss.Add(ir.LossEdgeNames, int64(renumbered), "indexed edges are numbered in order from 0: Dart indexes an object's variable part by position")
+	}
+	if reordered > 0 {
+		c.loss.Add(ir.LossEdgeOrder, int64(reordered), "objects list their references in another order than the source's edges: a Dart object's fields come before its variable part")
 	}
 	c.loss.Merge(ir.V8Loss(c.src, s, "a Dart file", false))
 	if s.CaptureTime != 0 {
@@ -412,6 +449,15 @@ func (c *converter) convert() error {
 		nd.ExternalSize.AppendAll(sums)
 	}
 	return nil
+}
+
+// fieldName names the field an edge becomes: its name, or the index of an
+// indexed one.
+func (c *converter) fieldName(s *ir.Snapshot, e int) string {
+	if s.EdgeKindOf(e).Indexed {
+		return strconv.FormatUint(uint64(s.Edges.Name[e]), 10)
+	}
+	return c.src.String(s.Edges.Name[e])
 }
 
 func (c *converter) edge(kind uint8, name, target uint32) {

@@ -89,13 +89,21 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// which writers/dart keeps in the fields' reserved strings. They are
 	// the references of objects in order while no reference is 0 (the
 	// reader leaves those out).
+	// A field of an indexed kind (hidden) is named by the edge's index.
 	fieldKind := make([]uint8, len(c.FieldName))
+	fieldIndex := make([]int64, len(c.FieldName)) // -1: named by the field's name
 	for j := range fieldKind {
-		fieldKind[j] = eProperty
+		fieldKind[j], fieldIndex[j] = eProperty, -1
 		if j < len(d.FieldReserved) {
 			name := f.String(d.FieldReserved[j])
-			if k := slices.IndexFunc(ir.V8EdgeKinds, func(x ir.EdgeKind) bool { return x.Name == name && !x.Indexed }); k >= 0 {
+			k := slices.IndexFunc(ir.V8EdgeKinds, func(x ir.EdgeKind) bool { return x.Name == name })
+			if k < 0 {
+				continue
+			}
+			if !ir.V8EdgeKinds[k].Indexed {
 				fieldKind[j] = uint8(k)
+			} else if x, err := strconv.ParseUint(f.String(c.FieldName[j]), 10, 32); err == nil {
+				fieldKind[j], fieldIndex[j] = uint8(k), int64(x)
 			}
 		}
 	}
@@ -307,7 +315,11 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		for e := lo; e < hi; e++ {
 			to := int(s.Edges.Target[e]) + shift
 			if p := e - lo; p < nf {
-				edge(fieldKind[first+p], srcName(s.Edges.Name[e]), to)
+				if x := fieldIndex[first+p]; x >= 0 {
+					edge(fieldKind[first+p], uint32(x), to)
+				} else {
+					edge(fieldKind[first+p], srcName(s.Edges.Name[e]), to)
+				}
 				continue
 			}
 			switch ek := s.EdgeKindOf(e); {
