@@ -97,11 +97,12 @@ const (
 	// LossRecovered: the source was a damaged file read by recovery, and
 	// the output does not say so; Count is 0.
 	LossRecovered = "recovered"
-	// LossV8Section: what only a V8 file has (meta, traces, locations,
-	// extra node fields); Count is 0.
+	// LossV8Section: top-level sections of a V8 file that other producers
+	// added (V8Loss); Count is sections.
 	LossV8Section = "v8-section"
 	// LossDartSection: what only a Dart file has (class flags and URIs,
-	// field indices, external property names, ...); Count is 0.
+	// field flags and slots, external property names); Count is classes,
+	// fields and properties (DartLoss).
 	LossDartSection = "dart-section"
 	// LossMoarVMHighscores: MoarVM's highscore boards (topIDs, topscore);
 	// Count is board entries.

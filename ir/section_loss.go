@@ -153,14 +153,24 @@ func MoarVMLoss(f *File, format string, keepsFrames bool) LossReport {
 }
 
 // DartLoss names what snapshot s of f has in its Dart section that a file
-// of another format cannot hold: the classes' library URIs and flags, the
-// fields' flags and slots, and the names of external properties. format
-// names the target for the report. A snapshot without a Dart section loses
+// of another format cannot hold: the classes' flags and the fields' flags
+// and slots (the VM's layout), and unless the format keeps the class table
+// and external properties (keepsClasses: V8 does, for converting back) the
+// classes' library URIs and the external properties' names. format names
+// the target for the report. A snapshot without a Dart section loses
 // nothing here.
-func DartLoss(f *File, s *Snapshot, format string) LossReport {
+func DartLoss(f *File, s *Snapshot, format string, keepsClasses bool) LossReport {
 	d := s.Dart
 	if d == nil {
 		return nil
+	}
+	var loss LossReport
+	if n := f.Classes.Len() + len(f.Classes.FieldName); n > 0 {
+		loss.Addf(LossDartSection, int64(n), "the VM's class flags and field flags and slots (%d classes, %d fields) have no place in %s",
+			f.Classes.Len(), len(f.Classes.FieldName), format)
+	}
+	if keepsClasses {
+		return loss
 	}
 	uris, example := 0, ""
 	for k, u := range d.ClassURI {
@@ -171,11 +181,9 @@ func DartLoss(f *File, s *Snapshot, format string) LossReport {
 			uris++
 		}
 	}
-	var loss LossReport
 	if n := uris + len(d.ExternalName); n > 0 {
-		loss.Addf(LossDartSection, int64(n), "classes' library URIs (%d; the library names qualify class names where two share one), "+
-			"class and field flags, field slots and the names of external properties (%d) have no place in %s",
-			uris, len(d.ExternalName), format).WithExample(example)
+		loss.Addf(LossDartSection, int64(n), "classes' library URIs (%d; the library names qualify class names where two share one) "+
+			"and the names of external properties (%d) have no place in %s", uris, len(d.ExternalName), format).WithExample(example)
 	}
 	return loss
 }

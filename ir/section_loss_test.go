@@ -87,19 +87,22 @@ func TestMoarVMLoss(t *testing.T) {
 	}
 }
 
-// TestDartLoss: the library URIs of a Dart file's classes (not heapconv's
-// own, which say where a class came from) and its external property names
-// are named.
+// TestDartLoss: the VM's class and field layout is named, and unless the
+// target keeps the class table, the library URIs of a Dart file's classes
+// (not heapconv's own, which say where a class came from) and its external
+// property names.
 func TestDartLoss(t *testing.T) {
-	f := &ir.File{Strings: []string{"", "Foo", "package:a/a.dart", ir.DartForeignURI(ir.FormatV8), "buf"}}
+	f := &ir.File{Strings: []string{"", "Foo", "package:a/a.dart", ir.DartForeignURI(ir.FormatV8), "buf", "x"}}
 	f.Classes.Name = []uint32{1, 1, 1}
+	f.Classes.FieldName = []uint32{5, 5}
 	s := &ir.Snapshot{Dart: &ir.DartSnapshot{ClassURI: []uint32{2, 3, 0}, ExternalName: []uint32{4, 4}}}
-	loss := ir.DartLoss(f, s, "a V8 snapshot")
-	wantLoss(t, loss, map[string]int64{ir.LossDartSection: 3})
+	loss := ir.DartLoss(f, s, "a pprof profile", false)
+	wantLoss(t, loss, map[string]int64{ir.LossDartSection: 3 + 2 + 1 + 2}) // classes, fields; a URI, two names
 	if l, _ := loss.Get(ir.LossDartSection); l.Example != "Foo of package:a/a.dart" {
 		t.Errorf("example %q", l.Example)
 	}
-	if loss := ir.DartLoss(f, &ir.Snapshot{}, "a V8 snapshot"); loss != nil {
+	wantLoss(t, ir.DartLoss(f, s, "a V8 snapshot", true), map[string]int64{ir.LossDartSection: 3 + 2})
+	if loss := ir.DartLoss(f, &ir.Snapshot{}, "a V8 snapshot", false); loss != nil {
 		t.Errorf("a snapshot without a Dart section loses %v", loss)
 	}
 }

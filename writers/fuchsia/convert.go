@@ -300,7 +300,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// A V8 heap's allocation traces are its samples' stacks.
 	for _, s := range f.Snapshots {
 		loss.Merge(ir.V8Loss(f, s, "a pprof profile", true))
-		loss.Merge(ir.DartLoss(f, s, "a pprof profile"))
+		loss.Merge(ir.DartLoss(f, s, "a pprof profile", false))
 	}
 	loss.Merge(ir.MoarVMLoss(f, "a pprof profile", false))
 	if len(f.Snapshots) == 0 {

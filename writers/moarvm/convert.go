@@ -393,9 +393,7 @@ func (c *converter) finish(k int, s, o *ir.Snapshot) {
 	}
 	c.loss.Merge(ir.FuchsiaLoss(c.src, s, "a MoarVM file", false))
 	c.loss.Merge(ir.V8Loss(c.src, s, "a MoarVM file", false))
-	if s.Dart != nil {
-		c.loss.Add(ir.LossDartSection, 0, "the Dart section (class flags and URIs, field indices, external property names, …) has no place in a MoarVM file")
-	}
+	c.loss.Merge(ir.DartLoss(c.src, s, "a MoarVM file", false))
 	ms := o.MoarVM
 	ms.TopIDs, ms.TopScores, _ = Leaderboards(o, DefaultEntryCount, ir.MoarVMDefaultDataOrder)
 }

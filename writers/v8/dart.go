@@ -381,7 +381,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if s.Values.Len() > 0 {
 		loss.Add(ir.LossValues, int64(s.Values.Len()), "values have no place in a V8 snapshot: strings and numbers are named by theirs, the rest is not kept")
 	}
-	loss.Merge(ir.DartLoss(f, s, "a V8 snapshot"))
+	loss.Merge(ir.DartLoss(f, s, "a V8 snapshot", true))
 	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // external properties are native nodes
 	o.V8 = newHeader(o)
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
