@@ -21,6 +21,11 @@
 // Since 2019.11 its writer has three bugs (wrong string counts, 32-bit
 // fields written as 64-bit, an unusable trailer), which Read works around.
 //
+// A collectable's colsize is its self size and colusize its unmanaged
+// size, except where colsize is ir.MoarVMSizeContinued (65535, which no
+// MoarVM object has): heapconv wrote a self size too big for colsize's 16
+// bits, whose rest is in colusize, and Read joins the two again.
+//
 // Every count and index is checked against the bytes and tables that hold
 // it, and decompression is bounded by what the file can need; errors name
 // the byte offset of the block at fault.
