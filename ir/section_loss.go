@@ -75,6 +75,7 @@ func V8Loss(f *File, s *Snapshot, format string, keepsStacks bool) LossReport {
 				}
 				add(traced, LossAllocationStacks, "objects' allocation traces")
 			}
+		case V8DartClassField: // the Dart heap's, which its writer reads back
 		default:
 			fields = append(fields, "node field "+c.Name)
 		}

@@ -387,9 +387,12 @@ Flags:
             location only for a V8 class DevTools splits by location, its
             line and column counted from 0; --as adds "as": F and per
             snapshot "loss": the conversion's loss report, as convert's
-            --loss-report writes it)
-  --as F    summarize IN as it will be once converted to format F (each
-            snapshot on its own for a format that holds one)
+            --loss-report writes it; converting a whole file, its report
+            is the first snapshot's)
+  --as F    summarize IN as it will be once converted to format F: the
+            whole file, or with --snapshot N or for a format that holds one
+            snapshot, each snapshot on its own, as convert --snapshot N
+            converts it
   --top N   how many classes to list (default 10)
   --by K    order classes by self (size, the default), count, or retained:
             the memory a class keeps alive, from the dominator tree (weak
@@ -490,6 +493,8 @@ func runInfo(e *env, args []string) error {
 	if asFormat != nil {
 		out.As = asFormat.Name
 	}
+	var converted *ir.File // f converted, for a format that holds every snapshot
+	var convertedLoss ir.LossReport
 	for i, s := range f.Snapshots {
 		if sel.index >= 0 && i != sel.index {
 			continue
@@ -497,10 +502,28 @@ func runInfo(e *env, args []string) error {
 		g, gs := f, s
 		var loss ir.LossReport
 		if asFormat != nil {
-			if g, loss, err = convertedTo(asFormat, f, i); err != nil {
-				return fmt.Errorf("%s: snapshot %d as %s: %w", in.name, i, asFormat.Name, err)
+			// A format that holds every snapshot converts the file once,
+			// unless one snapshot is asked for.
+			whole := asFormat.MultiSnapshot && sel.index < 0 && len(f.Snapshots) > 1
+			switch {
+			case whole && converted != nil:
+				g, loss = converted, convertedLoss
+			default:
+				if g, loss, err = convertedTo(asFormat, f, i, !whole); err != nil {
+					return fmt.Errorf("%s: snapshot %d as %s: %w", in.name, i, asFormat.Name, err)
+				}
+				converted, convertedLoss = g, loss
 			}
 			gs = g.Snapshots[0]
+			if whole {
+				if i >= len(g.Snapshots) {
+					return fmt.Errorf("%s: as %s, snapshot %d is not in the converted file (%d snapshots)", in.name, asFormat.Name, i, len(g.Snapshots))
+				}
+				gs = g.Snapshots[i]
+				if i > 0 {
+					loss = nil // the file's, shown with its first snapshot
+				}
+			}
 		}
 		sum, err := ir.SummarizeBy(g, gs, *top, *by)
 		if err != nil {
@@ -559,11 +582,13 @@ func runInfo(e *env, args []string) error {
 	return nil
 }
 
-// convertedTo writes snapshot i of f in format fm, in memory, and reads it
-// back: the file a conversion to fm would make, with what it loses.
-func convertedTo(fm *formats.Format, f *ir.File, i int) (*ir.File, ir.LossReport, error) {
+// convertedTo writes f in format fm, in memory, and reads it back: the
+// file a conversion to fm would make, with what it loses. With alone, or
+// for a format that holds one snapshot, it converts snapshot i alone (as
+// convert --snapshot i does), which is the result's snapshot 0.
+func convertedTo(fm *formats.Format, f *ir.File, i int, alone bool) (*ir.File, ir.LossReport, error) {
 	g := f
-	if len(f.Snapshots) > 1 {
+	if len(f.Snapshots) > 1 && (alone || !fm.MultiSnapshot) {
 		var err error
 		if g, err = f.Select(i); err != nil {
 			return nil, nil, err

@@ -222,7 +222,7 @@ func appendColumn(dst *ir.Uints, c *column) {
 // joinContinuedSizes makes the self size of each collectable whose colsize
 // is ir.MoarVMSizeContinued the sum of its colsize and colusize: a size
 // heapconv split because colsize has 16 bits. A sum beyond 64 bits is left
-// split, as no writer made it.
+// split: heapconv's writer caps the sum, so no such file is its.
 func joinContinuedSizes(nd *ir.Nodes) {
 	for i := range nd.SelfSize.Len() {
 		if nd.SelfSize.At(i) != ir.MoarVMSizeContinued {

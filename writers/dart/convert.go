@@ -122,8 +122,35 @@ func (c *converter) convert() error {
 	// external properties as native nodes held by their objects
 	// (ir.UnmanagedOwners, which also finds a MoarVM heap's unmanaged
 	// memory): the objects get their classes and external properties back.
+	// A native node is folded only when it is that and nothing else: no
+	// root, held by one edge, holding nothing, its owner an object.
 	dartClasses, dartClassOf := ir.V8DartClasses(s)
+	fromDart := false
+	if s.V8 != nil {
+		h := s.V8.Header.Get(ir.V8HeaderFrom)
+		fromDart = h != nil && h.Kind == ir.JSONString && h.Str == ir.FormatDart
+		if fromDart && dartClasses == nil && s.V8.Header.Get(ir.V8HeaderDartClasses) != nil {
+			c.loss.Add(ir.LossClasses, 0, "the Dart class table the V8 file keeps (heapconv_dart_classes, heapconv_class) does not fit its nodes: objects get the classes DevTools counts them under")
+		}
+	}
 	owner := ir.UnmanagedOwners(c.src, s)
+	if owner != nil {
+		into := make([]uint32, n) // edges into each node
+		for _, t := range s.Edges.Target {
+			into[t]++
+		}
+		for _, r := range s.Roots {
+			into[r.Node] = 2 // a root is a node of its own
+		}
+		for i, o := range owner {
+			if o == ir.NoNode {
+				continue
+			}
+			if lo, hi := s.Nodes.EdgeRange(i); hi > lo || into[i] != 1 || uint32(i) == s.Root || owner[o] != ir.NoNode {
+				owner[i] = ir.NoNode
+			}
+		}
+	}
 	held := map[uint32][]int{} // owner → the native nodes of its memory
 	newIndex := make([]uint32, n)
 	next := uint32(shift)
@@ -341,7 +368,7 @@ func (c *converter) convert() error {
 		for _, j := range held[uint32(i)] {
 			x := s.Nodes.SelfSize.At(j)
 			name := "external"
-			if dartClasses != nil {
+			if fromDart {
 				name = c.src.String(s.Nodes.Name[j]) // the property's, which the native node kept
 			}
 			c.d.ExternalNode = append(c.d.ExternalNode, node)

@@ -208,3 +208,69 @@ func TestConvertClassesOfKinds(t *testing.T) {
 		t.Errorf("node-kinds loss %v, want the 8 nodes without a class", l)
 	}
 }
+
+// TestConvertFoldsOnlyPlainNatives: of a V8 file made from a Dart heap, a
+// native node held by an internal edge "external" becomes its holder's
+// external property only when that is all it is (held once, holding
+// nothing, its holder an object); other native nodes stay objects, with
+// their edges, so nothing is dropped.
+func TestConvertFoldsOnlyPlainNatives(t *testing.T) {
+	f := &ir.File{Format: ir.FormatV8, Strings: []string{"", "A", "B", ir.V8ExternalEdge, "n1", "n2", "n3", "n4", "x"}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0, V8: &ir.V8Snapshot{Header: ir.JSON{Kind: ir.JSONObject}}}
+	s.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
+	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
+	const element, property, internal = 1, 2, 3
+	nodes := []struct {
+		kind  string
+		name  uint32
+		size  uint64
+		edges [][3]uint32 // kind, name, target
+	}{
+		{ir.KindSynthetic, 0, 0, [][3]uint32{{element, 1, 1}, {element, 2, 2}}},                   // 0: the root
+		{ir.KindObject, 1, 16, [][3]uint32{{internal, 3, 3}, {internal, 3, 5}, {internal, 3, 6}}}, // 1: A holds n1, n3, n4
+		{ir.KindObject, 2, 16, [][3]uint32{{property, 8, 6}}},                                     // 2: B points to n4
+		{ir.KindNative, 4, 100, [][3]uint32{{internal, 3, 4}}},                                    // 3: n1 holds n2
+		{ir.KindNative, 5, 200, nil},                                                              // 4: n2
+		{ir.KindNative, 6, 300, nil},                                                              // 5: n3, plain
+		{ir.KindNative, 7, 400, nil},                                                              // 6: n4, B's too
+	}
+	s.Nodes.FirstEdge = []uint32{0}
+	for i, n := range nodes {
+		s.Nodes.Kind = append(s.Nodes.Kind, kind(n.kind))
+		s.Nodes.Name = append(s.Nodes.Name, n.name)
+		s.Nodes.ID.Append(uint64(2*i + 1))
+		s.Nodes.SelfSize.Append(n.size)
+		for _, e := range n.edges {
+			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
+			s.Edges.Name = append(s.Edges.Name, e[1])
+			s.Edges.Target = append(s.Edges.Target, e[2])
+		}
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+	f.Snapshots = []*ir.Snapshot{s}
+	out, _, err := wdart.Convert(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := out.Snapshots[0]
+	var objects []string
+	for i := range o.Nodes.Len() {
+		objects = append(objects, out.String(out.Classes.Name[o.Nodes.Class[i]-1]))
+	}
+	d := o.Dart
+	var props []string
+	for k, node := range d.ExternalNode {
+		props = append(props, objects[node]+" "+out.String(d.ExternalName[k]))
+	}
+	// n1 holds something and n4 is held by B's property too: objects. n2
+	// and n3 are their holders' external properties.
+	if want := []string{"(synthetic)", "A", "B", "n1", "n4"}; !slices.Equal(objects, want) {
+		t.Errorf("objects %q, want %q", objects, want)
+	}
+	if want := []string{"A n3", "n1 n2"}; !slices.Equal(props, want) {
+		t.Errorf("external properties %q, want %q", props, want)
+	}
+	if got, want := o.Edges.Len(), s.Edges.Len()-2; got != want {
+		t.Errorf("%d edges, want %d: only those holding n2 and n3 go", got, want)
+	}
+}

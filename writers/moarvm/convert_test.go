@@ -212,10 +212,8 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 			x = s.Nodes.ExternalSize.At(i)
 		}
 		if size > math.MaxUint16 {
-			x += size - math.MaxUint16
-			if x < size-math.MaxUint16 {
-				x = math.MaxUint64
-			}
+			// The sum, capped, less colsize's part.
+			x = satAdd(x, size) - math.MaxUint16
 			size = math.MaxUint16
 		}
 		if ds.size[c] != size || ds.usize[c] != x {

@@ -251,9 +251,9 @@ func TestHalfColumnGroup(t *testing.T) {
 }
 
 // joinContinued gives what the reader makes of a self size of 65535 or
-// more: colsize 65535 (ir.MoarVMSizeContinued) and the rest added to
-// colusize, read back as one self size unless the sum needs more than 64
-// bits.
+// more: colsize 65535 (ir.MoarVMSizeContinued) and in colusize the rest of
+// the sum of self and unmanaged size (capped at 2^64-1), read back as one
+// self size unless colusize is beyond what the sum can leave.
 func joinContinued(nd *ir.Nodes) {
 	const mark = ir.MoarVMSizeContinued
 	for i := range nd.Len() {
@@ -264,7 +264,9 @@ func joinContinued(nd *ir.Nodes) {
 		if x < mark {
 			continue
 		}
-		u = satAdd(u, x-mark)
+		if x > mark {
+			u = satAdd(u, x) - mark
+		}
 		if u > 0 && u <= math.MaxUint64-mark {
 			x, u = mark+u, 0
 		} else {
@@ -273,6 +275,47 @@ func joinContinued(nd *ir.Nodes) {
 		nd.SelfSize.Set(i, x)
 		if nd.ExternalSize.Len() > 0 {
 			nd.ExternalSize.Set(i, u)
+		}
+	}
+}
+
+// TestContinuedSizes: a self size beyond colsize's 16 bits reads back
+// whole (colsize 65535 and the rest in colusize, ir.MoarVMSizeContinued),
+// with any unmanaged size in it, which the report names; a sum beyond
+// 2^64-1 is capped and named; 65535 with an unmanaged size too big to join
+// stays as written.
+func TestContinuedSizes(t *testing.T) {
+	const max = math.MaxUint64
+	for _, c := range []struct {
+		self, ext         uint64
+		wantSelf, wantExt uint64
+		kind              string
+	}{
+		{100000, 0, 100000, 0, ""},
+		{100000, 7, 100007, 0, ir.LossExternalSizes},
+		{65535, 9, 65544, 0, ir.LossExternalSizes},
+		{65535, max - 100, 65535, max - 100, ""},
+		{70000, max - 10001, max, 0, ir.LossSizesCapped},
+		{max, 5, max, 0, ir.LossSizesCapped},
+		{65534, 5, 65534, 5, ""},
+	} {
+		f := foreignFile(true)
+		s := f.Snapshots[0]
+		s.Nodes.SelfSize.Set(3, c.self)
+		s.Nodes.ExternalSize.Set(3, c.ext)
+		var b bytes.Buffer
+		loss, err := wmoar.Write(&b, f, wmoar.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := read(t, b.Bytes()).Snapshots[0]
+		if x, u := g.Nodes.SelfSize.At(3), g.Nodes.ExternalSize.At(3); x != c.wantSelf || u != c.wantExt {
+			t.Errorf("%d + %d read back as %d + %d, want %d + %d", c.self, c.ext, x, u, c.wantSelf, c.wantExt)
+		}
+		for _, k := range []string{ir.LossExternalSizes, ir.LossSizesCapped} {
+			if l, ok := loss.Get(k); ok != (k == c.kind) || ok && l.Count != 1 {
+				t.Errorf("%d + %d: loss %s %v (%v), want it only for %q", c.self, c.ext, k, ok, l, c.kind)
+			}
 		}
 	}
 }

@@ -55,9 +55,9 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 				u = nd.ExternalSize.At(i)
 			}
 			switch {
-			case x > ir.MoarVMSizeContinued && u > math.MaxUint64-(x-ir.MoarVMSizeContinued):
+			case x > ir.MoarVMSizeContinued && u > math.MaxUint64-x:
 				capped++
-			case x >= ir.MoarVMSizeContinued && u > 0:
+			case x >= ir.MoarVMSizeContinued && u > 0 && u <= math.MaxUint64-x:
 				merged++
 			}
 		}
@@ -65,7 +65,7 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 			w.loss.Add(ir.LossExternalSizes, int64(merged), "collectables of 65535 bytes or more that have unmanaged memory read back with it in their self size: colsize 65535 marks a self size continued in colusize")
 		}
 		if capped > 0 {
-			w.loss.Add(ir.LossSizesCapped, int64(capped), "collectables' self size beyond 65535 and unmanaged size together exceed 2^64-1: colusize is capped")
+			w.loss.Add(ir.LossSizesCapped, int64(capped), "collectables' self and unmanaged sizes together exceed 2^64-1: their sum, read back as the self size, is capped")
 		}
 	}
 	if ms.HasMeta {
@@ -188,7 +188,9 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 					u = nd.ExternalSize.At(i)
 				}
 				if x := nd.SelfSize.At(i); x > ir.MoarVMSizeContinued {
-					u = satAdd(u, x-ir.MoarVMSizeContinued)
+					// The whole size, capped at 2^64-1, less colsize's
+					// part: the reader joins the two again.
+					u = satAdd(u, x) - ir.MoarVMSizeContinued
 				}
 				binary.LittleEndian.PutUint64(b[8*i:], u)
 			}

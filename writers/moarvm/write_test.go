@@ -200,7 +200,7 @@ func checkSnapshot(t *testing.T, k int, s *ir.Snapshot, ds decodedSnap) {
 		// A self size beyond colsize's 16 bits is continued in colusize.
 		size := nd.SelfSize.At(i)
 		if size > ir.MoarVMSizeContinued {
-			usz = satAdd(usz, size-ir.MoarVMSizeContinued)
+			usz = satAdd(usz, size) - ir.MoarVMSizeContinued
 			size = ir.MoarVMSizeContinued
 		}
 		lo, hi := nd.EdgeRange(i)
