@@ -283,6 +283,8 @@ var roundTrip = []aspect{
 	{"references, back", "references after source → target → source", references.kinds, references.measure},
 	{"reference names, back", "reference names after source → target → source", referenceNames.kinds, referenceNames.measure},
 	{"retained sizes, back", "retained size per class after source → target → source", retained.kinds, retained.measure},
+	{"retained sizes by class, back", "retained size per class of the heap after source → target → source", classRetained.kinds,
+		classRetained.measure},
 	{"format section, back", "what only the source's format has (V8: detachedness, locations, samples, other fields and sections; " +
 		"Dart: library URIs, external property names; MoarVM: static frames, metadata, highscores; Fuchsia: labels, build ids) " +
 		"after source → target → source",
@@ -324,8 +326,34 @@ var retained = aspect{"retained sizes", "retained size per class (dominator tree
 		return out
 	}}
 
+// classRetained is the retained size per class of the heap's own classes,
+// not DevTools' rows (which split a class by allocation location and name
+// detached DOM nodes): whether the graph keeps what it retains. A snapshot
+// without a root retains nothing.
+var classRetained = aspect{"retained sizes by class", "retained size per class of the heap (dominator tree from the root, " +
+	"weak references not retaining, external memory counted for its owner), not DevTools' rows",
+	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, ir.LossExternalSizes, ir.LossClasses,
+		ir.LossNodeNames, ir.LossNodeKinds, ir.LossGCRoots, "dart-zero-refs"},
+	func(m *measured) []string {
+		s := m.s
+		if s.Root == ir.NoNode {
+			return nil
+		}
+		tree, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true})
+		if err != nil {
+			return []string{"error: " + err.Error()}
+		}
+		sums := ir.ClassRetained(tree, func(i int) string { return m.class[i] }, func(i int) bool { return m.isReal[i] })
+		out := make([]string, 0, len(sums))
+		for c, n := range sums {
+			out = append(out, c+"\t"+strconv.FormatUint(n, 10))
+		}
+		sort.Strings(out)
+		return out
+	}}
+
 // allAspects is every column of a conversion's results, in order.
-var allAspects = append(append(slices.Clone(aspects), retained), roundTrip...)
+var allAspects = append(append(slices.Clone(aspects), retained, classRetained), roundTrip...)
 
 // cellResult is how one aspect fared in one conversion.
 type cellResult uint8
