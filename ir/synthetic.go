@@ -1,6 +1,9 @@
 package ir
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Not every node of a snapshot is an object of the heap. V8 has a node kind
 // for the others: "synthetic", its root and the grouping nodes below it.
@@ -56,6 +59,24 @@ const V8UnmanagedEdge = "unmanaged"
 // V8ExternalEdge names the internal edge by which a Dart object converted
 // to V8 holds the native node of one of its external properties.
 const V8ExternalEdge = "external"
+
+// MoarVMEdgeKindMark is how writers/moarvm keeps an edge kind MoarVM does
+// not have (V8's weak, internal, hidden, … edges) in a string reference's
+// description: "(weak) name", an indexed kind's index as the name ("(hidden)
+// 3"). writers/v8 reads the kind back for objects whose type's REPR name
+// is a V8 node kind (a V8 heap's: see writers/moarvm), and only for those.
+func MoarVMEdgeKindMark(kind, name string) string { return "(" + kind + ") " + name }
+
+// ParseMoarVMEdgeKindMark splits a description made by MoarVMEdgeKindMark
+// into the kind and the name; ok is false for any other description.
+func ParseMoarVMEdgeKindMark(desc string) (kind, name string, ok bool) {
+	rest, found := strings.CutPrefix(desc, "(")
+	if !found {
+		return "", "", false
+	}
+	kind, name, ok = strings.Cut(rest, ") ")
+	return kind, name, ok && kind != "" && !strings.ContainsAny(kind, "()")
+}
 
 // V8HeaderDartClasses is the key of a V8 snapshot header under which
 // writers/v8 keeps the classes of the Dart heap it was made from: a flat

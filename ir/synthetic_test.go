@@ -167,3 +167,18 @@ func TestTotalsChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestMoarVMEdgeKindMark: a kind kept in a MoarVM description parses back;
+// MoarVM's own descriptions do not parse as one.
+func TestMoarVMEdgeKindMark(t *testing.T) {
+	for _, c := range []struct{ kind, name string }{{"weak", "x"}, {"hidden", "3"}, {"internal", "(a) b"}, {"shortcut", ""}} {
+		if k, n, ok := ir.ParseMoarVMEdgeKindMark(ir.MoarVMEdgeKindMark(c.kind, c.name)); !ok || k != c.kind || n != c.name {
+			t.Errorf("%q %q parses back as %q %q %v", c.kind, c.name, k, n, ok)
+		}
+	}
+	for _, desc := range []string{"Type cache entry", "<SC>", "(weak)x", "() x", "((weak) x", ""} {
+		if k, n, ok := ir.ParseMoarVMEdgeKindMark(desc); ok {
+			t.Errorf("%q parses as a kind mark: %q %q", desc, k, n)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,7 +44,11 @@ const RootEdgeName = "Heap Root"
 //     survive, and a synthetic node's ("synthetic") marks its object as
 //     one (ir.SyntheticNodes). A node's name is its type's name;
 //   - edges of named (non-indexed) kinds become string references described
-//     by the edge name, edges of indexed kinds index references;
+//     by the edge name, edges of indexed kinds index references; V8's kinds
+//     other than property and element (weak, internal, hidden, …) become
+//     string references whose description keeps the kind,
+//     ir.MoarVMEdgeKindMark ("(weak) name", "(hidden) 3"), which converting
+//     back to V8 reads;
 //   - colsize is 16 bits: a self size above 65535 is written as 65535
 //     (ir.MoarVMSizeContinued) and the rest is added to the unmanaged size
 //     (colusize), which is the source's external size; the reader joins
@@ -127,6 +132,7 @@ type converter struct {
 	kindsInREPR          int // … whose kind their type's REPR name keeps
 	gcRoots              int
 	extTotals            uint64 // external memory the source's totals count (extra_native_bytes)
+	markedKinds          bool   // edge kinds kept in descriptions (ir.MoarVMEdgeKindMark)
 }
 
 // rootClass is the class ir.ClassName counts MoarVM's Root under.
@@ -246,8 +252,15 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	// Source edge kinds: named ones become string references.
 	indexed := make([]bool, len(s.EdgeKinds))
 	kindCount := make([]int, len(s.EdgeKinds))
+	// V8's kinds other than property and element are marked in the
+	// description, which converting back to V8 reads.
+	marked := make([]bool, len(s.EdgeKinds))
 	for i, ek := range s.EdgeKinds {
 		indexed[i] = ek.Indexed
+		marked[i] = ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
+		if marked[i] {
+			c.markedKinds = true
+		}
 	}
 	// Types per (class, kind) and, for nodes without a class, per (kind,
 	// name), memoized for this snapshot's kind table, with whether the
@@ -328,7 +341,14 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			to := s.Edges.Target[e] + shift
 			if int(ek) < len(indexed) {
 				kindCount[ek]++
-				if indexed[ek] {
+				switch {
+				case marked[ek] && indexed[ek]:
+					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(s.EdgeKinds[ek].Name, strconv.FormatUint(uint64(s.Edges.Name[e]), 10))), to)
+					continue
+				case marked[ek]:
+					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(s.EdgeKinds[ek].Name, src.String(s.Edges.Name[e]))), to)
+					continue
+				case indexed[ek]:
 					edge(ir.MoarVMIndexRef, s.Edges.Name[e], to)
 					continue
 				}
@@ -415,8 +435,11 @@ func (c *converter) report() {
 			parts = append(parts, fmt.Sprintf("%s %d", name, c.edgeKinds[name]))
 			total += c.edgeKinds[name]
 		}
-		c.loss.Add(ir.LossEdgeKinds, int64(total), "edges' kinds are not kept: a MoarVM reference is described only by a string or an index").
-			WithExample(strings.Join(parts, ", "))
+		what := "edges' kinds are not kept: a MoarVM reference is described only by a string or an index"
+		if c.markedKinds {
+			what += "; V8's kinds other than property and element are kept in the description, \"(weak) name\", \"(hidden) 3\", which converting back to V8 reads"
+		}
+		c.loss.Add(ir.LossEdgeKinds, int64(total), what).WithExample(strings.Join(parts, ", "))
 	}
 	if c.extTotals > 0 {
 		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no collectable and are not kept", c.extTotals)

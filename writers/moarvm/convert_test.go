@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -241,13 +242,23 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 			if ds.target[pos] != uint64(s.Edges.Target[e])+uint64(shift) {
 				return fmt.Errorf("edge %d goes to %d, want %d", e, ds.target[pos], uint64(s.Edges.Target[e])+uint64(shift))
 			}
-			descr := ds.descr[pos]
-			if s.EdgeKindOf(e).Indexed {
+			// V8's kinds but property and element are kept in the
+			// description: "(weak) name", "(hidden) 3".
+			descr, ek := ds.descr[pos], s.EdgeKindOf(e)
+			name := srcF.String(s.Edges.Name[e])
+			if ek.Indexed {
+				name = strconv.FormatUint(uint64(s.Edges.Name[e]), 10)
+			}
+			marked := ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
+			if marked {
+				name = "(" + ek.Name + ") " + name
+			}
+			if ek.Indexed && !marked {
 				if descr != uint64(s.Edges.Name[e])<<2|1 {
 					return fmt.Errorf("edge %d: description %#x, want index %d", e, descr, s.Edges.Name[e])
 				}
-			} else if descr&3 != 2 || d.strings[descr>>2] != srcF.String(s.Edges.Name[e]) {
-				return fmt.Errorf("edge %d: description %#x, want the string %q", e, descr, srcF.String(s.Edges.Name[e]))
+			} else if descr&3 != 2 || d.strings[descr>>2] != name {
+				return fmt.Errorf("edge %d: description %#x, want the string %q", e, descr, name)
 			}
 		}
 	}

@@ -52,7 +52,10 @@ import (
 //     fallback, which has no name) are hidden edges numbered 0, 1, … within
 //     their collectable, so they stay apart and keep their order. A string
 //     reference whose index lies outside the string heap, and reference
-//     kind 3, become internal edges with a made-up name;
+//     kind 3, become internal edges with a made-up name. In a heap made from
+//     V8 (above), a description that keeps an edge's kind
+//     (ir.MoarVMEdgeKindMark: "(weak) name") of an object's or the root's
+//     reference gives that edge its kind and name or index again;
 //   - unmanaged memory (colusize) is a "native" node of that size after all
 //     collectables, named "(unmanaged) <owner's name>" ("(unmanaged) Frame"
 //     for all frames), owned through an internal edge "unmanaged"
@@ -122,14 +125,16 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	labels := ir.ClassLabels(f)
 	srcLabels := slices.Clone(labels)           // before DevTools' spelling, for the classes loss
 	objKind := make([]uint8, f.Classes.Len()+1) // by 1-origin class: objects' kind
+	fromV8 := make([]bool, f.Classes.Len()+1)    // by 1-origin class: a V8 heap's type
 	for k := range objKind {
 		objKind[k] = kObject
 		if k > 0 && k <= len(f.Classes.Library) {
 			if repr := f.String(f.Classes.Library[k-1]); slices.Contains(ir.V8NodeKinds, repr) {
-				objKind[k] = kind(repr)
+				objKind[k], fromV8[k] = kind(repr), true
 			}
 		}
 	}
+	anyFromV8 := slices.Contains(fromV8, true)
 	var tagNames int
 	for k, l := range labels {
 		if safe := devtoolsClassName(l); safe != l {
@@ -309,6 +314,22 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 			k := s.Edges.Kind[e]
 			switch refKind[k] {
 			case refString:
+				// A V8 heap's object, and its root, keep their edges'
+				// kinds in their descriptions (ir.MoarVMEdgeKindMark).
+				if ck == ir.MoarVMObject && fromV8[classOf(i)] || ck == ir.MoarVMRoot && anyFromV8 {
+					if kn, rest, ok := ir.ParseMoarVMEdgeKindMark(f.String(name)); ok {
+						if j := slices.IndexFunc(ir.V8EdgeKinds, func(x ir.EdgeKind) bool { return x.Name == kn }); j >= 0 {
+							if !ir.V8EdgeKinds[j].Indexed {
+								edge(uint8(j), intern(rest), to)
+								continue
+							}
+							if x, err := strconv.ParseUint(rest, 10, 32); err == nil {
+								edge(uint8(j), uint32(x), to)
+								continue
+							}
+						}
+					}
+				}
 				edge(eProperty, conv.internSrc(name), to)
 			case refIndex:
 				edge(eElement, name, to)
