@@ -125,7 +125,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	labels := ir.ClassLabels(f)
 	srcLabels := slices.Clone(labels)           // before DevTools' spelling, for the classes loss
 	objKind := make([]uint8, f.Classes.Len()+1) // by 1-origin class: objects' kind
-	fromV8 := make([]bool, f.Classes.Len()+1)    // by 1-origin class: a V8 heap's type
+	fromV8 := make([]bool, f.Classes.Len()+1)   // by 1-origin class: a V8 heap's type
 	for k := range objKind {
 		objKind[k] = kObject
 		if k > 0 && k <= len(f.Classes.Library) {
