@@ -252,12 +252,14 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	// Source edge kinds: named ones become string references.
 	indexed := make([]bool, len(s.EdgeKinds))
 	kindCount := make([]int, len(s.EdgeKinds))
-	// V8's kinds other than property and element are marked in the
+	// Of a V8 heap (V8's node kinds, which its types' REPR names keep), the
+	// edge kinds other than property and element are marked in the
 	// description, which converting back to V8 reads.
+	v8Heap := len(s.NodeKinds) >= len(ir.V8NodeKinds) && slices.Equal(s.NodeKinds[:len(ir.V8NodeKinds)], ir.V8NodeKinds)
 	marked := make([]bool, len(s.EdgeKinds))
 	for i, ek := range s.EdgeKinds {
 		indexed[i] = ek.Indexed
-		marked[i] = ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
+		marked[i] = v8Heap && ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
 		if marked[i] {
 			c.markedKinds = true
 		}

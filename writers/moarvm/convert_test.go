@@ -249,7 +249,8 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 			if ek.Indexed {
 				name = strconv.FormatUint(uint64(s.Edges.Name[e]), 10)
 			}
-			marked := ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
+			v8Heap := len(s.NodeKinds) >= len(ir.V8NodeKinds) && slices.Equal(s.NodeKinds[:len(ir.V8NodeKinds)], ir.V8NodeKinds)
+			marked := v8Heap && ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
 			if marked {
 				name = "(" + ek.Name + ") " + name
 			}
