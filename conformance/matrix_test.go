@@ -52,6 +52,9 @@ type measured struct {
 	// label maps ir.ClassLabels' names (which ir.SummarizeBy uses) to
 	// those of class.
 	label map[string]string
+	// memo holds a source's measures by aspect (of), nil for others.
+	mu   sync.Mutex
+	memo map[string][]string
 }
 
 func measure(f *ir.File, s *ir.Snapshot) *measured {
@@ -79,6 +82,41 @@ func measure(f *ir.File, s *ir.Snapshot) *measured {
 		}
 	}
 	return m
+}
+
+// A source snapshot is measured once for all the targets it is converted
+// to: sourceMeasure keeps each measured source, of keeps each aspect's
+// measure of it.
+var sources sync.Map // sourceKey → *measured
+
+type sourceKey struct {
+	f *ir.File
+	s *ir.Snapshot
+}
+
+func sourceMeasure(f *ir.File, s *ir.Snapshot) *measured {
+	if m, ok := sources.Load(sourceKey{f, s}); ok {
+		return m.(*measured)
+	}
+	m := measure(f, s)
+	m.memo = map[string][]string{}
+	v, _ := sources.LoadOrStore(sourceKey{f, s}, m)
+	return v.(*measured)
+}
+
+// of returns asp's measure of m, computed once when m is a source.
+func (m *measured) of(asp aspect) []string {
+	if m.memo == nil {
+		return asp.measure(m)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.memo[asp.name]; ok {
+		return v
+	}
+	v := asp.measure(m)
+	m.memo[asp.name] = v
+	return v
 }
 
 // objectClassLabels is ir.ClassLabels with a name qualified by its library
@@ -244,24 +282,59 @@ var (
 // and, if named, their names, lines keyed "classes" or "edge-names" (which
 // a change of classes names too; lineKinds).
 func referenceLines(m *measured, named bool) []string {
-	var refs []string
+	// Counted by key, the lines made once per key: a heap has millions of
+	// references and few kinds of them.
+	type key struct{ holder, target, name string }
+	counts := map[key]int{}
+	total := 0
+	s := m.s
 	for _, i := range m.real {
-		lo, hi := m.s.Nodes.EdgeRange(i)
+		lo, hi := s.Nodes.EdgeRange(i)
 		for e := lo; e < hi; e++ {
-			t := m.s.Edges.Target[e]
+			t := s.Edges.Target[e]
 			if !m.isReal[t] {
 				continue
 			}
+			total++
+			k := key{holder: m.class[i], target: m.class[t]}
 			if named {
-				refs = append(refs, ir.LossEdgeNames+"\t"+m.class[i]+" "+m.f.EdgeName(m.s, e)+" "+m.class[t])
-			} else {
-				refs = append(refs, ir.LossClasses+"\t"+m.class[i]+" → "+m.class[t])
+				if s.EdgeKindOf(e).Indexed {
+					k.name = indexName(s.Edges.Name[e])
+				} else {
+					k.name = m.f.String(s.Edges.Name[e])
+				}
 			}
+			counts[k]++
 		}
 	}
-	lines := append(counted(refs), fmt.Sprintf("%s\t%d", ir.LossEdges, len(refs)))
+	lines := make([]string, 0, len(counts)+1)
+	for k, n := range counts {
+		line := ir.LossClasses + "\t" + k.holder + " → " + k.target
+		if named {
+			line = ir.LossEdgeNames + "\t" + k.holder + " " + k.name + " " + k.target
+		}
+		lines = append(lines, line+"\t"+strconv.Itoa(n))
+	}
+	lines = append(lines, fmt.Sprintf("%s\t%d", ir.LossEdges, total))
 	sort.Strings(lines)
 	return lines
+}
+
+// smallIndexNames are the names of the indices most edges have.
+var smallIndexNames = func() []string {
+	names := make([]string, 4096)
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	return names
+}()
+
+// indexName is an indexed edge's name, as ir.File.EdgeName gives it.
+func indexName(i uint32) string {
+	if int(i) < len(smallIndexNames) {
+		return smallIndexNames[i]
+	}
+	return strconv.FormatUint(uint64(i), 10)
 }
 
 // lineKinds are, for lines keyed by a loss kind, the other kinds that name
@@ -507,7 +580,7 @@ func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []convers
 			continue
 		}
 		for i := range in.Snapshots {
-			a := measure(in, in.Snapshots[i])
+			a := sourceMeasure(in, in.Snapshots[i])
 			g, bk := measure(got, got.Snapshots[i]), measure(back, back.Snapshots[i])
 			for j, asp := range allAspects {
 				other, report := g, loss
@@ -538,7 +611,7 @@ func through(fm format, f *ir.File) (*ir.File, ir.LossReport, error) {
 
 // record compares one aspect of the source with the converted file's.
 func (c *conversion) record(j int, asp aspect, src, got *measured, loss ir.LossReport) {
-	x, y := asp.measure(src), asp.measure(got)
+	x, y := src.of(asp), asp.measure(got)
 	if _, keyed := differingKinds(asp.kinds, x, y); keyed {
 		// Of lines keyed by kind, those of kinds the source does not have
 		// are what the target requires (MoarVM's highscores), not a loss.
