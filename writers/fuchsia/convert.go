@@ -54,7 +54,11 @@ type classKey struct{ name, library string }
 //
 // Edges, node ids and kinds, values, roots, totals and external sizes have
 // no place in a heapdump profile; the loss report says so.
-func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
+func Convert(f *ir.File) (*ir.File, ir.LossReport, error) { return convert(f, "a pprof profile") }
+
+// convert is Convert for a file written as into ("a FIDL stream"), which
+// the loss report names.
+func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 	if f.Fuchsia != nil {
 		return f, nil, nil
 	}
@@ -256,7 +260,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 		loss.Addf(ir.LossExternalSizes, int64(extNodes), "external sizes (%d bytes on nodes, %d in the totals) are not kept: a sample's size is its self size", extBytes, extTotals)
 	}
 	if edges > 0 {
-		loss.Add(ir.LossEdges, int64(edges), "edges have no place in a pprof profile; the stacks show each object's class and those of its nearest dominators instead")
+		loss.Addf(ir.LossEdges, int64(edges), "edges have no place in %s; the stacks show each object's class and those of its nearest dominators instead", into)
 	}
 	if weak > 0 {
 		loss.Add(ir.LossWeakEdges, int64(weak), "weak edges are not kept (no edge is)")
@@ -299,10 +303,10 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	// A V8 heap's allocation traces are its samples' stacks.
 	for _, s := range f.Snapshots {
-		loss.Merge(ir.V8Loss(f, s, "a pprof profile", true))
-		loss.Merge(ir.DartLoss(f, s, "a pprof profile", false))
+		loss.Merge(ir.V8Loss(f, s, into, true))
+		loss.Merge(ir.DartLoss(f, s, into, false))
 	}
-	loss.Merge(ir.MoarVMLoss(f, "a pprof profile", false))
+	loss.Merge(ir.MoarVMLoss(f, into, false))
 	if len(f.Snapshots) == 0 {
 		return nil, nil, fmt.Errorf("fuchsia: the file has no snapshots")
 	}

@@ -26,7 +26,7 @@ import (
 // function named are read back in another class (counted exactly, by the
 // reader's own naming of sites from addresses).
 func WriteFIDL(w io.Writer, f *ir.File) (ir.LossReport, error) {
-	f, loss, err := prepare(f, ir.FormatFuchsiaFIDL, "the stream")
+	f, loss, err := prepare(f, ir.FormatFuchsiaFIDL, "a FIDL stream")
 	if err != nil {
 		return loss, err
 	}

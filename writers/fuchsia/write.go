@@ -51,7 +51,7 @@ type Options struct {
 // is converted first (Convert); the loss report lists what the profile
 // cannot hold.
 func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
-	f, loss, err := prepare(f, ir.FormatFuchsia, "pprof")
+	f, loss, err := prepare(f, ir.FormatFuchsia, "a pprof profile")
 	if err != nil {
 		return loss, err
 	}
@@ -98,12 +98,12 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 
 // prepare is what both writers do first: convert IR without a Fuchsia
 // section, validate, and report the derived edges the output (named by
-// format and what) has no place for.
+// format, and for the loss report by what) has no place for.
 func prepare(f *ir.File, format, what string) (*ir.File, ir.LossReport, error) {
 	var loss ir.LossReport
 	if f.Fuchsia == nil {
 		var err error
-		if f, loss, err = Convert(f); err != nil {
+		if f, loss, err = convert(f, what); err != nil {
 			return nil, nil, err
 		}
 	}
