@@ -356,3 +356,56 @@ func allEdges(f *ir.File, s *ir.Snapshot, i int) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestV8EdgeKindsThroughMoarVM: V8's edge kinds kept in MoarVM's
+// descriptions come back, a property whose name reads like such a mark
+// stays a property of that name, and the edges of a node of a kind V8's
+// list does not have (no V8-kind REPR name to recognize) keep their names.
+func TestV8EdgeKindsThroughMoarVM(t *testing.T) {
+	f := &ir.File{Format: ir.FormatV8, Strings: []string{"", "A", "B", "(weak) victim", "w", "(element) 2", "plain", "W", "(property) p"}}
+	s := &ir.Snapshot{NodeKinds: append(slices.Clone(ir.V8NodeKinds), "wasm object"), EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	kind := func(name string) uint8 { return uint8(slices.Index(s.NodeKinds, name)) }
+	edge := func(name string) uint32 {
+		return uint32(slices.IndexFunc(ir.V8EdgeKinds, func(k ir.EdgeKind) bool { return k.Name == name }))
+	}
+	nodes := []struct {
+		kind  string
+		name  uint32
+		edges [][3]uint32 // kind, name, target
+	}{
+		{ir.KindSynthetic, 0, [][3]uint32{{edge("element"), 1, 1}, {edge("element"), 2, 3}}},
+		{ir.KindObject, 1, [][3]uint32{{edge("property"), 3, 2}, {edge("weak"), 4, 2}, {edge("hidden"), 7, 2},
+			{edge("property"), 5, 2}, {edge("property"), 8, 2}, {edge("internal"), 6, 2}}},
+		{ir.KindObject, 2, nil},
+		{"wasm object", 7, [][3]uint32{{edge("internal"), 6, 2}}},
+	}
+	s.Nodes.FirstEdge = []uint32{0}
+	for i, n := range nodes {
+		s.Nodes.Kind = append(s.Nodes.Kind, kind(n.kind))
+		s.Nodes.Name = append(s.Nodes.Name, n.name)
+		s.Nodes.ID.Append(uint64(2*i + 1))
+		s.Nodes.SelfSize.Append(uint64(min(i, 1) * 16)) // the root has none
+		for _, e := range n.edges {
+			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
+			s.Edges.Name = append(s.Edges.Name, e[1])
+			s.Edges.Target = append(s.Edges.Target, e[2])
+		}
+		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+	f.Snapshots = []*ir.Snapshot{s}
+	m, _ := mustThrough(t, formatByName(ir.FormatMoarVM), f)
+	back, _ := mustThrough(t, formatByName(ir.FormatV8), m)
+	b := back.Snapshots[0]
+	if b.Nodes.Len() != s.Nodes.Len() {
+		for i := range b.Nodes.Len() {
+			t.Logf("%d %s %q %v", i, b.NodeKindName(i), back.String(b.Nodes.Name[i]), allEdges(back, b, i))
+		}
+		t.Fatalf("%d nodes came back, want %d", b.Nodes.Len(), s.Nodes.Len())
+	}
+	if w, g := allEdges(f, s, 1), allEdges(back, b, 1); !slices.Equal(w, g) {
+		t.Errorf("A's edges came back as %q, want %q", g, w)
+	}
+	if g := allEdges(back, b, 3); len(g) != 1 || !strings.HasSuffix(g[0], " plain 2") {
+		t.Errorf("W's edge came back as %q, want one named plain", g)
+	}
+}

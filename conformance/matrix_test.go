@@ -85,22 +85,17 @@ func measure(f *ir.File, s *ir.Snapshot) *measured {
 }
 
 // A source snapshot is measured once for all the targets it is converted
-// to: sourceMeasure keeps each measured source, of keeps each aspect's
-// measure of it.
-var sources sync.Map // sourceKey → *measured
+// to: sourceMeasure keeps each measured source (by format, fixture and
+// snapshot, for TestMatrix's run), of keeps each aspect's measure of it.
+var sourceMeasures sync.Map // "format/fixture/snapshot" → *measured
 
-type sourceKey struct {
-	f *ir.File
-	s *ir.Snapshot
-}
-
-func sourceMeasure(f *ir.File, s *ir.Snapshot) *measured {
-	if m, ok := sources.Load(sourceKey{f, s}); ok {
+func sourceMeasure(key string, f *ir.File, s *ir.Snapshot) *measured {
+	if m, ok := sourceMeasures.Load(key); ok {
 		return m.(*measured)
 	}
 	m := measure(f, s)
 	m.memo = map[string][]string{}
-	v, _ := sources.LoadOrStore(sourceKey{f, s}, m)
+	v, _ := sourceMeasures.LoadOrStore(key, m)
 	return v.(*measured)
 }
 
@@ -110,12 +105,15 @@ func (m *measured) of(asp aspect) []string {
 		return asp.measure(m)
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if v, ok := m.memo[asp.name]; ok {
+	v, ok := m.memo[asp.name]
+	m.mu.Unlock()
+	if ok {
 		return v
 	}
-	v := asp.measure(m)
+	v = asp.measure(m) // measures do not change m: two may race to store the same
+	m.mu.Lock()
 	m.memo[asp.name] = v
+	m.mu.Unlock()
 	return v
 }
 
@@ -503,6 +501,7 @@ func TestMatrix(t *testing.T) {
 	}
 	close(next)
 	wg.Wait()
+	sourceMeasures.Clear()
 	if t.Failed() {
 		return
 	}
@@ -580,7 +579,7 @@ func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []convers
 			continue
 		}
 		for i := range in.Snapshots {
-			a := sourceMeasure(in, in.Snapshots[i])
+			a := sourceMeasure(fmt.Sprintf("%s/%s/%d", src.name, c.fixture, i), in, in.Snapshots[i])
 			g, bk := measure(got, got.Snapshots[i]), measure(back, back.Snapshots[i])
 			for j, asp := range allAspects {
 				other, report := g, loss

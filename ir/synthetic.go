@@ -63,8 +63,10 @@ const V8ExternalEdge = "external"
 // MoarVMEdgeKindMark is how writers/moarvm keeps an edge kind MoarVM does
 // not have (V8's weak, internal, hidden, … edges) in a string reference's
 // description: "(weak) name", an indexed kind's index as the name ("(hidden)
-// 3"). writers/v8 reads the kind back for objects whose type's REPR name
-// is a V8 node kind (a V8 heap's: see writers/moarvm), and only for those.
+// 3"), for the references of objects whose type's REPR name is a V8 node
+// kind (a V8 heap's: see writers/moarvm) and of the root that was V8's;
+// writers/v8 reads the kinds back for those, and only for those. A
+// property whose name reads as a mark is marked "(property) name".
 func MoarVMEdgeKindMark(kind, name string) string { return "(" + kind + ") " + name }
 
 // ParseMoarVMEdgeKindMark splits a description made by MoarVMEdgeKindMark

@@ -221,8 +221,10 @@ func appendColumn(dst *ir.Uints, c *column) {
 
 // joinContinuedSizes makes the self size of each collectable whose colsize
 // is ir.MoarVMSizeContinued the sum of its colsize and colusize: a size
-// heapconv split because colsize has 16 bits. A sum beyond 64 bits is left
-// split: heapconv's writer caps the sum, so no such file is its.
+// heapconv split because colsize has 16 bits. A colusize too big to join
+// is left as it is: heapconv's writer caps a continued sum below that, so
+// such a collectable is one of exactly 65535 bytes with that much
+// unmanaged memory.
 func joinContinuedSizes(nd *ir.Nodes) {
 	for i := range nd.SelfSize.Len() {
 		if nd.SelfSize.At(i) != ir.MoarVMSizeContinued {

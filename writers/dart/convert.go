@@ -123,7 +123,8 @@ func (c *converter) convert() error {
 	// (ir.UnmanagedOwners, which also finds a MoarVM heap's unmanaged
 	// memory): the objects get their classes and external properties back.
 	// A native node is folded only when it is that and nothing else: no
-	// root, held by one edge, holding nothing, its owner an object.
+	// root, held by one edge, holding nothing (so its holder, which holds
+	// it, is never folded itself).
 	dartClasses, dartClassOf := ir.V8DartClasses(s)
 	fromDart := false
 	if s.V8 != nil {
@@ -146,7 +147,7 @@ func (c *converter) convert() error {
 			if o == ir.NoNode {
 				continue
 			}
-			if lo, hi := s.Nodes.EdgeRange(i); hi > lo || into[i] != 1 || uint32(i) == s.Root || owner[o] != ir.NoNode {
+			if lo, hi := s.Nodes.EdgeRange(i); hi > lo || into[i] != 1 || uint32(i) == s.Root {
 				owner[i] = ir.NoNode
 			}
 		}

@@ -266,7 +266,7 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		loss.Add(ir.LossWeakEdges, int64(weak), "weak edges are not kept (no edge is)")
 	}
 	if capped > 0 {
-		loss.Add(ir.LossSizesCapped, int64(capped), "self sizes of 2^63 bytes or more are capped at 2^63-1 (pprof values are int64)")
+		loss.Add(ir.LossSizesCapped, int64(capped), "self sizes of 2^63 bytes or more are capped at 2^63-1 (a heapdump's sample values are int64, as pprof's are)")
 	}
 	if noDom > 0 {
 		loss.Add("no-root", int64(noDom), "snapshots have no root: their objects' stacks are their class alone")

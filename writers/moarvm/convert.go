@@ -288,7 +288,12 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 		if id != uint64(i)+uint64(shift) {
 			c.ids++
 		}
+		// The edges of a V8 heap's objects (a type whose REPR name is a
+		// V8 node kind, which writers/v8 recognizes) and of its root keep
+		// their kinds in their descriptions.
+		markHere := false
 		if reuse && i == 0 {
+			markHere = v8Heap
 			c.loss.Add("root-node", 1, "the source's root (node 0) becomes MoarVM's Root; its kind and name are not kept").
 				WithExample(fmt.Sprintf("snapshot %d: kind %q, name %q", k, s.NodeKindName(0), src.String(sn.Name[0])))
 			addNode(ir.MoarVMRoot, rootName, 0, 0, size, x)
@@ -335,6 +340,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 				}
 			}
 			t := ty.t
+			markHere = v8Heap && slices.Contains(ir.V8NodeKinds, c.out.String(c.out.Classes.Library[t]))
 			addNode(ir.MoarVMObject, c.out.Classes.Name[t], t+1, t, size, x)
 		}
 		lo, hi := sn.EdgeRange(i)
@@ -344,14 +350,21 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			if int(ek) < len(indexed) {
 				kindCount[ek]++
 				switch {
-				case marked[ek] && indexed[ek]:
+				case markHere && marked[ek] && indexed[ek]:
 					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(s.EdgeKinds[ek].Name, strconv.FormatUint(uint64(s.Edges.Name[e]), 10))), to)
 					continue
-				case marked[ek]:
+				case markHere && marked[ek]:
 					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(s.EdgeKinds[ek].Name, src.String(s.Edges.Name[e]))), to)
 					continue
 				case indexed[ek]:
 					edge(ir.MoarVMIndexRef, s.Edges.Name[e], to)
+					continue
+				}
+			}
+			if name := src.String(s.Edges.Name[e]); markHere {
+				if _, _, ok := ir.ParseMoarVMEdgeKindMark(name); ok {
+					// A name that reads as a mark is marked a property.
+					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(ir.EdgeProperty, name)), to)
 					continue
 				}
 			}

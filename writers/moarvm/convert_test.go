@@ -220,7 +220,12 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 		if ds.size[c] != size || ds.usize[c] != x {
 			return fmt.Errorf("node %d: size %d+%d, want %d+%d", i, ds.size[c], ds.usize[c], size, x)
 		}
+		// A V8 heap's objects (a type whose REPR name is a V8 kind) and
+		// root keep their edges' kinds in their descriptions.
+		v8Heap := len(s.NodeKinds) >= len(ir.V8NodeKinds) && slices.Equal(s.NodeKinds[:len(ir.V8NodeKinds)], ir.V8NodeKinds)
+		markHere := v8Heap && c == 0
 		if c > 0 {
+			markHere = v8Heap && slices.Contains(ir.V8NodeKinds, d.strings[d.reprs[ds.tofi[c]]])
 			if ds.kind[c] != ir.MoarVMObject {
 				return fmt.Errorf("node %d: kind %d, want an object", i, ds.kind[c])
 			}
@@ -243,14 +248,17 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 				return fmt.Errorf("edge %d goes to %d, want %d", e, ds.target[pos], uint64(s.Edges.Target[e])+uint64(shift))
 			}
 			// V8's kinds but property and element are kept in the
-			// description: "(weak) name", "(hidden) 3".
+			// description: "(weak) name", "(hidden) 3"; a name that reads
+			// as such a mark is marked a property.
 			descr, ek := ds.descr[pos], s.EdgeKindOf(e)
 			name := srcF.String(s.Edges.Name[e])
 			if ek.Indexed {
 				name = strconv.FormatUint(uint64(s.Edges.Name[e]), 10)
 			}
-			v8Heap := len(s.NodeKinds) >= len(ir.V8NodeKinds) && slices.Equal(s.NodeKinds[:len(ir.V8NodeKinds)], ir.V8NodeKinds)
-			marked := v8Heap && ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
+			marked := markHere && ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
+			if _, _, looksMarked := ir.ParseMoarVMEdgeKindMark(name); markHere && !ek.Indexed && !marked && looksMarked {
+				name = "(property) " + name
+			}
 			if marked {
 				name = "(" + ek.Name + ") " + name
 			}

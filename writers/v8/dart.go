@@ -89,7 +89,8 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// which writers/dart keeps in the fields' reserved strings. They are
 	// the references of objects in order while no reference is 0 (the
 	// reader leaves those out).
-	// A field of an indexed kind (hidden) is named by the edge's index.
+	// A field of an indexed kind (a hidden edge, an element out of place)
+	// is named by the edge's index.
 	fieldKind := make([]uint8, len(c.FieldName))
 	fieldIndex := make([]int64, len(c.FieldName)) // -1: named by the field's name
 	for j := range fieldKind {

@@ -205,7 +205,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// stays the root with the roots V8 wrote below it (whether one is a
 	// user root decides whether DevTools folds arrays into their owners).
 	shift := 1
-	if n > 0 && s.Root == 0 && slices.ContainsFunc(objKind, func(k uint8) bool { return k != kObject }) {
+	if n > 0 && s.Root == 0 && anyFromV8 {
 		shift = 0
 	}
 	ext := &s.Nodes.ExternalSize
@@ -316,7 +316,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 			case refString:
 				// A V8 heap's object, and its root, keep their edges'
 				// kinds in their descriptions (ir.MoarVMEdgeKindMark).
-				if ck == ir.MoarVMObject && fromV8[classOf(i)] || ck == ir.MoarVMRoot && anyFromV8 {
+				if ck == ir.MoarVMObject && fromV8[classOf(i)] || ck == ir.MoarVMRoot && i == int(s.Root) && shift == 0 && anyFromV8 {
 					if kn, rest, ok := ir.ParseMoarVMEdgeKindMark(f.String(name)); ok {
 						if j := slices.IndexFunc(ir.V8EdgeKinds, func(x ir.EdgeKind) bool { return x.Name == kn }); j >= 0 {
 							if !ir.V8EdgeKinds[j].Indexed {
