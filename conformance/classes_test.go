@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"heapconv/ir"
+	"heapconv/ir/irtest"
 	wv8 "heapconv/writers/v8"
 )
 
@@ -368,30 +369,15 @@ func TestV8EdgeKindsThroughMoarVM(t *testing.T) {
 	edge := func(name string) uint32 {
 		return uint32(slices.IndexFunc(ir.V8EdgeKinds, func(k ir.EdgeKind) bool { return k.Name == name }))
 	}
-	nodes := []struct {
-		kind  string
-		name  uint32
-		edges [][3]uint32 // kind, name, target
-	}{
-		{ir.KindSynthetic, 0, [][3]uint32{{edge("element"), 1, 1}, {edge("element"), 2, 3}}},
-		{ir.KindObject, 1, [][3]uint32{{edge("property"), 3, 2}, {edge("weak"), 4, 2}, {edge("hidden"), 7, 2},
-			{edge("property"), 5, 2}, {edge("property"), 8, 2}, {edge("internal"), 6, 2}}},
-		{ir.KindObject, 2, nil},
-		{"wasm object", 7, [][3]uint32{{edge("internal"), 6, 2}}},
-	}
-	s.Nodes.FirstEdge = []uint32{0}
-	for i, n := range nodes {
-		s.Nodes.Kind = append(s.Nodes.Kind, kind(n.kind))
-		s.Nodes.Name = append(s.Nodes.Name, n.name)
-		s.Nodes.ID.Append(uint64(2*i + 1))
-		s.Nodes.SelfSize.Append(uint64(min(i, 1) * 16)) // the root has none
-		for _, e := range n.edges {
-			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
-			s.Edges.Name = append(s.Edges.Name, e[1])
-			s.Edges.Target = append(s.Edges.Target, e[2])
-		}
-		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
-	}
+	element, property, weak, hidden, internal := edge("element"), edge("property"), edge("weak"), edge("hidden"), edge("internal")
+	type e = irtest.Edge
+	irtest.Build(s, []irtest.Node{
+		{Kind: kind(ir.KindSynthetic), Edges: []e{{element, 1, 1}, {element, 2, 3}}}, // the root, of no size
+		{Kind: kind(ir.KindObject), Name: 1, Size: 16, Edges: []e{{property, 3, 2}, {weak, 4, 2}, {hidden, 7, 2},
+			{property, 5, 2}, {property, 8, 2}, {internal, 6, 2}}},
+		{Kind: kind(ir.KindObject), Name: 2, Size: 16},
+		{Kind: kind("wasm object"), Name: 7, Size: 16, Edges: []e{{internal, 6, 2}}},
+	}, false)
 	f.Snapshots = []*ir.Snapshot{s}
 	m, _ := mustThrough(t, formatByName(ir.FormatMoarVM), f)
 	back, _ := mustThrough(t, formatByName(ir.FormatV8), m)

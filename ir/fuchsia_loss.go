@@ -13,11 +13,7 @@ func FuchsiaLoss(f *File, s *Snapshot, format string, keepsStacks bool) LossRepo
 	if fs == nil {
 		return nil
 	}
-	add := func(n int, kind, what string) {
-		if n > 0 {
-			loss.Add(kind, int64(n), what+" have no place in "+format)
-		}
-	}
+	add := func(n int, kind, what string) { loss.noPlace(n, kind, what, format) }
 	timestamps, contents := 0, 0
 	for _, fl := range fs.Flags {
 		if fl&FuchsiaTimestamp != 0 {

@@ -43,12 +43,7 @@ func V8Loss(f *File, s *Snapshot, format string, keepsStacks bool) LossReport {
 		return nil
 	}
 	var loss LossReport
-	add := func(n int, kind, what string) *Loss {
-		if n <= 0 {
-			return nil
-		}
-		return loss.Add(kind, int64(n), what+" have no place in "+format)
-	}
+	add := func(n int, kind, what string) *Loss { return loss.noPlace(n, kind, what, format) }
 	var fields []string
 	for _, c := range v.NodeExtra {
 		switch c.Name {
@@ -122,12 +117,7 @@ func MoarVMLoss(f *File, format string, keepsFrames bool) LossReport {
 		return nil
 	}
 	var loss LossReport
-	add := func(n int, kind, what string) *Loss {
-		if n <= 0 {
-			return nil
-		}
-		return loss.Add(kind, int64(n), what+" have no place in "+format)
-	}
+	add := func(n int, kind, what string) *Loss { return loss.noPlace(n, kind, what, format) }
 	if !keepsFrames {
 		if l := add(m.Frames(), LossMoarVMStaticFrames, "static frames (name, compilation unit, file, line)"); l != nil {
 			l.WithExample(fmt.Sprintf("%s at %s:%d", f.String(m.FrameName[0]), f.String(m.FrameFile[0]), m.FrameLine[0]))
@@ -187,4 +177,13 @@ func DartLoss(f *File, s *Snapshot, format string, keepsClasses bool) LossReport
 			"and the names of external properties (%d) have no place in %s", uris, len(d.ExternalName), format).WithExample(example)
 	}
 	return loss
+}
+
+// noPlace adds n items of kind (what they are) that have no place in
+// format; nothing when n is 0.
+func (l *LossReport) noPlace(n int, kind, what, format string) *Loss {
+	if n <= 0 {
+		return nil
+	}
+	return l.Add(kind, int64(n), what+" have no place in "+format)
 }

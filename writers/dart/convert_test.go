@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"heapconv/ir"
+	"heapconv/ir/irtest"
 	rdart "heapconv/readers/dart"
 	wdart "heapconv/writers/dart"
 )
@@ -20,37 +21,17 @@ func foreignFile() *ir.File {
 	f.Classes = ir.Classes{Name: []uint32{1}, Library: []uint32{10}, FirstField: []uint32{0, 0}}
 	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 1}
 	const object, str = 3, 2
-	type node struct {
-		kind  uint8
-		name  uint32
-		class uint32
-		size  uint64
-		edges [][3]uint32 // kind, name, target
-	}
 	prop, elem, weak := uint32(2), uint32(1), uint32(6)
-	nodes := []node{
-		{object, 7, 0, 8, nil}, // 0: a "hello" object without a value
-		{object, 9, 0, 0, [][3]uint32{{elem, 0, 2}, {elem, 1, 3}, {elem, 2, 4}, {elem, 3, 5}}}, // 1: root
-		{object, 1, 1, 16, [][3]uint32{{prop, 2, 6}, {prop, 3, 6}}},                            // 2: Point
-		{object, 1, 1, 16, [][3]uint32{{prop, 2, 6}, {prop, 3, 0}}},                            // 3: Point
-		{object, 4, 0, 24, [][3]uint32{{prop, 5, 6}, {weak, 6, 0}}},                            // 4: Bag
-		{object, 4, 0, 24, [][3]uint32{{prop, 6, 6}, {prop, 5, 2}}},                            // 5: Bag (other names)
-		{str, 7, 0, 32, nil}, // 6: a string
-	}
-	s.Nodes.FirstEdge = []uint32{0}
-	for i, n := range nodes {
-		s.Nodes.Kind = append(s.Nodes.Kind, n.kind)
-		s.Nodes.Name = append(s.Nodes.Name, n.name)
-		s.Nodes.Class = append(s.Nodes.Class, n.class)
-		s.Nodes.ID.Append(uint64(2*i + 1))
-		s.Nodes.SelfSize.Append(n.size)
-		for _, e := range n.edges {
-			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
-			s.Edges.Name = append(s.Edges.Name, e[1])
-			s.Edges.Target = append(s.Edges.Target, e[2])
-		}
-		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
-	}
+	type e = irtest.Edge
+	irtest.Build(s, []irtest.Node{
+		{Kind: object, Name: 7, Size: 8}, // 0: a "hello" object without a value
+		{Kind: object, Name: 9, Edges: []e{{elem, 0, 2}, {elem, 1, 3}, {elem, 2, 4}, {elem, 3, 5}}}, // 1: root
+		{Kind: object, Name: 1, Class: 1, Size: 16, Edges: []e{{prop, 2, 6}, {prop, 3, 6}}},         // 2: Point
+		{Kind: object, Name: 1, Class: 1, Size: 16, Edges: []e{{prop, 2, 6}, {prop, 3, 0}}},         // 3: Point
+		{Kind: object, Name: 4, Size: 24, Edges: []e{{prop, 5, 6}, {weak, 6, 0}}},                   // 4: Bag
+		{Kind: object, Name: 4, Size: 24, Edges: []e{{prop, 6, 6}, {prop, 5, 2}}},                   // 5: Bag (other names)
+		{Kind: str, Name: 7, Size: 32}, // 6: a string
+	}, true)
 	s.Nodes.ExternalSize.AppendAll([]uint64{0, 0, 0, 0, 4096, 0, 0})
 	s.Values = ir.Values{Node: []uint32{6}, Kind: []ir.ValueKind{ir.ValueString}, Bits: []uint64{7}, Aux: []uint64{0}}
 	s.Roots = []ir.RootRef{{Node: 2, Category: 8}}
@@ -219,34 +200,18 @@ func TestConvertFoldsOnlyPlainNatives(t *testing.T) {
 	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0, V8: &ir.V8Snapshot{Header: ir.JSON{Kind: ir.JSONObject}}}
 	s.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
 	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
+	synthetic, object, native := kind(ir.KindSynthetic), kind(ir.KindObject), kind(ir.KindNative)
 	const element, property, internal = 1, 2, 3
-	nodes := []struct {
-		kind  string
-		name  uint32
-		size  uint64
-		edges [][3]uint32 // kind, name, target
-	}{
-		{ir.KindSynthetic, 0, 0, [][3]uint32{{element, 1, 1}, {element, 2, 2}}},                   // 0: the root
-		{ir.KindObject, 1, 16, [][3]uint32{{internal, 3, 3}, {internal, 3, 5}, {internal, 3, 6}}}, // 1: A holds n1, n3, n4
-		{ir.KindObject, 2, 16, [][3]uint32{{property, 8, 6}}},                                     // 2: B points to n4
-		{ir.KindNative, 4, 100, [][3]uint32{{internal, 3, 4}}},                                    // 3: n1 holds n2
-		{ir.KindNative, 5, 200, nil},                                                              // 4: n2
-		{ir.KindNative, 6, 300, nil},                                                              // 5: n3, plain
-		{ir.KindNative, 7, 400, nil},                                                              // 6: n4, B's too
-	}
-	s.Nodes.FirstEdge = []uint32{0}
-	for i, n := range nodes {
-		s.Nodes.Kind = append(s.Nodes.Kind, kind(n.kind))
-		s.Nodes.Name = append(s.Nodes.Name, n.name)
-		s.Nodes.ID.Append(uint64(2*i + 1))
-		s.Nodes.SelfSize.Append(n.size)
-		for _, e := range n.edges {
-			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
-			s.Edges.Name = append(s.Edges.Name, e[1])
-			s.Edges.Target = append(s.Edges.Target, e[2])
-		}
-		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
-	}
+	type e = irtest.Edge
+	irtest.Build(s, []irtest.Node{
+		{Kind: synthetic, Edges: []e{{element, 1, 1}, {element, 2, 2}}},                                     // 0: the root
+		{Kind: object, Name: 1, Size: 16, Edges: []e{{internal, 3, 3}, {internal, 3, 5}, {internal, 3, 6}}}, // 1: A holds n1, n3, n4
+		{Kind: object, Name: 2, Size: 16, Edges: []e{{property, 8, 6}}},                                     // 2: B points to n4
+		{Kind: native, Name: 4, Size: 100, Edges: []e{{internal, 3, 4}}},                                    // 3: n1 holds n2
+		{Kind: native, Name: 5, Size: 200},                                                                  // 4: n2
+		{Kind: native, Name: 6, Size: 300},                                                                  // 5: n3, plain
+		{Kind: native, Name: 7, Size: 400},                                                                  // 6: n4, B's too
+	}, false)
 	f.Snapshots = []*ir.Snapshot{s}
 	out, _, err := wdart.Convert(f)
 	if err != nil {

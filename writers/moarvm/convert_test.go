@@ -300,33 +300,13 @@ func foreignFile(rootFirst bool) *ir.File {
 	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
 	const synthetic, object, str = 9, 3, 2
 	const prop, elem, weak = 2, 1, 6
-	type node struct {
-		kind  uint8
-		name  uint32
-		class uint32
-		size  uint64
-		edges [][3]uint32
-	}
-	nodes := []node{
-		{synthetic, 0, 0, 0, [][3]uint32{{elem, 1, 1}, {elem, 2, 3}}},
-		{object, 1, 1, 16, [][3]uint32{{prop, 2, 2}, {weak, 3, 3}}},
-		{str, 7, 0, 32, nil},
-		{object, 5, 0, 100000, [][3]uint32{{prop, 2, 1}}},
-	}
-	s.Nodes.FirstEdge = []uint32{0}
-	for i, n := range nodes {
-		s.Nodes.Kind = append(s.Nodes.Kind, n.kind)
-		s.Nodes.Name = append(s.Nodes.Name, n.name)
-		s.Nodes.Class = append(s.Nodes.Class, n.class)
-		s.Nodes.ID.Append(uint64(2*i + 1))
-		s.Nodes.SelfSize.Append(n.size)
-		for _, e := range n.edges {
-			s.Edges.Kind = append(s.Edges.Kind, uint8(e[0]))
-			s.Edges.Name = append(s.Edges.Name, e[1])
-			s.Edges.Target = append(s.Edges.Target, e[2])
-		}
-		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
-	}
+	type e = irtest.Edge
+	irtest.Build(s, []irtest.Node{
+		{Kind: synthetic, Edges: []e{{elem, 1, 1}, {elem, 2, 3}}},
+		{Kind: object, Name: 1, Class: 1, Size: 16, Edges: []e{{prop, 2, 2}, {weak, 3, 3}}},
+		{Kind: str, Name: 7, Size: 32},
+		{Kind: object, Name: 5, Size: 100000, Edges: []e{{prop, 2, 1}}},
+	}, true)
 	s.Nodes.ExternalSize.AppendAll([]uint64{0, 0, 0, 7})
 	s.Values = ir.Values{Node: []uint32{2}, Kind: []ir.ValueKind{ir.ValueString}, Bits: []uint64{7}, Aux: []uint64{0}}
 	if !rootFirst {
