@@ -3,10 +3,10 @@ package dart_test
 import (
 	"bytes"
 	"slices"
-	"strings"
 	"testing"
 
 	"heapconv/ir"
+	"heapconv/ir/irtest"
 	rdart "heapconv/readers/dart"
 	wdart "heapconv/writers/dart"
 )
@@ -60,8 +60,6 @@ func TestConvertNamesWhatItMakes(t *testing.T) {
 		{ir.LossExternalSizes, 0, "24 bytes of external memory"},
 		{ir.LossValues, 1, "name data"},
 	} {
-		if l, ok := loss.Get(want.kind); !ok || l.Count != want.count || !strings.Contains(l.String(), want.text) {
-			t.Errorf("the loss report does not count %d of %s mentioning %q:\n%v", want.count, want.kind, want.text, loss)
-		}
+		irtest.WantLoss(t, loss, want.kind, want.count, want.text)
 	}
 }

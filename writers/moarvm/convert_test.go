@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"heapconv/ir"
@@ -362,10 +361,7 @@ func TestConvert(t *testing.T) {
 				t.Errorf("big node: size %d + %d", o.Nodes.SelfSize.At(big), o.Nodes.ExternalSize.At(big))
 			}
 			for _, want := range tc.loss {
-				l, ok := loss.Get(want.kind)
-				if !ok || l.Count != want.count || !strings.Contains(l.String(), want.text) {
-					t.Errorf("the loss report does not count %d of %s mentioning %q:\n%v", want.count, want.kind, want.text, loss)
-				}
+				irtest.WantLoss(t, loss, want.kind, want.count, want.text)
 			}
 		})
 	}
@@ -440,9 +436,7 @@ func TestConvertTypesAreClasses(t *testing.T) {
 		{ir.LossNodeNames, 3, "named by it"},    // x, y, z
 		{ir.LossNodeKinds, 4, "for 3 the REPR"}, // the strings and the native
 	} {
-		if l, ok := loss.Get(w.kind); !ok || l.Count != w.count || !strings.Contains(l.String(), w.text) {
-			t.Errorf("the loss report does not count %d of %s mentioning %q:\n%v", w.count, w.kind, w.text, loss)
-		}
+		irtest.WantLoss(t, loss, w.kind, w.count, w.text)
 	}
 
 	// Node 0 of a class "(root)", the one a MoarVM Root is counted under

@@ -65,9 +65,7 @@ func TestConvertNamesWhatItMakes(t *testing.T) {
 		{ir.LossTotals, int64(len(ir.MoarVMTotalNames)), "computed: total_heap_size="},
 		{ir.LossExternalSizes, 1, "colsize 65535 marks a self size continued in colusize"},
 	} {
-		if l, ok := loss.Get(want.kind); !ok || l.Count != want.count || !strings.Contains(l.String(), want.text) {
-			t.Errorf("the loss report does not count %d of %s mentioning %q:\n%v", want.count, want.kind, want.text, loss)
-		}
+		irtest.WantLoss(t, loss, want.kind, want.count, want.text)
 	}
 }
 

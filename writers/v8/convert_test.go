@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"heapconv/ir"
+	"heapconv/ir/irtest"
 	rv8 "heapconv/readers/v8"
 )
 
@@ -108,25 +109,6 @@ func cvConvert(t *testing.T, f *ir.File) (*ir.File, ir.LossReport) {
 		}
 	}
 	return out, loss
-}
-
-// cvLoss checks that the report has count items of the kind of loss, its
-// line mentioning each of texts.
-func cvLoss(t *testing.T, loss ir.LossReport, kind string, count int64, texts ...string) {
-	t.Helper()
-	l, ok := loss.Get(kind)
-	if !ok {
-		t.Errorf("no %s loss in\n%v", kind, loss)
-		return
-	}
-	if l.Count != count {
-		t.Errorf("%s loss of %d, want %d: %v", kind, l.Count, count, l)
-	}
-	for _, w := range texts {
-		if !strings.Contains(l.String(), w) {
-			t.Errorf("%s loss does not mention %q: %v", kind, w, l)
-		}
-	}
 }
 
 func TestConvertSyntheticRoot(t *testing.T) {
@@ -235,18 +217,18 @@ func TestConvertCases(t *testing.T) {
 						t.Errorf("node %d: id %d, want %d", i, s.Nodes.ID.At(i), 2*i+1)
 					}
 				}
-				cvLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "node 1: id 12")
+				irtest.WantLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "node 1: id 12")
 			}},
 		{"duplicate ids renumbered", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(11, 13, 13, 17) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 				if s.Nodes.ID.At(0) != 1 || s.Nodes.ID.At(7) != 15 {
 					t.Errorf("ids %d..%d", s.Nodes.ID.At(0), s.Nodes.ID.At(7))
 				}
-				cvLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "id 13 shared")
+				irtest.WantLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "id 13 shared")
 			}},
 		{"64-bit ids renumbered", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(11, 1<<33+1, 15, 17) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-				cvLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "node 1: id 8589934593")
+				irtest.WantLoss(t, loss, ir.LossNodeIDs, 4, "renumbered", "node 1: id 8589934593")
 			}},
 		{"source ids on V8's synthetic ids", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ID = ir.UintsOf(1, 3, 5, 7) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
@@ -279,7 +261,7 @@ func TestConvertCases(t *testing.T) {
 						t.Errorf("source node %d: self size %d, want %d", i, got, w)
 					}
 				}
-				cvLoss(t, loss, ir.LossSizesCapped, 2, "2 × nodes have a self size of 4 GiB or more")
+				irtest.WantLoss(t, loss, ir.LossSizesCapped, 2, "2 × nodes have a self size of 4 GiB or more")
 			}},
 		{"long names truncated to 1024 UTF-16 units", func(f *ir.File, s *ir.Snapshot) {
 			f.Strings = append(f.Strings, long, strings.Repeat("a", 1023)+"😀tail", strings.Repeat("é", 2000), strings.Repeat("😀", 600))
@@ -308,17 +290,17 @@ func TestConvertCases(t *testing.T) {
 			if got := out.String(s.Nodes.Name[7]); got != "unused" {
 				t.Errorf("name %q, want the class name", got)
 			}
-			cvLoss(t, loss, ir.LossNodeNames, 1, "named by their class")
-			cvLoss(t, loss, ir.LossClasses, 1, "class table")
+			irtest.WantLoss(t, loss, ir.LossNodeNames, 1, "named by their class")
+			irtest.WantLoss(t, loss, ir.LossClasses, 1, "class table")
 		}},
 		{"values and totals reported", func(f *ir.File, s *ir.Snapshot) {
 			s.Values = ir.Values{Node: []uint32{3}, Kind: []ir.ValueKind{ir.ValueString}, Bits: []uint64{3}, Aux: []uint64{0}}
 			s.Totals = []ir.Total{{Name: "capacity", Value: 99}, {Name: "external_size", Value: 5}}
 			s.Nodes.ExternalSize = ir.UintsOf(0, 7, 0, 0)
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-			cvLoss(t, loss, ir.LossValues, 1, "primitive values")
-			cvLoss(t, loss, ir.LossTotals, 1, "capacity=99")
-			cvLoss(t, loss, ir.LossExternalSizes, 1, "extra_native_bytes (12 bytes)")
+			irtest.WantLoss(t, loss, ir.LossValues, 1, "primitive values")
+			irtest.WantLoss(t, loss, ir.LossTotals, 1, "capacity=99")
+			irtest.WantLoss(t, loss, ir.LossExternalSizes, 1, "extra_native_bytes (12 bytes)")
 			if v, _ := s.V8.Header.Get("extra_native_bytes").Uint(); v != 12 {
 				t.Errorf("extra_native_bytes %d, want 12", v)
 			}

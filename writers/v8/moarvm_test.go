@@ -239,7 +239,7 @@ func TestMoarVMConvert(t *testing.T) {
 		{ir.LossEdgeNames, 2, "unknown references are hidden edges numbered"},
 		{ir.LossEdgeKinds, 1, `"kind 3" 1`},
 	} {
-		cvLoss(t, loss, w.kind, w.count, w.text)
+		irtest.WantLoss(t, loss, w.kind, w.count, w.text)
 	}
 	for _, k := range []string{"moarvm-root-tofi", ir.LossSizesCapped, ir.LossNodeKinds} {
 		if l, ok := loss.Get(k); ok {
@@ -400,15 +400,15 @@ func TestMoarVMCases(t *testing.T) {
 			if got := mvmNode(out, s, 12); got != `hidden "(unknown)" 100` {
 				t.Errorf("node 12: %s", got)
 			}
-			cvLoss(t, loss, ir.LossNodeKinds, 2, `"kind 12" 1, "unknown" 1`)
-			cvLoss(t, loss, "moarvm-root-tofi", 1, "colTOFI other than 0")
+			irtest.WantLoss(t, loss, ir.LossNodeKinds, 2, `"kind 12" 1, "unknown" 1`)
+			irtest.WantLoss(t, loss, "moarvm-root-tofi", 1, "colTOFI other than 0")
 		}},
 		{"unmanaged size of 4 GiB capped", func(f *ir.File, s *ir.Snapshot) { s.Nodes.ExternalSize.Set(8, 1<<33) },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 				if got := s.Nodes.SelfSize.At(16); got != math.MaxUint32 {
 					t.Errorf("native size %d", got)
 				}
-				cvLoss(t, loss, ir.LossSizesCapped, 1, "unmanaged sizes of 4 GiB")
+				irtest.WantLoss(t, loss, ir.LossSizesCapped, 1, "unmanaged sizes of 4 GiB")
 			}},
 		{"long names capped", func(f *ir.File, s *ir.Snapshot) {
 			f.Strings[msFoo] = strings.Repeat("F", 2000)
@@ -641,7 +641,7 @@ func TestMoarVMRandom(t *testing.T) {
 				out, loss := cvConvert(t, src)
 				mvmCheck(t, src, out)
 				if v.mo.Recovery && src.MoarVM.Recovery != nil {
-					cvLoss(t, loss, ir.LossRecovered, 0, "damaged at offset")
+					irtest.WantLoss(t, loss, ir.LossRecovered, 0, "damaged at offset")
 				}
 			})
 		}
