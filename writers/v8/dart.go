@@ -371,11 +371,12 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		loss.Add(ir.LossClasses, int64(changed), "objects are counted by DevTools under another class than their Dart class: strings, numbers, backing stores, closures, code and VM internals under its categories ((string), (number), (array), Function, (compiled code), (system)); the root, isolates and read-only pages are synthetic").
 			WithExample(example)
 	}
-	if changed, example := namesChanged(out, o, n, shift, func(i int) string { return f.String(s.Nodes.Name[i]) }); changed > 0 {
+	if changed, example := changedNodes(n, func(i int) string { return f.String(s.Nodes.Name[i]) },
+		func(i int) string { return out.String(o.Nodes.Name[i+shift]) }, "%q named %q"); changed > 0 {
 		loss.Add(ir.LossNodeNames, int64(changed), "objects are named as DevTools shows them: by their class, strings and numbers by their value, code and VM internals by class and name").
 			WithExample(example)
 	}
-	if changed, example := idsChanged(o, s, n, shift); changed > 0 {
+	if changed, example := changedNodes(n, s.Nodes.ID.At, func(i int) uint64 { return o.Nodes.ID.At(i + shift) }, "id %d became %d"); changed > 0 {
 		loss.Add(ir.LossNodeIDs, int64(changed), "V8 ids are unique odd numbers: an identity hash h is the id 2h+1; objects without one, or sharing one, get free odd ids from 2^32 down").
 			WithExample(example)
 	}
@@ -504,29 +505,14 @@ func dartCode(class string) bool {
 	return false
 }
 
-// namesChanged counts the source's nodes (node i is out's node i+shift)
-// whose name is not name(i), and shows the first.
-func namesChanged(out *ir.File, o *ir.Snapshot, n, shift int, name func(i int) string) (int, string) {
+// changedNodes counts the nodes i < n whose want(i) (the source's) is not
+// got(i) (the output's), and shows the first as format shows the pair.
+func changedNodes[T comparable](n int, want, got func(i int) T, format string) (int, string) {
 	changed, example := 0, ""
 	for i := 0; i < n; i++ {
-		if want, got := name(i), out.String(o.Nodes.Name[i+shift]); want != got {
+		if w, g := want(i), got(i); w != g {
 			if changed == 0 {
-				example = fmt.Sprintf("%q named %q", want, got)
-			}
-			changed++
-		}
-	}
-	return changed, example
-}
-
-// idsChanged counts the nodes of s whose id is not their id in o (node i
-// is o's node i+shift), and shows the first.
-func idsChanged(o, s *ir.Snapshot, n, shift int) (int, string) {
-	changed, example := 0, ""
-	for i := 0; i < n; i++ {
-		if want, got := s.Nodes.ID.At(i), o.Nodes.ID.At(i+shift); want != got {
-			if changed == 0 {
-				example = fmt.Sprintf("id %d became %d", want, got)
+				example = fmt.Sprintf(format, w, g)
 			}
 			changed++
 		}
@@ -538,14 +524,5 @@ func idsChanged(o, s *ir.Snapshot, n, shift int) (int, string) {
 // that DevTools counts under another class than class(i), the one the
 // source counts them under, and shows the first.
 func classesChanged(out *ir.File, o *ir.Snapshot, n, shift int, class func(i int) string) (int, string) {
-	changed, example := 0, ""
-	for i := 0; i < n; i++ {
-		if want, got := class(i), ir.ClassName(out, o, i+shift); want != got {
-			if changed == 0 {
-				example = fmt.Sprintf("%q counted as %q", want, got)
-			}
-			changed++
-		}
-	}
-	return changed, example
+	return changedNodes(n, class, func(i int) string { return ir.ClassName(out, o, i+shift) }, "%q counted as %q")
 }
