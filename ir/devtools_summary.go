@@ -70,16 +70,7 @@ func edgeKindIndex(s *Snapshot, name string) int {
 // weak. The state does not spread through JavaScript objects: every entry
 // from them into the DOM is a native node that knows its own state.
 func devtoolsDetached(s *Snapshot) []bool {
-	if s.V8 == nil {
-		return nil
-	}
-	var col *Uints
-	for k := range s.V8.NodeExtra {
-		if s.V8.NodeExtra[k].Name == "detachedness" {
-			col = &s.V8.NodeExtra[k].Values
-			break
-		}
-	}
+	col := s.V8.NodeColumn("detachedness")
 	if col == nil || col.Len() != s.Nodes.Len() {
 		return nil
 	}

@@ -108,12 +108,7 @@ func V8DartClasses(s *Snapshot) ([]DartClassRef, *Uints) {
 	if h == nil || h.Kind != JSONArray || len(h.Elems)%3 != 0 {
 		return nil, nil
 	}
-	var col *Uints
-	for k := range s.V8.NodeExtra {
-		if s.V8.NodeExtra[k].Name == V8DartClassField {
-			col = &s.V8.NodeExtra[k].Values
-		}
-	}
+	col := s.V8.NodeColumn(V8DartClassField)
 	if col == nil || col.Len() != s.Nodes.Len() || col.Max() > uint64(len(h.Elems)/3) {
 		return nil, nil
 	}

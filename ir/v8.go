@@ -118,5 +118,19 @@ func (v *V8Snapshot) Meta() *JSON { return v.Header.Get("meta") }
 // MetaList returns meta[key] as a list of strings (nil if absent).
 func (v *V8Snapshot) MetaList(key string) []string { return v.Meta().Get(key).Strings() }
 
+// NodeColumn returns the values of the extra node field name (nil if the
+// snapshot has none).
+func (v *V8Snapshot) NodeColumn(name string) *Uints {
+	if v == nil {
+		return nil
+	}
+	for k := range v.NodeExtra {
+		if v.NodeExtra[k].Name == name {
+			return &v.NodeExtra[k].Values
+		}
+	}
+	return nil
+}
+
 // LocationNodeFields lists the location fields that hold node indexes.
 var LocationNodeFields = []string{"object_index", "script_object_index"}

@@ -23,17 +23,17 @@ func (v *V8Snapshot) Traces(f *File) *V8Traces {
 	if v == nil || v.TraceTree.Len() == 0 || v.TraceFunctionInfos.Len() == 0 {
 		return nil
 	}
-	col := slices.IndexFunc(v.NodeExtra, func(c Column) bool { return c.Name == "trace_node_id" })
+	col := v.NodeColumn("trace_node_id")
 	infoFields := v.MetaList("trace_function_info_fields")
 	nodeFields := v.MetaList("trace_node_fields")
 	t := &V8Traces{f: f, v: v, parent: map[uint64]uint64{}, fn: map[uint64]uint64{}, infoFields: len(infoFields),
 		name: slices.Index(infoFields, "name"), script: slices.Index(infoFields, "script_name"),
 		line: slices.Index(infoFields, "line"), column: slices.Index(infoFields, "column")}
 	id, fi := slices.Index(nodeFields, "id"), slices.Index(nodeFields, "function_info_index")
-	if col < 0 || t.name < 0 || id < 0 || fi < 0 || len(nodeFields) < 2 {
+	if col == nil || t.name < 0 || id < 0 || fi < 0 || len(nodeFields) < 2 {
 		return nil
 	}
-	t.NodeIDs = &v.NodeExtra[col].Values
+	t.NodeIDs = col
 	// The tree is flattened in pre-order (V8Snapshot.TraceTree): each node's
 	// fields but the children, then its child count and its children. The
 	// reader has checked its shape.
