@@ -52,6 +52,18 @@ import (
 // heap (see UnmanagedOwners).
 const V8HeaderFrom = "heapconv_from"
 
+// V8MadeFrom returns the format a V8 snapshot's header says writers/v8
+// made it from (V8HeaderFrom), "" when it says none.
+func V8MadeFrom(s *Snapshot) string {
+	if s.V8 == nil {
+		return ""
+	}
+	if h := s.V8.Header.Get(V8HeaderFrom); h != nil && h.Kind == JSONString {
+		return h.Str
+	}
+	return ""
+}
+
 // V8UnmanagedEdge names the internal edge by which a MoarVM collectable
 // converted to V8 holds the native node of its unmanaged memory.
 const V8UnmanagedEdge = "unmanaged"
@@ -196,14 +208,7 @@ func isMoarVMRootKindName(name string) bool {
 // property of its holder. It returns nil when the snapshot has no such
 // node.
 func UnmanagedOwners(f *File, s *Snapshot) []uint32 {
-	if s.V8 == nil {
-		return nil
-	}
-	h := s.V8.Header.Get(V8HeaderFrom)
-	if h == nil || h.Kind != JSONString {
-		return nil
-	}
-	edgeName, ok := v8OwnedMemoryEdge[h.Str]
+	edgeName, ok := v8OwnedMemoryEdge[V8MadeFrom(s)]
 	if !ok {
 		return nil
 	}

@@ -126,13 +126,9 @@ func (c *converter) convert() error {
 	// root, held by one edge, holding nothing (so its holder, which holds
 	// it, is never folded itself).
 	dartClasses, dartClassOf := ir.V8DartClasses(s)
-	fromDart := false
-	if s.V8 != nil {
-		h := s.V8.Header.Get(ir.V8HeaderFrom)
-		fromDart = h != nil && h.Kind == ir.JSONString && h.Str == ir.FormatDart
-		if fromDart && dartClasses == nil && s.V8.Header.Get(ir.V8HeaderDartClasses) != nil {
-			c.loss.Add(ir.LossClasses, 0, "the Dart class table the V8 file keeps (heapconv_dart_classes, heapconv_class) does not fit its nodes: objects get the classes DevTools counts them under")
-		}
+	fromDart := ir.V8MadeFrom(s) == ir.FormatDart
+	if fromDart && dartClasses == nil && s.V8.Header.Get(ir.V8HeaderDartClasses) != nil {
+		c.loss.Add(ir.LossClasses, 0, "the Dart class table the V8 file keeps (heapconv_dart_classes, heapconv_class) does not fit its nodes: objects get the classes DevTools counts them under")
 	}
 	owner := ir.UnmanagedOwners(c.src, s)
 	if owner != nil {

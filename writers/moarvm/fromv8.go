@@ -327,10 +327,7 @@ func undoDevToolsName(name string) string {
 // unmanagedNodes is ir.UnmanagedOwners when the snapshot is one writers/v8
 // made from a MoarVM heap, else nil.
 func unmanagedNodes(f *ir.File, s *ir.Snapshot) []uint32 {
-	if s.V8 == nil {
-		return nil
-	}
-	if h := s.V8.Header.Get(ir.V8HeaderFrom); h == nil || h.Kind != ir.JSONString || h.Str != ir.FormatMoarVM {
+	if ir.V8MadeFrom(s) != ir.FormatMoarVM {
 		return nil
 	}
 	owner := ir.UnmanagedOwners(f, s)
