@@ -48,7 +48,7 @@ func devtoolsSummarized(s *Snapshot) bool {
 	if s.Dart != nil || s.MoarVM != nil || s.Fuchsia != nil {
 		return false
 	}
-	return len(s.NodeKinds) >= len(V8NodeKinds) && slices.Equal(s.NodeKinds[:len(V8NodeKinds)], V8NodeKinds)
+	return HasV8NodeKinds(s)
 }
 
 // kindIndex returns the first index of name in kinds, or -1: DevTools

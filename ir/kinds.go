@@ -1,5 +1,7 @@
 package ir
 
+import "slices"
+
 // Canonical node kind names. They are V8's, because V8 is the format every
 // conversion to Chrome DevTools ends in; readers of other formats map into
 // them where the meaning matches and add their own names otherwise.
@@ -50,3 +52,9 @@ var V8EdgeKinds = []EdgeKind{
 // EdgeKindIndexed reports whether V8 (and DevTools) name edges of the named
 // kind by an integer index.
 func EdgeKindIndexed(name string) bool { return name == EdgeElement || name == EdgeHidden }
+
+// HasV8NodeKinds reports whether a snapshot's node kinds are V8's (its
+// table begins with V8NodeKinds): a V8 heap, or one shaped like it.
+func HasV8NodeKinds(s *Snapshot) bool {
+	return len(s.NodeKinds) >= len(V8NodeKinds) && slices.Equal(s.NodeKinds[:len(V8NodeKinds)], V8NodeKinds)
+}

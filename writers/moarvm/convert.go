@@ -255,7 +255,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	// Of a V8 heap (V8's node kinds, which its types' REPR names keep), the
 	// edge kinds other than property and element are marked in the
 	// description, which converting back to V8 reads.
-	v8Heap := len(s.NodeKinds) >= len(ir.V8NodeKinds) && slices.Equal(s.NodeKinds[:len(ir.V8NodeKinds)], ir.V8NodeKinds)
+	v8Heap := ir.HasV8NodeKinds(s)
 	marked := make([]bool, len(s.EdgeKinds))
 	for i, ek := range s.EdgeKinds {
 		indexed[i] = ek.Indexed

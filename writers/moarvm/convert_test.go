@@ -221,7 +221,7 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 		}
 		// A V8 heap's objects (a type whose REPR name is a V8 kind) and
 		// root keep their edges' kinds in their descriptions.
-		v8Heap := len(s.NodeKinds) >= len(ir.V8NodeKinds) && slices.Equal(s.NodeKinds[:len(ir.V8NodeKinds)], ir.V8NodeKinds)
+		v8Heap := ir.HasV8NodeKinds(s)
 		markHere := v8Heap && c == 0
 		if c > 0 {
 			markHere = v8Heap && slices.Contains(ir.V8NodeKinds, d.strings[d.reprs[ds.tofi[c]]])
