@@ -1,4 +1,4 @@
-module heapconv
+module github.com/heapconv/heapconv
 
 go 1.26
 

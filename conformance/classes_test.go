@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	wv8 "heapconv/writers/v8"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // Classes through the formats that have them: a heap written in another

@@ -17,11 +17,11 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"heapconv/internal/formats"
-	"heapconv/internal/sampling"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	wv8 "heapconv/writers/v8"
+	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // moduleRoot is where fixture globs are rooted (tests run in conformance/).

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // TestCraftedCounts gives readers small files whose headers claim 2^40

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // dartSectionDiff compares the Dart sections and the values of two

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/internal/sampling"
 )
 
 // devtoolsDir is the Node project holding Chrome DevTools' loader.

@@ -4,9 +4,9 @@ import (
 	"io"
 	"testing"
 
-	"heapconv/internal/formats"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // format is one row of the conformance table: everything the harness needs

@@ -14,13 +14,13 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"heapconv/internal/fuchsiagen"
-	"heapconv/internal/gotool"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rfuchsia "heapconv/readers/fuchsia"
-	wfuchsia "heapconv/writers/fuchsia"
-	wv8 "heapconv/writers/v8"
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/internal/gotool"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
+	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // pprofRaw runs `go tool pprof -raw` on a profile, the judge of pprof

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // errTooMuch stops a writer that produces far more than its input justifies.

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // The conversion matrix: every fixture of every format written in every

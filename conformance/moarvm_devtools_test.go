@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/internal/formats"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rmoarvm "heapconv/readers/moarvm"
-	wv8 "heapconv/writers/v8"
+	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // TestMoarVMDevTools converts every snapshot of the real MoarVM samples

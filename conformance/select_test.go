@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"heapconv/internal/formats"
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // TestSelect picks every snapshot out of every multi-snapshot input of the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 
 	"github.com/google/pprof/profile"
 )

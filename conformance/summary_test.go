@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // TestV8Summary: for every V8 fixture, `heapconv info --by retained`

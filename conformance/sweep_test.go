@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"heapconv/internal/sampling"
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Damage sweeps: every fixture of every format that has fixtures (the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // What writers synthesize comes back marked: a conversion and its way back

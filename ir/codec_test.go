@@ -11,9 +11,9 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"heapconv/internal/sampling"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // ctFull builds a file that sets every field the IR has: classes, values of

@@ -3,7 +3,7 @@ package ir_test
 import (
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // TestDevToolsIgnore builds a small V8-shaped heap and checks which edges

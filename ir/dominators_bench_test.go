@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // synthGraph builds a heap-shaped graph of n nodes and about m edges straight

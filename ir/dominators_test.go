@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"testing"
 
-	"heapconv/internal/sampling"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // Edge kinds of the hand-made graphs: 0 retains, 1 is weak.

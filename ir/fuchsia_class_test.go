@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // TestClassModule checks that class mappings name a class and its library

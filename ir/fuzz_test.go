@@ -11,8 +11,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // fuzzGraphs are small random files of every shape, for the seed corpus.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 func TestInterner(t *testing.T) {

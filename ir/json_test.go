@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 func jsObj(fields ...ir.JSONField) ir.JSON { return ir.JSON{Kind: ir.JSONObject, Fields: fields} }

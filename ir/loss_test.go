@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 func TestLossString(t *testing.T) {

@@ -3,7 +3,7 @@ package ir_test
 import (
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // retainedGraph builds a snapshot from an edge list; node i has size

@@ -3,7 +3,7 @@ package ir_test
 import (
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 func uints(vs ...uint64) ir.Uints {

@@ -3,7 +3,7 @@ package ir_test
 import (
 	"testing"
 
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // TestSelectMoarVM: a snapshot picked out of a MoarVM file is a valid file

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // strs interns strings into a file's string table.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 func TestUintsWidening(t *testing.T) {

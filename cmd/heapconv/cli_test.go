@@ -16,8 +16,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"heapconv/ir"
-	rv8 "heapconv/readers/v8"
+	"github.com/heapconv/heapconv/ir"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
 var smallDir = filepath.Join("..", "..", "testdata", "v8", "small")

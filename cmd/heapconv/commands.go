@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"heapconv/internal/formats"
-	"heapconv/ir"
-	rv8 "heapconv/readers/v8"
+	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv/ir"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 
 	"github.com/spf13/pflag"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/zstd"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 var testdata = filepath.Join("..", "..", "testdata")

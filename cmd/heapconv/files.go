@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"heapconv/internal/formats"
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // input is an opened IN argument with its detected format.

@@ -36,7 +36,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // usageError marks errors in how the command was called (exit status 2).

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/readers/moarvm"
+	"github.com/heapconv/heapconv/readers/moarvm"
 )
 
 // TestVersion: heapconv --version and heapconv version print the same line.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // lossReport is what a conversion could not carry into its output(s):

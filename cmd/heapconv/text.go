@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // plural says "1 snapshot" or "n snapshots".

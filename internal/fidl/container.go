@@ -8,7 +8,7 @@ import (
 	"io"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Magic opens every container file: 16 bytes, version in the last two.

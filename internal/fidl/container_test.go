@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // smallStream is a multi-process stream with every kind of element and a

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // WireMetadata is the 8-byte header fidl::persist writes before the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // unhex parses hex bytes, ignoring whitespace and "//" comments and

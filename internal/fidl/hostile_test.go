@@ -15,7 +15,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // hAlloc returns the bytes f allocates.

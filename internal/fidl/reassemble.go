@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // ReceiveErrorKind classifies a violation of the receive rules; the names

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"heapconv/ir"
-	rmoarvm "heapconv/readers/moarvm"
-	rv8 "heapconv/readers/v8"
+	"github.com/heapconv/heapconv/ir"
+	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
 // v8Reproduces: a file in a layout V8 writes comes back byte for byte;

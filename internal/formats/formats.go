@@ -12,15 +12,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"heapconv/ir"
-	rdart "heapconv/readers/dart"
-	rfuchsia "heapconv/readers/fuchsia"
-	rmoarvm "heapconv/readers/moarvm"
-	rv8 "heapconv/readers/v8"
-	wdart "heapconv/writers/dart"
-	wfuchsia "heapconv/writers/fuchsia"
-	wmoarvm "heapconv/writers/moarvm"
-	wv8 "heapconv/writers/v8"
+	"github.com/heapconv/heapconv/ir"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
+	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
+	wdart "github.com/heapconv/heapconv/writers/dart"
+	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
+	wmoarvm "github.com/heapconv/heapconv/writers/moarvm"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // ReadOptions are passed to every reader.

@@ -14,7 +14,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // A Wrapper is a compression around a file of any format: heapconv reads

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 func TestForOutput(t *testing.T) {

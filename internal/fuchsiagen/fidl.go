@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"heapconv/internal/fidl"
+	"github.com/heapconv/heapconv/internal/fidl"
 )
 
 // StreamOptions say how WriteStream sends snapshots as the FIDL element

@@ -19,8 +19,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"heapconv/internal/fidl"
-	"heapconv/internal/gotool"
+	"github.com/heapconv/heapconv/internal/fidl"
+	"github.com/heapconv/heapconv/internal/gotool"
 )
 
 // decode parses a profile the way a Fuchsia reader should: gunzip if the

@@ -1,6 +1,6 @@
 package irtest
 
-import "heapconv/ir"
+import "github.com/heapconv/heapconv/ir"
 
 // Node is a node of a graph a test builds by hand: its kind, name (a
 // string index), class (1-origin, 0 for none), self size and edges.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // DartOptions describe the Dart file Random makes.

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sort"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // FuchsiaOptions describe the Fuchsia heapdump file RandomFuchsia makes.

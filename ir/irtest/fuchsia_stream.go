@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // This file makes the files of FuchsiaOptions.Stream: what readers/fuchsia

@@ -31,7 +31,7 @@ import (
 	"slices"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // IDStyle says how node ids are chosen.

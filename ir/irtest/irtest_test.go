@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 var v8All = &irtest.V8Options{Layout: ir.V8LayoutRows, Escape: ir.V8EscapeRaw, TraceNodeID: true, Detachedness: true,

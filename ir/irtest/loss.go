@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // WantLoss checks that a loss report has count items of the kind of loss,

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // MoarVMOptions describe the MoarVM file RandomMoarVM makes.

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 var moarVMCases = []struct {

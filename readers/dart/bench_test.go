@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"testing"
 
-	"heapconv/internal/dartgen"
-	rdart "heapconv/readers/dart"
-	wdart "heapconv/writers/dart"
+	"github.com/heapconv/heapconv/internal/dartgen"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
 // benchHeap is a generated Flutter-app heap of about 1 M objects.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"heapconv/ir"
-	rdart "heapconv/readers/dart"
-	wdart "heapconv/writers/dart"
+	"github.com/heapconv/heapconv/ir"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
 func readSample(t *testing.T) []byte {

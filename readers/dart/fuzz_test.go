@@ -9,10 +9,10 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rdart "heapconv/readers/dart"
-	wdart "heapconv/writers/dart"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
 // fuzzSeeds returns the shared sample and small files of every generation

@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"heapconv/internal/dartgen"
-	"heapconv/ir"
-	rdart "heapconv/readers/dart"
-	wdart "heapconv/writers/dart"
+	"github.com/heapconv/heapconv/internal/dartgen"
+	"github.com/heapconv/heapconv/ir"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
 // TestAgainstGenerator reads realistic heaps of every generation, written

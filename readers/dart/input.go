@@ -3,7 +3,7 @@ package dart
 import (
 	"io"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // input is a buffered byte reader that knows the file offset of every byte,

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Magic is the first 8 bytes of every Dart VM heap snapshot.

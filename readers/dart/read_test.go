@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
-	"heapconv/ir"
-	rdart "heapconv/readers/dart"
+	"github.com/heapconv/heapconv/ir"
+	rdart "github.com/heapconv/heapconv/readers/dart"
 )
 
 // references returns node i's reference list as the file has it: 1-origin

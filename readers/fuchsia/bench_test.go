@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"heapconv/internal/fuchsiagen"
-	"heapconv/readers/fuchsia"
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/readers/fuchsia"
 )
 
 // The 1 M-allocation case: a profile of the newest ffx (gzipped,

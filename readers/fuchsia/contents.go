@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // ContentsName returns the name ffx gives a block's contents file:

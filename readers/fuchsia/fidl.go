@@ -6,8 +6,8 @@ import (
 	"io"
 	"sort"
 
-	"heapconv/internal/fidl"
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/internal/fidl"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // IsFIDL reports whether head, the first bytes of a file, starts a heapdump

@@ -16,12 +16,12 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"heapconv/internal/fidl"
-	"heapconv/internal/fuchsiagen"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	"heapconv/readers/fuchsia"
-	wfuchsia "heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/internal/fidl"
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/readers/fuchsia"
+	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 // hStream writes s as a container file.

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/internal/fuchsiagen"
-	"heapconv/ir"
-	"heapconv/readers/fuchsia"
-	wfuchsia "heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/readers/fuchsia"
+	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 func readFIDL(t *testing.T, data []byte) *ir.File {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"heapconv/internal/fuchsiagen"
-	"heapconv/readers/fuchsia"
-	wfuchsia "heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/readers/fuchsia"
+	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 // FuzzRead checks that whatever Read accepts, pprof accepts once written,

@@ -10,9 +10,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"heapconv/internal/formats"
-	"heapconv/ir"
-	"heapconv/readers/fuchsia"
+	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/readers/fuchsia"
 )
 
 // Gzipped profiles: what heapconv writes reads back whatever its

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"heapconv/internal/gotool"
+	"github.com/heapconv/heapconv/internal/gotool"
 )
 
 // parse gunzips when needed and parses without pprof's mapping massage.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"heapconv/ir"
-	"heapconv/readers/fuchsia"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/readers/fuchsia"
 )
 
 // Hostile profiles and contents directories, built by hand: each test is a

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/internal/fuchsiagen"
-	"heapconv/internal/sampling"
-	"heapconv/ir"
-	"heapconv/readers/fuchsia"
-	wfuchsia "heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/readers/fuchsia"
+	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 func roundTrip(t testing.TB, data []byte, f *ir.File, noGzip bool) []byte {

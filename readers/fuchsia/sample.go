@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // snapBuilder collects one process's samples.

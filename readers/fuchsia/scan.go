@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // tagMask clears the aarch64 top-byte tag (TBI, HWASan, MTE), as the

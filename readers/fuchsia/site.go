@@ -5,7 +5,7 @@ import (
 	"path"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // site is where a stack's allocation site is.

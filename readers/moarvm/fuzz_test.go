@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	"heapconv/readers/moarvm"
-	wmoarvm "heapconv/writers/moarvm"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/readers/moarvm"
+	wmoarvm "github.com/heapconv/heapconv/writers/moarvm"
 )
 
 // encodeV2 writes a MoarVM IR file in format version 2, as MoarVM ≥ 2019.11

@@ -10,8 +10,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"heapconv/readers/moarvm"
-	wmoarvm "heapconv/writers/moarvm"
+	"github.com/heapconv/heapconv/readers/moarvm"
+	wmoarvm "github.com/heapconv/heapconv/writers/moarvm"
 )
 
 // Hostile and unusual version 3 files, built by hand: each test is a bug a

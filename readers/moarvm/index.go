@@ -3,7 +3,7 @@ package moarvm
 import (
 	"io"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // SnapshotInfo is what a version 3 file's snapshot metadata says of one

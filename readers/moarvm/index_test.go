@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"heapconv/readers/moarvm"
+	"github.com/heapconv/heapconv/readers/moarvm"
 )
 
 // TestIndex: the snapshots a version 3 file's tables of contents list are

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // metaField is one key of a metadata object, with its value as JSON.

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/readers/moarvm"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/readers/moarvm"
 )
 
 const testdata = "../../testdata/moarvm"

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // recoverV3 reads a version 3 file whose tables of contents cannot be

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/readers/moarvm"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/readers/moarvm"
 )
 
 // blockOffsets returns where the blocks named name start, by their name

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // namer finds the strings node names need that MoarVM's string heap may

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Version 2 files (MoarVM built without zstd, as Debian's is) hold, per

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // block is one block of a version 3 file, as a TOC lists it: start is the

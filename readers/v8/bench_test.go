@@ -3,11 +3,12 @@ package v8
 import (
 	"bytes"
 	"fmt"
-	"heapconv/ir"
 	"math/rand"
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/heapconv/heapconv/ir"
 )
 
 // synthSnapshot writes a V8-style snapshot of n nodes with the shape of a

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rv8 "heapconv/readers/v8"
-	wv8 "heapconv/writers/v8"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // Hand-made V8 snapshots for the fuzz corpus, one per variant the reader

@@ -3,7 +3,7 @@ package v8
 import (
 	"strconv"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // maxDepth bounds nesting in the JSON values the reader keeps (the header and

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Options tune Read.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"heapconv/ir"
-	rv8 "heapconv/readers/v8"
+	"github.com/heapconv/heapconv/ir"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
 // A small V8 file is assembled from parts so that each test changes only

@@ -4,7 +4,7 @@ import (
 	"io"
 	"unsafe"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // scanner reads a JSON byte stream through a large buffer and knows the file

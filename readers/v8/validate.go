@@ -4,7 +4,7 @@ import (
 	"io"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Validate reads a V8 .heapsnapshot and reports every way it breaks what

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	rv8 "heapconv/readers/v8"
+	"github.com/heapconv/heapconv/ir"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
 // vdOffsets returns the offsets of errs (which must all be *ir.FormatError).

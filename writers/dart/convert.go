@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Convert turns a one-snapshot IR file from another format into the shape

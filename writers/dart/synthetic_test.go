@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rdart "heapconv/readers/dart"
-	wdart "heapconv/writers/dart"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
 // TestConvertMarksSynthetic: the Root object Convert adds in front reads

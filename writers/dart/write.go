@@ -15,7 +15,7 @@ import (
 	"io"
 	"math"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Options control Write.

@@ -10,14 +10,14 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/zstd"
 
-	"heapconv/internal/dartgen"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rdart "heapconv/readers/dart"
-	rfuchsia "heapconv/readers/fuchsia"
-	rmoarvm "heapconv/readers/moarvm"
-	rv8 "heapconv/readers/v8"
-	"heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/internal/dartgen"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
+	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
+	"github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 // tally is the objects and bytes of one class.

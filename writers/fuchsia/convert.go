@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // StackDepth is how many classes a converted object's synthetic stack

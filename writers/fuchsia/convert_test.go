@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	"heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	"github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 // TestConvertLosses checks that what a graph heap has and a profile does

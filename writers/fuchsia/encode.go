@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // pb is a protocol-buffer writer: nested messages are written into the

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"heapconv/internal/fidl"
-	"heapconv/ir"
-	rfuchsia "heapconv/readers/fuchsia"
+	"github.com/heapconv/heapconv/internal/fidl"
+	"github.com/heapconv/heapconv/ir"
+	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
 )
 
 // WriteFIDL writes f as a heapdump FIDL element stream: the SnapshotElement

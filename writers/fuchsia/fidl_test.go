@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/internal/fidl"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rfuchsia "heapconv/readers/fuchsia"
-	"heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/internal/fidl"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
+	"github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 // reassemble checks that the written stream obeys the receive rules and

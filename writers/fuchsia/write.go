@@ -33,7 +33,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Options control Write.

@@ -10,13 +10,13 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"heapconv/internal/gotool"
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rfuchsia "heapconv/readers/fuchsia"
-	rmoarvm "heapconv/readers/moarvm"
-	rv8 "heapconv/readers/v8"
-	"heapconv/writers/fuchsia"
+	"github.com/heapconv/heapconv/internal/gotool"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
+	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
+	"github.com/heapconv/heapconv/writers/fuchsia"
 )
 
 func pprofTool(t *testing.T, data []byte, args ...string) string {

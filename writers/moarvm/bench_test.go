@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"heapconv/ir"
-	wmoar "heapconv/writers/moarvm"
+	"github.com/heapconv/heapconv/ir"
+	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
 
 var (

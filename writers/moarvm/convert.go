@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // RootEdgeName describes the reference from a synthetic root (collectable 0)

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	wmoar "heapconv/writers/moarvm"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
 
 // snapMeta is snapmeta's JSON.

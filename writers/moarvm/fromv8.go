@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // fromV8 converts a V8 snapshot that writers/v8 made from a MoarVM heap (its

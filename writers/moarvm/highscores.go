@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Leaderboards computes a snapshot's highscores as MoarVM's

@@ -9,7 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	wmoar "heapconv/writers/moarvm"
+	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
 
 // This file is a minimal, test-only parser of version 3 files: it walks the

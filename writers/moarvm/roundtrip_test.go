@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rmoar "heapconv/readers/moarvm"
-	wmoar "heapconv/writers/moarvm"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rmoar "github.com/heapconv/heapconv/readers/moarvm"
+	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
 
 func readSample(t *testing.T, name string) []byte {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // snapCols builds the column blocks of one snapshot.

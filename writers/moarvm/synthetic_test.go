@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rv8 "heapconv/readers/v8"
-	wmoar "heapconv/writers/moarvm"
-	wv8 "heapconv/writers/v8"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
+	wmoar "github.com/heapconv/heapconv/writers/moarvm"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // TestConvertMarksSynthetic: what Convert adds or makes of the source's

@@ -31,7 +31,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Magic is the first 16 bytes of a version 3 file (no NUL follows).

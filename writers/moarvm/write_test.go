@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	wmoar "heapconv/writers/moarvm"
+	"github.com/heapconv/heapconv/ir"
+	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
 
 const testdata = "../../testdata/moarvm"

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"testing"
 
-	"heapconv/internal/dartgen"
-	"heapconv/ir"
-	rdart "heapconv/readers/dart"
+	"github.com/heapconv/heapconv/internal/dartgen"
+	"github.com/heapconv/heapconv/ir"
+	rdart "github.com/heapconv/heapconv/readers/dart"
 )
 
 // benchFile builds a V8-shaped snapshot of n nodes (about 3 edges each)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Limits Chrome DevTools imposes on what it loads (see formats/v8.md §3).

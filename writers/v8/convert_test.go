@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rv8 "heapconv/readers/v8"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
 // cvFile is a non-V8 file: four nodes, root n1 (not first), GC roots in two

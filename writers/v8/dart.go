@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // A Dart heap converted to V8 should read in DevTools as naturally as a

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rdart "heapconv/readers/dart"
-	wdart "heapconv/writers/dart"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
 // dartForeignFile is a Dart heap with a VM internal and a dart:core class

@@ -3,7 +3,7 @@ package v8
 import (
 	"unicode/utf8"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 const hexDigits = "0123456789ABCDEF"

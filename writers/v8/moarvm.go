@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // A MoarVM heap converted to V8 should read in DevTools like a JavaScript

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"heapconv/ir"
-	"heapconv/ir/irtest"
-	rmoarvm "heapconv/readers/moarvm"
-	rv8 "heapconv/readers/v8"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
+	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
 // mvmStrings is the string heap of mvmFile, indexed by the constants below.

@@ -1,6 +1,6 @@
 package v8
 
-import "heapconv/ir"
+import "github.com/heapconv/heapconv/ir"
 
 // Allocation stacks. A Fuchsia heapdump records each block's allocation
 // stack; V8 records allocation stacks when a snapshot is taken with

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"strconv"
 
-	"heapconv/ir"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Options tune Write.

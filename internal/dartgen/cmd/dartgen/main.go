@@ -14,7 +14,7 @@ import (
 	"os"
 	"time"
 
-	"heapconv/internal/dartgen"
+	"github.com/heapconv/heapconv/internal/dartgen"
 )
 
 func main() {

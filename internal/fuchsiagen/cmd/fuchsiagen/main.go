@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
 )
 
 func main() {
