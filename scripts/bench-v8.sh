@@ -6,7 +6,7 @@
 # Usage: scripts/bench-v8.sh [SNAPSHOT]
 #   Without SNAPSHOT, makes one with scripts/gen-big.sh 1000 in $BENCH_DIR
 #   (default /tmp/heapconv-bench). Needs node, npm, go and GNU time
-#   (apt-get install time). Prints a Markdown table for the README.
+#   (apt-get install time). Prints a Markdown table for docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${BENCH_DIR:-/tmp/heapconv-bench}
