@@ -1,8 +1,4 @@
-// Package formats is the registry of heap-snapshot formats the command line
-// and the conformance suite know: names, file extensions, content detection,
-// and the reader and writer of each format that has one. It is the one
-// place that imports every format package.
-package formats
+package heapconv
 
 import (
 	"bytes"
@@ -10,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
@@ -23,78 +20,123 @@ import (
 	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
-// ReadOptions are passed to every reader.
-type ReadOptions struct {
-	Size int64 // input size in bytes, 0 when unknown
-	// At reads the same input at offsets, when it is a regular file:
-	// formats with a table of contents at the end (MoarVM) use it instead
-	// of reading everything into memory.
-	At       io.ReaderAt
-	Progress func(read int64)
-	// ContentsDir is a Fuchsia heapdump's block contents directory (ffx
-	// --output-contents-dir); ScanPointers derives edges from it.
-	ContentsDir  string
-	ScanPointers bool
-}
-
-// WriteOptions are passed to every writer.
-type WriteOptions struct {
-	// Compress selects the compressed variant where a format has one
-	// (.heapir.zst).
-	Compress bool
-	Progress func(written int64)
-	// NoGzip writes a Fuchsia profile uncompressed (older ffx's layout);
-	// ContentsDir receives its block contents, one file per block.
-	NoGzip      bool
-	ContentsDir string
-}
-
-// Format describes one format.
+// Format describes one format heapconv reads and writes.
 type Format struct {
+	// Name is the format's name on the command line and in ir.File.Format
+	// ("v8", "dart", "moarvm", "fuchsia", "fuchsia-fidl", "ir").
 	Name        string
 	Description string
-	Extensions  []string
+	// Extensions are the file name suffixes that name the format, lower
+	// case, the most specific first.
+	Extensions []string
 	// Versions says which variants the reader understands.
 	Versions string
-	// Read and Write are nil while the format is not implemented.
-	Read  func(r io.Reader, opts ReadOptions) (*ir.File, error)
-	Write func(w io.Writer, f *ir.File, opts WriteOptions) (ir.LossReport, error)
 	// ByteExact is true when reading and writing the format again
-	// reproduces the file byte for byte.
+	// reproduces the file byte for byte (for V8: the layouts V8 writes;
+	// another producer's white space is written as V8 writes it).
 	ByteExact bool
-	// Reproduces, when set, narrows ByteExact to the files it is true
-	// for (V8: the layouts V8 writes, not other producers' white space);
-	// others are compared with Equivalent.
-	Reproduces func(f *ir.File) bool
 	// MultiSnapshot is true when one file can hold several snapshots.
 	MultiSnapshot bool
-	// Index, when set, lists a file's snapshots (a line describing each)
+
+	read  func(r io.Reader, opts *ReadOptions) (*ir.File, error)
+	write func(w io.Writer, f *ir.File, opts *WriteOptions) (ir.LossReport, error)
+	// reproduces, when set, narrows ByteExact to the files it is true
+	// for; the others are compared with equivalent.
+	reproduces func(f *ir.File) bool
+	// index, when set, lists a file's snapshots (a line describing each)
 	// cheaply, without reading them: from a table of contents.
-	Index func(ra io.ReaderAt, size int64) ([]string, error)
-	// Equivalent, for a format that is not byte-exact, compares a file
+	index func(ra io.ReaderAt, size int64) ([]string, error)
+	// equivalent, for a format that is not byte-exact, compares a file
 	// written from what was read (written) with the original (orig, its
 	// decompressed data) at the level the format promises. It returns
 	// what it compared, and an error naming the first difference (nil
 	// when they are the same).
-	Equivalent func(written, orig []byte) (level string, err error)
-	// OwnWrapper names the compression the format reads and writes
+	equivalent func(written, orig []byte) (level string, err error)
+	// ownWrapper names the compression the format reads and writes
 	// itself (WriteOptions.Compress), "" for none: Open leaves it on.
-	OwnWrapper string
+	ownWrapper string
 }
 
-// All lists every format, implemented or not.
-var All = []*Format{
+// Read parses data in format f, which must not be compressed unless the
+// format reads its own compression (a gzipped pprof profile, .heapir.zst);
+// the package-level Read detects the format and removes gzip and zstd
+// wrappers. opts may be nil.
+func (f *Format) Read(r io.Reader, opts *ReadOptions) (*ir.File, error) {
+	if opts == nil {
+		opts = &ReadOptions{}
+	}
+	return f.read(r, opts)
+}
+
+// Write writes file in format f and returns what the format could not
+// hold. opts may be nil.
+func (f *Format) Write(w io.Writer, file *ir.File, opts *WriteOptions) (ir.LossReport, error) {
+	if opts == nil {
+		opts = &WriteOptions{}
+	}
+	return f.write(w, file, opts)
+}
+
+// Reproduces reports whether writing file in format f again gives back
+// the bytes it was read from; when not, f.Equivalent compares the two.
+func (f *Format) Reproduces(file *ir.File) bool {
+	return f.ByteExact && (f.reproduces == nil || f.reproduces(file))
+}
+
+// Equivalent compares written, a file of format f written from what was
+// read from orig, with orig (both decompressed), at the level the format
+// promises: it returns that level in words, and an error naming the first
+// difference, or nil. For a byte-exact format it compares bytes.
+func (f *Format) Equivalent(written, orig []byte) (level string, err error) {
+	if f.equivalent == nil {
+		const level = "byte for byte"
+		if at := firstDifference(written, orig); at >= 0 {
+			return level, fmt.Errorf("differs at byte %d (original %d bytes, written %d bytes)", at, len(orig), len(written))
+		}
+		return level, nil
+	}
+	return f.equivalent(written, orig)
+}
+
+// firstDifference returns the offset of the first byte where a and b
+// differ (the shorter one's length when one is a prefix of the other), or
+// -1 when they are equal.
+func firstDifference(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return n
+	}
+	return -1
+}
+
+// Index lists the snapshots of a file of format f from its table of
+// contents, a line describing each, without reading them; it returns nil
+// for a format without one. ra is the whole file, uncompressed.
+func (f *Format) Index(ra io.ReaderAt, size int64) ([]string, error) {
+	if f.index == nil {
+		return nil, nil
+	}
+	return f.index(ra, size)
+}
+
+// formats lists every format, in the order Formats returns them.
+var formats = []*Format{
 	{
 		Name:          ir.FormatIR,
 		Description:   "heapconv's intermediate representation (msgpack; .zst compressed)",
 		Extensions:    []string{".heapir", ".heapir.zst"},
 		MultiSnapshot: true,
-		OwnWrapper:    "zstd",
+		ownWrapper:    "zstd",
 		Versions:      fmt.Sprintf("schema versions 1-%d", ir.Version),
-		Read: func(r io.Reader, _ ReadOptions) (*ir.File, error) {
+		read: func(r io.Reader, _ *ReadOptions) (*ir.File, error) {
 			return ir.Decode(r)
 		},
-		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			if o.Compress {
 				return nil, ir.EncodeZstd(w, f)
 			}
@@ -106,25 +148,25 @@ var All = []*Format{
 		Description: "V8 / Chrome DevTools heap snapshot (JSON)",
 		Extensions:  []string{".heapsnapshot"},
 		Versions:    "V8 11-15 (Node 20, 22, 24, 26, Chrome) and other producers",
-		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
-			return rv8.Read(r, rv8.Options{Size: o.Size, Progress: o.Progress})
+		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
+			return rv8.Read(r, rv8.Options{Size: o.Size, Progress: o.progress()})
 		},
-		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			return wv8.Write(w, f, wv8.Options{Progress: o.Progress})
 		},
 		ByteExact:  true,
-		Reproduces: v8Reproduces,
-		Equivalent: v8Equivalent,
+		reproduces: v8Reproduces,
+		equivalent: v8Equivalent,
 	},
 	{
 		Name:        ir.FormatDart,
 		Description: "Dart VM heap snapshot (dartheap; also named .heapsnapshot, .data or .json)",
 		Extensions:  []string{".dartheap"},
 		Versions:    "VM layouts 2019-2020, 2021 (identity hash codes) and 2022+ (Root/Read-Only Pages/Isolate classes); DevTools exports",
-		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
-			return rdart.Read(r, rdart.Options{Size: o.Size, Progress: o.Progress})
+		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
+			return rdart.Read(r, rdart.Options{Size: o.Size, Progress: o.progress()})
 		},
-		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			return wdart.Write(w, f, wdart.Options{Progress: o.Progress})
 		},
 		ByteExact: true,
@@ -135,27 +177,27 @@ var All = []*Format{
 		MultiSnapshot: true,
 		Extensions:    []string{".mvmheap"},
 		Versions:      "format v3 (MoarVM 2019.11 and later; damaged or truncated files recovered) and v2 (MoarVM built without zstd, as Debian's)",
-		Read:          readMoarVM,
-		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+		read:          readMoarVM,
+		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			return wmoarvm.Write(w, f, wmoarvm.Options{Progress: o.Progress})
 		},
-		Index:      moarvmIndex,
-		Equivalent: moarvmEquivalent,
+		index:      moarvmIndex,
+		equivalent: moarvmEquivalent,
 	},
 	{
 		Name:          ir.FormatFuchsia,
 		Description:   "Fuchsia heapdump pprof profile (ffx profile heapdump; with its block contents directory)",
 		Extensions:    []string{".pb", ".pb.gz"},
-		OwnWrapper:    "gzip",
+		ownWrapper:    "gzip",
 		Versions:      "every ffx layout since 2023: per-block (--with-tags) and stack-merged samples, symbolized or not, multi-process, kernel snapshots; gzipped or not",
 		MultiSnapshot: true,
-		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
+		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
 			return rfuchsia.Read(r, rfuchsia.Options{ContentsDir: o.ContentsDir, ScanPointers: o.ScanPointers})
 		},
-		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			return wfuchsia.Write(w, f, wfuchsia.Options{NoGzip: o.NoGzip, ContentsDir: o.ContentsDir})
 		},
-		Equivalent: pprofEquivalent,
+		equivalent: pprofEquivalent,
 	},
 	{
 		Name:          ir.FormatFuchsiaFIDL,
@@ -164,24 +206,27 @@ var All = []*Format{
 		Versions:      "the client API's SnapshotElement (API levels 15-29: with or without Allocation.count, ExecutableRegion.vaddr and name), single- and multi-process, with block contents; unknown table fields kept",
 		MultiSnapshot: true,
 		ByteExact:     true,
-		Read: func(r io.Reader, o ReadOptions) (*ir.File, error) {
+		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
 			if o.ContentsDir != "" {
-				return nil, fmt.Errorf("%s: --contents is for pprof profiles: a FIDL stream carries its block contents", ir.FormatFuchsiaFIDL)
+				return nil, fmt.Errorf("%w: a contents directory is for pprof profiles; a FIDL stream carries its block contents", ErrOption)
 			}
-			return rfuchsia.ReadFIDL(r, o.Size, rfuchsia.Options{ScanPointers: o.ScanPointers})
+			return rfuchsia.ReadFIDL(r, rfuchsia.Options{Size: o.Size, ScanPointers: o.ScanPointers})
 		},
-		Write: func(w io.Writer, f *ir.File, o WriteOptions) (ir.LossReport, error) {
+		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			if o.NoGzip || o.ContentsDir != "" {
-				return nil, fmt.Errorf("%s: --no-gzip and --out-contents are for pprof profiles: a FIDL stream carries its block contents", ir.FormatFuchsiaFIDL)
+				return nil, fmt.Errorf("%w: NoGzip and ContentsDir are for pprof profiles; a FIDL stream carries its block contents", ErrOption)
 			}
 			return wfuchsia.WriteFIDL(w, f)
 		},
 	},
 }
 
-// ByName returns the named format, or nil.
-func ByName(name string) *Format {
-	for _, f := range All {
+// Formats lists the formats heapconv reads and writes.
+func Formats() []*Format { return slices.Clone(formats) }
+
+// FormatByName returns the named format, or nil.
+func FormatByName(name string) *Format {
+	for _, f := range formats {
 		if f.Name == name {
 			return f
 		}
@@ -189,21 +234,23 @@ func ByName(name string) *Format {
 	return nil
 }
 
-// Names lists the format names.
-func Names() []string {
+// formatNames lists the format names, for messages.
+func formatNames() string {
 	var n []string
-	for _, f := range All {
+	for _, f := range formats {
 		n = append(n, f.Name)
 	}
-	return n
+	return strings.Join(n, ", ")
 }
 
-// ByExtension picks the format from a file name's extension, or nil.
-func ByExtension(path string) *Format {
-	base := strings.ToLower(filepath.Base(path))
+// FormatByExtension picks the format a file name's extension names, or
+// returns nil. A compression suffix is not looked through:
+// "x.heapsnapshot.gz" names no format (OutputFormat does look through it).
+func FormatByExtension(name string) *Format {
+	base := strings.ToLower(filepath.Base(name))
 	var best *Format
 	bestLen := 0
-	for _, f := range All {
+	for _, f := range formats {
 		for _, e := range f.Extensions {
 			if strings.HasSuffix(base, e) && len(e) > bestLen {
 				best, bestLen = f, len(e)
@@ -215,28 +262,28 @@ func ByExtension(path string) *Format {
 
 // Detect names the format of data starting with head (at least the first
 // 512 bytes when the file has them), or returns nil. Extensions are not
-// trusted: Dart and V8 files share .heapsnapshot. Compressed data is
-// Open's to look into.
+// trusted: Dart and V8 files share .heapsnapshot. Detect does not look
+// into compressed data; Open and Read do.
 func Detect(head []byte) *Format {
 	switch {
 	case bytes.HasPrefix(head, ir.Magic):
-		return ByName(ir.FormatIR)
+		return FormatByName(ir.FormatIR)
 	case bytes.HasPrefix(head, []byte("dartheap")):
-		return ByName(ir.FormatDart)
+		return FormatByName(ir.FormatDart)
 	case bytes.HasPrefix(head, []byte("MoarHeapDumpv")):
-		return ByName(ir.FormatMoarVM)
+		return FormatByName(ir.FormatMoarVM)
 	case rfuchsia.IsFIDL(head):
-		return ByName(ir.FormatFuchsiaFIDL)
+		return FormatByName(ir.FormatFuchsiaFIDL)
 	case len(head) >= 3 && head[0] == 0x0a && head[1] < 0x80 && head[2] == 0x08:
 		// An uncompressed pprof profile (older ffx): field 1, a sample
 		// type, whose first field is its type's string index.
-		return ByName(ir.FormatFuchsia)
+		return FormatByName(ir.FormatFuchsia)
 	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if bytes.HasPrefix(t, []byte("{")) {
 		t = bytes.TrimLeft(t[1:], " \t\r\n")
 		if bytes.HasPrefix(t, []byte(`"snapshot"`)) {
-			return ByName(ir.FormatV8)
+			return FormatByName(ir.FormatV8)
 		}
 	}
 	return nil
@@ -245,15 +292,16 @@ func Detect(head []byte) *Format {
 // readMoarVM reads a MoarVM file. One whose compressed wrapper is cut
 // short (an interrupted download of a .mvmheap.gz) is recovered snapshot
 // by snapshot as the same file cut short would be.
-func readMoarVM(r io.Reader, o ReadOptions) (*ir.File, error) {
-	opts := rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.Progress}
+func readMoarVM(r io.Reader, o *ReadOptions) (*ir.File, error) {
+	opts := rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.progress()}
 	if o.At != nil && o.Size > 0 {
 		return rmoarvm.Read(r, opts)
 	}
 	data, err := io.ReadAll(r)
+	opts.At, opts.Size = bytes.NewReader(data), int64(len(data))
 	var fe *ir.FormatError
-	if err != nil && errors.As(err, &fe) && WrapperByName(fe.Format) != nil {
-		f, rerr := rmoarvm.ReadAt(bytes.NewReader(data), int64(len(data)), opts)
+	if err != nil && errors.As(err, &fe) && wrapperByName(fe.Format) != nil {
+		f, rerr := rmoarvm.Read(bytes.NewReader(data), opts)
 		if rerr == nil && f.MoarVM != nil && f.MoarVM.Recovery != nil {
 			f.MoarVM.Recovery.Reason = fmt.Sprintf("%v, after %d bytes of data", err, len(data))
 			return f, nil
@@ -262,5 +310,5 @@ func readMoarVM(r io.Reader, o ReadOptions) (*ir.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rmoarvm.ReadAt(bytes.NewReader(data), int64(len(data)), opts)
+	return rmoarvm.Read(bytes.NewReader(data), opts)
 }

@@ -1,12 +1,9 @@
-package formats
+package heapconv
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -17,11 +14,11 @@ import (
 	"github.com/heapconv/heapconv/ir"
 )
 
-// A Wrapper is a compression around a file of any format: heapconv reads
+// A wrapper is a compression around a file of any format: heapconv reads
 // through it, detecting the format inside, and writes it when an output's
 // name ends in its extension. Snapshots are often shipped so (Debian's
 // .mvmheap.gz, archived .heapsnapshot.zst).
-type Wrapper struct {
+type wrapper struct {
 	Name string // "gzip", "zstd"
 	Ext  string // the file name suffix that asks for it: ".gz", ".zst"
 	// Magic starts every file of the wrapper.
@@ -38,8 +35,8 @@ type Wrapper struct {
 	ignoredAfterData func(err error) bool
 }
 
-// Wrappers lists the compressions heapconv unwraps and writes.
-var Wrappers = []*Wrapper{
+// wrappers lists the compressions heapconv unwraps and writes.
+var wrappers = []*wrapper{
 	{
 		Name: "gzip", Ext: ".gz", Magic: []byte{0x1f, 0x8b},
 		newReader: func(r io.Reader) (io.ReadCloser, error) {
@@ -87,9 +84,9 @@ var Wrappers = []*Wrapper{
 	},
 }
 
-// WrapperByName returns the named wrapper, or nil.
-func WrapperByName(name string) *Wrapper {
-	for _, w := range Wrappers {
+// wrapperByName returns the named wrapper, or nil.
+func wrapperByName(name string) *wrapper {
+	for _, w := range wrappers {
 		if w.Name == name {
 			return w
 		}
@@ -98,8 +95,8 @@ func WrapperByName(name string) *Wrapper {
 }
 
 // wrapperOf returns the wrapper whose magic starts head, or nil.
-func wrapperOf(head []byte) *Wrapper {
-	for _, w := range Wrappers {
+func wrapperOf(head []byte) *wrapper {
+	for _, w := range wrappers {
 		if bytes.HasPrefix(head, w.Magic) {
 			return w
 		}
@@ -109,13 +106,13 @@ func wrapperOf(head []byte) *Wrapper {
 
 // NewWriter compresses what is written to it into w; its Close ends the
 // compressed stream without closing w.
-func (wr *Wrapper) NewWriter(w io.Writer) (io.WriteCloser, error) { return wr.newWriter(w) }
+func (wr *wrapper) NewWriter(w io.Writer) (io.WriteCloser, error) { return wr.newWriter(w) }
 
 // NewReader decompresses r. Errors of the compressed stream are
 // *ir.FormatError values of the wrapper's name whose offset is how far
 // into r the decompressor had read (for gzip the exact byte: its inflater
 // reads byte by byte).
-func (wr *Wrapper) NewReader(r io.Reader) (io.ReadCloser, error) {
+func (wr *wrapper) NewReader(r io.Reader) (io.ReadCloser, error) {
 	c := &countingReader{r: r}
 	if br, ok := r.(io.ByteReader); ok {
 		c.br = br
@@ -134,7 +131,7 @@ func (wr *Wrapper) NewReader(r io.Reader) (io.ReadCloser, error) {
 // msgCutShort is the message of a compressed stream that ends early.
 const msgCutShort = "the compressed data is cut short"
 
-func (wr *Wrapper) errorAt(off int64, err error) error {
+func (wr *wrapper) errorAt(off int64, err error) error {
 	var fe *ir.FormatError
 	if errors.As(err, &fe) {
 		return err
@@ -148,7 +145,7 @@ func (wr *Wrapper) errorAt(off int64, err error) error {
 
 // unwrapReader turns the decompressor's errors into offsets.
 type unwrapReader struct {
-	wr  *Wrapper
+	wr  *wrapper
 	zr  io.ReadCloser
 	c   *countingReader
 	out int64 // bytes decompressed
@@ -216,7 +213,7 @@ const (
 // whole file when whole is set), up to headSize bytes of data. An error is
 // one of the compressed data, with its offset; a stream cut by the end of
 // head when the file goes on is none.
-func (wr *Wrapper) unwrapHead(head []byte, whole bool) ([]byte, error) {
+func (wr *wrapper) unwrapHead(head []byte, whole bool) ([]byte, error) {
 	fail := func(err error) error {
 		var fe *ir.FormatError
 		if !whole && errors.As(err, &fe) && fe.Msg == msgCutShort {
@@ -237,224 +234,18 @@ func (wr *Wrapper) unwrapHead(head []byte, whole bool) ([]byte, error) {
 	return out[:n], fail(err)
 }
 
-// Input is a file's data made ready for its format's reader: the format
-// detected (or named) and gzip or zstd wrappers removed.
-type Input struct {
-	Format *Format
-	// Wrapper is the (outermost) compression Open removed, nil when there
-	// was none or when the format reads its own compressed form (a
-	// gzipped pprof profile, which it keeps gzipped when written again; a
-	// .heapir.zst).
-	Wrapper *Wrapper
-	// Compressed is the compression the data came in, removed or not.
-	Compressed *Wrapper
-	// R reads the data for Format.Read.
-	R       io.Reader
-	removed []*unwrapReader // outermost first
+// A Compression is a wrapper heapconv reads any format through, and
+// writes when an output's name ends in its extension.
+type Compression struct {
+	Name      string // "gzip", "zstd"
+	Extension string // ".gz", ".zst"
 }
 
-// ErrUnrecognized is returned by Open for data of no format heapconv
-// knows (whatever wrapper it came in).
-var ErrUnrecognized = errors.New("unrecognized format")
-
-// maxWrappers is how many wrappers Open removes, one inside the other
-// (a gzipped .pb.gz compressed again, say).
-const maxWrappers = 3
-
-// Open prepares r's data for reading: it detects the format from the
-// content (or takes the format named, when not ""), looking inside gzip
-// and zstd wrappers, which it removes unless the format reads that
-// wrapper itself. r must buffer at least 256 KiB (bufio.NewReaderSize)
-// for a wrapper's first frame to be looked into.
-func Open(r *bufio.Reader, format string) (*Input, error) {
-	in := &Input{R: r}
-	if format != "" {
-		if in.Format = ByName(format); in.Format == nil {
-			return nil, fmt.Errorf("unknown format %q (formats: %s)", format, strings.Join(Names(), ", "))
-		}
+// Compressions lists the compressions heapconv reads through and writes.
+func Compressions() []Compression {
+	var out []Compression
+	for _, w := range wrappers {
+		out = append(out, Compression{w.Name, w.Ext})
 	}
-	if err := in.open(r); err != nil {
-		in.Close()
-		return nil, err
-	}
-	return in, nil
-}
-
-func (in *Input) open(r *bufio.Reader) error {
-	in.R = r
-	head, _ := r.Peek(headSize)
-	wr := wrapperOf(head)
-	if wr == nil {
-		switch {
-		case in.Format != nil:
-			return nil
-		case len(head) == 0 && len(in.removed) == 0:
-			return io.ErrUnexpectedEOF
-		}
-		if in.Format = Detect(head); in.Format == nil {
-			if n := len(in.removed); n > 0 {
-				return fmt.Errorf("%w inside the %s data", ErrUnrecognized, in.removed[n-1].wr.Name)
-			}
-			return ErrUnrecognized
-		}
-		return nil
-	}
-	if in.Compressed == nil {
-		in.Compressed = wr
-	}
-	big, _ := r.Peek(peekSize)
-	inner, err := wr.unwrapHead(big, len(big) < peekSize)
-	if err != nil {
-		return err
-	}
-	if in.Format == nil {
-		if f := Detect(inner); f != nil && f.OwnWrapper == wr.Name {
-			in.Format = f
-		}
-	}
-	if in.Format != nil && in.Format.OwnWrapper == wr.Name {
-		return nil
-	}
-	if len(in.removed) == maxWrappers {
-		return fmt.Errorf("%w: compressed more than %d times", ErrUnrecognized, maxWrappers)
-	}
-	zr, err := wr.NewReader(r)
-	if err != nil {
-		return err
-	}
-	u := zr.(*unwrapReader)
-	in.removed = append(in.removed, u)
-	if in.Wrapper == nil {
-		in.Wrapper = wr
-	}
-	return in.open(bufio.NewReaderSize(u, 1<<20))
-}
-
-// CompressedRead is how many bytes of the compressed file the
-// decompressor has taken so far (0 when no wrapper was removed): progress
-// through a compressed file, whose decompressed size is unknown.
-func (in *Input) CompressedRead() int64 {
-	if len(in.removed) == 0 {
-		return 0
-	}
-	return in.removed[0].c.published.Load()
-}
-
-// Close releases the decompressors, if any.
-func (in *Input) Close() {
-	for _, u := range in.removed {
-		u.Close()
-	}
-}
-
-// Within puts an error of the format's reader in terms of the file as
-// given when wrappers were removed: damage to the compressed data is the
-// cause to report, with its offset in the file; otherwise the reader's
-// offset is marked as one of the decompressed data.
-func (in *Input) Within(err error) error {
-	if len(in.removed) == 0 || err == nil {
-		return err
-	}
-	var wrapperErr, readerErr *ir.FormatError
-	walkErrors(err, func(e error) {
-		fe, ok := e.(*ir.FormatError)
-		if !ok {
-			return
-		}
-		for _, u := range in.removed {
-			if fe.Format == u.wr.Name && wrapperErr == nil {
-				wrapperErr = fe
-				return
-			}
-		}
-		if readerErr == nil {
-			readerErr = fe
-		}
-	})
-	switch {
-	case wrapperErr != nil:
-		return wrapperErr
-	case readerErr == nil || readerErr.Within != "" || readerErr.Offset < 0:
-		return err
-	}
-	// The message may have been made with the reader's error in it
-	// (fmt.Errorf's %w): say it again with the offset marked.
-	before := readerErr.Error()
-	readerErr.Within = ir.Decompressed
-	if err == error(readerErr) {
-		return err
-	}
-	return &relabeled{msg: strings.Replace(err.Error(), before, readerErr.Error(), 1), err: err}
-}
-
-// walkErrors calls f on err and every error it wraps.
-func walkErrors(err error, f func(error)) {
-	for err != nil {
-		f(err)
-		switch w := err.(type) {
-		case interface{ Unwrap() []error }:
-			for _, e := range w.Unwrap() {
-				walkErrors(e, f)
-			}
-			return
-		case interface{ Unwrap() error }:
-			err = w.Unwrap()
-		default:
-			return
-		}
-	}
-}
-
-// relabeled is an error whose message was rewritten; it wraps the original.
-type relabeled struct {
-	msg string
-	err error
-}
-
-func (r *relabeled) Error() string { return r.msg }
-func (r *relabeled) Unwrap() error { return r.err }
-
-// Output is how an output file is to be written: its format, and the
-// wrapper to compress it with (nil for none).
-type Output struct {
-	Format  *Format
-	Wrapper *Wrapper
-	// Native is set when the name asks for the format's own compressed
-	// form (.heapir.zst, .pb.gz): the format's writer compresses.
-	Native bool
-}
-
-// ForOutput decides how to write the file name: the format named by to
-// (when not "") or by the name's extension, and the wrapper its .gz or
-// .zst suffix asks for — unless the format compresses that way itself
-// (.pb.gz, .heapir.zst keep their meaning). It returns nil when the
-// format cannot be told.
-func ForOutput(name, to string) *Output {
-	base := strings.ToLower(filepath.Base(name))
-	o := &Output{}
-	var wr *Wrapper
-	for _, w := range Wrappers {
-		if strings.HasSuffix(base, w.Ext) {
-			wr = w
-		}
-	}
-	if to != "" {
-		o.Format = ByName(to)
-	} else {
-		o.Format = ByExtension(base)
-		if o.Format == nil && wr != nil {
-			o.Format = ByExtension(strings.TrimSuffix(base, wr.Ext))
-		}
-	}
-	if o.Format == nil {
-		return nil
-	}
-	if wr != nil {
-		if o.Format.OwnWrapper == wr.Name {
-			o.Native = true
-		} else {
-			o.Wrapper = wr
-		}
-	}
-	return o
+	return out
 }

@@ -1,4 +1,4 @@
-package formats
+package heapconv
 
 import (
 	"bufio"
@@ -35,28 +35,27 @@ func TestForOutput(t *testing.T) {
 		{"archive.gz", "v8", "v8", "gzip", false},
 		{"archive.zst", "ir", "ir", "", true},
 		{"x.pb.gz", "v8", "v8", "gzip", false},
-		{"-", "dart", "dart", "", false},
 		{"x.gz", "", "", "", false},
 		{"x.txt", "", "", "", false},
 	}
 	for _, tc := range tests {
-		o := ForOutput(tc.name, tc.to)
+		o, err := planOutput(tc.name, tc.to)
 		if tc.format == "" {
-			if o != nil {
-				t.Errorf("%s --to %q: %s, want no format", tc.name, tc.to, o.Format.Name)
+			if !errors.Is(err, ErrNoFormat) {
+				t.Errorf("%s --to %q: %v, want no format", tc.name, tc.to, err)
 			}
 			continue
 		}
-		if o == nil {
-			t.Errorf("%s --to %q: no format, want %s", tc.name, tc.to, tc.format)
+		if err != nil {
+			t.Errorf("%s --to %q: %v, want %s", tc.name, tc.to, err, tc.format)
 			continue
 		}
 		wrapper := ""
-		if o.Wrapper != nil {
-			wrapper = o.Wrapper.Name
+		if o.wrapper != nil {
+			wrapper = o.wrapper.Name
 		}
-		if o.Format.Name != tc.format || wrapper != tc.wrapper || o.Native != tc.native {
-			t.Errorf("%s --to %q: %s wrapper %q native %v, want %s %q %v", tc.name, tc.to, o.Format.Name, wrapper, o.Native,
+		if o.format.Name != tc.format || wrapper != tc.wrapper || o.native != tc.native {
+			t.Errorf("%s --to %q: %s wrapper %q native %v, want %s %q %v", tc.name, tc.to, o.format.Name, wrapper, o.native,
 				tc.format, tc.wrapper, tc.native)
 		}
 	}
@@ -65,7 +64,7 @@ func TestForOutput(t *testing.T) {
 // TestOpen: the format is detected inside either wrapper, which is
 // removed unless the format reads it itself; the data read is the file's.
 func TestOpen(t *testing.T) {
-	td := filepath.Join("..", "..", "testdata")
+	td := "testdata"
 	files := []struct{ format, path string }{
 		{"v8", filepath.Join(td, "v8", "small", "rows.heapsnapshot")},
 		{"dart", filepath.Join(td, "dart", "synthetic_vm_layout.dartheap")},
@@ -82,7 +81,7 @@ func TestOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, wr := range append([]*Wrapper{nil}, Wrappers...) {
+		for _, wr := range append([]*wrapper{nil}, wrappers...) {
 			stored := data
 			name := "plain"
 			if wr != nil {
@@ -99,7 +98,7 @@ func TestOpen(t *testing.T) {
 				stored = b.Bytes()
 			}
 			t.Run(f.format+"/"+name, func(t *testing.T) {
-				in, err := Open(bufio.NewReaderSize(bytes.NewReader(stored), 1<<20), "")
+				in, err := Open(bytes.NewReader(stored), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,20 +106,20 @@ func TestOpen(t *testing.T) {
 				if in.Format.Name != f.format {
 					t.Errorf("detected %s", in.Format.Name)
 				}
-				if in.Compressed != wr {
-					t.Errorf("compression %v, want %v", in.Compressed, wr)
+				if (wr == nil && in.Compression != "") || (wr != nil && in.Compression != wr.Name) {
+					t.Errorf("compression %q, want %v", in.Compression, wr)
 				}
-				own := wr != nil && in.Format.OwnWrapper == wr.Name
+				own := wr != nil && in.Format.ownWrapper == wr.Name
 				want := data
 				if own {
 					want = stored
-					if in.Wrapper != nil {
+					if in.Unwrapped() {
 						t.Errorf("the format's own %s wrapper was removed", wr.Name)
 					}
-				} else if in.Wrapper != wr {
-					t.Errorf("wrapper removed %v, want %v", in.Wrapper, wr)
+				} else if in.Unwrapped() != (wr != nil) {
+					t.Errorf("wrapper removed: %v, want %v", in.Unwrapped(), wr)
 				}
-				got, err := io.ReadAll(in.R)
+				got, err := io.ReadAll(in.r)
 				if err != nil || !bytes.Equal(got, want) {
 					t.Errorf("read %d bytes (%v), want the %d bytes of the file", len(got), err, len(want))
 				}
@@ -132,31 +131,31 @@ func TestOpen(t *testing.T) {
 		if err := ir.EncodeZstd(&b, &ir.File{Format: ir.FormatV8}); err != nil {
 			t.Fatal(err)
 		}
-		in, err := Open(bufio.NewReaderSize(bytes.NewReader(b.Bytes()), 1<<20), "")
-		if err != nil || in.Format.Name != ir.FormatIR || in.Wrapper != nil {
+		in, err := Open(bytes.NewReader(b.Bytes()), nil)
+		if err != nil || in.Format.Name != ir.FormatIR || in.Unwrapped() {
 			t.Fatalf("%v %+v", err, in)
 		}
 	})
 	t.Run("unknown inside", func(t *testing.T) {
 		var b bytes.Buffer
-		zw, _ := WrapperByName("gzip").NewWriter(&b)
+		zw, _ := wrapperByName("gzip").NewWriter(&b)
 		zw.Write([]byte("hello"))
 		zw.Close()
-		if _, err := Open(bufio.NewReaderSize(&b, 1<<20), ""); !errors.Is(err, ErrUnrecognized) {
+		if _, err := Open(&b, nil); !errors.Is(err, ErrUnrecognized) {
 			t.Errorf("err %v", err)
 		}
 	})
 	t.Run("empty", func(t *testing.T) {
-		if _, err := Open(bufio.NewReaderSize(bytes.NewReader(nil), 1<<20), ""); !errors.Is(err, io.ErrUnexpectedEOF) {
+		if _, err := Open(bytes.NewReader(nil), nil); !errors.Is(err, ErrEmpty) {
 			t.Errorf("err %v", err)
 		}
 	})
 	t.Run("--from", func(t *testing.T) {
-		in, err := Open(bufio.NewReaderSize(bytes.NewReader(irFile.Bytes()), 1<<20), "ir")
+		in, err := Open(bytes.NewReader(irFile.Bytes()), &ReadOptions{Format: "ir"})
 		if err != nil || in.Format.Name != "ir" {
 			t.Errorf("%v %+v", err, in)
 		}
-		if _, err := Open(bufio.NewReaderSize(bytes.NewReader(nil), 1<<20), "nope"); err == nil {
+		if _, err := Open(bytes.NewReader(nil), &ReadOptions{Format: "nope"}); !errors.Is(err, ErrUnknownFormat) {
 			t.Error("an unknown format was taken")
 		}
 	})
@@ -166,7 +165,7 @@ func TestOpen(t *testing.T) {
 // the wrapper's name, with the offset in the compressed file.
 func TestWrapperErrors(t *testing.T) {
 	data := bytes.Repeat([]byte("heap snapshots compress well "), 10000)
-	for _, wr := range Wrappers {
+	for _, wr := range wrappers {
 		var b bytes.Buffer
 		zw, _ := wr.NewWriter(&b)
 		zw.Write(data)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
@@ -19,12 +20,12 @@ import (
 // the objects it moved.
 
 // nodeClass is the class node i is counted under: its class's label, else
-// the one DevTools gives it (as ir.NodeClass; the matrix's measure too).
+// the one DevTools gives it (as analysis.NodeClass; the matrix's measure too).
 func nodeClass(f *ir.File, s *ir.Snapshot, i int, labels []string) string {
 	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
 		return labels[s.Nodes.Class[i]-1]
 	}
-	return ir.ClassName(f, s, i)
+	return analysis.ClassName(f, s, i)
 }
 
 // classCount is one class's objects and self size.
@@ -100,14 +101,14 @@ func mustThrough(t *testing.T, fm format, f *ir.File) (*ir.File, ir.LossReport) 
 // into their one owner when the root has user roots) per class.
 func devtoolsSizes(f *ir.File) map[string]uint64 {
 	s := f.Snapshots[0]
-	sizes := ir.DevToolsSelfSizes(f, s)
+	sizes := analysis.DevToolsSelfSizes(f, s)
 	if sizes == nil {
 		sizes = &s.Nodes.SelfSize
 	}
 	out := map[string]uint64{}
 	for i := 0; i < s.Nodes.Len(); i++ {
 		if x := sizes.At(i); x > 0 {
-			out[ir.ClassName(f, s, i)] += x
+			out[analysis.ClassName(f, s, i)] += x
 		}
 	}
 	return out
@@ -188,7 +189,7 @@ func TestV8ClassesThroughMoarVM(t *testing.T) {
 		classes := map[string]bool{}
 		renamed := 0
 		for i := 1; i < s.Nodes.Len(); i++ { // node 0, the root, is MoarVM's Root
-			c := ir.ClassName(f, s, i)
+			c := analysis.ClassName(f, s, i)
 			classes[c] = true
 			if f.String(s.Nodes.Name[i]) != c {
 				renamed++
@@ -284,7 +285,7 @@ func TestClassesLostToDevTools(t *testing.T) {
 			labels := ir.ClassLabels(f)
 			changed := 0
 			for i := 0; i < s.Nodes.Len(); i++ {
-				if nodeClass(f, s, i, labels) != ir.ClassName(out, o, i+shift) {
+				if nodeClass(f, s, i, labels) != analysis.ClassName(out, o, i+shift) {
 					changed++
 				}
 			}

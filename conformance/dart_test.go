@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // dartSectionDiff compares the Dart sections and the values of two
@@ -197,12 +198,12 @@ func checkDartConverted(t *testing.T, src, out *ir.File) {
 func compareDartRetained(t *testing.T, got *summary, src, conv *ir.File) {
 	t.Helper()
 	s, c := src.Snapshots[0], conv.Snapshots[0]
-	tree, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true})
+	tree, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: true, Orphans: true})
 	if err != nil {
 		t.Fatalf("Dominators: %v", err)
 	}
-	want := ir.ClassRetained(tree,
-		func(i int) string { return jsonName(ir.ClassName(conv, c, i+2)) },
+	want := analysis.ClassRetained(tree,
+		func(i int) string { return jsonName(analysis.ClassName(conv, c, i+2)) },
 		func(i int) bool { return s.Nodes.SelfSize.At(i) > 0 })
 	// DevTools counts native nodes (the external properties) under their
 	// names too: a class sharing a name with one cannot be compared.

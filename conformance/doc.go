@@ -5,7 +5,7 @@
 // (devtools/summary.js, run under Node).
 //
 // Adding a format takes one table entry: its name, a glob of its fixtures,
-// its reader and writer (from internal/formats), whether writing reproduces
+// its reader and writer (from package heapconv), whether writing reproduces
 // a file byte for byte, which random graphs (ir/irtest options) it holds
 // exactly, and whether its writer produces V8 files.
 //

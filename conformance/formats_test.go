@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
@@ -13,7 +13,7 @@ import (
 // to know about a format. Adding a format (dart, moarvm, fuchsia) is one
 // entry here.
 type format struct {
-	// name is the format's name in internal/formats.
+	// name is the format's name in heapconv.Formats.
 	name string
 	// fixtures is a glob below the module root; "" when the format has
 	// none. Files ending in .zst are decompressed in memory.
@@ -159,13 +159,13 @@ func withV8(o irtest.Options, v *irtest.V8Options) irtest.Options {
 }
 
 // registryRead and registryWrite take a format's reader and writer from
-// internal/formats, so the suite checks what the command line runs.
+// package heapconv, so the suite checks what the command line runs.
 func registryRead(name string) func(io.Reader) (*ir.File, error) {
-	return func(r io.Reader) (*ir.File, error) { return formats.ByName(name).Read(r, formats.ReadOptions{}) }
+	return func(r io.Reader) (*ir.File, error) { return heapconv.FormatByName(name).Read(r, nil) }
 }
 
 func registryWrite(name string) func(io.Writer, *ir.File) (ir.LossReport, error) {
 	return func(w io.Writer, f *ir.File) (ir.LossReport, error) {
-		return formats.ByName(name).Write(w, f, formats.WriteOptions{})
+		return heapconv.FormatByName(name).Write(w, f, nil)
 	}
 }

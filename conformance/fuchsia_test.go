@@ -17,6 +17,7 @@ import (
 	"github.com/heapconv/heapconv/internal/fuchsiagen"
 	"github.com/heapconv/heapconv/internal/gotool"
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
 	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
@@ -138,7 +139,7 @@ func TestFuchsiaDevTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := rfuchsia.ReadFIDL(r, 0, rfuchsia.Options{ScanPointers: true})
+		f, err := rfuchsia.ReadFIDL(r, rfuchsia.Options{ScanPointers: true})
 		r.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -158,7 +159,7 @@ func TestFuchsiaDevTools(t *testing.T) {
 			if s.Edges.Len() == 0 {
 				t.Errorf("%s: no edges derived", name)
 			}
-			want, err := ir.SummarizeBy(g, s, 1<<20, ir.ByRetained) // every class
+			want, err := analysis.SummarizeBy(g, s, 1<<20, analysis.ByRetained) // every class
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +218,7 @@ func TestFuchsiaFIDLAsFFX(t *testing.T) {
 			continue // hand-made: no ffx profile to compare with
 		}
 		t.Run(fx.Name, func(t *testing.T) {
-			f, err := rfuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), rfuchsia.Options{})
+			f, err := rfuchsia.ReadFIDL(bytes.NewReader(data), rfuchsia.Options{Size: int64(len(data))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +262,7 @@ func TestFuchsiaFIDLStreamDetails(t *testing.T) {
 		if _, err := wfuchsia.WriteFIDL(&b, f); err != nil {
 			t.Fatal(seed, err)
 		}
-		g, err := rfuchsia.ReadFIDL(bytes.NewReader(b.Bytes()), 0, rfuchsia.Options{})
+		g, err := rfuchsia.ReadFIDL(bytes.NewReader(b.Bytes()), rfuchsia.Options{})
 		if err != nil {
 			t.Fatal(seed, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // The conversion matrix: every fixture of every format written in every
@@ -49,7 +50,7 @@ type measured struct {
 	isReal    []bool
 	class     []string // per node
 	unmanaged uint64   // the sizes of those native nodes
-	// label maps ir.ClassLabels' names (which ir.SummarizeBy uses) to
+	// label maps ir.ClassLabels' names (which analysis.SummarizeBy uses) to
 	// those of class.
 	label map[string]string
 	// memo holds a source's measures by aspect (of), nil for others.
@@ -78,7 +79,7 @@ func measure(f *ir.File, s *ir.Snapshot) *measured {
 		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
 			m.class[i] = labels[s.Nodes.Class[i]-1]
 		} else {
-			m.class[i] = ir.ClassName(f, s, i)
+			m.class[i] = analysis.ClassName(f, s, i)
 		}
 	}
 	return m
@@ -366,7 +367,7 @@ var roundTrip = []aspect{
 func classCounts(m *measured) []string { return m.perClass(func(int) uint64 { return 1 }) }
 func classSizes(m *measured) []string  { return m.perClass(m.s.Nodes.SelfSize.At) }
 
-// retained is the retained size per class, DevTools' way (ir.SummarizeBy),
+// retained is the retained size per class, DevTools' way (analysis.SummarizeBy),
 // of the real nodes' classes.
 var retained = aspect{"retained sizes", "retained size per class (dominator tree from the root)",
 	// DevTools splits a class by allocation location and names detached
@@ -375,7 +376,7 @@ var retained = aspect{"retained sizes", "retained size per class (dominator tree
 		ir.LossExternalSizes, ir.LossClasses,
 		ir.LossNodeNames, ir.LossNodeKinds, ir.LossGCRoots, "dart-zero-refs"},
 	func(m *measured) []string {
-		sum, err := ir.SummarizeBy(m.f, m.s, -1, ir.ByRetained)
+		sum, err := analysis.SummarizeBy(m.f, m.s, -1, analysis.ByRetained)
 		if err != nil {
 			return []string{"error: " + err.Error()}
 		}
@@ -410,11 +411,11 @@ var classRetained = aspect{"retained sizes by class", "retained size per class o
 		if s.Root == ir.NoNode {
 			return nil
 		}
-		tree, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true})
+		tree, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: true, Orphans: true})
 		if err != nil {
 			return []string{"error: " + err.Error()}
 		}
-		sums := ir.ClassRetained(tree, func(i int) string { return m.class[i] }, func(i int) bool { return m.isReal[i] })
+		sums := analysis.ClassRetained(tree, func(i int) string { return m.class[i] }, func(i int) bool { return m.isReal[i] })
 		out := make([]string, 0, len(sums))
 		for c, n := range sums {
 			out = append(out, c+"\t"+strconv.FormatUint(n, 10))

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
 	wv8 "github.com/heapconv/heapconv/writers/v8"
@@ -20,7 +21,7 @@ import (
 // load with the node and edge counts written, DevTools' total must be the
 // whole MoarVM heap (Σ colsize + colusize), and its Summary must show, class
 // by class, the counts, shallow sizes and retained sizes heapconv computes
-// on the converted file (ir.SummarizeBy), which in turn are the MoarVM
+// on the converted file (analysis.SummarizeBy), which in turn are the MoarVM
 // graph's own (checkMoarVMConverted).
 func TestMoarVMDevTools(t *testing.T) {
 	o := newOracle(t.TempDir())
@@ -179,11 +180,11 @@ func checkMoarVMConverted(t *testing.T, src, out *ir.File) {
 	if n == 0 || s.Root == ir.NoNode {
 		return
 	}
-	want, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true})
+	want, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: true, Orphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Dominators(ir.DominatorOptions{Orphans: true, Ignore: ir.DevToolsIgnore(out, c), SelfSizes: ir.DevToolsSelfSizes(out, c)})
+	got, err := analysis.Dominators(c, analysis.DominatorOptions{Orphans: true, Ignore: analysis.DevToolsIgnore(out, c), SelfSizes: analysis.DevToolsSelfSizes(out, c)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,12 +202,12 @@ func checkMoarVMConverted(t *testing.T, src, out *ir.File) {
 
 // compareMoarVMSummary requires DevTools' Summary of a converted MoarVM
 // heap to be heapconv's, class by class: the nodes DevTools counts (those
-// with a size), their shallow size, and the retained size ir.SummarizeBy
+// with a size), their shallow size, and the retained size analysis.SummarizeBy
 // computes the way DevTools does.
 func compareMoarVMSummary(t *testing.T, got *summary, conv *ir.File) {
 	t.Helper()
 	c := conv.Snapshots[0]
-	sum, err := ir.SummarizeBy(conv, c, -1, ir.ByRetained)
+	sum, err := analysis.SummarizeBy(conv, c, -1, analysis.ByRetained)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func compareMoarVMSummary(t *testing.T, got *summary, conv *ir.File) {
 	want := map[string]agg{}
 	for i := 0; i < c.Nodes.Len(); i++ {
 		if size := c.Nodes.SelfSize.At(i); size > 0 {
-			name := jsonName(ir.ClassName(conv, c, i))
+			name := jsonName(analysis.ClassName(conv, c, i))
 			a := want[name]
 			a.count++
 			a.self += int64(size)
@@ -254,7 +255,7 @@ func compareMoarVMSummary(t *testing.T, got *summary, conv *ir.File) {
 func registrySame(format string) func(t *testing.T, got, want []byte) {
 	return func(t *testing.T, got, want []byte) {
 		t.Helper()
-		level, err := formats.ByName(format).Equivalent(got, want)
+		level, err := heapconv.FormatByName(format).Equivalent(got, want)
 		if err != nil {
 			t.Fatalf("not %s: %v", level, err)
 		}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -66,16 +66,13 @@ func testSelect(t *testing.T, f *ir.File, n int) {
 		t.Fatalf("selecting changed the file it selected from: %v", err)
 	}
 	irRoundTrip(t, g)
-	for _, w := range formats.All {
-		if w.Write == nil || w.Read == nil {
-			continue
-		}
+	for _, w := range heapconv.Formats() {
 		t.Run(w.Name, func(t *testing.T) {
 			var b bytes.Buffer
-			if _, err := w.Write(&b, g, formats.WriteOptions{}); err != nil {
+			if _, err := w.Write(&b, g, nil); err != nil {
 				t.Fatalf("%s writer: %v", w.Name, err)
 			}
-			back, err := w.Read(bytes.NewReader(b.Bytes()), formats.ReadOptions{Size: int64(b.Len())})
+			back, err := w.Read(bytes.NewReader(b.Bytes()), &heapconv.ReadOptions{Size: int64(b.Len())})
 			if err != nil {
 				t.Fatalf("%s reader, on what its writer wrote: %v", w.Name, err)
 			}

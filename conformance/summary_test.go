@@ -12,10 +12,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // TestV8Summary: for every V8 fixture, `heapconv info --by retained`
-// (ir.SummarizeBy) shows DevTools' Summary view row for row: the same
+// (analysis.SummarizeBy) shows DevTools' Summary view row for row: the same
 // classes (plain objects named by their inferred interface, detached DOM
 // nodes as "Detached <tag>", object classes split by allocation location),
 // and per class the same count, self size and retained size.
@@ -343,13 +344,13 @@ func craftedV8(seed uint64) []byte {
 // summaryRow is one Summary row: count, self size, retained size.
 type summaryRow struct{ count, self, retained int64 }
 
-// summaryRows keys ir.SummarizeBy's classes as summary.js keys DevTools'
+// summaryRows keys analysis.SummarizeBy's classes as summary.js keys DevTools'
 // rows: by name, or, for a name that has several rows (one per allocation
 // location), "scriptId,line,column,Name" and ",Name" for the row without a
 // location.
 func summaryRows(t *testing.T, f *ir.File) (rows map[string]summaryRow, ambiguous map[string]bool) {
 	t.Helper()
-	sum, err := ir.SummarizeBy(f, f.Snapshots[0], -1, ir.ByRetained)
+	sum, err := analysis.SummarizeBy(f, f.Snapshots[0], -1, analysis.ByRetained)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func sweepCheck(t *testing.T, fm format, what string, data, tail []byte, r sweep
 	}
 }
 
-// sweepStats collects figures for the README.
+// sweepStats collects the figures docs/robustness.md reports.
 type sweepStats struct {
 	reads    int
 	worst    float64 // allocation / input size

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
 
@@ -75,7 +76,7 @@ func mvmNodeKey(f *ir.File, s *ir.Snapshot, labels []string, i int) string {
 		mf := f.MoarVM
 		return fmt.Sprintf("frame %q %q:%d", f.String(mf.FrameName[t]), f.String(mf.FrameFile[t]), mf.FrameLine[t])
 	}
-	return s.NodeKindName(i) + " " + ir.NodeClass(f, s, i, labels)
+	return s.NodeKindName(i) + " " + analysis.NodeClass(f, s, i, labels)
 }
 
 // perType sums a MoarVM snapshot's collectables by mvmNodeKey: how many,

@@ -2,8 +2,8 @@ package ir
 
 import "strings"
 
-// Dart VM heap snapshots ("dartheap", see ../shared/formats/dart.md) map into
-// the common model like this:
+// Dart VM heap snapshots ("dartheap", described in docs/formats/dart.md)
+// map into the common model like this:
 //
 //   - object id k (1-origin in the file) is node k-1; the root (object 1) is
 //     node 0;

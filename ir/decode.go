@@ -169,7 +169,9 @@ func (d *decoder) file() (*File, error) {
 		return nil, d.errorf("bad version: %v", err)
 	}
 	if v > Version {
-		return nil, d.errorf("IR schema version %d is newer than this heapconv reads (up to %d): upgrade heapconv", v, Version)
+		e := Errorf(FormatIR, d.recordStart, "IR schema version %d is newer than this heapconv reads (up to %d): upgrade heapconv", v, Version)
+		e.Err = ErrNewerVersion
+		return nil, e
 	}
 	if v < 1 {
 		return nil, d.errorf("IR schema version %d does not exist", v)

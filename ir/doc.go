@@ -13,4 +13,6 @@
 // The on-disk form is a versioned, chunked msgpack stream (Encode, Decode,
 // EncodeZstd); SPEC.md in this directory defines it for readers in other
 // languages. WriteText prints the readable dump form used by golden tests.
+// Dominators, retained sizes and class summaries are package
+// ir/analysis's.
 package ir

@@ -1,6 +1,20 @@
 package ir
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// Conditions of malformed input that callers may act on; a *FormatError
+// wraps them (errors.Is).
+var (
+	// ErrTruncated: the input ends where more data was needed (a file
+	// cut short by an interrupted copy or a full disk).
+	ErrTruncated = errors.New("unexpected end of input")
+	// ErrNewerVersion: an IR stream of a schema version newer than this
+	// package reads; a newer heapconv reads it.
+	ErrNewerVersion = errors.New("newer IR schema version")
+)
 
 // FormatError reports malformed input: which format, where (byte offset in
 // the input, or -1 when the problem is not tied to one place) and what.
@@ -12,6 +26,20 @@ type FormatError struct {
 	// not the file as given: "the decompressed data" for a file read
 	// through gzip or zstd.
 	Within string
+	// Err, when set, is the condition the error is an instance of
+	// (ErrTruncated, ErrNewerVersion); Msg says it in full.
+	Err error
+}
+
+// Unwrap returns Err.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Truncated returns a *FormatError for input that ends at offset where
+// more was needed; it wraps ErrTruncated.
+func Truncated(format string, offset int64, msg string, args ...any) *FormatError {
+	e := Errorf(format, offset, msg, args...)
+	e.Err = ErrTruncated
+	return e
 }
 
 func (e *FormatError) Error() string {

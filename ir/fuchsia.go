@@ -9,8 +9,8 @@ import (
 
 // Fuchsia heapdump snapshots (the pprof profiles `ffx profile heapdump
 // snapshot` and `download` write, gzipped or not, plus the optional
-// --output-contents-dir directory; see ../shared/formats/fuchsia.md) map
-// into the common model like this:
+// --output-contents-dir directory; described in docs/formats/fuchsia.md)
+// map into the common model like this:
 //
 //   - strings are interned into File.Strings (the profile's string table
 //     is not kept as such: pprof gives it no meaning beyond the fields that
@@ -63,7 +63,7 @@ import (
 //
 // The FIDL SnapshotElement stream (fuchsia.memory.heapdump.client, the
 // "fuchsia-fidl" format) maps into the same sections the way ffx turns it
-// into a profile with --with-tags (fuchsia.md §1.3): one node per
+// into a profile with --with-tags (docs/formats/fuchsia.md): one node per
 // Allocation; the regions as mappings, sorted by start address, ids going
 // on across processes; one location per distinct program address of a
 // process, in first-seen order over the allocations' stacks (then over the

@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// MoarVM heap snapshots (".mvmheap", see ../shared/formats/moarvm.md) map
-// into the common model like this:
+// MoarVM heap snapshots (".mvmheap", described in docs/formats/moarvm.md)
+// map into the common model like this:
 //
 //   - the file's string heap is File.Strings[:MoarVMFile.StringCount], in
 //     file order, so a MoarVM string index is an IR string index; strings a

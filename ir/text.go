@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -252,7 +253,7 @@ func valueText(f *File, v *Values, j int) string {
 		}
 		return s
 	case ValueFloat:
-		return strconv.FormatFloat(floatFromBits(v.Bits[j]), 'g', -1, 64)
+		return strconv.FormatFloat(math.Float64frombits(v.Bits[j]), 'g', -1, 64)
 	case ValueBool:
 		return strconv.FormatBool(v.Bits[j] != 0)
 	case ValueLength:

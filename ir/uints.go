@@ -362,3 +362,12 @@ func UintsOf(vs ...uint64) Uints {
 	}
 	return c
 }
+
+// SatAdd returns a+b, or the uint64 maximum when the sum overflows: sizes
+// summed over a heap saturate rather than wrap.
+func SatAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
+}

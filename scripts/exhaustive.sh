@@ -63,8 +63,8 @@ part_full() {
 
 part_race() {
   run go test -race -timeout 30m ./readers/... ./writers/... ./internal/fidl
-  run go test -race -timeout 15m -run '^TestDominators' ./ir
-  run go test -race -timeout 15m -run '^(TestRoundtripCommand|TestInterrupted|TestCompressedInput|TestOpen|TestWrapperErrors)$' ./cmd/heapconv ./internal/formats
+  run go test -race -timeout 15m -run '^TestDominators' ./ir/analysis
+  run go test -race -timeout 15m -run '^(TestRoundtripCommand|TestInterrupted|TestCompressedInput|TestOpen|TestWrapperErrors)$' ./cmd/heapconv .
   run go test -race -timeout 15m -run '^TestConcurrentUse$' ./conformance
 }
 

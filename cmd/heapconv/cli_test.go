@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
@@ -604,7 +605,7 @@ func TestInfoJSON(t *testing.T) {
 				}
 			}
 			// The values, for the rows fixture.
-			var s ir.SnapshotSummary
+			var s analysis.SnapshotSummary
 			if err := json.Unmarshal(mustJSON(t, snaps[0]), &s); err != nil {
 				t.Fatal(err)
 			}
@@ -613,8 +614,8 @@ func TestInfoJSON(t *testing.T) {
 			if s.Nodes != 4 || s.Edges != 4 || s.SelfSize != 48 || s.ExternalSize != 0 || s.Classes != 2 || s.Roots != 2 {
 				t.Errorf("summary %+v", s)
 			}
-			wantTop := []ir.ClassStat{
-				{Name: "Café 名前 \uf600", Count: 1, SelfSize: 32, Location: &ir.SourceLocation{ScriptID: 3, Line: 10, Column: 4}},
+			wantTop := []analysis.ClassStat{
+				{Name: "Café 名前 \uf600", Count: 1, SelfSize: 32, Location: &analysis.SourceLocation{ScriptID: 3, Line: 10, Column: 4}},
 				{Name: "(string)", Count: 1, SelfSize: 16}}
 			if !reflect.DeepEqual(s.TopClasses, wantTop) {
 				t.Errorf("top classes %s, want %s", mustJSON(t, s.TopClasses), mustJSON(t, wantTop))

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
-	rv8 "github.com/heapconv/heapconv/readers/v8"
+	"github.com/heapconv/heapconv/ir/analysis"
 
 	"github.com/spf13/pflag"
 )
@@ -86,280 +83,87 @@ func runConvert(e *env, args []string) error {
 		return usagef("convert needs IN and OUT")
 	}
 	inName, outName := fs.Arg(0), fs.Arg(1)
-	if *to != "" && formats.ByName(*to) == nil {
-		return usagef("unknown format %q (formats: %s)", *to, strings.Join(formats.Names(), ", "))
+	if *to != "" && heapconv.FormatByName(*to) == nil {
+		return usagef("unknown format %q (formats: %s)", *to, formatNames())
 	}
 	if outName == "-" && *to == "" {
 		return usagef("writing to standard output needs --to")
 	}
-	out := formats.ForOutput(outName, *to)
-	if out == nil {
+	if outName != "-" && *to == "" && heapconv.OutputFormat(outName) == nil {
 		return usagef("cannot tell the output format from %q; give --to", outName)
-	}
-	if outName == "-" {
-		out.Wrapper, out.Native = nil, false
-	}
-	target := out.Format
-	if target.Write == nil {
-		return fmt.Errorf("writing %s is not available in this version of heapconv (see `heapconv formats`)", target.Name)
 	}
 	sel, err := parseSnapshot(*snap)
 	if err != nil {
 		return err
 	}
-	var pattern *numbered
-	if sel.all {
-		if outName == "-" {
-			return usagef("--snapshot all writes files: OUT cannot be -")
-		}
-		if pattern, err = parseNumbered(outName); err != nil {
-			return err
-		}
-	}
-	switch {
-	case *lossFile == "-" && outName == "-":
+	if *lossFile == "-" && outName == "-" {
 		return usagef("--loss-report - and OUT - would both write to standard output")
-	case *lossFile != "" && *lossFile != "-" && !sel.all && sameName(*lossFile, outName):
-		return usagef("--loss-report and OUT are the same file")
 	}
-	in, err := openInput(e, inName, *from)
+	opts := &heapconv.ConvertOptions{
+		To:             *to,
+		Snapshots:      sel,
+		Overwrite:      *force,
+		LossReportFile: *lossFile,
+		Read: heapconv.ReadOptions{
+			Format: *from, ContentsDir: *contents, ScanPointers: *scan,
+			Progress: newProgress(e, "reading").update,
+		},
+		Write:  heapconv.WriteOptions{NoGzip: *noGzip, ContentsDir: *outContents},
+		Stdin:  e.stdin,
+		Stdout: e.stdout,
+	}
+	r, err := heapconv.ConvertFile(inName, outName, opts)
+	clearProgress(e)
 	if err != nil {
-		return err
-	}
-	if err := checkScan(in, *contents, *scan); err != nil {
-		return err
-	}
-	in.contents, in.scan = *contents, *scan
-	// What can be refused is refused before the (possibly long) read: a
-	// file with several snapshots going to a format of one (when the file
-	// has an index), a snapshot that does not exist, an OUT that cannot
-	// be written.
-	list := in.index()
-	if list != nil {
-		switch {
-		case sel.index >= len(list):
-			in.close()
-			return noSuchSnapshot(in.name, sel.index, len(list))
-		case sel.none() && !target.MultiSnapshot && len(list) > 1:
-			in.close()
-			return tooManySnapshots(in.name, target, list)
-		}
-	}
-	if sel.all {
-		n := max(1, len(list))
-		for i := range n {
-			if err := checkOutput(pattern.name(i), *force, in); err != nil {
-				in.close()
-				return err
-			}
-		}
-	}
-	// Every file is written to a temporary file first and renamed when all
-	// are written: a failed or interrupted conversion leaves none of them.
-	var outs []*output
-	abort := func() {
-		for _, o := range outs {
-			o.abort()
-		}
-	}
-	var report *output
-	if *lossFile != "" {
-		if report, err = createOutput(e, *lossFile, *force, in, nil); err != nil {
-			in.close()
-			return fmt.Errorf("--loss-report: %w", err)
-		}
-		outs = append(outs, report)
-	}
-	if !sel.all {
-		o, err := createOutput(e, outName, *force, in, out.Wrapper)
-		if err != nil {
-			in.close()
-			abort()
-			return err
-		}
-		outs = append(outs, o)
-	}
-	f, err := in.read(e)
-	if err != nil {
-		abort()
-		return err
-	}
-	wopts := formats.WriteOptions{
-		Compress:    out.Native,
-		NoGzip:      *noGzip || (out.Wrapper != nil && target.OwnWrapper == "gzip"),
-		ContentsDir: *outContents,
-	}
-	// files are the files to write, each with its name.
-	type file struct {
-		f    *ir.File
-		name string
-	}
-	var files []file
-	switch {
-	case sel.all:
-		for i := range f.Snapshots {
-			g, err := f.Select(i)
-			if err != nil {
-				abort()
-				return err
-			}
-			files = append(files, file{g, pattern.name(i)})
-		}
-	case sel.index >= len(f.Snapshots):
-		abort()
-		return noSuchSnapshot(in.name, sel.index, len(f.Snapshots))
-	case sel.index >= 0:
-		g, err := f.Select(sel.index)
-		if err != nil {
-			abort()
-			return fmt.Errorf("%s: %w", in.name, err)
-		}
-		files = append(files, file{g, outName})
-	case !target.MultiSnapshot && len(f.Snapshots) > 1:
-		abort()
-		var list []string
-		for _, s := range f.Snapshots {
-			list = append(list, fmt.Sprintf("%d nodes, %d edges", s.Nodes.Len(), s.Edges.Len()))
-		}
-		return tooManySnapshots(in.name, target, list)
-	default:
-		files = append(files, file{f, outName})
-	}
-	r := lossReport{In: inName, From: in.Format.Name, To: target.Name}
-	for _, fl := range files {
-		if sel.all {
-			o, err := createOutput(e, fl.name, *force, in, out.Wrapper)
-			if err != nil {
-				abort()
-				return err
-			}
-			outs = append(outs, o)
-		}
-		o := outs[len(outs)-1]
-		if report != nil && sameName(report.name, o.name) {
-			abort()
-			return usagef("--loss-report and OUT are the same file (%s)", o.name)
-		}
-		p := newProgress(e, "writing", 0)
-		wopts.Progress = p.update
-		loss, err := target.Write(o.w, fl.f, wopts)
-		p.done()
-		if err != nil {
-			abort()
-			return fmt.Errorf("writing %s: %w", o.name, err)
-		}
-		if err := o.finish(); err != nil {
-			abort()
-			return err
-		}
-		r.Losses = append(r.Losses, loss...)
-		r.Outputs = append(r.Outputs, o.name)
-	}
-	if report != nil {
-		if err := writeLossReport(report, r); err != nil {
-			abort()
-			return err
-		}
-	}
-	for _, o := range outs {
-		if err := o.publish(); err != nil {
-			abort()
-			return err
-		}
+		return convertError(err)
 	}
 	printLoss(e, r, *quiet)
 	return nil
 }
 
-// sameName reports whether two output names are the same path.
-func sameName(a, b string) bool {
-	x, err1 := filepath.Abs(a)
-	y, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && x == y
-}
-
-// noSuchSnapshot refuses a --snapshot beyond the file's.
-func noSuchSnapshot(name string, n, have int) error {
-	return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", name, n, plural(have, "snapshot"))
-}
-
-// tooManySnapshots refuses to write several snapshots into a format of one.
-func tooManySnapshots(name string, target *formats.Format, list []string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; choose with --snapshot N (or --snapshot all with %%d in OUT):", name, len(list), target.Name)
-	for i, l := range list {
-		fmt.Fprintf(&b, "\n  %d: %s", i, l)
+// convertError puts an error of ConvertFile in the command line's terms.
+func convertError(err error) error {
+	var se *heapconv.SnapshotError
+	switch {
+	case errors.Is(err, heapconv.ErrOutputName):
+		return usagef("%v", err)
+	case errors.As(err, &se) && se.Err == heapconv.ErrTooManySnapshots:
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; choose with --snapshot N (or --snapshot all with %%d in OUT):", se.Name, len(se.Snapshots), se.Format)
+		for i, l := range se.Snapshots {
+			fmt.Fprintf(&b, "\n  %d: %s", i, l)
+		}
+		return errors.New(b.String())
+	case errors.Is(err, heapconv.ErrExists):
+		return fmt.Errorf("%w (use --force to replace it)", err)
 	}
-	return errors.New(b.String())
+	return inputError(err)
 }
 
-// snapshotFlag is a parsed --snapshot: one index, all, or neither.
-type snapshotFlag struct {
-	index int // -1 for none
-	all   bool
+// formatNames lists the format names, for messages.
+func formatNames() string {
+	var names []string
+	for _, f := range heapconv.Formats() {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
-func (s snapshotFlag) none() bool { return s.index < 0 && !s.all }
-
-// parseSnapshot parses --snapshot: "" (none given), a number, or "all".
-func parseSnapshot(v string) (snapshotFlag, error) {
+// parseSnapshot parses --snapshot: "" (the whole file), a number, or
+// "all" (each snapshot to a file of its own).
+func parseSnapshot(v string) (heapconv.Selection, error) {
 	switch {
 	case v == "":
-		return snapshotFlag{index: -1}, nil
+		return heapconv.WholeFile, nil
 	case v == "all":
-		return snapshotFlag{index: -1, all: true}, nil
+		return heapconv.EachSnapshot, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return snapshotFlag{}, usagef("--snapshot takes a snapshot number (0, 1, ...) or \"all\", not %q", v)
+		return 0, usagef("--snapshot takes a snapshot number (0, 1, ...) or \"all\", not %q", v)
 	}
-	return snapshotFlag{index: n}, nil
+	return heapconv.Snapshot(n), nil
 }
-
-// numbered is an OUT name with one number verb — %d, or %0Nd to pad
-// with zeros so the files sort — where --snapshot all puts each
-// snapshot's number; %% is a %.
-type numbered struct {
-	before, after string // with %% made %
-	width         int
-}
-
-// parseNumbered parses the OUT of --snapshot all.
-func parseNumbered(name string) (*numbered, error) {
-	var n *numbered
-	var b strings.Builder
-	for i := 0; i < len(name); i++ {
-		if name[i] != '%' {
-			b.WriteByte(name[i])
-			continue
-		}
-		j := i + 1
-		if j < len(name) && name[j] == '%' {
-			b.WriteByte('%')
-			i = j
-			continue
-		}
-		width := 0
-		if j < len(name) && name[j] == '0' {
-			for j++; j < len(name) && name[j] >= '0' && name[j] <= '9' && width < 100; j++ {
-				width = width*10 + int(name[j]-'0')
-			}
-		}
-		if j >= len(name) || name[j] != 'd' || n != nil {
-			return nil, usagef("--snapshot all needs an OUT with one %%d (or %%03d to pad with zeros; %%%% for a %%), not %q", name)
-		}
-		n = &numbered{before: b.String(), width: width}
-		b.Reset()
-		i = j
-	}
-	if n == nil {
-		return nil, usagef("--snapshot all needs an OUT with a %%d (or %%03d to pad with zeros) for the snapshot number, not %q", name)
-	}
-	n.after = b.String()
-	return n, nil
-}
-
-func (n *numbered) name(i int) string { return fmt.Sprintf("%s%0*d%s", n.before, n.width, i, n.after) }
 
 const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained] [--as F]
                      [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
@@ -424,7 +228,7 @@ type infoJSON struct {
 // snapshotJSON is one snapshot's summary, with its number in the file.
 type snapshotJSON struct {
 	Index int `json:"index"`
-	ir.SnapshotSummary
+	analysis.SnapshotSummary
 	// Loss is what converting the snapshot (--as) loses.
 	Loss ir.LossReport `json:"loss,omitempty"`
 }
@@ -433,7 +237,7 @@ func runInfo(e *env, args []string) error {
 	fs := newFlags("info")
 	asJSON := fs.Bool("json", false, "")
 	top := fs.Int("top", 10, "")
-	by := fs.String("by", ir.BySelf, "")
+	by := fs.String("by", analysis.BySelf, "")
 	snap := fs.String("snapshot", "all", "")
 	from := fs.String("from", "", "")
 	contents := fs.String("contents", "", "")
@@ -442,14 +246,14 @@ func runInfo(e *env, args []string) error {
 	if err := parse(e, fs, infoUsage, args); err != nil {
 		return err
 	}
-	var asFormat *formats.Format
+	var asFormat *heapconv.Format
 	if *as != "" {
-		if asFormat = formats.ByName(*as); asFormat == nil || asFormat.Write == nil || asFormat.Read == nil {
+		if asFormat = heapconv.FormatByName(*as); asFormat == nil {
 			return usagef("--as: heapconv does not write %q (heapconv formats lists the formats)", *as)
 		}
 	}
 	switch *by {
-	case ir.BySelf, ir.ByCount, ir.ByRetained:
+	case analysis.BySelf, analysis.ByCount, analysis.ByRetained:
 	default:
 		return usagef("--by must be self, count or retained, not %q", *by)
 	}
@@ -463,32 +267,27 @@ func runInfo(e *env, args []string) error {
 	if err := oneIN(fs, "info"); err != nil {
 		return err
 	}
-	in, err := openInput(e, fs.Arg(0), *from)
+	in, err := openInput(e, fs.Arg(0), heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
 	if err != nil {
 		return err
 	}
-	if err := checkScan(in, *contents, *scan); err != nil {
-		return err
-	}
-	in.contents, in.scan = *contents, *scan
 	out := infoJSON{Snapshots: []snapshotJSON{}}
 	if in.Format.Name == ir.FormatIR {
 		out.Via = ir.FormatIR
 	}
-	if in.Compressed != nil {
-		out.Compression = in.Compressed.Name
+	out.Compression = in.Compression
+	index := sel.Index() // the one snapshot to show, or -1 for all
+	if list := in.Index(); index >= len(list) && list != nil {
+		in.Close()
+		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.Name, index, plural(len(list), "snapshot"))
 	}
-	if list := in.index(); sel.index >= len(list) && list != nil {
-		in.close()
-		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.name, sel.index, plural(len(list), "snapshot"))
-	}
-	f, err := in.read(e)
+	f, err := read(e, in)
 	if err != nil {
 		return err
 	}
 	out.Format, out.FormatVersion = f.Format, f.FormatVersion
-	if sel.index >= len(f.Snapshots) {
-		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.name, sel.index, plural(len(f.Snapshots), "snapshot"))
+	if index >= len(f.Snapshots) {
+		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.Name, index, plural(len(f.Snapshots), "snapshot"))
 	}
 	if asFormat != nil {
 		out.As = asFormat.Name
@@ -496,7 +295,7 @@ func runInfo(e *env, args []string) error {
 	var converted *ir.File // f converted, for a format that holds every snapshot
 	var convertedLoss ir.LossReport
 	for i, s := range f.Snapshots {
-		if sel.index >= 0 && i != sel.index {
+		if index >= 0 && i != index {
 			continue
 		}
 		g, gs := f, s
@@ -504,20 +303,20 @@ func runInfo(e *env, args []string) error {
 		if asFormat != nil {
 			// A format that holds every snapshot converts the file once,
 			// unless one snapshot is asked for.
-			whole := asFormat.MultiSnapshot && sel.index < 0 && len(f.Snapshots) > 1
+			whole := asFormat.MultiSnapshot && index < 0 && len(f.Snapshots) > 1
 			switch {
 			case whole && converted != nil:
 				g, loss = converted, convertedLoss
 			default:
 				if g, loss, err = convertedTo(asFormat, f, i, !whole); err != nil {
-					return fmt.Errorf("%s: snapshot %d as %s: %w", in.name, i, asFormat.Name, err)
+					return fmt.Errorf("%s: snapshot %d as %s: %w", in.Name, i, asFormat.Name, err)
 				}
 				converted, convertedLoss = g, loss
 			}
 			gs = g.Snapshots[0]
 			if whole {
 				if i >= len(g.Snapshots) {
-					return fmt.Errorf("%s: as %s, snapshot %d is not in the converted file (%d snapshots)", in.name, asFormat.Name, i, len(g.Snapshots))
+					return fmt.Errorf("%s: as %s, snapshot %d is not in the converted file (%d snapshots)", in.Name, asFormat.Name, i, len(g.Snapshots))
 				}
 				gs = g.Snapshots[i]
 				if i > 0 {
@@ -525,12 +324,12 @@ func runInfo(e *env, args []string) error {
 				}
 			}
 		}
-		sum, err := ir.SummarizeBy(g, gs, *top, *by)
+		sum, err := analysis.SummarizeBy(g, gs, *top, *by)
 		if err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
 		}
 		if sum.TopClasses == nil {
-			sum.TopClasses = []ir.ClassStat{}
+			sum.TopClasses = []analysis.ClassStat{}
 		}
 		out.Snapshots = append(out.Snapshots, snapshotJSON{i, sum, loss})
 	}
@@ -550,15 +349,15 @@ func runInfo(e *env, args []string) error {
 	if out.As != "" {
 		fmt.Fprintf(w, "as:       %s (the figures of IN converted to %s)\n", out.As, out.As)
 	}
-	if sel.index >= 0 {
-		fmt.Fprintf(w, "snapshots: %d (showing snapshot %d)\n", len(f.Snapshots), sel.index)
+	if index >= 0 {
+		fmt.Fprintf(w, "snapshots: %d (showing snapshot %d)\n", len(f.Snapshots), index)
 	} else {
 		fmt.Fprintf(w, "snapshots: %d\n", len(f.Snapshots))
 	}
 	for _, s := range out.Snapshots {
 		fmt.Fprintf(w, "\nsnapshot %d\n  nodes %d  edges %d  classes %d  roots %d\n  self size %d  external size %d\n",
 			s.Index, s.Nodes, s.Edges, s.Classes, s.Roots, s.SelfSize, s.ExternalSize)
-		if len(s.TopClasses) > 0 && *by == ir.ByRetained {
+		if len(s.TopClasses) > 0 && *by == analysis.ByRetained {
 			fmt.Fprintf(w, "  %12s %14s %16s  %s\n", "count", "self size", "retained size", "class")
 			for _, c := range s.TopClasses {
 				fmt.Fprintf(w, "  %12d %14d %16d  %s\n", c.Count, c.SelfSize, *c.Retained, classLabel(c))
@@ -582,11 +381,11 @@ func runInfo(e *env, args []string) error {
 	return nil
 }
 
-// convertedTo writes f in format fm, in memory, and reads it back: the
-// file a conversion to fm would make, with what it loses. With alone, or
-// for a format that holds one snapshot, it converts snapshot i alone (as
-// convert --snapshot i does), which is the result's snapshot 0.
-func convertedTo(fm *formats.Format, f *ir.File, i int, alone bool) (*ir.File, ir.LossReport, error) {
+// convertedTo converts f to format fm in memory: the file a conversion
+// would make, with what it loses. With alone, or for a format that holds
+// one snapshot, it converts snapshot i alone (as convert --snapshot i
+// does), which is the result's snapshot 0.
+func convertedTo(fm *heapconv.Format, f *ir.File, i int, alone bool) (*ir.File, ir.LossReport, error) {
 	g := f
 	if len(f.Snapshots) > 1 && (alone || !fm.MultiSnapshot) {
 		var err error
@@ -594,16 +393,7 @@ func convertedTo(fm *formats.Format, f *ir.File, i int, alone bool) (*ir.File, i
 			return nil, nil, err
 		}
 	}
-	var b bytes.Buffer
-	loss, err := fm.Write(&b, g, formats.WriteOptions{})
-	if err != nil {
-		return nil, nil, err
-	}
-	back, err := fm.Read(bytes.NewReader(b.Bytes()), formats.ReadOptions{Size: int64(b.Len())})
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading the converted file back: %w", err)
-	}
-	return back, loss, nil
+	return heapconv.Convert(g, fm.Name, nil)
 }
 
 // oneIN checks that the command got exactly one IN.
@@ -643,7 +433,7 @@ func runValidate(e *env, args []string) error {
 	if err := oneIN(fs, "validate"); err != nil {
 		return err
 	}
-	in, err := openInput(e, fs.Arg(0), *from)
+	in, err := openInput(e, fs.Arg(0), heapconv.ReadOptions{Format: *from})
 	var fe *ir.FormatError
 	switch {
 	case errors.As(err, &fe):
@@ -656,25 +446,12 @@ func runValidate(e *env, args []string) error {
 	case err != nil:
 		return err
 	}
-	var errs []error
-	if in.Format.Name == ir.FormatV8 {
-		errs = rv8.Validate(in.R, rv8.Options{Size: in.size})
-		for _, err := range errs {
-			in.Within(err)
-		}
-		in.close()
-	} else if f, err := in.parse(e); err != nil {
-		// Readers validate after every parse: a file they read is valid...
-		errs = []error{err}
-	} else if m := f.MoarVM; m != nil && m.Recovery != nil {
-		// ...unless it was read by recovering what a damaged file held.
-		errs = []error{in.Within(ir.Errorf(ir.FormatMoarVM, m.Recovery.DamageAt, "damaged file (%s): %s recovered, %d lost",
-			m.Recovery.Reason, plural(len(f.Snapshots), "snapshot"), m.Recovery.Lost))}
-	}
+	errs := in.Validate()
+	clearProgress(e)
 	if len(errs) > 0 {
-		return violations(e, in.name, errs)
+		return violations(e, in.Name, errs)
 	}
-	fmt.Fprintf(e.stdout, "%s: valid %s file\n", in.name, in.what())
+	fmt.Fprintf(e.stdout, "%s: valid %s file\n", in.Name, what(in))
 	return nil
 }
 
@@ -724,81 +501,15 @@ func runRoundtrip(e *env, args []string) error {
 		// The original is read twice: once into the IR, once to compare.
 		return usagef("roundtrip needs a file IN (it reads it twice), not standard input")
 	}
-	in, err := openInput(e, name, *from)
+	verdicts, err := heapconv.RoundTrip(name, &heapconv.ReadOptions{Format: *from, Progress: newProgress(e, "reading").update})
+	clearProgress(e)
 	if err != nil {
-		return err
-	}
-	format, what := in.Format, in.what()
-	// Write it back the way it came: a .heapir.zst compressed, a gzipped
-	// profile gzipped (the comparison is of what the files hold anyway).
-	wopts := formats.WriteOptions{Compress: true}
-	f, err := in.read(e)
-	if err != nil {
-		return err
-	}
-	if f.Fuchsia != nil && format.OwnWrapper == "gzip" {
-		wopts.NoGzip = !f.Fuchsia.Gzip
+		return inputError(err)
 	}
 	failed := false
-	verdict := func(ok bool, format string, args ...any) {
-		failed = failed || !ok
-		fmt.Fprintf(e.stdout, "%s: %s\n", name, fmt.Sprintf(format, args...))
-	}
-	if format.Name != ir.FormatIR {
-		orig, err := openInput(e, name, format.Name)
-		if err != nil {
-			return err
-		}
-		step := fmt.Sprintf("%s -> IR -> %s", what, format.Name)
-		if format.ByteExact && (format.Reproduces == nil || format.Reproduces(f)) {
-			cmp := newCompareWriter(orig.R)
-			_, werr := format.Write(cmp, f, wopts)
-			cmp.finish()
-			orig.close()
-			switch {
-			case werr != nil:
-				return fmt.Errorf("writing %s again: %w", format.Name, werr)
-			case cmp.diffAt < 0:
-				verdict(true, "%s: byte-exact (%d bytes)", step, cmp.n)
-			default:
-				verdict(false, "%s: differs at byte %d%s (original %d bytes, written %d bytes)\n%s",
-					step, cmp.diffAt, cmp.position(), cmp.origLen, cmp.n, cmp.excerpt())
-			}
-		} else {
-			var b bytes.Buffer
-			_, werr := format.Write(&b, f, wopts)
-			data, rerr := io.ReadAll(orig.R)
-			orig.close()
-			switch {
-			case werr != nil:
-				return fmt.Errorf("writing %s again: %w", format.Name, werr)
-			case rerr != nil:
-				return fmt.Errorf("reading %s again: %w", name, rerr)
-			}
-			level, err := format.Equivalent(b.Bytes(), data)
-			if m := f.MoarVM; err != nil && m != nil && m.Recovery != nil {
-				// What is written back is what could be recovered.
-				verdict(false, "%s: differs: IN is damaged at offset %d (%s); %d snapshots were recovered, %d lost", step,
-					m.Recovery.DamageAt, m.Recovery.Reason, len(f.Snapshots), m.Recovery.Lost)
-			} else if err != nil {
-				verdict(false, "%s: differs: %v (compared: %s)", step, err, level)
-			} else {
-				verdict(true, "%s: %s", step, level)
-			}
-		}
-	}
-	// IR encoding round trip, streamed through a pipe: no second buffer.
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(ir.EncodeZstd(pw, f)) }()
-	g, err := ir.Decode(pr)
-	pr.Close()
-	if err != nil {
-		return fmt.Errorf("IR round trip: %w", err)
-	}
-	if d := ir.Diff(f, g, 10); len(d) > 0 {
-		verdict(false, "IR msgpack+zstd round trip differs:\n  %s", strings.Join(d, "\n  "))
-	} else {
-		verdict(true, "IR msgpack+zstd round trip: identical")
+	for _, v := range verdicts {
+		failed = failed || !v.Same
+		fmt.Fprintf(e.stdout, "%s: %s\n", name, v.Text)
 	}
 	if failed {
 		return errReported
@@ -829,11 +540,11 @@ func runDump(e *env, args []string) error {
 	if err := oneIN(fs, "dump"); err != nil {
 		return err
 	}
-	in, err := openInput(e, fs.Arg(0), *from)
+	in, err := openInput(e, fs.Arg(0), heapconv.ReadOptions{Format: *from})
 	if err != nil {
 		return err
 	}
-	f, err := in.read(e)
+	f, err := read(e, in)
 	if err != nil {
 		return err
 	}
@@ -860,39 +571,21 @@ func runFormats(e *env, args []string) error {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%-13s %-5s %-5s %-26s %s\n", "FORMAT", "READ", "WRITE", "EXTENSIONS", "DESCRIPTION / VERSIONS READ")
-	yes := func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "no"
-	}
-	for _, f := range formats.All {
+	for _, f := range heapconv.Formats() {
 		desc := f.Description
-		if f.Read == nil && f.Write == nil {
-			desc += " (not available yet)"
-		} else if f.Versions != "" {
+		if f.Versions != "" {
 			desc += "; reads " + f.Versions
 		}
 		exts := strings.Join(f.Extensions, " ")
 		if exts == "" {
 			exts = "-"
 		}
-		fmt.Fprintf(w, "%-13s %-5s %-5s %-26s %s\n", f.Name, yes(f.Read != nil), yes(f.Write != nil), exts, desc)
+		fmt.Fprintf(w, "%-13s %-5s %-5s %-26s %s\n", f.Name, "yes", "yes", exts, desc)
 	}
 	var wrappers []string
-	for _, wr := range formats.Wrappers {
-		wrappers = append(wrappers, fmt.Sprintf("%s (%s)", wr.Name, wr.Ext))
+	for _, c := range heapconv.Compressions() {
+		wrappers = append(wrappers, fmt.Sprintf("%s (%s)", c.Name, c.Extension))
 	}
 	fmt.Fprintf(w, "\nAny format may come compressed with %s: heapconv reads what is inside,\nand writes an OUT whose name ends so compressed.\n", strings.Join(wrappers, " or "))
-	return nil
-}
-
-// checkScan refuses --scan-pointers without block contents: a pprof
-// profile needs its --contents directory, a FIDL stream carries them.
-func checkScan(in *input, contents string, scan bool) error {
-	if scan && contents == "" && in.Format.Name != ir.FormatFuchsiaFIDL {
-		in.close()
-		return usagef("--scan-pointers needs --contents DIR (or a fuchsia-fidl input, which carries the contents)")
-	}
 	return nil
 }

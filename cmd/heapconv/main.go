@@ -36,6 +36,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -91,8 +92,10 @@ Examples:
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// stderrTerminal enables the progress bar.
+	// stderrTerminal enables the progress bar; progressShown is set while
+	// one is drawn.
 	stderrTerminal bool
+	progressShown  bool
 }
 
 func main() {
@@ -119,7 +122,7 @@ func onSignals(e *env) {
 	}
 	go func() {
 		sig := (<-c).(syscall.Signal)
-		temps.removeAll()
+		heapconv.RemoveTemporaryFiles()
 		if e.stderrTerminal {
 			fmt.Fprint(e.stderr, "\r\033[K") // the progress bar
 		}

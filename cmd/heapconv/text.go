@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // plural says "1 snapshot" or "n snapshots".
@@ -64,7 +65,7 @@ func codePoints(s string) int {
 // location of a V8 class DevTools splits by location: "Foo at script 3
 // line 11 column 5", line and column counted from 1 as DevTools shows them
 // (--json has V8's zero-based numbers).
-func classLabel(c ir.ClassStat) string {
+func classLabel(c analysis.ClassStat) string {
 	name := tableName(c.Name)
 	if l := c.Location; l != nil {
 		name += fmt.Sprintf(" at script %d line %d column %d", l.ScriptID, l.Line+1, l.Column+1)

@@ -753,8 +753,8 @@ func (g *gen) typedScene(seg segment) uint32 {
 		return g.typed(seg, "Int32", g.rng.IntN(256))
 	case 2:
 		base := g.typed(seg, "Uint8", 16+g.rng.IntN(4096))
-		// Views have no LengthData (dart.md §1.5 lists internal and
-		// external typed data only).
+		// Views have no LengthData (docs/formats/dart.md lists internal
+		// and external typed data only).
 		v := g.alloc(seg, c.typedBase["Uint8"]+1, 48, NoData, 0)
 		g.setSlots(v, g.smi(16), base, g.smi(int64(g.rng.IntN(16))))
 		return v

@@ -63,7 +63,7 @@ type classInfo struct {
 	lib     library
 	fields  []string // slot names in slot (byte offset) order
 	unboxed []bool   // parallel to fields: slot holds an unboxed value (reference 0)
-	noHash  bool     // identity hash is written as 0 (dart.md §1.7)
+	noHash  bool     // identity hash is written as 0 (docs/formats/dart.md, Quirks)
 	invalid bool     // cid without a class: written all-empty with 0 fields
 	vmClass bool     // its Class object lives in the VM isolate
 	vmCid   int      // VM class id (file class id - 3); 0 for classes 1..3
@@ -308,7 +308,7 @@ var dartClasses = []classSpec{
 }
 
 // hashExcluded lists the VM classes whose identity hash is always written as
-// 0 (GetHeapSnapshotIdentityHash, dart.md §1.7), by their file names.
+// 0 (the VM's GetHeapSnapshotIdentityHash), by their file names.
 var hashExcluded = map[string]bool{
 	"_List": true, "bool": true, "CodeSourceMap": true, "CompressedStackMaps": true,
 	"_Double": true, "String": true, "_OneByteString": true, "_TwoByteString": true,

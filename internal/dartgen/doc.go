@@ -3,10 +3,10 @@
 // writer (runtime/vm/object_graph.cc, HeapSnapshotWriter) produces, for use as
 // test data and benchmark input.
 //
-// The format is described in shared/formats/dart.md (that is,
-// ../shared/formats/dart.md relative to the repo); this package is written
-// from that description alone and shares no code with heapconv's Dart reader
-// or writer, so that it can be used to cross-check them.
+// The format is described in docs/formats/dart.md; this package is written
+// from the VM writer's layout described there and shares no code with
+// heapconv's Dart reader or writer, so that it can be used to cross-check
+// them.
 //
 // A generated heap looks like a small Flutter application running on a
 // 64-bit VM without compressed pointers (word size 8, object alignment 16):

@@ -53,7 +53,7 @@ func ParseGeneration(s string) (Generation, error) {
 	return 0, fmt.Errorf("dartgen: unknown generation %q (want vm, nohash or export)", s)
 }
 
-// DataTag is a NonReferenceData tag (dart.md §1.5).
+// DataTag is a NonReferenceData tag (docs/formats/dart.md, File layout).
 type DataTag uint8
 
 // The NonReferenceData tags. NameData is 8 (the seed document's 7 is a typo).

@@ -9,9 +9,9 @@ import (
 )
 
 // This file holds a minimal dartheap parser written for the tests, straight
-// from the layout in dart.md §1 and sharing nothing with the generator's
-// encoder: it reads every field, keeps the raw payload bytes of each object,
-// and reports where it stopped.
+// from the layout in docs/formats/dart.md and sharing nothing with the
+// generator's encoder: it reads every field, keeps the raw payload bytes of
+// each object, and reports where it stopped.
 
 type wField struct {
 	flags, index    uint64

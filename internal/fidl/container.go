@@ -114,7 +114,7 @@ func (r *Reader) Offset() int64 { return r.off }
 // readError turns a read failure at offset off into an error.
 func (r *Reader) readError(off int64, err error, what string) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errorf(off, "unexpected end of file in %s", what)
+		return ir.Truncated(ir.FormatFuchsiaFIDL, off, "unexpected end of file in %s", what)
 	}
 	return fmt.Errorf("%s: offset %d: reading %s: %w", ir.FormatFuchsiaFIDL, off, what, err)
 }

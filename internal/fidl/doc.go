@@ -3,11 +3,12 @@
 // fuchsia.memory.heapdump.client that the heapdump collector sends to a
 // SnapshotReceiver in batches, stored in a container file this package
 // defines. The FIDL types, the wire format rules, the persistent framing,
-// worked byte vectors and the receive rules come from
-// ../shared/formats/fuchsia.md (§2 and §3; the path is relative to the
-// repository root). No Fuchsia tool writes this stream to disk, so the
-// container is heapconv's own, and lossless: it keeps what pprof loses
-// (ExecutableRegion.vaddr, stack and thread keys, chunking, batches).
+// a worked byte vector and the receive rules are described in
+// docs/formats/fuchsia.md (part 2, the FIDL element stream); this comment
+// is the reference for the container file. No Fuchsia tool writes this
+// stream to disk, so the container is heapconv's own, and lossless: it
+// keeps what pprof loses (ExecutableRegion.vaddr, stack and thread keys,
+// chunking, batches).
 //
 // # Elements
 //
@@ -73,11 +74,11 @@
 // same elements come out in the same order, batches and chunks, and —
 // the encoding being canonical — a file read and written is
 // byte-identical. Reassemble is a view over it: it applies the receive
-// rules of the heapdump_snapshot crate (fuchsia.md §3) and returns one
-// Snapshot per process, which refers to the elements by index and maps
-// stack trace keys to concatenated addresses, thread keys to ThreadInfos
-// and allocation addresses to concatenated contents (a trace or block sent
-// in one chunk is shared, not copied). Violations are *ReceiveError with
+// rules of the heapdump_snapshot crate (docs/formats/fuchsia.md) and
+// returns one Snapshot per process, which refers to the elements by index
+// and maps stack trace keys to concatenated addresses, thread keys to
+// ThreadInfos and allocation addresses to concatenated contents (a trace
+// or block sent in one chunk is shared, not copied). Violations are *ReceiveError with
 // the crate's error names and the offset of the record at fault. Block
 // contents that match no allocation are dropped by the receiver; the
 // Snapshot lists their addresses in DroppedContents, and their elements

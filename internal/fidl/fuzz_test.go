@@ -10,7 +10,8 @@ import (
 	"testing"
 )
 
-// elementSeeds are persisted elements: the vectors of the notes and random
+// elementSeeds are persisted elements: the worked vectors of
+// docs/formats/fuchsia.md and random
 // elements of every kind.
 func elementSeeds(tb testing.TB) [][]byte {
 	out := [][]byte{unhex(tb, stackTraceVector), allocationVector(false), allocationVector(true)}

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The worked vectors of fuchsia.md §2.5.
+// The worked vectors of docs/formats/fuchsia.md (Wire format).
 const stackTraceVector = `
 0000: 00 01 02 00 00 00 00 00   // WireMetadata
 0008: 02 00 00 00 00 00 00 00   // union ordinal 2 (stack_trace)
@@ -42,7 +42,8 @@ func allocationElement(withCount bool) Element {
 	return e
 }
 
-// allocationVector builds the §2.5 Allocation bytes from the prose.
+// allocationVector builds the Allocation bytes docs/formats/fuchsia.md
+// describes in prose.
 func allocationVector(withCount bool) []byte {
 	m := uint64(5)
 	vals := []uint64{0x611000, 0x30, 1, 8777777777778, 7}

@@ -5,14 +5,14 @@
 // directory of raw block contents. No public ffx output file exists, so the
 // converter's Fuchsia reader and writer are tested against this package.
 //
-// It follows the research notes in shared/formats/fuchsia.md (§1.3 for the
-// pprof layouts of each era, §1.4 for the contents directory, §3 for the
-// collector's data model, §4 for the values of ffx's own pprof.rs unit
-// tests) and the FIDL reference of fuchsia.memory.heapdump.client in
-// shared/seeds/003_*.txt; details the notes leave open (value of count in
-// each era, sample and mapping order, symbolizer address type, the exact
-// unit-test values) were checked against the public mirror sources the
-// notes cite. It shares no code with heapconv's readers or writers.
+// It follows the description in docs/formats/fuchsia.md (the pprof layout
+// of each ffx era, the contents directory, the collector's data model) and
+// the FIDL library fuchsia.memory.heapdump.client; details left open there
+// (value of count in each era, sample and mapping order, symbolizer
+// address type, the exact values of ffx's own pprof.rs unit tests) were
+// checked against public mirrors of the Fuchsia sources (the ffx heapdump
+// plugin and the collector). It shares no code with heapconv's readers or
+// writers.
 //
 // The package has three parts:
 //

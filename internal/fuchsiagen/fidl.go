@@ -11,7 +11,7 @@ import (
 )
 
 // StreamOptions say how WriteStream sends snapshots as the FIDL element
-// stream a collector streams to ffx (fuchsia.md §2, §3).
+// stream a collector streams to ffx (docs/formats/fuchsia.md, part 2).
 type StreamOptions struct {
 	// MultiProcess is multi_process = true: each snapshot opens with a
 	// SnapshotHeader batch. Without it there must be exactly one snapshot.

@@ -10,7 +10,7 @@ import (
 )
 
 // The fake snapshots of ffx's own unit tests
-// (src/developer/ffx/plugins/profile/heapdump/common/src/pprof.rs, notes §4),
+// (src/developer/ffx/plugins/profile/heapdump/common/src/pprof.rs),
 // with the exact values the tests use.
 
 // Values of the ffx pprof.rs tests.
@@ -342,9 +342,9 @@ func Manifest() []byte {
 	var b bytes.Buffer
 	b.WriteString(`# Fuchsia heapdump fixtures (pprof profiles as written by ffx profile heapdump)
 #
-# No public ffx output exists (research notes shared/formats/fuchsia.md §4), so every file here is
+# No public ffx output exists (see docs/formats/fuchsia.md), so every file here is
 # written by internal/fuchsiagen, which reproduces what each ffx generation writes field
-# for field (shared/formats/fuchsia.md §1.3/§1.4), encoded with github.com/google/pprof/profile.
+# for field (docs/formats/fuchsia.md, part 1), encoded with github.com/google/pprof/profile.
 # Regenerate with scripts/gen-fuchsia-fixtures.sh (fuchsiagen -fixtures testdata/fuchsia);
 # TestFixturesUpToDate checks that these bytes are what the generator makes.
 #

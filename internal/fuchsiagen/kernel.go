@@ -8,8 +8,8 @@ package fuchsiagen
 // buffer, a StackTrace{key=i} and an Allocation{count, size, key=i} per
 // entry with live bytes: no address, thread or timestamp.
 //
-// The kernel's function names below are made up in Zircon's style; the
-// notes do not give real kernel stacks.
+// The kernel's function names below are made up in Zircon's style: no
+// real kernel stacks were available.
 
 const kernelModule = "kernel"
 

@@ -13,8 +13,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// Era selects which ffx generation's pprof export to reproduce (notes
-// §1.3, history table).
+// Era selects which ffx generation's pprof export to reproduce
+// (docs/formats/fuchsia.md, Eras).
 type Era int
 
 const (

@@ -1,8 +1,10 @@
-package ir
+package analysis
 
 import (
 	"regexp"
 	"strconv"
+
+	"github.com/heapconv/heapconv/ir"
 )
 
 // weakMapEdge matches the names V8 gives the internal edges from a WeakMap's
@@ -22,7 +24,7 @@ var weakMapEdge = regexp.MustCompile(`^\d+ / part of key \(.*? @\d+\) -> value \
 //
 // Kinds are recognized by their V8 names, so for other formats, which have
 // none of these, it skips nothing (and returns nil).
-func DevToolsIgnore(f *File, s *Snapshot) func(edge int) bool {
+func DevToolsIgnore(f *ir.File, s *ir.Snapshot) func(edge int) bool {
 	kindID := func(name string) int {
 		for i, k := range s.EdgeKinds {
 			if k.Name == name {
@@ -31,8 +33,8 @@ func DevToolsIgnore(f *File, s *Snapshot) func(edge int) bool {
 		}
 		return -1
 	}
-	shortcut, internal, weak, element := kindID("shortcut"), kindID("internal"), kindID(EdgeWeak), kindID("element")
-	if s.Root == NoNode || (shortcut < 0 && internal < 0) {
+	shortcut, internal, weak, element := kindID("shortcut"), kindID("internal"), kindID(ir.EdgeWeak), kindID("element")
+	if s.Root == ir.NoNode || (shortcut < 0 && internal < 0) {
 		return nil
 	}
 	n, root := s.Nodes.Len(), int(s.Root)
@@ -46,7 +48,7 @@ func DevToolsIgnore(f *File, s *Snapshot) func(edge int) bool {
 		switch kind(e) {
 		case shortcut:
 		case element:
-			if s.NodeKindName(int(t)) != KindSynthetic || f.String(s.Nodes.Name[t]) != "(Document DOM trees)" {
+			if s.NodeKindName(int(t)) != ir.KindSynthetic || f.String(s.Nodes.Name[t]) != "(Document DOM trees)" {
 				continue
 			}
 		default:
@@ -116,16 +118,16 @@ func DevToolsIgnore(f *File, s *Snapshot) func(edge int) bool {
 // object owns (reaches through non-weak edges, through other owned nodes) to
 // that owner, unless the owner is synthetic or the root, so that an object's
 // backing stores count as its own.
-func DevToolsSelfSizes(f *File, s *Snapshot) *Uints {
+func DevToolsSelfSizes(f *ir.File, s *ir.Snapshot) *ir.Uints {
 	n := s.Nodes.Len()
-	if s.Root == NoNode || n == 0 {
+	if s.Root == ir.NoNode || n == 0 {
 		return nil
 	}
 	userRoots := false
 	lo, hi := s.Nodes.EdgeRange(int(s.Root))
 	for e := lo; e < hi; e++ {
 		t := int(s.Edges.Target[e])
-		if s.NodeKindName(t) != KindSynthetic ||
+		if s.NodeKindName(t) != ir.KindSynthetic ||
 			f.String(s.Nodes.Name[t]) == "(Document DOM trees)" {
 			userRoots = true
 			break
@@ -142,7 +144,7 @@ func DevToolsSelfSizes(f *File, s *Snapshot) *Uints {
 	detached := devtoolsDetached(s)
 	for i := 0; i < n; i++ {
 		k := s.NodeKindName(i)
-		if k == KindHidden || k == KindArray || (k == KindNative && (detached == nil || !detached[i]) &&
+		if k == ir.KindHidden || k == ir.KindArray || (k == ir.KindNative && (detached == nil || !detached[i]) &&
 			f.String(s.Nodes.Name[i]) == "system / ExternalStringData") {
 			owners[i] = unvisited
 		} else {
@@ -152,7 +154,7 @@ func DevToolsSelfSizes(f *File, s *Snapshot) *Uints {
 	}
 	weak := -1
 	for k, ek := range s.EdgeKinds {
-		if ek.Name == EdgeWeak {
+		if ek.Name == ir.EdgeWeak {
 			weak = k
 		}
 	}
@@ -185,13 +187,13 @@ func DevToolsSelfSizes(f *File, s *Snapshot) *Uints {
 		if o == unvisited || o == multiple || o == uint32(i) {
 			continue
 		}
-		if int(o) == int(s.Root) || s.NodeKindName(int(o)) == KindSynthetic {
+		if int(o) == int(s.Root) || s.NodeKindName(int(o)) == ir.KindSynthetic {
 			continue
 		}
 		sizes[o] += sizes[i]
 		sizes[i] = 0
 	}
-	var out Uints
+	var out ir.Uints
 	out.AppendAll(sizes)
 	return &out
 }

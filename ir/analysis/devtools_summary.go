@@ -1,10 +1,12 @@
-package ir
+package analysis
 
 import (
 	"cmp"
 	"encoding/binary"
 	"slices"
 	"strings"
+
+	"github.com/heapconv/heapconv/ir"
 )
 
 // Chrome DevTools' Summary view names the classes of a V8 heap with more
@@ -41,14 +43,14 @@ const (
 // classes: s is a V8 snapshot (read from a V8 file or keeping its V8
 // section), or has V8's node kinds and no other format's section (a graph
 // made for V8). Other formats keep their own class names.
-func devtoolsSummarized(s *Snapshot) bool {
+func devtoolsSummarized(s *ir.Snapshot) bool {
 	if s.V8 != nil {
 		return true
 	}
 	if s.Dart != nil || s.MoarVM != nil || s.Fuchsia != nil {
 		return false
 	}
-	return HasV8NodeKinds(s)
+	return ir.HasV8NodeKinds(s)
 }
 
 // kindIndex returns the first index of name in kinds, or -1: DevTools
@@ -58,8 +60,8 @@ func kindIndex(kinds []string, name string) int {
 	return slices.Index(kinds, name)
 }
 
-func edgeKindIndex(s *Snapshot, name string) int {
-	return slices.IndexFunc(s.EdgeKinds, func(k EdgeKind) bool { return k.Name == name })
+func edgeKindIndex(s *ir.Snapshot, name string) int {
+	return slices.IndexFunc(s.EdgeKinds, func(k ir.EdgeKind) bool { return k.Name == name })
 }
 
 // devtoolsDetached returns which native nodes DevTools shows as detached
@@ -69,15 +71,15 @@ func edgeKindIndex(s *Snapshot, name string) int {
 // detached when a detached one does, through edges that are not hidden or
 // weak. The state does not spread through JavaScript objects: every entry
 // from them into the DOM is a native node that knows its own state.
-func devtoolsDetached(s *Snapshot) []bool {
+func devtoolsDetached(s *ir.Snapshot) []bool {
 	col := s.V8.NodeColumn("detachedness")
 	if col == nil || col.Len() != s.Nodes.Len() {
 		return nil
 	}
-	const attached, detached = V8Attached, V8Detached
+	const attached, detached = ir.V8Attached, ir.V8Detached
 	n := s.Nodes.Len()
-	native := kindIndex(s.NodeKinds, KindNative)
-	hidden, weak := edgeKindIndex(s, EdgeHidden), edgeKindIndex(s, EdgeWeak)
+	native := kindIndex(s.NodeKinds, ir.KindNative)
+	hidden, weak := edgeKindIndex(s, ir.EdgeHidden), edgeKindIndex(s, ir.EdgeWeak)
 	visited := make([]bool, n)
 	out := make([]bool, n)
 	var attachedWork, detachedWork []uint32
@@ -129,7 +131,7 @@ func devtoolsDetached(s *Snapshot) []bool {
 // propTable numbers property names by content (a string table may hold a
 // name twice) and caches what interface inference needs of each.
 type propTable struct {
-	f        *File
+	f        *ir.File
 	ofString []int32 // string index → property id, -1 until seen
 	byName   map[string]int32
 	names    []string
@@ -137,7 +139,7 @@ type propTable struct {
 	proto    int32   // the id of "__proto__", -1 until seen
 }
 
-func newPropTable(f *File) *propTable {
+func newPropTable(f *ir.File) *propTable {
 	ofString := make([]int32, len(f.Strings))
 	for i := range ofString {
 		ofString[i] = -1
@@ -169,7 +171,7 @@ func (p *propTable) id(i uint32) int32 {
 
 func (p *propTable) formattedLen(id int32) int {
 	if p.fmtLen[id] < 0 {
-		p.fmtLen[id] = int32(UTF16Len(formatPropertyName(p.names[id])))
+		p.fmtLen[id] = int32(ir.UTF16Len(formatPropertyName(p.names[id])))
 	}
 	return int(p.fmtLen[id])
 }
@@ -183,7 +185,7 @@ func formatPropertyName(name string) string {
 	if !strings.ContainsAny(name, `,'"{}`) {
 		return name
 	}
-	return string(AppendJSONWTF8(nil, name))
+	return string(ir.AppendJSONWTF8(nil, name))
 }
 
 // interfaceDef is an interface DevTools infers: the objects that have at
@@ -197,7 +199,7 @@ type interfaceDef struct {
 // isPlainObject reports whether DevTools names node i by its shape: an
 // object named "Object" (the class of object literals). Nodes counted under
 // a class of the file's class table keep that class.
-func isPlainObject(f *File, s *Snapshot, object, i int) bool {
+func isPlainObject(f *ir.File, s *ir.Snapshot, object, i int) bool {
 	return int(s.Nodes.Kind[i]) == object && f.String(s.Nodes.Name[i]) == "Object" &&
 		(len(s.Nodes.Class) == 0 || s.Nodes.Class[i] == 0)
 }
@@ -209,8 +211,8 @@ func isPlainObject(f *File, s *Snapshot, object, i int) bool {
 // least interfaceMinObjects objects, and by at least one plain object in
 // interfaceShare, are the interfaces: most popular first, ties in order of
 // first appearance.
-func inferInterfaces(f *File, s *Snapshot, props *propTable) []interfaceDef {
-	object, property := kindIndex(s.NodeKinds, KindObject), edgeKindIndex(s, EdgeProperty)
+func inferInterfaces(f *ir.File, s *ir.Snapshot, props *propTable) []interfaceDef {
+	object, property := kindIndex(s.NodeKinds, ir.KindObject), edgeKindIndex(s, ir.EdgeProperty)
 	if object < 0 || property < 0 {
 		return nil
 	}
@@ -359,7 +361,7 @@ func newInterfaceMatcher(defs []interfaceDef, nprops int) *interfaceMatcher {
 }
 
 // match returns the interface plain object i is named by, or -1.
-func (m *interfaceMatcher) match(s *Snapshot, props *propTable, property, i int, defs []interfaceDef) int32 {
+func (m *interfaceMatcher) match(s *ir.Snapshot, props *propTable, property, i int, defs []interfaceDef) int32 {
 	m.seq = m.seq[:0]
 	lo, hi := s.Nodes.EdgeRange(i)
 	for e := lo; e < hi; e++ {
@@ -422,7 +424,7 @@ type located struct {
 // devtoolsLocations returns the object nodes with an allocation location,
 // in node order, and the distinct locations. A node listed twice takes its
 // last entry, as DevTools' location map does.
-func devtoolsLocations(s *Snapshot, object int) (nodes []located, locs []SourceLocation) {
+func devtoolsLocations(s *ir.Snapshot, object int) (nodes []located, locs []SourceLocation) {
 	if s.V8 == nil || s.V8.Locations.Len() == 0 || object < 0 {
 		return nil, nil
 	}
@@ -464,10 +466,10 @@ func devtoolsLocations(s *Snapshot, object int) (nodes []located, locs []SourceL
 // devtoolsClasses gives every node of a V8 snapshot the Summary row
 // DevTools counts it in: classes[of[i]] is node i's, with the row's name and
 // location (Count and SelfSize are left zero).
-func devtoolsClasses(f *File, s *Snapshot, labels []string) (classes []ClassStat, of []int32) {
+func devtoolsClasses(f *ir.File, s *ir.Snapshot, labels []string) (classes []ClassStat, of []int32) {
 	n := s.Nodes.Len()
-	object, native := kindIndex(s.NodeKinds, KindObject), kindIndex(s.NodeKinds, KindNative)
-	property := edgeKindIndex(s, EdgeProperty)
+	object, native := kindIndex(s.NodeKinds, ir.KindObject), kindIndex(s.NodeKinds, ir.KindNative)
+	property := edgeKindIndex(s, ir.EdgeProperty)
 	detached := devtoolsDetached(s)
 	props := newPropTable(f)
 	defs := inferInterfaces(f, s, props)
@@ -596,15 +598,15 @@ func devtoolsClasses(f *File, s *Snapshot, labels []string) (classes []ClassStat
 // name (devtoolsSummarized), with each class's retained size when asked:
 // the rows DevTools shows, counting the nodes it shows a size for (sizes
 // folded into owners as DevToolsSelfSizes folds them).
-func devtoolsClassStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
+func devtoolsClassStats(f *ir.File, s *ir.Snapshot, withRetained bool) ([]ClassStat, error) {
 	g, sizes := summaryGraph(f, s)
-	classes, of := devtoolsClasses(f, s, ClassLabels(f))
+	classes, of := devtoolsClasses(f, s, ir.ClassLabels(f))
 	n := s.Nodes.Len()
 	for i := 0; i < n; i++ {
 		if x := sizes.At(i); x > 0 {
 			c := &classes[of[i]]
 			c.Count++
-			c.SelfSize = satAdd(c.SelfSize, x)
+			c.SelfSize = ir.SatAdd(c.SelfSize, x)
 		} else {
 			of[i] = -1 // DevTools leaves out what it shows no size for
 		}

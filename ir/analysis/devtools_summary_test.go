@@ -1,10 +1,12 @@
-package ir
+package analysis
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/heapconv/heapconv/ir"
 )
 
 // testHeap builds small V8-shaped snapshots: node 0 is the root, and every
@@ -28,23 +30,23 @@ type testEdge struct {
 }
 
 func newTestHeap() *testHeap {
-	return &testHeap{nodes: []testNode{{kind: KindSynthetic}}, index: map[string]uint32{}}
+	return &testHeap{nodes: []testNode{{kind: ir.KindSynthetic}}, index: map[string]uint32{}}
 }
 
 // add adds a node and returns its index.
 func (h *testHeap) add(kind, name string, size uint64) int {
 	h.nodes = append(h.nodes, testNode{kind: kind, name: name, size: size})
 	i := len(h.nodes) - 1
-	h.nodes[0].edges = append(h.nodes[0].edges, testEdge{EdgeElement, "", i})
+	h.nodes[0].edges = append(h.nodes[0].edges, testEdge{ir.EdgeElement, "", i})
 	return i
 }
 
 // object adds a plain object with property edges of these names (to the
 // root, which is as good a target as any).
 func (h *testHeap) object(props ...string) int {
-	o := h.add(KindObject, "Object", 16)
+	o := h.add(ir.KindObject, "Object", 16)
 	for _, p := range props {
-		h.nodes[o].edges = append(h.nodes[o].edges, testEdge{EdgeProperty, p, 0})
+		h.nodes[o].edges = append(h.nodes[o].edges, testEdge{ir.EdgeProperty, p, 0})
 	}
 	return o
 }
@@ -60,20 +62,20 @@ func (h *testHeap) str(s string) uint32 {
 
 // build makes the file; a V8 section with a detachedness column and
 // locations (object, script, line, column) when locations is not nil.
-func (h *testHeap) build(locations []uint64) (*File, *Snapshot) {
-	s := &Snapshot{NodeKinds: V8NodeKinds, EdgeKinds: V8EdgeKinds, Root: 0}
+func (h *testHeap) build(locations []uint64) (*ir.File, *ir.Snapshot) {
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
 	s.Nodes.FirstEdge = []uint32{0}
-	var det Uints
+	var det ir.Uints
 	for i, n := range h.nodes {
-		s.Nodes.Kind = append(s.Nodes.Kind, uint8(slices.Index(V8NodeKinds, n.kind)))
+		s.Nodes.Kind = append(s.Nodes.Kind, uint8(slices.Index(ir.V8NodeKinds, n.kind)))
 		s.Nodes.Name = append(s.Nodes.Name, h.str(n.name))
 		s.Nodes.ID.Append(uint64(2*i + 1))
 		s.Nodes.SelfSize.Append(n.size)
 		det.Append(n.det)
 		for k, e := range n.edges {
-			kind := slices.IndexFunc(V8EdgeKinds, func(x EdgeKind) bool { return x.Name == e.kind })
+			kind := slices.IndexFunc(ir.V8EdgeKinds, func(x ir.EdgeKind) bool { return x.Name == e.kind })
 			name := uint32(k)
-			if !V8EdgeKinds[kind].Indexed {
+			if !ir.V8EdgeKinds[kind].Indexed {
 				name = h.str(e.name)
 			}
 			s.Edges.Kind = append(s.Edges.Kind, uint8(kind))
@@ -83,19 +85,19 @@ func (h *testHeap) build(locations []uint64) (*File, *Snapshot) {
 		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
 	}
 	if locations != nil {
-		meta := JSON{Kind: JSONObject}
-		meta.Set("location_fields", JSONStrs("object_index", "script_id", "line", "column"))
-		header := JSON{Kind: JSONObject}
+		meta := ir.JSON{Kind: ir.JSONObject}
+		meta.Set("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column"))
+		header := ir.JSON{Kind: ir.JSONObject}
 		header.Set("meta", meta)
-		s.V8 = &V8Snapshot{Header: header, NodeExtra: []Column{{Name: "detachedness", Values: det}}}
+		s.V8 = &ir.V8Snapshot{Header: header, NodeExtra: []ir.Column{{Name: "detachedness", Values: det}}}
 		s.V8.Locations.AppendAll(locations)
 	}
-	f := &File{Format: FormatV8, Strings: h.strs, Snapshots: []*Snapshot{s}}
+	f := &ir.File{Format: ir.FormatV8, Strings: h.strs, Snapshots: []*ir.Snapshot{s}}
 	return f, s
 }
 
 // classesOf returns the Summary class of every node.
-func classesOf(f *File, s *Snapshot) []string {
+func classesOf(f *ir.File, s *ir.Snapshot) []string {
 	classes, of := devtoolsClasses(f, s, nil)
 	out := make([]string, len(of))
 	for i, c := range of {
@@ -108,7 +110,7 @@ func classesOf(f *File, s *Snapshot) []string {
 }
 
 func TestFormatPropertyName(t *testing.T) {
-	lone := string(AppendWTF8(nil, 0xD800))
+	lone := string(ir.AppendWTF8(nil, 0xD800))
 	for _, c := range []struct{ in, want string }{
 		{"id", "id"},
 		{"a b", "a b"},
@@ -169,11 +171,11 @@ func TestInferInterfaces(t *testing.T) {
 	// one names it.
 	obj("{x, y}", "k", "x", "k", "y")
 	// Other kinds and names are left alone.
-	fn := h.add(KindClosure, "f", 32)
-	h.nodes[fn].edges = append(h.nodes[fn].edges, testEdge{EdgeProperty, "x", 0}, testEdge{EdgeProperty, "y", 0})
+	fn := h.add(ir.KindClosure, "f", 32)
+	h.nodes[fn].edges = append(h.nodes[fn].edges, testEdge{ir.EdgeProperty, "x", 0}, testEdge{ir.EdgeProperty, "y", 0})
 	want = append(want, "Function")
-	other := h.add(KindObject, "Point", 16)
-	h.nodes[other].edges = append(h.nodes[other].edges, testEdge{EdgeProperty, "x", 0}, testEdge{EdgeProperty, "y", 0})
+	other := h.add(ir.KindObject, "Point", 16)
+	h.nodes[other].edges = append(h.nodes[other].edges, testEdge{ir.EdgeProperty, "x", 0}, testEdge{ir.EdgeProperty, "y", 0})
 	want = append(want, "Point")
 
 	f, s := h.build(nil)
@@ -269,7 +271,7 @@ func TestInterfaceNameLimit(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("interfaces\n%q\nwant\n%q", names, want)
 	}
-	if got := UTF16Len(want[1]); got != 123 {
+	if got := ir.UTF16Len(want[1]); got != 123 {
 		t.Errorf("the longest name has %d units, want 123", got)
 	}
 	// The cut names' objects match them; the first object with a name
@@ -293,31 +295,31 @@ func TestDevToolsDetachedAndLocations(t *testing.T) {
 		h.nodes[from].edges = append(h.nodes[from].edges, testEdge{kind, "e", to})
 	}
 	native := func(name string, det uint64) int {
-		n := h.add(KindNative, name, 8)
+		n := h.add(ir.KindNative, name, 8)
 		h.nodes[n].det = det
 		return n
 	}
-	attached := native(`<div id="app">`, 1)    // 1
-	detached := native(`<div id="old">`, 2)    // 2
-	viaAttached := native("<span>", 0)         // 3: attached wins
-	viaDetached := native("<p class=x>", 0)    // 4
-	throughHidden := native("<b>", 0)          // 5
-	throughWeak := native("<i>", 0)            // 6
-	wrapper := h.add(KindObject, "Wrapper", 8) // 7
-	behindJS := native("<em>", 0)              // 8
-	second := native("Text", 0)                // 9: two native steps away
-	link(attached, EdgeInternal, viaAttached)
-	link(detached, EdgeInternal, viaAttached)
-	link(detached, EdgeProperty, viaDetached)
-	link(viaDetached, EdgeInternal, second)
-	link(detached, EdgeHidden, throughHidden)
-	link(detached, EdgeWeak, throughWeak)
-	link(detached, EdgeInternal, wrapper)
-	link(wrapper, EdgeProperty, behindJS)
-	foo1 := h.add(KindObject, "Foo", 8) // 10
-	foo2 := h.add(KindObject, "Foo", 8) // 11
-	foo3 := h.add(KindObject, "Foo", 8) // 12
-	fn := h.add(KindClosure, "f", 8)    // 13
+	attached := native(`<div id="app">`, 1)       // 1
+	detached := native(`<div id="old">`, 2)       // 2
+	viaAttached := native("<span>", 0)            // 3: attached wins
+	viaDetached := native("<p class=x>", 0)       // 4
+	throughHidden := native("<b>", 0)             // 5
+	throughWeak := native("<i>", 0)               // 6
+	wrapper := h.add(ir.KindObject, "Wrapper", 8) // 7
+	behindJS := native("<em>", 0)                 // 8
+	second := native("Text", 0)                   // 9: two native steps away
+	link(attached, ir.EdgeInternal, viaAttached)
+	link(detached, ir.EdgeInternal, viaAttached)
+	link(detached, ir.EdgeProperty, viaDetached)
+	link(viaDetached, ir.EdgeInternal, second)
+	link(detached, ir.EdgeHidden, throughHidden)
+	link(detached, ir.EdgeWeak, throughWeak)
+	link(detached, ir.EdgeInternal, wrapper)
+	link(wrapper, ir.EdgeProperty, behindJS)
+	foo1 := h.add(ir.KindObject, "Foo", 8) // 10
+	foo2 := h.add(ir.KindObject, "Foo", 8) // 11
+	foo3 := h.add(ir.KindObject, "Foo", 8) // 12
+	fn := h.add(ir.KindClosure, "f", 8)    // 13
 	loc := []uint64{
 		uint64(foo1), 3, 10, 4,
 		uint64(foo2), 3, 10, 4,
@@ -369,14 +371,14 @@ func BenchmarkDevToolsClasses(b *testing.B) {
 		case 4:
 			h.object("el", "id", "label", "tags", "extra")
 		case 5:
-			d := h.add(KindNative, "<div class=a>", 40)
+			d := h.add(ir.KindNative, "<div class=a>", 40)
 			h.nodes[d].det = uint64(i % 3)
-			h.nodes[d].edges = append(h.nodes[d].edges, testEdge{EdgeInternal, "child", max(d-8, 0)})
+			h.nodes[d].edges = append(h.nodes[d].edges, testEdge{ir.EdgeInternal, "child", max(d-8, 0)})
 		case 6:
-			o := h.add(KindObject, "Item", 32)
+			o := h.add(ir.KindObject, "Item", 32)
 			locations = append(locations, uint64(o), uint64(i%7), uint64(i%100), 0)
 		default:
-			h.add(KindString, "s", 16)
+			h.add(ir.KindString, "s", 16)
 		}
 	}
 	f, s := h.build(locations)

@@ -1,9 +1,10 @@
-package ir_test
+package analysis_test
 
 import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // TestDevToolsIgnore builds a small V8-shaped heap and checks which edges
@@ -50,7 +51,7 @@ func TestDevToolsIgnore(t *testing.T) {
 	if err := f.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ignore := ir.DevToolsIgnore(f, s)
+	ignore := analysis.DevToolsIgnore(f, s)
 	if ignore == nil {
 		t.Fatal("DevToolsIgnore skipped nothing")
 	}
@@ -65,7 +66,7 @@ func TestDevToolsIgnore(t *testing.T) {
 		}
 	}
 	// The value is then held by nothing that retains it: an orphan.
-	tree, err := s.Dominators(ir.DominatorOptions{Ignore: ignore, Orphans: true})
+	tree, err := analysis.Dominators(s, analysis.DominatorOptions{Ignore: ignore, Orphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestDevToolsSelfSizes(t *testing.T) {
 		return f, s
 	}
 	f, s := build(true)
-	sizes := ir.DevToolsSelfSizes(f, s)
+	sizes := analysis.DevToolsSelfSizes(f, s)
 	if sizes == nil {
 		t.Fatal("no folding in a heap with a user root")
 	}
@@ -129,7 +130,7 @@ func TestDevToolsSelfSizes(t *testing.T) {
 			t.Errorf("node %d: size %d, want %d", i, got, w)
 		}
 	}
-	if f, s := build(false); ir.DevToolsSelfSizes(f, s) != nil {
+	if f, s := build(false); analysis.DevToolsSelfSizes(f, s) != nil {
 		t.Errorf("sizes moved in a heap without user roots")
 	}
 }

@@ -1,4 +1,4 @@
-package ir
+package analysis
 
 import (
 	"errors"
@@ -8,11 +8,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/heapconv/heapconv/ir"
 )
 
 // ErrNoRoot is returned by Dominators for a snapshot without a root node:
 // dominance is only defined relative to a root.
-var ErrNoRoot = errors.New("ir: snapshot has no root node")
+var ErrNoRoot = errors.New("the snapshot has no root node")
 
 // DominatorOptions choose which edges retain their target and what a node's
 // own size is.
@@ -29,7 +31,7 @@ type DominatorOptions struct {
 	// SelfSizes, when set, replaces Nodes.SelfSize as each node's own size
 	// (DevTools, for one, moves the sizes of owned arrays to their owners:
 	// DevToolsSelfSizes).
-	SelfSizes *Uints
+	SelfSizes *ir.Uints
 	// Orphans makes the root hold what it cannot reach, as Chrome DevTools
 	// does, so that every node counts: each node other than the root that
 	// no other node retains (it has no edges in, or only weak, ignored or
@@ -65,7 +67,7 @@ type DominatorTree struct {
 // Reachable reports whether node i is reachable from the root through
 // retaining edges (or adopted by it, with DominatorOptions.Orphans).
 func (t *DominatorTree) Reachable(i int) bool {
-	return i >= 0 && i < len(t.IDom) && t.IDom[i] != NoNode
+	return i >= 0 && i < len(t.IDom) && t.IDom[i] != ir.NoNode
 }
 
 // Dominators computes the dominator tree of the snapshot's graph from
@@ -83,14 +85,14 @@ func (t *DominatorTree) Reachable(i int) bool {
 // depth-first search and streamed to the semidominator loop in the order it
 // reads them, loads that would wait one after another are issued together,
 // and the balanced forest keeps the paths that eval walks short.
-func (s *Snapshot) Dominators(opts DominatorOptions) (*DominatorTree, error) {
-	if err := s.checkDominatorInput(opts); err != nil {
+func Dominators(s *ir.Snapshot, opts DominatorOptions) (*DominatorTree, error) {
+	if err := checkDominatorInput(s, opts); err != nil {
 		return nil, err
 	}
 	n := uint32(s.Nodes.Len())
 	g := &domGraph{n: n, fe: s.Nodes.FirstEdge, tg: s.Edges.Target, kinds: s.Edges.Kind}
 	for k, ek := range s.EdgeKinds {
-		if k < len(g.weak) && ek.Name == EdgeWeak {
+		if k < len(g.weak) && ek.Name == ir.EdgeWeak {
 			g.weak[k] = true
 		}
 	}
@@ -159,7 +161,7 @@ func (s *Snapshot) Dominators(opts DominatorOptions) (*DominatorTree, error) {
 		defer wg.Done()
 		out := d.cursor[:n:n] // the search's cursors are no longer needed
 		for i := range out {
-			out[i] = NoNode
+			out[i] = ir.NoNode
 		}
 		out[s.Root] = s.Root
 		for w := uint32(2); w <= d.N; w++ {
@@ -181,7 +183,7 @@ func (s *Snapshot) Dominators(opts DominatorOptions) (*DominatorTree, error) {
 		order := make([]uint32, len(t.Order), n)
 		copy(order, t.Order)
 		for i := uint32(0); i < n; i++ {
-			if t.IDom[i] != NoNode {
+			if t.IDom[i] != ir.NoNode {
 				continue
 			}
 			t.IDom[i] = r
@@ -190,9 +192,9 @@ func (s *Snapshot) Dominators(opts DominatorOptions) (*DominatorTree, error) {
 			if ext {
 				// DevTools holds external memory in native nodes of its
 				// own, which it hangs from the root too.
-				own = satAdd(own, s.Nodes.ExternalSize.At(int(i)))
+				own = ir.SatAdd(own, s.Nodes.ExternalSize.At(int(i)))
 			}
-			t.Retained[r] = satAdd(t.Retained[r], own)
+			t.Retained[r] = ir.SatAdd(t.Retained[r], own)
 			order = append(order, i)
 		}
 		t.Order = order
@@ -203,16 +205,16 @@ func (s *Snapshot) Dominators(opts DominatorOptions) (*DominatorTree, error) {
 // checkDominatorInput checks what Dominators relies on, so that a snapshot
 // that skipped Validate gives an error rather than a panic. Edge targets are
 // checked where they are read.
-func (s *Snapshot) checkDominatorInput(opts DominatorOptions) error {
+func checkDominatorInput(s *ir.Snapshot, opts DominatorOptions) error {
 	n := s.Nodes.Len()
-	if s.Root == NoNode {
+	if s.Root == ir.NoNode {
 		return ErrNoRoot
 	}
 	if int64(s.Root) >= int64(n) {
 		return fmt.Errorf("ir: dominators: root node %d out of range (%d nodes)", s.Root, n)
 	}
 	// Numbers 1..n must fit in a uint32 with 0 left free as "none".
-	if uint64(n) >= uint64(NoNode) {
+	if uint64(n) >= uint64(ir.NoNode) {
 		return fmt.Errorf("ir: dominators: %d nodes are too many", n)
 	}
 	m := len(s.Edges.Target)
@@ -704,7 +706,7 @@ func link(p, w uint32, anc, ls, child, size []uint32) {
 // retained sums each node's own size over the dominator tree, by node index.
 // A node's number is higher than its dominator's, so one backward pass over
 // the numbers adds every subtree before its root is added to its parent.
-func (d *domSearch) retained(n uint32, idom []uint32, self, external *Uints, ext bool) []uint64 {
+func (d *domSearch) retained(n uint32, idom []uint32, self, external *ir.Uints, ext bool) []uint64 {
 	N, vertex := d.N, d.vertex
 	ret := make([]uint64, n)
 	order := vertex[1 : N+1]
@@ -714,25 +716,25 @@ func (d *domSearch) retained(n uint32, idom []uint32, self, external *Uints, ext
 	}
 	for w := N; w >= 2; w-- {
 		p := vertex[idom[w]]
-		ret[p] = satAdd(ret[p], ret[vertex[w]])
+		ret[p] = ir.SatAdd(ret[p], ret[vertex[w]])
 	}
 	return ret
 }
 
 // addSizes adds column c's value of every node in order to ret, reading the
 // column's storage directly rather than through At in a 10 M-node loop.
-func addSizes(ret []uint64, order []uint32, c *Uints) {
+func addSizes(ret []uint64, order []uint32, c *ir.Uints) {
 	if s, ok := c.U64(); ok {
 		for _, v := range order {
-			ret[v] = satAdd(ret[v], s[v])
+			ret[v] = ir.SatAdd(ret[v], s[v])
 		}
 	} else if s, ok := c.U32(); ok {
 		for _, v := range order {
-			ret[v] = satAdd(ret[v], uint64(s[v]))
+			ret[v] = ir.SatAdd(ret[v], uint64(s[v]))
 		}
 	} else if s, ok := c.U8(); ok {
 		for _, v := range order {
-			ret[v] = satAdd(ret[v], uint64(s[v]))
+			ret[v] = ir.SatAdd(ret[v], uint64(s[v]))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package ir_test
+package analysis_test
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // synthGraph builds a heap-shaped graph of n nodes and about m edges straight
@@ -145,7 +146,7 @@ func BenchmarkDominators(b *testing.B) {
 	s := bigGraph.s
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Dominators(ir.DominatorOptions{}); err != nil {
+		if _, err := analysis.Dominators(s, analysis.DominatorOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

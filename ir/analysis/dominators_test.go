@@ -1,4 +1,4 @@
-package ir_test
+package analysis_test
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/heapconv/heapconv/internal/sampling"
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
 
@@ -200,7 +201,7 @@ func TestDominatorsHandMade(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := domGraph(tc.n, tc.root, tc.edges, tc.sizes)
-			dt, err := s.Dominators(ir.DominatorOptions{Orphans: tc.orphans})
+			dt, err := analysis.Dominators(s, analysis.DominatorOptions{Orphans: tc.orphans})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +232,7 @@ func TestDominatorsHandMade(t *testing.T) {
 // checkTreeShape checks what holds for any result: the root is first in
 // Order and its own dominator, every reachable node appears once in Order
 // after its immediate dominator, and Reachable agrees with IDom.
-func checkTreeShape(t *testing.T, s *ir.Snapshot, dt *ir.DominatorTree) {
+func checkTreeShape(t *testing.T, s *ir.Snapshot, dt *analysis.DominatorTree) {
 	t.Helper()
 	n := s.Nodes.Len()
 	if len(dt.IDom) != n || len(dt.Retained) != n {
@@ -554,7 +555,7 @@ func randomDomGraph(r *rand.Rand) *ir.Snapshot {
 	return domGraph(n, uint32(r.IntN(n)), edges, sizes)
 }
 
-func checkAgainst(t *testing.T, what string, s *ir.Snapshot, dt *ir.DominatorTree, idom []uint32, ret []uint64) {
+func checkAgainst(t *testing.T, what string, s *ir.Snapshot, dt *analysis.DominatorTree, idom []uint32, ret []uint64) {
 	t.Helper()
 	for v := range idom {
 		if dt.IDom[v] != idom[v] {
@@ -569,7 +570,7 @@ func checkAgainst(t *testing.T, what string, s *ir.Snapshot, dt *ir.DominatorTre
 
 // rootRetainsAll checks that the root retains exactly the own sizes of the
 // reachable nodes (saturating), counted apart from the tree.
-func rootRetainsAll(t *testing.T, s *ir.Snapshot, dt *ir.DominatorTree, ext bool) {
+func rootRetainsAll(t *testing.T, s *ir.Snapshot, dt *analysis.DominatorTree, ext bool) {
 	t.Helper()
 	var sum uint64
 	for v := 0; v < s.Nodes.Len(); v++ {
@@ -594,7 +595,7 @@ func TestDominatorsRandom(t *testing.T) {
 			ignore = func(e int) bool { return e%mod == 0 }
 		}
 		orphans := seed%2 == 1
-		dt, err := s.Dominators(ir.DominatorOptions{Ignore: ignore, Orphans: orphans})
+		dt, err := analysis.Dominators(s, analysis.DominatorOptions{Ignore: ignore, Orphans: orphans})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -629,9 +630,9 @@ func TestDominatorsIrtest(t *testing.T) {
 			for si, s := range f.Snapshots {
 				for _, ext := range []bool{false, true} {
 					orphans := ext == (seed%2 == 0)
-					dt, err := s.Dominators(ir.DominatorOptions{IncludeExternal: ext, Orphans: orphans})
+					dt, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: ext, Orphans: orphans})
 					if s.Root == ir.NoNode {
-						if !errors.Is(err, ir.ErrNoRoot) {
+						if !errors.Is(err, analysis.ErrNoRoot) {
 							t.Fatalf("options %d seed %d snapshot %d: no root gave %v", oi, seed, si, err)
 						}
 						continue
@@ -669,7 +670,7 @@ func TestDominatorsIncludeExternal(t *testing.T) {
 		{false, []uint64{7, 6, 4}},
 		{true, []uint64{1107, 1106, 1004}},
 	} {
-		dt, err := s.Dominators(ir.DominatorOptions{IncludeExternal: tc.ext})
+		dt, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: tc.ext})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -679,7 +680,7 @@ func TestDominatorsIncludeExternal(t *testing.T) {
 	}
 	// Without an external column the option changes nothing.
 	s.Nodes.ExternalSize = ir.Uints{}
-	dt, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true})
+	dt, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: true})
 	if err != nil || !slices.Equal(dt.Retained, []uint64{7, 6, 4}) {
 		t.Errorf("no external column: %v, %v", dt, err)
 	}
@@ -689,7 +690,7 @@ func TestDominatorsIgnore(t *testing.T) {
 	// Edges in order: 0->1 (0), 0->2 (1), 0->3 weak (2), 1->2 (3), 1->3 (4).
 	s := domGraph(4, 0, []dEdge{{0, 1, false}, {0, 2, false}, {0, 3, true}, {1, 2, false}, {1, 3, false}}, nil)
 	var asked []int
-	dt, err := s.Dominators(ir.DominatorOptions{Ignore: func(e int) bool {
+	dt, err := analysis.Dominators(s, analysis.DominatorOptions{Ignore: func(e int) bool {
 		asked = append(asked, e)
 		return e == 1
 	}})
@@ -706,7 +707,7 @@ func TestDominatorsIgnore(t *testing.T) {
 		t.Errorf("Ignore was asked about the weak edge: %v", asked)
 	}
 	// Ignoring the only way in leaves a node unreachable.
-	dt, err = s.Dominators(ir.DominatorOptions{Ignore: func(e int) bool { return e == 4 }})
+	dt, err = analysis.Dominators(s, analysis.DominatorOptions{Ignore: func(e int) bool { return e == 4 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -732,7 +733,7 @@ func TestDominatorsDeep(t *testing.T) {
 			}
 			return []uint32{uint32(v + 1)}
 		})
-		dt, err := s.Dominators(ir.DominatorOptions{})
+		dt, err := analysis.Dominators(s, analysis.DominatorOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -760,7 +761,7 @@ func TestDominatorsDeep(t *testing.T) {
 			}
 			return ts
 		})
-		dt, err := s.Dominators(ir.DominatorOptions{})
+		dt, err := analysis.Dominators(s, analysis.DominatorOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -817,7 +818,7 @@ func TestDominatorsHub(t *testing.T) {
 		return nil
 	})
 	s.Root = root
-	dt, err := s.Dominators(ir.DominatorOptions{})
+	dt, err := analysis.Dominators(s, analysis.DominatorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -840,7 +841,7 @@ func TestDominatorsHub(t *testing.T) {
 func TestDominatorsOneProc(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	s := synthGraph(50_000, 200_000, 9)
-	dt, err := s.Dominators(ir.DominatorOptions{})
+	dt, err := analysis.Dominators(s, analysis.DominatorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -859,7 +860,7 @@ func TestDominatorsSynthetic(t *testing.T) {
 		s := synthGraph(100_000, 350_000, seed)
 		for i, ignore := range []func(int) bool{nil, func(e int) bool { return e%7 == 3 }, func(e int) bool { return e%5 == 1 }} {
 			orphans := i == 2
-			dt, err := s.Dominators(ir.DominatorOptions{Ignore: ignore, Orphans: orphans})
+			dt, err := analysis.Dominators(s, analysis.DominatorOptions{Ignore: ignore, Orphans: orphans})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -887,8 +888,8 @@ func TestDominatorsErrors(t *testing.T) {
 		mod  func(s *ir.Snapshot)
 		is   error
 	}{
-		{name: "no root", mod: func(s *ir.Snapshot) { s.Root = ir.NoNode }, is: ir.ErrNoRoot},
-		{name: "empty without root", mod: func(s *ir.Snapshot) { *s = ir.Snapshot{Root: ir.NoNode} }, is: ir.ErrNoRoot},
+		{name: "no root", mod: func(s *ir.Snapshot) { s.Root = ir.NoNode }, is: analysis.ErrNoRoot},
+		{name: "empty without root", mod: func(s *ir.Snapshot) { *s = ir.Snapshot{Root: ir.NoNode} }, is: analysis.ErrNoRoot},
 		{name: "empty with root 0", mod: func(s *ir.Snapshot) { *s = ir.Snapshot{} }},
 		{name: "root out of range", mod: func(s *ir.Snapshot) { s.Root = 3 }},
 		{name: "first edge too short", mod: func(s *ir.Snapshot) { s.Nodes.FirstEdge = s.Nodes.FirstEdge[:3] }},
@@ -906,7 +907,7 @@ func TestDominatorsErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := good()
 			tc.mod(s)
-			dt, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true})
+			dt, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: true})
 			if err == nil {
 				t.Fatalf("no error; idom %v", dt.IDom)
 			}
@@ -916,7 +917,7 @@ func TestDominatorsErrors(t *testing.T) {
 		})
 	}
 	// The unmodified graph works, so each failure above is its change's.
-	if _, err := good().Dominators(ir.DominatorOptions{IncludeExternal: true}); err != nil {
+	if _, err := analysis.Dominators(good(), analysis.DominatorOptions{IncludeExternal: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -926,7 +927,7 @@ func TestDominatorsErrors(t *testing.T) {
 func TestDominatorsKindOutsideTable(t *testing.T) {
 	s := domGraph(2, 0, []dEdge{{0, 1, false}}, nil)
 	s.Edges.Kind[0] = 200
-	dt, err := s.Dominators(ir.DominatorOptions{})
+	dt, err := analysis.Dominators(s, analysis.DominatorOptions{})
 	if err != nil || !slices.Equal(dt.IDom, []uint32{0, 0}) {
 		t.Fatalf("%v, %v", dt, err)
 	}

@@ -1,4 +1,6 @@
-package ir
+package analysis
+
+import "github.com/heapconv/heapconv/ir"
 
 // ClassRetained sums retained sizes per class the way Chrome DevTools'
 // Summary view does, so that the figures can be compared with it: walking
@@ -51,7 +53,7 @@ func classRetained(t *DominatorTree, class func(i int) int32, classes int) []uin
 	// Children of each node in the dominator tree (CSR).
 	first := make([]uint32, n+1)
 	for i, d := range t.IDom {
-		if d != NoNode && uint32(i) != t.Root {
+		if d != ir.NoNode && uint32(i) != t.Root {
 			first[d+1]++
 		}
 	}
@@ -61,7 +63,7 @@ func classRetained(t *DominatorTree, class func(i int) int32, classes int) []uin
 	children := make([]uint32, first[n])
 	fill := append([]uint32(nil), first[:n]...)
 	for _, i := range t.Order { // preorder keeps siblings in a stable order
-		if d := t.IDom[i]; d != NoNode && i != t.Root {
+		if d := t.IDom[i]; d != ir.NoNode && i != t.Root {
 			children[fill[d]] = i
 			fill[d]++
 		}
@@ -73,7 +75,7 @@ func classRetained(t *DominatorTree, class func(i int) int32, classes int) []uin
 	enter := func(v uint32) {
 		if c := class(int(v)); c >= 0 {
 			if open[c] == 0 {
-				sums[c] = satAdd(sums[c], t.Retained[v])
+				sums[c] = ir.SatAdd(sums[c], t.Retained[v])
 			}
 			open[c]++
 		}

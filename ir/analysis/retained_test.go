@@ -1,9 +1,10 @@
-package ir_test
+package analysis_test
 
 import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // retainedGraph builds a snapshot from an edge list; node i has size
@@ -39,11 +40,11 @@ func TestClassRetained(t *testing.T) {
 	sizes := []uint64{0, 10, 5, 1, 7, 2, 0, 3}
 	class := []string{"root", "A", "A", "B", "B", "A", "C", "C"}
 	s := retainedGraph(sizes, [][2]uint32{{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {0, 6}, {6, 7}})
-	tree, err := s.Dominators(ir.DominatorOptions{})
+	tree, err := analysis.Dominators(s, analysis.DominatorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ir.ClassRetained(tree, func(i int) string { return class[i] }, func(i int) bool { return sizes[i] > 0 })
+	got := analysis.ClassRetained(tree, func(i int) string { return class[i] }, func(i int) bool { return sizes[i] > 0 })
 	want := map[string]uint64{
 		"A": 16 + 2, // node 1 holds node 2 (and 3); node 5 is under a B, not an A
 		"B": 1 + 9,  // node 3 is under two As, not a B; node 4 holds node 5
@@ -81,7 +82,7 @@ func TestSummarizeRootsWithoutRoot(t *testing.T) {
 	if err := f.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := ir.SummarizeBy(f, s, 10, ir.ByRetained)
+	sum, err := analysis.SummarizeBy(f, s, 10, analysis.ByRetained)
 	if err != nil {
 		t.Fatal(err)
 	}

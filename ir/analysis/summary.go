@@ -1,4 +1,4 @@
-package ir
+package analysis
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/heapconv/heapconv/ir"
 )
 
 // ClassStat aggregates the nodes of one class.
@@ -26,7 +28,7 @@ type ClassStat struct {
 // MarshalJSON writes the class with its name's lone surrogates kept
 // (AppendJSONWTF8).
 func (c ClassStat) MarshalJSON() ([]byte, error) {
-	b := AppendJSONWTF8([]byte(`{"name":`), c.Name)
+	b := ir.AppendJSONWTF8([]byte(`{"name":`), c.Name)
 	b = fmt.Appendf(b, `,"count":%d,"self_size":%d`, c.Count, c.SelfSize)
 	if c.Retained != nil {
 		b = fmt.Appendf(b, `,"retained_size":%d`, *c.Retained)
@@ -55,26 +57,8 @@ type SnapshotSummary struct {
 	TopClasses   []ClassStat `json:"top_classes"`
 }
 
-// IsExternalTotal reports whether a snapshot total counts memory outside the
-// managed heap (V8's extra_native_bytes, a format's external size).
-func IsExternalTotal(name string) bool {
-	return name == "extra_native_bytes" || name == "external_size"
-}
-
-// ExternalSize returns a snapshot's memory outside the managed heap: the
-// per-node external sizes plus the external totals, saturating at 2^64-1.
-func ExternalSize(s *Snapshot) uint64 {
-	ext := s.Nodes.ExternalSize.Sum()
-	for _, t := range s.Totals {
-		if IsExternalTotal(t.Name) {
-			ext = satAdd(ext, t.Value)
-		}
-	}
-	return ext
-}
-
 // Summarize computes a snapshot's summary with its top classes by self size.
-func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
+func Summarize(f *ir.File, s *ir.Snapshot, top int) SnapshotSummary {
 	sum, _ := SummarizeBy(f, s, top, BySelf)
 	return sum
 }
@@ -85,7 +69,7 @@ func Summarize(f *File, s *Snapshot, top int) SnapshotSummary {
 // unreachable from the root hung from it as Chrome DevTools does) and are
 // summed per class as DevTools' Summary view sums them; a snapshot without
 // a root has none. The classes are ClassStats'.
-func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, error) {
+func SummarizeBy(f *ir.File, s *ir.Snapshot, top int, by string) (SnapshotSummary, error) {
 	switch by {
 	case BySelf, ByCount, ByRetained:
 	default:
@@ -93,11 +77,11 @@ func SummarizeBy(f *File, s *Snapshot, top int, by string) (SnapshotSummary, err
 	}
 	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len())}
 	sum.SelfSize = s.Nodes.SelfSize.Sum()
-	sum.ExternalSize = ExternalSize(s)
+	sum.ExternalSize = ir.ExternalSize(s)
 	switch {
 	case len(s.Roots) > 0:
 		sum.Roots = uint64(len(s.Roots))
-	case s.Root != NoNode:
+	case s.Root != ir.NoNode:
 		lo, hi := s.Nodes.EdgeRange(int(s.Root))
 		sum.Roots = uint64(hi - lo)
 	}
@@ -155,7 +139,7 @@ func locationLess(a, b *SourceLocation) bool {
 
 // classStats is ClassStats for snapshots of other formats than V8, with
 // each class's retained size when asked.
-func classStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
+func classStats(f *ir.File, s *ir.Snapshot, withRetained bool) ([]ClassStat, error) {
 	stats := otherClassStats(f, s)
 	if !withRetained {
 		return stats, nil
@@ -167,7 +151,7 @@ func classStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
 	case err != nil:
 		return nil, err
 	case tree != nil:
-		labels := ClassLabels(f)
+		labels := ir.ClassLabels(f)
 		n := s.Nodes.Len()
 		// DevTools counts the nodes it shows a size for.
 		retained = ClassRetained(tree, func(i int) string {
@@ -190,9 +174,9 @@ func classStats(f *File, s *Snapshot, withRetained bool) ([]ClassStat, error) {
 // or, for GC roots without a root node (a native heap's blocks that
 // nothing points to), s with a virtual root above them, as converters to
 // V8 add a synthetic one — and the self sizes DevTools shows for it.
-func summaryGraph(f *File, s *Snapshot) (*Snapshot, *Uints) {
+func summaryGraph(f *ir.File, s *ir.Snapshot) (*ir.Snapshot, *ir.Uints) {
 	g := s
-	if s.Root == NoNode && len(s.Roots) > 0 {
+	if s.Root == ir.NoNode && len(s.Roots) > 0 {
 		g = withVirtualRoot(s)
 	}
 	sizes := DevToolsSelfSizes(f, g)
@@ -206,19 +190,12 @@ func summaryGraph(f *File, s *Snapshot) (*Snapshot, *Uints) {
 // retained sizes (its ignored edges, external sizes owned by their node,
 // nodes unreachable from the root hung from it), or nil when g has no
 // root: nothing is retained then.
-func summaryDominators(f *File, g *Snapshot, sizes *Uints) (*DominatorTree, error) {
-	tree, err := g.Dominators(DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
+func summaryDominators(f *ir.File, g *ir.Snapshot, sizes *ir.Uints) (*DominatorTree, error) {
+	tree, err := Dominators(g, DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
 	if errors.Is(err, ErrNoRoot) {
 		return nil, nil
 	}
 	return tree, err
-}
-
-func satAdd(a, b uint64) uint64 {
-	if a+b < a {
-		return math.MaxUint64
-	}
-	return a + b
 }
 
 // ClassStats aggregates nodes by class, in no particular order. A V8
@@ -228,7 +205,7 @@ func satAdd(a, b uint64) uint64 {
 // allocation location, and only the nodes DevTools shows a self size for,
 // with the sizes it shows (DevToolsSelfSizes). Other formats' classes are
 // their class names (see NodeClass), every node counted.
-func ClassStats(f *File, s *Snapshot) []ClassStat {
+func ClassStats(f *ir.File, s *ir.Snapshot) []ClassStat {
 	if devtoolsSummarized(s) {
 		stats, _ := devtoolsClassStats(f, s, false) // fails only computing retained sizes
 		return stats
@@ -237,7 +214,7 @@ func ClassStats(f *File, s *Snapshot) []ClassStat {
 }
 
 // otherClassStats aggregates nodes by class name (NodeClass).
-func otherClassStats(f *File, s *Snapshot) []ClassStat {
+func otherClassStats(f *ir.File, s *ir.Snapshot) []ClassStat {
 	// Group by (kind, name, class) first: cheap integer keys, then resolve
 	// each group's display name once.
 	type key struct {
@@ -246,7 +223,7 @@ func otherClassStats(f *File, s *Snapshot) []ClassStat {
 		class uint32
 	}
 	groups := map[key]*ClassStat{}
-	labels := ClassLabels(f)
+	labels := ir.ClassLabels(f)
 	for i := 0; i < s.Nodes.Len(); i++ {
 		k := key{kind: s.Nodes.Kind[i], name: s.Nodes.Name[i]}
 		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
@@ -260,13 +237,13 @@ func otherClassStats(f *File, s *Snapshot) []ClassStat {
 			groups[k] = g
 		}
 		g.Count++
-		g.SelfSize = satAdd(g.SelfSize, s.Nodes.SelfSize.At(i))
+		g.SelfSize = ir.SatAdd(g.SelfSize, s.Nodes.SelfSize.At(i))
 	}
 	byName := map[string]*ClassStat{}
 	for _, g := range groups {
 		if h := byName[g.Name]; h != nil {
 			h.Count += g.Count
-			h.SelfSize = satAdd(h.SelfSize, g.SelfSize)
+			h.SelfSize = ir.SatAdd(h.SelfSize, g.SelfSize)
 		} else {
 			byName[g.Name] = g
 		}
@@ -278,50 +255,10 @@ func otherClassStats(f *File, s *Snapshot) []ClassStat {
 	return out
 }
 
-// ClassLabels names every class of the table, qualified by its library
-// (ClassLibrary) where two libraries define a class of the same name (Dart
-// apps have several "Node"s), so that their objects are not counted as one
-// class: "Node (package:app/tree.dart)".
-func ClassLabels(f *File) []string {
-	c := &f.Classes
-	libs := map[string]map[string]bool{}
-	for k := 0; k < c.Len(); k++ {
-		name := f.String(c.Name[k])
-		if libs[name] == nil {
-			libs[name] = map[string]bool{}
-		}
-		libs[name][ClassLibrary(f, k)] = true
-	}
-	out := make([]string, c.Len())
-	for k := range out {
-		name := f.String(c.Name[k])
-		out[k] = name
-		if l := ClassLibrary(f, k); len(libs[name]) > 1 && l != "" {
-			out[k] = name + " (" + l + ")"
-		}
-	}
-	return out
-}
-
-// ClassLibrary returns the library that tells apart classes of one name:
-// a Dart file's library URI (its library names are often empty), else the
-// class's library (a MoarVM type's REPR name, a Fuchsia module).
-func ClassLibrary(f *File, k int) string {
-	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
-		if uris := f.Snapshots[0].Dart.ClassURI; k < len(uris) && f.String(uris[k]) != "" {
-			return f.String(uris[k])
-		}
-	}
-	if k < len(f.Classes.Library) {
-		return f.String(f.Classes.Library[k])
-	}
-	return ""
-}
-
 // NodeClass is ClassName with the class table's names qualified as
-// ClassLabels qualifies them (labels is ClassLabels(f)): the class a node
+// ClassLabels qualifies them (labels is ir.ClassLabels(f)): the class a node
 // is counted under, which converters keep.
-func NodeClass(f *File, s *Snapshot, i int, labels []string) string {
+func NodeClass(f *ir.File, s *ir.Snapshot, i int, labels []string) string {
 	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 && int(s.Nodes.Class[i]) <= len(labels) {
 		return labels[s.Nodes.Class[i]-1]
 	}
@@ -331,7 +268,7 @@ func NodeClass(f *File, s *Snapshot, i int, labels []string) string {
 // nameMatters reports whether a node kind's class name depends on the node's
 // name (Chrome DevTools groups object and native nodes by name, everything
 // else by kind).
-func nameMatters(kind string) bool { return kind == KindObject || kind == KindNative }
+func nameMatters(kind string) bool { return kind == ir.KindObject || kind == ir.KindNative }
 
 // ClassName returns the class a node is counted under: its class from the
 // class table when it has one, else the name Chrome DevTools' Summary view
@@ -339,13 +276,13 @@ func nameMatters(kind string) bool { return kind == KindObject || kind == KindNa
 // It is the node's own name, which converters keep: the Summary rules that
 // depend on the whole V8 heap (plain objects named by shape, detached DOM
 // nodes, allocation locations) are ClassStats'.
-func ClassName(f *File, s *Snapshot, i int) string {
+func ClassName(f *ir.File, s *ir.Snapshot, i int) string {
 	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
 		c := s.Nodes.Class[i] - 1
 		return f.String(f.Classes.Name[c])
 	}
 	switch k := s.NodeKindName(i); k {
-	case KindObject, KindNative:
+	case ir.KindObject, ir.KindNative:
 		return devtoolsObjectClass(f.String(s.Nodes.Name[i]))
 	default:
 		return kindClass(k)
@@ -356,13 +293,13 @@ func ClassName(f *File, s *Snapshot, i int) string {
 // name, names it.
 func kindClass(kind string) string {
 	switch kind {
-	case KindHidden:
+	case ir.KindHidden:
 		return "(system)"
-	case KindCode:
+	case ir.KindCode:
 		return "(compiled code)"
-	case KindClosure:
+	case ir.KindClosure:
 		return "Function"
-	case KindRegexp:
+	case ir.KindRegexp:
 		return "RegExp"
 	}
 	return "(" + kind + ")"
@@ -390,7 +327,7 @@ func floatFromBits(b uint64) float64 { return math.Float64frombits(b) }
 
 // withVirtualRoot returns a copy of s with one more node, its root, whose
 // edges lead to each GC root. The copy shares nothing s could see change.
-func withVirtualRoot(s *Snapshot) *Snapshot {
+func withVirtualRoot(s *ir.Snapshot) *ir.Snapshot {
 	g := *s
 	n, m := s.Nodes.Len(), s.Edges.Len()
 	g.Root = uint32(n)
@@ -418,10 +355,10 @@ func withVirtualRoot(s *Snapshot) *Snapshot {
 		ed.Target = append(ed.Target, r.Node)
 	}
 	if len(g.EdgeKinds) == 0 {
-		g.EdgeKinds = []EdgeKind{{Name: EdgeInternal}}
+		g.EdgeKinds = []ir.EdgeKind{{Name: ir.EdgeInternal}}
 	}
 	if len(g.NodeKinds) == 0 {
-		g.NodeKinds = []string{KindSynthetic}
+		g.NodeKinds = []string{ir.KindSynthetic}
 	}
 	// Format sections describe the original nodes only.
 	g.V8, g.Dart, g.MoarVM, g.Fuchsia = nil, nil, nil, nil
@@ -429,8 +366,8 @@ func withVirtualRoot(s *Snapshot) *Snapshot {
 }
 
 // cloneUints returns a copy of c that appends never share storage with.
-func cloneUints(c *Uints) Uints {
-	var d Uints
+func cloneUints(c *ir.Uints) ir.Uints {
+	var d ir.Uints
 	buf := make([]uint64, 0, 4096)
 	for i := 0; i < c.Len(); i += cap(buf) {
 		b := buf[:min(cap(buf), c.Len()-i)]

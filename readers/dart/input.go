@@ -102,7 +102,7 @@ func (in *input) eofError(what string) error {
 	if in.err != nil {
 		return in.err
 	}
-	return in.errorf(in.offset(), "unexpected end of file in %s", what)
+	return ir.Truncated(ir.FormatDart, in.offset(), "unexpected end of file in %s", what)
 }
 
 // uleb reads an unsigned LEB128 value of at most 64 bits.

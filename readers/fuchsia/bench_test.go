@@ -133,7 +133,7 @@ func BenchmarkReadFIDLScan(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		f, err := fuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), fuchsia.Options{ScanPointers: true})
+		f, err := fuchsia.ReadFIDL(bytes.NewReader(data), fuchsia.Options{Size: int64(len(data)), ScanPointers: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,9 +6,8 @@
 // block contents.
 //
 // The format and every layout ffx has written are described in
-// ../shared/formats/fuchsia.md (§1.3 the profile, §1.4 the contents
-// directory, §5 deriving edges); ir/fuchsia.go says how it maps into the
-// IR. Read understands all of them: one sample per block (--with-tags:
+// docs/formats/fuchsia.md (the profile, the contents directory, deriving
+// edges); ir/fuchsia.go says how it maps into the IR. Read understands all of them: one sample per block (--with-tags:
 // values [count, bytes], labels address, bytes, timestamp, thread, plus
 // process_name and process_koid with --multi-process, one IR snapshot per
 // process) and stack-merged samples, raw program counters and

@@ -16,8 +16,8 @@ func IsFIDL(head []byte) bool { return fidl.IsContainer(head) }
 
 // ReadFIDL reads a heapdump FIDL element stream — the SnapshotElement
 // batches a collector sends, in the container file internal/fidl defines —
-// into the IR. size is the input's size when known (0 otherwise): record
-// lengths are believed only when the bytes left can hold them.
+// into the IR. Options.Size is the input's size when known (0 otherwise):
+// record lengths are believed only when the bytes left can hold them.
 //
 // The stream is reassembled by the receive rules of Fuchsia's
 // heapdump_snapshot crate (a violation is an error naming the offset of the
@@ -28,11 +28,11 @@ func IsFIDL(head []byte) bool { return fidl.IsContainer(head) }
 // element for element. The block contents are the stream's own:
 // Options.ContentsDir and Options.Contents must not be set.
 // Options.ScanPointers derives edges from them as for a profile.
-func ReadFIDL(r io.Reader, size int64, opts Options) (*ir.File, error) {
+func ReadFIDL(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.ContentsDir != "" || opts.Contents != nil {
 		return nil, fmt.Errorf("%s: a FIDL element stream carries its block contents; a contents directory is for pprof profiles", ir.FormatFuchsiaFIDL)
 	}
-	st, err := fidl.ReadStream(r, size)
+	st, err := fidl.ReadStream(r, opts.Size)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func hWriteFIDL(f *ir.File) (out []byte, err error) {
 }
 
 func hReadFIDL(data []byte) (*ir.File, error) {
-	return fuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), fuchsia.Options{})
+	return fuchsia.ReadFIDL(bytes.NewReader(data), fuchsia.Options{Size: int64(len(data))})
 }
 
 // hAllocated returns the bytes ReadFIDL allocates reading data.
@@ -55,7 +55,8 @@ func hAllocated(data []byte, o fuchsia.Options) (uint64, error) {
 	var a, b runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&a)
-	_, err := fuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), o)
+	o.Size = int64(len(data))
+	_, err := fuchsia.ReadFIDL(bytes.NewReader(data), o)
 	runtime.ReadMemStats(&b)
 	return b.TotalAlloc - a.TotalAlloc, err
 }
@@ -563,7 +564,7 @@ func TestHostileReadFIDLUnsizedCut(t *testing.T) {
 	for name, data := range map[string][]byte{"reassembly-edges": edges, "ffx-test": ffx} {
 		hRoundTrip(t, name, data)
 		for cut := 0; cut < len(data); cut++ {
-			_, err := fuchsia.ReadFIDL(iotest.OneByteReader(bytes.NewReader(data[:cut])), 0, fuchsia.Options{ScanPointers: true})
+			_, err := fuchsia.ReadFIDL(iotest.OneByteReader(bytes.NewReader(data[:cut])), fuchsia.Options{ScanPointers: true})
 			if err == nil {
 				t.Fatalf("%s cut at %d: read", name, cut)
 			}

@@ -15,7 +15,7 @@ import (
 
 func readFIDL(t *testing.T, data []byte) *ir.File {
 	t.Helper()
-	f, err := fuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), fuchsia.Options{})
+	f, err := fuchsia.ReadFIDL(bytes.NewReader(data), fuchsia.Options{Size: int64(len(data))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestReadFIDLCut(t *testing.T) {
 			t.Fatal(err)
 		}
 		for cut := 0; cut < len(data); cut++ {
-			_, err := fuchsia.ReadFIDL(bytes.NewReader(data[:cut]), int64(cut), fuchsia.Options{})
+			_, err := fuchsia.ReadFIDL(bytes.NewReader(data[:cut]), fuchsia.Options{Size: int64(cut)})
 			if err == nil {
 				t.Fatalf("%s cut at %d: no error", name, cut)
 			}
@@ -96,7 +96,7 @@ func TestReadFIDLCut(t *testing.T) {
 }
 
 func TestReadFIDLRefusesContentsDir(t *testing.T) {
-	_, err := fuchsia.ReadFIDL(strings.NewReader(""), 0, fuchsia.Options{ContentsDir: t.TempDir()})
+	_, err := fuchsia.ReadFIDL(strings.NewReader(""), fuchsia.Options{ContentsDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "carries its block contents") {
 		t.Fatalf("err = %v", err)
 	}
@@ -115,7 +115,7 @@ func FuzzReadFIDL(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := fuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), fuchsia.Options{ScanPointers: true})
+		g, err := fuchsia.ReadFIDL(bytes.NewReader(data), fuchsia.Options{Size: int64(len(data)), ScanPointers: true})
 		if err != nil {
 			return
 		}

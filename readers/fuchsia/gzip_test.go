@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/heapconv/heapconv/internal/formats"
+	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/readers/fuchsia"
 )
@@ -37,7 +37,7 @@ func gunzipped(t *testing.T, data []byte) []byte {
 func readBack(t *testing.T, f *ir.File) (compressed, decompressed int) {
 	t.Helper()
 	var out bytes.Buffer
-	if _, err := formats.ByName(ir.FormatFuchsia).Write(&out, f, formats.WriteOptions{}); err != nil {
+	if _, err := heapconv.FormatByName(ir.FormatFuchsia).Write(&out, f, nil); err != nil {
 		t.Fatal(err)
 	}
 	data := out.Bytes()
@@ -83,7 +83,7 @@ func TestReadBackConvertedMoarVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	f, err := formats.ByName(ir.FormatMoarVM).Read(in, formats.ReadOptions{})
+	f, err := heapconv.FormatByName(ir.FormatMoarVM).Read(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 
 // Options control Read.
 type Options struct {
+	// Size is the input's size in bytes when known (0 = unknown); a FIDL
+	// stream's reader bounds what its declared counts may allocate by it.
+	Size int64
 	// ContentsDir is the directory ffx --output-contents-dir wrote: one
 	// file per block, named 0x<address> (or <koid>-0x<address> in a
 	// multi-process snapshot), exactly the block's size. "" for none.

@@ -31,7 +31,7 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ReadAt(bytes.NewReader(data), int64(len(data)), Options{}); err != nil {
+		if _, err := Read(bytes.NewReader(data), Options{Size: int64(len(data))}); err != nil {
 			b.Fatal(err)
 		}
 	}

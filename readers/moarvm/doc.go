@@ -1,7 +1,7 @@
 // Package moarvm reads MoarVM heap snapshots (.mvmheap) into the IR.
 //
 // The format is defined by MoarVM's writer, src/profiler/heapsnapshot.c;
-// ../shared/formats/moarvm.md describes it as measured on real files, and
+// docs/formats/moarvm.md describes it as measured on real files, and
 // ir/moarvm.go says how it maps into the IR.
 //
 // Version 3 ("MoarHeapDumpv003") is a sequence of blocks: uncompressed JSON

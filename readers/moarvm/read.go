@@ -47,11 +47,11 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 			ra, size = bytes.NewReader(data), int64(len(data))
 		}
 	}
-	return ReadAt(ra, size, opts)
+	return readAt(ra, size, opts)
 }
 
-// ReadAt reads a MoarVM heap snapshot of size bytes from ra.
-func ReadAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
+// readAt reads a MoarVM heap snapshot of size bytes from ra.
+func readAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
 	r := &reader{ra: ra, size: size, progress: opts.Progress}
 	// Decompressed data may take at most this much: real files compress
 	// about 17 times, single columns rarely beyond 100 times; no file can

@@ -37,7 +37,7 @@ func (p *v2) errorf(off int, format string, args ...any) error {
 
 func (p *v2) u64(what string) (uint64, error) {
 	if p.end-p.off < 8 {
-		return 0, p.errorf(p.off, "%s cut short", what)
+		return 0, ir.Truncated(ir.FormatMoarVM, int64(p.off), "%s cut short", what)
 	}
 	v := binary.LittleEndian.Uint64(p.data[p.off:])
 	p.off += 8

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // synthSnapshot writes a V8-style snapshot of n nodes with the shape of a
@@ -154,7 +154,7 @@ func BenchmarkDominatorsFile(b *testing.B) {
 	b.ReportMetric(float64(s.Edges.Len()), "edges")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true}); err != nil {
+		if _, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: true, Orphans: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

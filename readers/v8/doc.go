@@ -5,7 +5,7 @@
 // nodes, edges, trace_function_infos, trace_tree, samples, locations,
 // strings); nodes and edges are flat arrays of unsigned integers laid out by
 // the header's meta field lists. It is described, version by version and
-// with what Chrome DevTools' loader demands, in shared/formats/v8.md; the
+// with what Chrome DevTools' loader demands, in docs/formats/v8.md; the
 // bytes V8 writes are recorded in testdata/v8/FORMAT-OBSERVED.md.
 //
 // The reader streams: memory holds the columnar graph, never the text. It is

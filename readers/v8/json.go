@@ -18,7 +18,7 @@ func (s *scanner) value(depth int, es *escapeStats) (ir.JSON, error) {
 	s.skipWS()
 	c, ok := s.peek()
 	if !ok {
-		return ir.JSON{}, s.errorf("unexpected end of file, expected a value")
+		return ir.JSON{}, s.eofErrorf("unexpected end of file, expected a value")
 	}
 	switch {
 	case c == '{':

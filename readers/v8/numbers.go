@@ -130,7 +130,7 @@ func (s *scanner) uintsSlow(dst []uint64, n int, st *arrayState) (int, error) {
 	st.other += s.wsOther - ot
 	c, ok := s.peek()
 	if !ok {
-		return n, s.errorf("unexpected end of file inside a number array")
+		return n, s.eofErrorf("unexpected end of file inside a number array")
 	}
 	if st.expect == expectSep {
 		s.pos++

@@ -150,7 +150,7 @@ func (p *parser) file() (*ir.File, error) {
 		if i > 0 {
 			c, ok := s.peek()
 			if !ok {
-				return nil, s.errorf("unexpected end of file, expected ',' or '}'")
+				return nil, s.eofErrorf("unexpected end of file, expected ',' or '}'")
 			}
 			if c == '}' {
 				s.pos++
@@ -313,7 +313,7 @@ func (p *parser) header() error {
 	// The type names are the entry of node_types / edge_types at the
 	// position of "type" in the field list, as DevTools looks them up (V8
 	// puts type first). V8 13.6 writes more entries than there are fields,
-	// so the lengths are not checked (see formats/v8.md §2.2).
+	// so the lengths are not checked (see docs/formats/v8.md, Versions).
 	typeNames := func(key string, fields []string) ([]string, error) {
 		list := meta.Get(key)
 		i := slices.Index(fields, "type")
@@ -787,7 +787,7 @@ func (p *parser) traceTree() error {
 		s.skipWS()
 		c, ok := s.peek()
 		if !ok {
-			return s.errorf("unexpected end of file inside trace_tree")
+			return s.eofErrorf("unexpected end of file inside trace_tree")
 		}
 		switch {
 		case c == ']':
@@ -895,7 +895,7 @@ func (p *parser) strings() error {
 		s.skipWS()
 		c, ok := s.peek()
 		if !ok {
-			return s.errorf("unexpected end of file in strings")
+			return s.eofErrorf("unexpected end of file in strings")
 		}
 		s.pos++
 		if c == ']' {

@@ -101,6 +101,14 @@ func (s *scanner) errorf(format string, args ...any) error {
 	return ir.Errorf(ir.FormatV8, s.offset(), format, args...)
 }
 
+// eofErrorf is errorf for input that ends where more was needed.
+func (s *scanner) eofErrorf(format string, args ...any) error {
+	if s.err != nil {
+		return s.errorf(format, args...)
+	}
+	return ir.Truncated(ir.FormatV8, s.offset(), format, args...)
+}
+
 // ensure reads until n bytes are buffered or the input ends; it reports
 // whether n bytes are there.
 func (s *scanner) ensure(n int) bool {
@@ -145,7 +153,7 @@ func (s *scanner) expect(c byte) error {
 	s.skipWS()
 	b, ok := s.peek()
 	if !ok {
-		return s.errorf("unexpected end of file, expected %q", c)
+		return s.eofErrorf("unexpected end of file, expected %q", c)
 	}
 	if b != c {
 		return s.errorf("expected %q, found %q", c, b)
@@ -189,7 +197,7 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 		s.pos = i
 		if s.pos >= s.end {
 			if !s.fill() {
-				return "", s.errorf("unexpected end of file inside a string")
+				return "", s.eofErrorf("unexpected end of file inside a string")
 			}
 			continue
 		}
@@ -209,7 +217,7 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 		// for a surrogate pair) is buffered.
 		s.ensure(12)
 		if s.end-s.pos < 2 {
-			return "", s.errorf("unexpected end of file inside a string")
+			return "", s.eofErrorf("unexpected end of file inside a string")
 		}
 		e := s.buf[s.pos+1]
 		var out byte
@@ -231,7 +239,7 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 			out = '\t'
 		case 'u':
 			if s.end-s.pos < 6 {
-				return "", s.errorf("unexpected end of file inside a \\u escape")
+				return "", s.eofErrorf("unexpected end of file inside a \\u escape")
 			}
 			r, upper, ok := hex4(s.buf[s.pos+2 : s.pos+6])
 			if !ok {

@@ -8,7 +8,7 @@ import (
 )
 
 // Validate reads a V8 .heapsnapshot and reports every way it breaks what
-// Chrome DevTools' loader relies on (formats/v8.md §3): malformed JSON and
+// Chrome DevTools' loader relies on (docs/formats/v8.md): malformed JSON and
 // arrays, wrong counts, edges that do not point at nodes, unknown types,
 // string indices out of range, the key order, the root's position, numbers
 // DevTools would wrap, and a strings section too long for one JS string.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // Convert turns a one-snapshot IR file from another format into the shape
@@ -20,7 +21,7 @@ import (
 //     URI, as the VM's root class has none, but the library name
 //     "synthetic", which no VM class has: the mark by which reading the
 //     file back tells it from the heap's objects (ir.SyntheticNodes);
-//   - a node's class is the one it is counted under (ir.NodeClass): its
+//   - a node's class is the one it is counted under (analysis.NodeClass): its
 //     source class, named by its label (qualified by its library where two
 //     libraries share the name), or for a node without one the class
 //     DevTools gives it (objects and natives by name, "(string)",
@@ -56,7 +57,7 @@ import (
 // listed in the loss report.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
-		return nil, nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with --snapshot)", len(f.Snapshots))
+		return nil, nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
 	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: ir.FormatDart, FormatVersion: "dartheap, converted from " + f.Format}, strs: ir.NewInterner(f)}
 	if err := c.convert(); err != nil {
@@ -243,7 +244,7 @@ func (c *converter) convert() error {
 				continue
 			}
 		}
-		label := ir.NodeClass(c.src, s, i, labels)
+		label := analysis.NodeClass(c.src, s, i, labels)
 		k, ok := srcKey[label]
 		if !ok || len(s.Nodes.Class) == 0 || s.Nodes.Class[i] == 0 {
 			kindsLost++

@@ -1,5 +1,7 @@
-// Package dart writes the IR as a Dart VM heap snapshot ("dartheap", see
-// shared/formats/dart.md and ir/dart.go).
+// Package dart writes the IR as a Dart VM heap snapshot ("dartheap"), the
+// binary format the Dart VM writes for its service protocol and DevTools
+// exports. The format is described in docs/formats/dart.md; ir/dart.go says
+// how it maps into the IR.
 //
 // IR read from a Dart file is written back byte for byte: the VM's layout
 // (and the 2019–2021 one, and DevTools' padded exports) is modelled by the
@@ -27,7 +29,7 @@ type Options struct {
 // Write writes the file's single snapshot as a Dart heap snapshot.
 func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
-		return nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with --snapshot)", len(f.Snapshots))
+		return nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
 	var loss ir.LossReport
 	if f.Snapshots[0].Dart == nil {

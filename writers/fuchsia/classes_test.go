@@ -12,6 +12,7 @@ import (
 
 	"github.com/heapconv/heapconv/internal/dartgen"
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rdart "github.com/heapconv/heapconv/readers/dart"
 	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
@@ -33,7 +34,7 @@ func classTally(f *ir.File, s *ir.Snapshot) map[string]tally {
 		if synthetic[i] {
 			continue
 		}
-		key := ir.ClassName(f, s, i)
+		key := analysis.ClassName(f, s, i)
 		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
 			key += "\x00" + ir.ClassLibrary(f, int(s.Nodes.Class[i]-1))
 		} else {
@@ -94,7 +95,7 @@ func writePprof(w io.Writer, f *ir.File) (ir.LossReport, error) {
 func readPprof(data []byte) (*ir.File, error) { return rfuchsia.ReadBytes(data, rfuchsia.Options{}) }
 
 func readFIDL(data []byte) (*ir.File, error) {
-	return rfuchsia.ReadFIDL(bytes.NewReader(data), int64(len(data)), rfuchsia.Options{})
+	return rfuchsia.ReadFIDL(bytes.NewReader(data), rfuchsia.Options{Size: int64(len(data))})
 }
 
 // readFixture reads a fixture of the module's testdata, zstd-compressed
@@ -231,7 +232,7 @@ func TestFIDLClassFunctions(t *testing.T) {
 	var want []string
 	for i := range s.Nodes.Len() {
 		if s.NodeKindName(i) != ir.KindSynthetic {
-			want = append(want, ir.ClassName(f, s, i))
+			want = append(want, analysis.ClassName(f, s, i))
 		}
 	}
 	if len(p.Sample) != len(want) {

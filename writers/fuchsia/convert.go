@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // StackDepth is how many classes a converted object's synthetic stack
@@ -20,7 +21,7 @@ const (
 )
 
 // classKey is a class of the source: its name and library (ir.ClassLibrary;
-// "" for classes named by ir.ClassName alone).
+// "" for classes named by analysis.ClassName alone).
 type classKey struct{ name, library string }
 
 // Convert turns IR from another format (a V8, Dart or MoarVM graph) into
@@ -163,7 +164,7 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		}
 		var idom []uint32
 		if s.Root != ir.NoNode && n > 0 {
-			if t, err := s.Dominators(ir.DominatorOptions{Orphans: true}); err == nil {
+			if t, err := analysis.Dominators(s, analysis.DominatorOptions{Orphans: true}); err == nil {
 				idom = t.IDom
 			}
 		}
@@ -317,11 +318,11 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 }
 
 // classOf returns node i's class: from the class table, with its library,
-// else as ir.ClassName names it.
+// else as analysis.ClassName names it.
 func classOf(f *ir.File, s *ir.Snapshot, i int) classKey {
 	if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
 		c := int(s.Nodes.Class[i] - 1)
 		return classKey{f.String(f.Classes.Name[c]), ir.ClassLibrary(f, c)}
 	}
-	return classKey{name: ir.ClassName(f, s, i)}
+	return classKey{name: analysis.ClassName(f, s, i)}
 }

@@ -139,7 +139,7 @@ func TestFIDLFromSymbolized(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := rfuchsia.ReadFIDL(bytes.NewReader(out.Bytes()), 0, rfuchsia.Options{})
+		g, err := rfuchsia.ReadFIDL(bytes.NewReader(out.Bytes()), rfuchsia.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestFIDLFromPprofFixture(t *testing.T) {
 	if _, err := fuchsia.WriteFIDL(&out, f); err != nil {
 		t.Fatal(err)
 	}
-	g, err := rfuchsia.ReadFIDL(bytes.NewReader(out.Bytes()), 0, rfuchsia.Options{})
+	g, err := rfuchsia.ReadFIDL(bytes.NewReader(out.Bytes()), rfuchsia.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

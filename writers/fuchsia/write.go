@@ -5,8 +5,8 @@
 // --output-contents-dir directory when the IR has block contents and
 // Options.ContentsDir is set.
 //
-// The format is described in ../shared/formats/fuchsia.md (§1.3 the
-// profile, §1.4 the contents directory, §6 writing); ir/fuchsia.go says how
+// The format (the profile, the contents directory, and what this writer
+// writes) is described in docs/formats/fuchsia.md; ir/fuchsia.go says how
 // it maps into the IR. Samples are written one per block, with the labels
 // ffx --with-tags writes (process_name, process_koid, address, bytes,
 // timestamp, thread) and any others the IR keeps. IR read from a Fuchsia

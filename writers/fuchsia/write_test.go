@@ -12,6 +12,7 @@ import (
 
 	"github.com/heapconv/heapconv/internal/gotool"
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
 	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
@@ -80,8 +81,8 @@ func TestGraphV8(t *testing.T) {
 	for k, smp := range p.Sample {
 		total += smp.Value[1]
 		leaf := smp.Location[0].Line[0].Function.Name
-		if i := nodes[k]; leaf != ir.ClassName(f, s, i) {
-			t.Fatalf("sample %d: leaf %q, class %q", k, leaf, ir.ClassName(f, s, i))
+		if i := nodes[k]; leaf != analysis.ClassName(f, s, i) {
+			t.Fatalf("sample %d: leaf %q, class %q", k, leaf, analysis.ClassName(f, s, i))
 		}
 	}
 	if uint64(total) != want {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // RootEdgeName describes the reference from a synthetic root (collectable 0)
@@ -31,7 +32,7 @@ const RootEdgeName = "Heap Root"
 //     reading the file back tells the one added from the heap's objects
 //     (ir.SyntheticNodes);
 //   - every other node becomes an object (kind 1);
-//   - types are the classes nodes are counted under (ir.NodeClass): a
+//   - types are the classes nodes are counted under (analysis.NodeClass): a
 //     node's type is its class (named by the class's name; its REPR name,
 //     below, tells apart classes of one name, as MoarVM's viewers do), or,
 //     for a node without a class,
@@ -135,7 +136,7 @@ type converter struct {
 	markedKinds          bool   // edge kinds kept in descriptions (ir.MoarVMEdgeKindMark)
 }
 
-// rootClass is the class ir.ClassName counts MoarVM's Root under.
+// rootClass is the class analysis.ClassName counts MoarVM's Root under.
 var rootClass = "(" + ir.MoarVMNodeKinds[ir.MoarVMRoot] + ")"
 
 // typeKey names a MoarVM type made for source nodes: the label of the class
@@ -186,7 +187,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	// Root is counted under (a MoarVM heap's, converted to Dart and back).
 	reuse := s.Root == 0 && len(s.Roots) == 0 && n > 0 && sn.SelfSize.At(0) == 0 &&
 		(!hasExt || sn.ExternalSize.At(0) == 0) &&
-		(!hasClass || sn.Class[0] == 0 || ir.NodeClass(src, s, 0, c.labels) == rootClass)
+		(!hasClass || sn.Class[0] == 0 || analysis.NodeClass(src, s, 0, c.labels) == rootClass)
 	shift := uint32(1)
 	if reuse {
 		shift = 0
@@ -325,7 +326,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 				key := uint64(kind)<<32 | uint64(sn.Name[i])
 				var ok bool
 				if ty, ok = byName[key]; !ok {
-					ty.t = c.typeOf(typeKey(ir.ClassName(src, s, i)), s.NodeKindName(i))
+					ty.t = c.typeOf(typeKey(analysis.ClassName(src, s, i)), s.NodeKindName(i))
 					ty.kindKept = kindKept(ty.t, i)
 					byName[key] = ty
 				}

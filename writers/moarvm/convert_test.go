@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
@@ -146,7 +147,7 @@ func checkConvert(t *testing.T, seed int64, src *ir.File) bool {
 	return !t.Failed()
 }
 
-// typeREPRs gives, for each class label (ir.NodeClass) of the source's
+// typeREPRs gives, for each class label (analysis.NodeClass) of the source's
 // nodes, the REPR names its type may have: the class's library when it has
 // one, else the kinds of the label's nodes (the first node's, which the
 // test does not track; exactly that one when they share it).
@@ -155,7 +156,7 @@ func typeREPRs(f *ir.File) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	for _, s := range f.Snapshots {
 		for i := 0; i < s.Nodes.Len(); i++ {
-			l := ir.NodeClass(f, s, i, labels)
+			l := analysis.NodeClass(f, s, i, labels)
 			if out[l] == nil {
 				out[l] = map[string]bool{}
 			}
@@ -231,7 +232,7 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 			// The type is named by the class and its REPR name is the
 			// class's library, which tells apart classes of one name.
 			t := ds.tofi[c]
-			label, name := ir.NodeClass(srcF, s, i, labels), ir.ClassName(srcF, s, i)
+			label, name := analysis.NodeClass(srcF, s, i, labels), analysis.ClassName(srcF, s, i)
 			repr := d.strings[d.reprs[t]]
 			if d.strings[d.tnames[t]] != name || !reprs[label][repr] {
 				return fmt.Errorf("node %d: type %q (REPR %q), want %q (one of %v)", i, d.strings[d.tnames[t]], repr, name, reprs[label])

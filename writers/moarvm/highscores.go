@@ -8,7 +8,7 @@ import (
 )
 
 // Leaderboards computes a snapshot's highscores as MoarVM's
-// make_leaderboards does (../shared/formats/moarvm.md §2.5), for boards
+// make_leaderboards does (docs/formats/moarvm.md, Highscores), for boards
 // named by order (normally ir.MoarVMDefaultDataOrder) of entryCount entries
 // each, laid out board after board as topIDs and topscore hold them:
 //

@@ -1,7 +1,7 @@
 // Package moarvm writes the IR as a MoarVM heap snapshot, format version 3
 // ("MoarHeapDumpv003", the ".mvmheap" files of `raku --profile=x.mvmheap`),
-// as defined in ../shared/formats/moarvm.md (byte layout §1, semantics §2)
-// and mapped into the IR as ir/moarvm.go describes.
+// as described in docs/formats/moarvm.md (byte layout, semantics, and what
+// this writer writes) and mapped into the IR as ir/moarvm.go describes.
 //
 // A file is the magic, a filemeta JSON block, then per snapshot a snapmeta
 // JSON block, zstd-compressed column blocks (collectables, references, the

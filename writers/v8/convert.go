@@ -10,7 +10,8 @@ import (
 	"github.com/heapconv/heapconv/ir"
 )
 
-// Limits Chrome DevTools imposes on what it loads (see formats/v8.md §3).
+// Limits Chrome DevTools imposes on what it loads (see docs/formats/v8.md,
+// "What Chrome DevTools' loader requires").
 const (
 	// MaxNameUnits is V8's --heap-snapshot-string-limit: names are capped at
 	// this many UTF-16 code units.

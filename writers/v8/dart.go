@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // A Dart heap converted to V8 should read in DevTools as naturally as a
@@ -524,5 +525,5 @@ func changedNodes[T comparable](n int, want, got func(i int) T, format string) (
 // that DevTools counts under another class than class(i), the one the
 // source counts them under, and shows the first.
 func classesChanged(out *ir.File, o *ir.Snapshot, n, shift int, class func(i int) string) (int, string) {
-	return changedNodes(n, class, func(i int) string { return ir.ClassName(out, o, i+shift) }, "%q counted as %q")
+	return changedNodes(n, class, func(i int) string { return analysis.ClassName(out, o, i+shift) }, "%q counted as %q")
 }

@@ -7,7 +7,8 @@
 // tables, "<dummy>" as string 0, unique odd 32-bit ids, sizes below 2^32,
 // names of at most 1024 UTF-16 units and a strings section below Chrome's
 // maximum string length; what does not fit is listed in a loss report. The
-// rules come from shared/formats/v8.md §3–4. Dart and MoarVM heaps have
+// format, the rules DevTools imposes and this writer are described in
+// docs/formats/v8.md. Dart and MoarVM heaps have
 // their own conversions (dart.go, moarvm.go), which shape them as DevTools
 // expects a JavaScript heap to look: class names, synthetic roots under
 // "(GC roots)", VM internals as "(system)", off-heap memory as native nodes.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // A MoarVM heap converted to V8 should read in DevTools like a JavaScript
@@ -445,7 +446,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	loss.Merge(conv.loss)
 	out.Strings = conv.strs.Strings
-	changed, example := classesChanged(out, o, n, shift, func(i int) string { return ir.NodeClass(f, s, i, srcLabels) })
+	changed, example := classesChanged(out, o, n, shift, func(i int) string { return analysis.NodeClass(f, s, i, srcLabels) })
 	if changed+natives > 0 {
 		loss.Addf(ir.LossClasses, int64(changed+natives), "collectables are counted by DevTools under another class than their MoarVM one (%d: type objects and STables under (system), frames under Function; roots are synthetic), and native nodes hold unmanaged memory under classes of their own (%d)", changed, natives).
 			WithExample(example)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
@@ -303,7 +304,7 @@ func TestMoarVMRetained(t *testing.T) {
 	out, _ := cvConvert(t, mvmFile())
 	c := out.Snapshots[0]
 	// Per-class retained sizes as the Summary shows them: the two Foos apart.
-	sum, err := ir.SummarizeBy(out, c, -1, ir.ByRetained)
+	sum, err := analysis.SummarizeBy(out, c, -1, analysis.ByRetained)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,17 +593,17 @@ func mvmCheck(t *testing.T, src, out *ir.File) {
 	}
 	// Retained sizes: DevTools folds nothing (no user roots) and ignores no
 	// edge, and the extra root changes only the root's own.
-	if ir.DevToolsSelfSizes(out, c) != nil {
+	if analysis.DevToolsSelfSizes(out, c) != nil {
 		t.Errorf("DevTools would fold sizes into owners: the converted root has a user root")
 	}
-	if ir.DevToolsIgnore(out, c) != nil {
+	if analysis.DevToolsIgnore(out, c) != nil {
 		t.Errorf("DevTools would ignore some edges for dominators")
 	}
-	wt, err := s.Dominators(ir.DominatorOptions{IncludeExternal: true, Orphans: true})
+	wt, err := analysis.Dominators(s, analysis.DominatorOptions{IncludeExternal: true, Orphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gt, err := c.Dominators(ir.DominatorOptions{Orphans: true})
+	gt, err := analysis.Dominators(c, analysis.DominatorOptions{Orphans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +692,7 @@ func TestMoarVMSamples(t *testing.T) {
 				out, _ := cvConvert(t, src)
 				mvmCheck(t, src, out)
 				s, c := src.Snapshots[0], out.Snapshots[0]
-				tree, err := c.Dominators(ir.DominatorOptions{})
+				tree, err := analysis.Dominators(c, analysis.DominatorOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -22,7 +22,7 @@ type Options struct {
 // says what the conversion could not carry.
 func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
-		return nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d (choose one with --snapshot)", len(f.Snapshots))
+		return nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
 	var loss ir.LossReport
 	if f.Snapshots[0].V8 == nil {

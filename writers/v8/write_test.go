@@ -148,7 +148,7 @@ func TestWriteErrors(t *testing.T) {
 		mod  func(f *ir.File)
 		want string
 	}{
-		{"two snapshots", func(f *ir.File) { f.Snapshots = append(f.Snapshots, f.Snapshots[0]) }, "--snapshot"},
+		{"two snapshots", func(f *ir.File) { f.Snapshots = append(f.Snapshots, f.Snapshots[0]) }, "holds one snapshot; this file has 2"},
 		{"no snapshot", func(f *ir.File) { f.Snapshots = nil }, "has 0"},
 		{"node field without column", func(f *ir.File) {
 			meta := f.Snapshots[0].V8.Header.Get("meta")

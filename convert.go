@@ -1,0 +1,395 @@
+package heapconv
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// A Selection says which snapshots of a file a conversion writes. The
+// zero value, WholeFile, writes them all into one file.
+type Selection int
+
+const (
+	// WholeFile writes every snapshot into one output, which needs a
+	// format that holds several when the file has several.
+	WholeFile Selection = 0
+	// EachSnapshot writes each snapshot to a file of its own, numbered
+	// by the %d in the output name (%03d pads with zeros: 000; %% is a
+	// %).
+	EachSnapshot Selection = -1
+)
+
+// Snapshot selects snapshot n alone (0-based).
+func Snapshot(n int) Selection { return Selection(n + 1) }
+
+// Index returns the one snapshot selected, or -1 for WholeFile and
+// EachSnapshot.
+func (s Selection) Index() int {
+	if s > 0 {
+		return int(s) - 1
+	}
+	return -1
+}
+
+// ConvertOptions adjust ConvertFile. A nil *ConvertOptions means the zero
+// value: the input's format detected, the output's from its name, the
+// whole file converted, an existing output refused.
+type ConvertOptions struct {
+	// To names the output format; "" takes it from the output's name
+	// (looking through .gz and .zst).
+	To string
+	// Snapshots selects what to convert.
+	Snapshots Selection
+	// Overwrite replaces an existing output.
+	Overwrite bool
+	// LossReportFile, when set, receives the loss report as JSON (the
+	// LossReport type's fields), written and renamed into place together
+	// with the outputs.
+	LossReportFile string
+	// Read adjusts reading: Read.Format names the input's format ("" to
+	// detect it); Size and At are set by ConvertFile.
+	Read ReadOptions
+	// Write adjusts writing; Compress is set when the output's name asks
+	// for the format's own compressed form.
+	Write WriteOptions
+	// Stdin and Stdout are what the name "-" reads and writes (standard
+	// input and output when nil). Writing to "-" needs To.
+	Stdin  io.Reader
+	Stdout io.Writer
+}
+
+// LossReport is what a conversion could not carry into its outputs: one
+// entry per kind of loss, merged over every output. Its JSON form is what
+// ConvertOptions.LossReportFile receives (and the command line's
+// --loss-report writes); the field names are a contract.
+type LossReport struct {
+	Input   string        `json:"input"`
+	From    string        `json:"from"`
+	To      string        `json:"to"`
+	Outputs []string      `json:"outputs"`
+	Losses  ir.LossReport `json:"losses"`
+}
+
+// ConvertFile converts the heap-snapshot file in to out, and returns what
+// out's format could not hold. The input format is detected from the
+// content (inside a gzip or zstd wrapper too); the output format comes
+// from out's extension (x.heapsnapshot, x.dartheap, x.mvmheap, x.pb.gz,
+// x.fidlstream, x.heapir.zst), and a further .gz or .zst compresses it
+// (x.heapsnapshot.zst). Every output is written to a temporary file and
+// renamed at the end: a failed conversion leaves none behind. What can be
+// refused is refused before the input is read: an existing output
+// without Overwrite, the input as output, a snapshot a MoarVM file's
+// index says is not there. opts may be nil.
+func ConvertFile(in, out string, opts *ConvertOptions) (LossReport, error) {
+	var o ConvertOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	c := &conversion{opts: &o, inName: in, outName: out}
+	defer c.abort()
+	return c.run()
+}
+
+// conversion is one ConvertFile call: the outputs it has started, which
+// it takes back unless everything succeeds.
+type conversion struct {
+	opts            *ConvertOptions
+	inName, outName string
+	plan            *outputPlan
+	pattern         *numbered
+	input           *Input
+	outs            []*atomicFile
+	report          *atomicFile
+	done            bool
+}
+
+func (c *conversion) run() (LossReport, error) {
+	o := c.opts
+	var err error
+	if out := c.outName; out == "-" {
+		if o.To == "" {
+			return LossReport{}, fmt.Errorf("%w: writing to %q needs the output format (To)", ErrOption, out)
+		}
+		c.plan = &outputPlan{format: FormatByName(o.To)}
+		if c.plan.format == nil {
+			return LossReport{}, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, o.To, formatNames())
+		}
+	} else if c.plan, err = planOutput(out, o.To); err != nil {
+		return LossReport{}, err
+	}
+	sel := o.Snapshots
+	if sel == EachSnapshot {
+		if c.outName == "-" {
+			return LossReport{}, fmt.Errorf("%w: one file per snapshot cannot go to %q", ErrOutputName, c.outName)
+		}
+		if c.pattern, err = parseNumbered(c.outName); err != nil {
+			return LossReport{}, err
+		}
+	}
+	if f := o.LossReportFile; f != "" {
+		switch {
+		case f == "-" && c.outName == "-":
+			return LossReport{}, fmt.Errorf("%w: the loss report and the output would both go to standard output", ErrOutputName)
+		case f != "-" && sel != EachSnapshot && sameName(f, c.outName):
+			return LossReport{}, fmt.Errorf("%w: the loss report and the output are the same file", ErrOutputName)
+		}
+	}
+	if err := c.open(); err != nil {
+		return LossReport{}, err
+	}
+	// What can be refused is refused before the (possibly long) read.
+	target := c.plan.format
+	if list := c.input.Index(); list != nil {
+		switch {
+		case sel.Index() >= len(list):
+			return LossReport{}, &SnapshotError{Err: ErrNoSnapshot, Name: c.input.Name, Snapshot: sel.Index(), Snapshots: list}
+		case sel == WholeFile && !target.MultiSnapshot && len(list) > 1:
+			return LossReport{}, &SnapshotError{Err: ErrTooManySnapshots, Name: c.input.Name, Snapshots: list, Format: target.Name}
+		case sel == EachSnapshot:
+			for i := range max(1, len(list)) {
+				if err := c.checkOutput(c.pattern.name(i)); err != nil {
+					return LossReport{}, err
+				}
+			}
+		}
+	}
+	if f := o.LossReportFile; f != "" {
+		if c.report, err = c.create(f, nil); err != nil {
+			return LossReport{}, fmt.Errorf("the loss report: %w", err)
+		}
+	}
+	if sel != EachSnapshot {
+		out, err := c.create(c.outName, c.plan.wrapper)
+		if err != nil {
+			return LossReport{}, err
+		}
+		c.outs = append(c.outs, out)
+	}
+	f, err := c.input.Read()
+	if err != nil {
+		return LossReport{}, err
+	}
+	files, err := c.selected(f)
+	if err != nil {
+		return LossReport{}, err
+	}
+	r := LossReport{Input: c.inName, From: c.input.Format.Name, To: target.Name}
+	wopts := c.plan.writeOptions(&o.Write)
+	for i, g := range files {
+		if sel == EachSnapshot {
+			name := c.pattern.name(i)
+			if c.report != nil && sameName(c.report.name, name) {
+				return LossReport{}, fmt.Errorf("%w: the loss report and the output are the same file (%s)", ErrOutputName, name)
+			}
+			out, err := c.create(name, c.plan.wrapper)
+			if err != nil {
+				return LossReport{}, err
+			}
+			c.outs = append(c.outs, out)
+		}
+		out := c.outs[len(c.outs)-1]
+		loss, err := target.Write(out.w, g, wopts)
+		if err != nil {
+			return LossReport{}, fmt.Errorf("writing %s: %w", out.name, err)
+		}
+		if err := out.finish(); err != nil {
+			return LossReport{}, err
+		}
+		r.Losses = append(r.Losses, loss...)
+		r.Outputs = append(r.Outputs, out.name)
+	}
+	var merged ir.LossReport
+	merged.Merge(r.Losses)
+	if merged == nil {
+		merged = ir.LossReport{}
+	}
+	r.Losses = merged
+	if c.report != nil {
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err == nil {
+			_, err = c.report.w.Write(append(data, '\n'))
+		}
+		if err == nil {
+			err = c.report.finish()
+		}
+		if err != nil {
+			return LossReport{}, fmt.Errorf("the loss report: writing %s: %w", c.report.name, err)
+		}
+	}
+	for _, out := range c.all() {
+		if err := out.publish(); err != nil {
+			return LossReport{}, err
+		}
+	}
+	c.done = true
+	return r, nil
+}
+
+// open opens the input ("-": Stdin).
+func (c *conversion) open() error {
+	o := c.opts
+	var err error
+	if c.inName == "-" {
+		c.input, err = Open(o.Stdin, &o.Read)
+		if c.input != nil {
+			c.input.Name = "standard input"
+		}
+	} else {
+		c.input, err = OpenFile(c.inName, &o.Read)
+	}
+	return err
+}
+
+// selected returns the files to write, one per output.
+func (c *conversion) selected(f *ir.File) ([]*ir.File, error) {
+	sel, target := c.opts.Snapshots, c.plan.format
+	switch {
+	case sel == EachSnapshot:
+		var files []*ir.File
+		for i := range f.Snapshots {
+			g, err := f.Select(i)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, g)
+		}
+		return files, nil
+	case sel.Index() >= len(f.Snapshots):
+		return nil, &SnapshotError{Err: ErrNoSnapshot, Name: c.input.Name, Snapshot: sel.Index(), Snapshots: describeSnapshots(f)}
+	case sel.Index() >= 0:
+		g, err := f.Select(sel.Index())
+		if err != nil {
+			return nil, c.input.named(err)
+		}
+		return []*ir.File{g}, nil
+	case !target.MultiSnapshot && len(f.Snapshots) > 1:
+		return nil, &SnapshotError{Err: ErrTooManySnapshots, Name: c.input.Name, Snapshots: describeSnapshots(f), Format: target.Name}
+	}
+	return []*ir.File{f}, nil
+}
+
+// checkOutput refuses an output name that may not be written.
+func (c *conversion) checkOutput(name string) error {
+	return checkOutput(name, c.opts.Overwrite, c.input.info)
+}
+
+// create starts writing an output ("-": Stdout).
+func (c *conversion) create(name string, wr *wrapper) (*atomicFile, error) {
+	if name == "-" {
+		return streamOutput("standard output", c.opts.Stdout, wr)
+	}
+	if err := c.checkOutput(name); err != nil {
+		return nil, err
+	}
+	return createAtomic(name, wr)
+}
+
+// all lists every output, the loss report first.
+func (c *conversion) all() []*atomicFile {
+	if c.report == nil {
+		return c.outs
+	}
+	return append([]*atomicFile{c.report}, c.outs...)
+}
+
+// abort takes back every output of a conversion that did not succeed.
+func (c *conversion) abort() {
+	if c.input != nil {
+		c.input.Close()
+	}
+	if c.done {
+		return
+	}
+	for _, out := range c.all() {
+		out.abort()
+	}
+}
+
+// sameName reports whether two output names are the same path.
+func sameName(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// numbered is an output name with one number verb — %d, or %0Nd to pad
+// with zeros so the files sort — where EachSnapshot puts each snapshot's
+// number; %% is a %.
+type numbered struct {
+	before, after string // with %% made %
+	width         int
+}
+
+// parseNumbered parses the output name of EachSnapshot.
+func parseNumbered(name string) (*numbered, error) {
+	var n *numbered
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		if name[i] != '%' {
+			b.WriteByte(name[i])
+			continue
+		}
+		j := i + 1
+		if j < len(name) && name[j] == '%' {
+			b.WriteByte('%')
+			i = j
+			continue
+		}
+		width := 0
+		if j < len(name) && name[j] == '0' {
+			for j++; j < len(name) && name[j] >= '0' && name[j] <= '9' && width < 100; j++ {
+				width = width*10 + int(name[j]-'0')
+			}
+		}
+		if j >= len(name) || name[j] != 'd' || n != nil {
+			return nil, fmt.Errorf("%w: one file per snapshot needs a name with one %%d (or %%03d to pad with zeros; %%%% for a %%), not %q", ErrOutputName, name)
+		}
+		n = &numbered{before: b.String(), width: width}
+		b.Reset()
+		i = j
+	}
+	if n == nil {
+		return nil, fmt.Errorf("%w: one file per snapshot needs a name with a %%d (or %%03d to pad with zeros) for the snapshot number, not %q", ErrOutputName, name)
+	}
+	n.after = b.String()
+	return n, nil
+}
+
+func (n *numbered) name(i int) string { return fmt.Sprintf("%s%0*d%s", n.before, n.width, i, n.after) }
+
+// Convert returns f as it will be once written in the named format and
+// read back — what a conversion would hold — with what the format could
+// not hold. It works in memory. A file of several snapshots needs a
+// format that holds several (select one with ir.File.Select).
+func Convert(f *ir.File, format string, opts *WriteOptions) (*ir.File, ir.LossReport, error) {
+	fm := FormatByName(format)
+	if fm == nil {
+		return nil, nil, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, format, formatNames())
+	}
+	if !fm.MultiSnapshot && len(f.Snapshots) > 1 {
+		return nil, nil, &SnapshotError{Err: ErrTooManySnapshots, Name: "the heap", Snapshots: describeSnapshots(f), Format: fm.Name}
+	}
+	var b strings.Builder
+	loss, err := fm.Write(&b, f, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	data := b.String()
+	back, err := fm.Read(strings.NewReader(data), &ReadOptions{Size: int64(len(data))})
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the converted file back: %w", err)
+	}
+	return back, loss, nil
+}

@@ -1,0 +1,59 @@
+// Package heapconv reads, writes and converts VM heap snapshots: Dart VM
+// heap snapshots, MoarVM .mvmheap files, V8 / Chrome DevTools
+// .heapsnapshot files, and Fuchsia heapdumps (pprof profiles and FIDL
+// SnapshotElement streams). Every format is read into one model, the
+// intermediate representation of package ir, and every format is written
+// from it, so any format can be written as any other.
+//
+// # Converting
+//
+// ConvertFile does what the heapconv command's convert does: it detects
+// the input's format (inside a gzip or zstd wrapper too), takes the
+// output's format from its name, writes the output atomically, and
+// returns what the output format could not hold:
+//
+//	report, err := heapconv.ConvertFile("app.dartheap", "app.heapsnapshot", nil)
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	for _, loss := range report.Losses {
+//		log.Printf("not kept: %v", loss)
+//	}
+//
+// ConvertOptions select one snapshot of a file that holds several
+// (Snapshot(n)), or write each to a file of its own (EachSnapshot).
+//
+// # Reading and writing
+//
+// ReadFile and Read return an *ir.File: the string and class tables and
+// one or more snapshots, each a graph of nodes and edges stored column by
+// column. WriteFile and Write write one in a format; Convert converts one
+// in memory and reads it back, to see what a conversion would keep. Open
+// and OpenFile tell a file's format and, for MoarVM, list its snapshots
+// before the (possibly long) read.
+//
+// Formats lists the formats; each Format reads and writes its own data
+// directly (Format.Read, Format.Write), without detection or wrappers.
+//
+// # Loss
+//
+// A conversion keeps everything the target format can hold. What it
+// cannot hold is reported, never dropped silently: one ir.Loss per kind,
+// with a count and an example. docs/fidelity.md in the repository lists,
+// for every pair of formats, what is kept, reshaped and lost.
+//
+// # Errors
+//
+// Damaged input is an *ir.FormatError naming the format and the byte
+// offset; errors.As finds it under the input's name. Conditions a caller
+// may act on are sentinel errors (ErrUnrecognized, ErrNoSnapshot,
+// ErrTooManySnapshots, ErrExists, ...) to test with errors.Is; some come
+// as a *SnapshotError or *OutputError with the details.
+//
+// # Checking a writer
+//
+// RoundTrip is the conformance round trip for a file of your own: read,
+// write again, compare at the level the format promises (byte for byte
+// for V8, Dart and FIDL streams). A program that writes heap snapshots
+// can run it on its output to find where it and heapconv disagree.
+package heapconv

@@ -1,0 +1,175 @@
+package heapconv_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/heapconv/heapconv"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
+)
+
+// Convert a Dart VM heap snapshot into a file Chrome DevTools opens
+// (Memory panel, Load profile), and see what the V8 format could not hold.
+func ExampleConvertFile() {
+	dir, err := os.MkdirTemp("", "heapconv-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "flutter-counter.heapsnapshot")
+
+	report, err := heapconv.ConvertFile("testdata/samples/flutter-counter.dartheap.zst", out, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(report.From, "->", report.To)
+	for _, loss := range report.Losses {
+		fmt.Println(loss.Kind)
+	}
+	// Output:
+	// dart -> v8
+	// dart-truncated-strings
+	// dart-zero-refs
+	// totals
+	// classes
+	// node-names
+	// node-ids
+	// values
+	// dart-section
+}
+
+// Archive a heap snapshot of any format in heapconv's own format, the
+// zstd-compressed IR, which keeps everything every format holds; it
+// converts back to the original format exactly.
+func ExampleWriteFile() {
+	f, err := heapconv.ReadFile("testdata/moarvm/nqp-1snap.mvmheap", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "heapconv-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	archive := filepath.Join(dir, "nqp.heapir.zst")
+	loss, err := heapconv.WriteFile(archive, f, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	back, err := heapconv.ReadFile(archive, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("losses:", len(loss))
+	fmt.Println("read back:", back.Format, len(back.Snapshots), "snapshot")
+	fmt.Println("differences:", len(ir.Diff(f, back, 1)))
+	// Output:
+	// losses: 0
+	// read back: moarvm 1 snapshot
+	// differences: 0
+}
+
+// Read a MoarVM file, which holds one snapshot per garbage collection it
+// was asked to record, and look at each.
+func ExampleReadFile() {
+	f, err := heapconv.ReadFile("testdata/moarvm/nqp-3snap.mvmheap", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, s := range f.Snapshots {
+		sum := analysis.Summarize(f, s, 1)
+		fmt.Printf("snapshot %d: %d nodes, %d edges, most memory in %s\n",
+			i, s.Nodes.Len(), s.Edges.Len(), sum.TopClasses[0].Name)
+	}
+	// Output:
+	// snapshot 0: 86481 nodes, 317913 edges, most memory in VMString
+	// snapshot 1: 127190 nodes, 374608 edges, most memory in VMString
+	// snapshot 2: 144538 nodes, 440461 edges, most memory in VMString
+}
+
+// Check a heap-snapshot writer of your own: read its file, write it again
+// in its own format and compare, at the level the format promises.
+func ExampleRoundTrip() {
+	verdicts, err := heapconv.RoundTrip("testdata/v8/small/rows.heapsnapshot", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, v := range verdicts {
+		fmt.Println(v.Same, v.Text)
+	}
+	// Output:
+	// true v8 -> IR -> v8: byte-exact (1181 bytes)
+	// true IR msgpack+zstd round trip: identical
+}
+
+// Tell what a file is, and list a MoarVM file's snapshots from its index
+// without reading them.
+func ExampleOpenFile() {
+	in, err := heapconv.OpenFile("testdata/moarvm/nqp-3snap.mvmheap", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer in.Close()
+	fmt.Println(in.Format.Name, "-", in.Format.Description)
+	for i, s := range in.Index() {
+		fmt.Println(i, s)
+	}
+	// Output:
+	// moarvm - MoarVM heap snapshot (several snapshots per file)
+	// 0 GC run 1: 86470 collectables, 317913 references, heap 9712036 bytes
+	// 1 GC run 2: 127179 collectables, 374608 references, heap 11213792 bytes
+	// 2 GC run 3: 144526 collectables, 440461 references, heap 12801448 bytes
+}
+
+// See what Chrome DevTools will show for a Dart heap: convert it in memory
+// and summarize the result as DevTools' Summary view does, here its
+// largest classes by object count.
+func ExampleConvert() {
+	f, err := heapconv.ReadFile("testdata/samples/flutter-counter.dartheap.zst", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	v8, _, err := heapconv.Convert(f, "v8", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sum, err := analysis.SummarizeBy(v8, v8.Snapshots[0], 3, analysis.ByCount)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range sum.TopClasses {
+		fmt.Println(c.Name, c.Count)
+	}
+	// Output:
+	// (string) 2670
+	// (compiled code) 2563
+	// (system) 1990
+}
+
+// Conditions a caller acts on are sentinel errors; damage to the input is
+// an *ir.FormatError with the byte offset.
+func ExampleReadFile_errors() {
+	_, err := heapconv.ReadFile("testdata/moarvm/nqp-1snap.expected.json", nil)
+	fmt.Println(errors.Is(err, heapconv.ErrUnrecognized))
+
+	// A V8 file holds one snapshot; this MoarVM file has three.
+	_, err = heapconv.ConvertFile("testdata/moarvm/nqp-3snap.mvmheap", "nqp.heapsnapshot", nil)
+	var se *heapconv.SnapshotError
+	if errors.As(err, &se) {
+		fmt.Println(errors.Is(err, heapconv.ErrTooManySnapshots), len(se.Snapshots))
+	}
+
+	_, err = heapconv.ReadFile("testdata/dart/synthetic_vm_layout.dartheap", &heapconv.ReadOptions{Format: "moarvm"})
+	var fe *ir.FormatError
+	if errors.As(err, &fe) {
+		fmt.Println(fe.Format, fe.Offset)
+	}
+	// Output:
+	// true
+	// true 3
+	// moarvm 0
+}

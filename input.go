@@ -1,0 +1,360 @@
+package heapconv
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
+)
+
+// An Input is a heap-snapshot file opened for reading: its format
+// detected (or named) and any gzip or zstd wrapper looked through. It
+// tells what the file is before the (possibly long) read, and lists a
+// file's snapshots cheaply where the format has an index.
+type Input struct {
+	// Name names the input in errors: the file name for OpenFile, "" for
+	// Open (set it to name a stream).
+	Name string
+	// Format is the data's format.
+	Format *Format
+	// Compression is the compression the data came in ("gzip", "zstd"),
+	// "" for none; removed for reading, or read by the format itself (a
+	// gzipped pprof profile, a .heapir.zst).
+	Compression string
+
+	opts ReadOptions
+	r    io.Reader // the data for Format.read
+	// removed are the wrappers Open removed, outermost first.
+	removed []*unwrapReader
+	file    *os.File // nil for a stream
+	info    os.FileInfo
+	// fileSize is the size of a regular file as given (compressed or
+	// not), 0 when unknown.
+	fileSize int64
+	read     bool
+}
+
+// maxWrappers is how many wrappers Open removes, one inside the other
+// (a gzipped .pb.gz compressed again, say).
+const maxWrappers = 3
+
+// Open prepares r's data for reading: it detects the format from the
+// content (or takes opts.Format), looking inside gzip and zstd wrappers,
+// which it removes unless the format reads that wrapper itself. It reads
+// only the start of the data; Input.Read reads the rest.
+func Open(r io.Reader, opts *ReadOptions) (*Input, error) {
+	in := &Input{}
+	if opts != nil {
+		in.opts = *opts
+	}
+	if err := in.open(r); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// OpenFile opens the named file for reading, as Open does. A regular file
+// is read through io.ReaderAt where its format allows, and its snapshots
+// can be listed (Input.Index) without reading them.
+func OpenFile(name string, opts *ReadOptions) (*Input, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
+	in := &Input{Name: name, file: f, info: st}
+	if opts != nil {
+		in.opts = *opts
+	}
+	if st.Mode().IsRegular() {
+		in.fileSize = st.Size()
+		in.opts.Size = st.Size()
+		in.opts.At = f
+	}
+	if err := in.open(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// open detects the format and removes wrappers; on failure it releases
+// what it took, and the error names the input.
+func (in *Input) open(r io.Reader) error {
+	if in.opts.Format != "" {
+		if in.Format = FormatByName(in.opts.Format); in.Format == nil {
+			return fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, in.opts.Format, formatNames())
+		}
+	}
+	err := in.unwrap(bufio.NewReaderSize(r, 1<<20))
+	switch {
+	case err == io.ErrUnexpectedEOF:
+		err = &emptyError{in.Name}
+	case errors.Is(err, ErrUnrecognized):
+		err = in.named(fmt.Errorf("%w (formats: %s)", err, formatNames()))
+	case err != nil:
+		err = in.named(err)
+	}
+	if err == nil && in.opts.ScanPointers && in.opts.ContentsDir == "" && in.Format.Name != ir.FormatFuchsiaFIDL {
+		err = in.named(fmt.Errorf("%w: a ContentsDir, or a %s input, which carries them", ErrNeedsContents, ir.FormatFuchsiaFIDL))
+	}
+	if err != nil {
+		in.closeWrappers()
+		return err
+	}
+	if len(in.removed) > 0 {
+		in.opts.Size, in.opts.At = 0, nil // the decompressed size is unknown
+	}
+	return nil
+}
+
+// named puts the input's name before an error.
+func (in *Input) named(err error) error {
+	if in.Name == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", in.Name, err)
+}
+
+// unwrap detects the format of r's data, removing the wrappers around it.
+func (in *Input) unwrap(r *bufio.Reader) error {
+	in.r = r
+	head, _ := r.Peek(headSize)
+	wr := wrapperOf(head)
+	if wr == nil {
+		switch {
+		case in.Format != nil:
+			return nil
+		case len(head) == 0 && len(in.removed) == 0:
+			return io.ErrUnexpectedEOF
+		}
+		if in.Format = Detect(head); in.Format == nil {
+			if n := len(in.removed); n > 0 {
+				return fmt.Errorf("%w inside the %s data", ErrUnrecognized, in.removed[n-1].wr.Name)
+			}
+			return ErrUnrecognized
+		}
+		return nil
+	}
+	if in.Compression == "" {
+		in.Compression = wr.Name
+	}
+	big, _ := r.Peek(peekSize)
+	inner, err := wr.unwrapHead(big, len(big) < peekSize)
+	if err != nil {
+		return err
+	}
+	if in.Format == nil {
+		if f := Detect(inner); f != nil && f.ownWrapper == wr.Name {
+			in.Format = f
+		}
+	}
+	if in.Format != nil && in.Format.ownWrapper == wr.Name {
+		return nil
+	}
+	if len(in.removed) == maxWrappers {
+		return fmt.Errorf("%w: compressed more than %d times", ErrUnrecognized, maxWrappers)
+	}
+	zr, err := wr.NewReader(r)
+	if err != nil {
+		return err
+	}
+	u := zr.(*unwrapReader)
+	in.removed = append(in.removed, u)
+	return in.unwrap(bufio.NewReaderSize(u, 1<<20))
+}
+
+// Unwrapped reports whether a compression was removed for reading (the
+// data's size is then unknown until it is read).
+func (in *Input) Unwrapped() bool { return len(in.removed) > 0 }
+
+// Index lists the file's snapshots, a line describing each, from the
+// file's table of contents, without reading them: for a MoarVM file opened
+// with OpenFile and not compressed. It returns nil when the snapshots
+// cannot be listed so (Read can always tell).
+func (in *Input) Index() []string {
+	if in.Format.index == nil || in.file == nil || len(in.removed) > 0 || in.opts.Size <= 0 {
+		return nil
+	}
+	list, err := in.Format.index(in.file, in.opts.Size)
+	if err != nil {
+		// The read will say what is wrong (or recover what it can).
+		return nil
+	}
+	return list
+}
+
+// Read reads the whole input into the IR and closes the input. Its
+// errors name the input; damage is an *ir.FormatError with the byte
+// offset (in a compressed input, of the compressed file when the
+// compressed data is damaged, else of the decompressed data).
+func (in *Input) Read() (*ir.File, error) {
+	f, err := in.readAll()
+	if err != nil {
+		return nil, in.named(err)
+	}
+	return f, nil
+}
+
+// readAll is Read with errors that do not name the input.
+func (in *Input) readAll() (*ir.File, error) {
+	defer in.Close()
+	if in.read {
+		return nil, errors.New("already read")
+	}
+	in.read = true
+	opts := in.opts
+	if p := opts.Progress; p != nil && len(in.removed) > 0 {
+		// The decompressed size is unknown: tell how far into the
+		// compressed file the read is.
+		opts.Progress = func(int64, int64) { p(in.removed[0].c.published.Load(), in.fileSize) }
+	}
+	f, err := in.Format.read(in.r, &opts)
+	if err != nil {
+		return nil, in.within(err)
+	}
+	return f, nil
+}
+
+// Validate checks the input against what its format's own consumers
+// require and returns the violations, each naming its byte offset (not
+// the input); none for a valid file. A V8 file is checked against every rule Chrome
+// DevTools' loader relies on, and every violation is listed; other
+// formats are validated as they are read, which stops at the first. A
+// damaged MoarVM file that can only partly be recovered is a violation.
+// Validate reads the input and closes it.
+func (in *Input) Validate() []error {
+	defer in.Close()
+	if in.Format.Name == ir.FormatV8 {
+		errs := rv8.Validate(in.r, rv8.Options{Size: in.opts.Size})
+		for i, err := range errs {
+			errs[i] = in.within(err)
+		}
+		return errs
+	}
+	f, err := in.readAll()
+	switch {
+	case err != nil:
+		return []error{err}
+	case f.MoarVM != nil && f.MoarVM.Recovery != nil:
+		rec := f.MoarVM.Recovery
+		return []error{(in.within(ir.Errorf(ir.FormatMoarVM, rec.DamageAt, "damaged file (%s): %s recovered, %d lost",
+			rec.Reason, plural(len(f.Snapshots), "snapshot"), rec.Lost)))}
+	}
+	return nil
+}
+
+// Close releases the input. Read and Validate close it themselves.
+func (in *Input) Close() error {
+	in.closeWrappers()
+	if in.file != nil {
+		return in.file.Close()
+	}
+	return nil
+}
+
+func (in *Input) closeWrappers() {
+	for _, u := range in.removed {
+		u.Close()
+	}
+}
+
+// within puts an error of the format's reader in terms of the file as
+// given when wrappers were removed: damage to the compressed data is the
+// cause to report, with its offset in the file; otherwise the reader's
+// offset is marked as one of the decompressed data.
+func (in *Input) within(err error) error {
+	if len(in.removed) == 0 || err == nil {
+		return err
+	}
+	var wrapperErr, readerErr *ir.FormatError
+	walkErrors(err, func(e error) {
+		fe, ok := e.(*ir.FormatError)
+		if !ok {
+			return
+		}
+		for _, u := range in.removed {
+			if fe.Format == u.wr.Name && wrapperErr == nil {
+				wrapperErr = fe
+				return
+			}
+		}
+		if readerErr == nil {
+			readerErr = fe
+		}
+	})
+	switch {
+	case wrapperErr != nil:
+		return wrapperErr
+	case readerErr == nil || readerErr.Within != "" || readerErr.Offset < 0:
+		return err
+	}
+	// The message may have been made with the reader's error in it
+	// (fmt.Errorf's %w): say it again with the offset marked.
+	before := readerErr.Error()
+	readerErr.Within = ir.Decompressed
+	if err == error(readerErr) {
+		return err
+	}
+	return &relabeled{msg: strings.Replace(err.Error(), before, readerErr.Error(), 1), err: err}
+}
+
+// walkErrors calls f on err and every error it wraps.
+func walkErrors(err error, f func(error)) {
+	for err != nil {
+		f(err)
+		switch w := err.(type) {
+		case interface{ Unwrap() []error }:
+			for _, e := range w.Unwrap() {
+				walkErrors(e, f)
+			}
+			return
+		case interface{ Unwrap() error }:
+			err = w.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
+// relabeled is an error whose message was rewritten; it wraps the original.
+type relabeled struct {
+	msg string
+	err error
+}
+
+func (r *relabeled) Error() string { return r.msg }
+func (r *relabeled) Unwrap() error { return r.err }
+
+// Read reads a heap snapshot from r, detecting its format (or taking
+// opts.Format) and looking through gzip and zstd. opts may be nil.
+func Read(r io.Reader, opts *ReadOptions) (*ir.File, error) {
+	in, err := Open(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return in.Read()
+}
+
+// ReadFile reads the named heap-snapshot file, detecting its format (or
+// taking opts.Format) and looking through gzip and zstd. opts may be nil.
+func ReadFile(name string, opts *ReadOptions) (*ir.File, error) {
+	in, err := OpenFile(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return in.Read()
+}

@@ -1,0 +1,63 @@
+package ir
+
+// The class identity and external memory every format's heap shares:
+// how classes of one name are told apart, and what counts as memory
+// outside the managed heap.
+
+// IsExternalTotal reports whether a snapshot total counts memory outside the
+// managed heap (V8's extra_native_bytes, a format's external size).
+func IsExternalTotal(name string) bool {
+	return name == "extra_native_bytes" || name == "external_size"
+}
+
+// ExternalSize returns a snapshot's memory outside the managed heap: the
+// per-node external sizes plus the external totals, saturating at 2^64-1.
+func ExternalSize(s *Snapshot) uint64 {
+	ext := s.Nodes.ExternalSize.Sum()
+	for _, t := range s.Totals {
+		if IsExternalTotal(t.Name) {
+			ext = SatAdd(ext, t.Value)
+		}
+	}
+	return ext
+}
+
+// ClassLabels names every class of the table, qualified by its library
+// (ClassLibrary) where two libraries define a class of the same name (Dart
+// apps have several "Node"s), so that their objects are not counted as one
+// class: "Node (package:app/tree.dart)".
+func ClassLabels(f *File) []string {
+	c := &f.Classes
+	libs := map[string]map[string]bool{}
+	for k := 0; k < c.Len(); k++ {
+		name := f.String(c.Name[k])
+		if libs[name] == nil {
+			libs[name] = map[string]bool{}
+		}
+		libs[name][ClassLibrary(f, k)] = true
+	}
+	out := make([]string, c.Len())
+	for k := range out {
+		name := f.String(c.Name[k])
+		out[k] = name
+		if l := ClassLibrary(f, k); len(libs[name]) > 1 && l != "" {
+			out[k] = name + " (" + l + ")"
+		}
+	}
+	return out
+}
+
+// ClassLibrary returns the library that tells apart classes of one name:
+// a Dart file's library URI (its library names are often empty), else the
+// class's library (a MoarVM type's REPR name, a Fuchsia module).
+func ClassLibrary(f *File, k int) string {
+	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
+		if uris := f.Snapshots[0].Dart.ClassURI; k < len(uris) && f.String(uris[k]) != "" {
+			return f.String(uris[k])
+		}
+	}
+	if k < len(f.Classes.Library) {
+		return f.String(f.Classes.Library[k])
+	}
+	return ""
+}

@@ -1,0 +1,59 @@
+package heapconv
+
+import "io"
+
+// ReadOptions adjust reading. A nil *ReadOptions means the zero value:
+// the format detected from the content, no block contents, no progress.
+type ReadOptions struct {
+	// Format names the input's format; "" detects it from the content
+	// (inside a gzip or zstd wrapper too). Format.Read ignores it.
+	Format string
+	// Size is the input's size in bytes, 0 when unknown. Readers use it
+	// to bound what a file's declared counts may allocate, and for
+	// progress. OpenFile and ReadFile set it.
+	Size int64
+	// At reads the same input at offsets, when it is a regular file:
+	// formats with a table of contents at the end (MoarVM) read the
+	// snapshots through it instead of reading the file into memory.
+	// OpenFile and ReadFile set it.
+	At io.ReaderAt
+	// ContentsDir is a Fuchsia heapdump's block contents directory (what
+	// ffx profile heapdump writes with --output-contents-dir).
+	ContentsDir string
+	// ScanPointers derives edges from a Fuchsia heapdump's block
+	// contents: every aligned 64-bit word that holds the address of
+	// another live block becomes an edge (a heuristic: integers that look
+	// like addresses count too), so that the heap has retainers and
+	// retained sizes.
+	ScanPointers bool
+	// Progress, when set, is called now and then with how many bytes of
+	// the input have been read and the input's size (0 when unknown). For
+	// compressed input both count compressed bytes.
+	Progress func(done, total int64)
+}
+
+// progress adapts Progress to the readers' callback, which reports bytes
+// read only.
+func (o *ReadOptions) progress() func(int64) {
+	if o.Progress == nil {
+		return nil
+	}
+	return func(n int64) { o.Progress(n, o.Size) }
+}
+
+// WriteOptions adjust writing. A nil *WriteOptions means the zero value.
+type WriteOptions struct {
+	// Compress writes the format's own compressed variant where it has
+	// one: .heapir.zst for the IR. (A Fuchsia pprof profile is gzipped
+	// unless NoGzip is set.)
+	Compress bool
+	// NoGzip writes a Fuchsia pprof profile uncompressed, as older ffx
+	// versions did.
+	NoGzip bool
+	// ContentsDir receives a Fuchsia pprof profile's block contents, one
+	// file per block, as ffx profile heapdump writes them.
+	ContentsDir string
+	// Progress, when set, is called now and then with how many bytes have
+	// been written.
+	Progress func(written int64)
+}

@@ -1,0 +1,359 @@
+package heapconv
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// outputPlan is how an output file is to be written: its format, and the
+// wrapper to compress it with (nil for none).
+type outputPlan struct {
+	format  *Format
+	wrapper *wrapper
+	// native is set when the name asks for the format's own compressed
+	// form (.heapir.zst, .pb.gz): the format's writer compresses.
+	native bool
+}
+
+// planOutput decides how to write the file name: in the format named by
+// to (when not "") or by the name's extension, and with the wrapper its
+// .gz or .zst suffix asks for — unless the format compresses that way
+// itself (.pb.gz, .heapir.zst keep their meaning).
+func planOutput(name, to string) (*outputPlan, error) {
+	base := strings.ToLower(filepath.Base(name))
+	o := &outputPlan{}
+	var wr *wrapper
+	for _, w := range wrappers {
+		if strings.HasSuffix(base, w.Ext) {
+			wr = w
+		}
+	}
+	if to != "" {
+		if o.format = FormatByName(to); o.format == nil {
+			return nil, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, to, formatNames())
+		}
+	} else {
+		o.format = FormatByExtension(base)
+		if o.format == nil && wr != nil {
+			o.format = FormatByExtension(strings.TrimSuffix(base, wr.Ext))
+		}
+	}
+	if o.format == nil {
+		return nil, fmt.Errorf("%w %q", ErrNoFormat, name)
+	}
+	if wr != nil {
+		if o.format.ownWrapper == wr.Name {
+			o.native = true
+		} else {
+			o.wrapper = wr
+		}
+	}
+	return o, nil
+}
+
+// OutputFormat returns the format a file of that name is written in (its
+// extension, looking through .gz and .zst), or nil.
+func OutputFormat(name string) *Format {
+	o, err := planOutput(name, "")
+	if err != nil {
+		return nil
+	}
+	return o.format
+}
+
+// writeOptions are opts for writing a file planned so: compressed by the
+// format itself when the name asks for it.
+func (o *outputPlan) writeOptions(opts *WriteOptions) *WriteOptions {
+	w := WriteOptions{}
+	if opts != nil {
+		w = *opts
+	}
+	w.Compress = w.Compress || o.native
+	if o.wrapper != nil && o.format.ownWrapper == "gzip" {
+		// A profile in a gzip wrapper of ours is not gzipped twice.
+		w.NoGzip = true
+	}
+	return &w
+}
+
+// WriteFile writes f to the named file in the format its extension names,
+// compressed when the name ends in .gz or .zst (x.heapsnapshot.zst; a
+// .heapir.zst or .pb.gz is the format's own compressed form). The file is written to a
+// temporary file beside it and renamed at the end: a failed write leaves
+// no file behind, and an existing file is replaced only whole. It returns
+// what the format could not hold. opts may be nil.
+func WriteFile(name string, f *ir.File, opts *WriteOptions) (ir.LossReport, error) {
+	plan, err := planOutput(name, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOutput(name, true, nil); err != nil {
+		return nil, err
+	}
+	out, err := createAtomic(name, plan.wrapper)
+	if err != nil {
+		return nil, err
+	}
+	loss, err := plan.format.Write(out.w, f, plan.writeOptions(opts))
+	if err == nil {
+		err = out.commit()
+	}
+	if err != nil {
+		out.abort()
+		return nil, err
+	}
+	return loss, nil
+}
+
+// Write writes f to w in the named format and returns what the format
+// could not hold. opts may be nil.
+func Write(w io.Writer, f *ir.File, format string, opts *WriteOptions) (ir.LossReport, error) {
+	fm := FormatByName(format)
+	if fm == nil {
+		return nil, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, format, formatNames())
+	}
+	return fm.Write(w, f, opts)
+}
+
+// checkOutput refuses an output that cannot or may not be written: in a
+// directory that does not exist, the input file in any guise (in, when
+// not nil), a directory, or an existing file unless overwrite.
+func checkOutput(name string, overwrite bool, in os.FileInfo) error {
+	dir := filepath.Dir(name)
+	if st, err := os.Stat(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return &OutputError{name, fmt.Errorf("directory %s does not exist", dir)}
+		}
+		return &OutputError{name, err}
+	} else if !st.IsDir() {
+		return &OutputError{name, fmt.Errorf("%s is not a directory", dir)}
+	}
+	st, err := os.Stat(name)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case in != nil && os.SameFile(st, in):
+		return &OutputError{name, ErrSameFile}
+	case st.IsDir():
+		return fmt.Errorf("%s is a directory", name)
+	case !overwrite:
+		return &OutputError{name, ErrExists}
+	}
+	return nil
+}
+
+// atomicFile is an output being written: a temporary file in its
+// directory, renamed over its name only when everything succeeded, so
+// that a failed or interrupted write leaves nothing behind.
+type atomicFile struct {
+	name string
+	tmp  *os.File // nil when writing to a stream
+	w    io.Writer
+	// zw compresses into the file when the name asks for a wrapper.
+	zw io.WriteCloser
+	bw *bufio.Writer
+}
+
+// tempPattern names a temporary file: hidden, beside the output, and
+// short enough for the file system when the output's own name is long.
+func tempPattern(name string) string {
+	base := filepath.Base(name)
+	if len(base) > 200 {
+		base = base[:200]
+	}
+	return "." + base + ".tmp-*"
+}
+
+// createAtomic starts writing the named file, compressed with wr when not
+// nil. The caller has checked the name with checkOutput.
+func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
+	dir := filepath.Dir(name)
+	tmp, err := temps.create(dir, tempPattern(name))
+	if err != nil {
+		return nil, &OutputError{name, fmt.Errorf("cannot create a file in %s: %w", dir, unpath(err))}
+	}
+	// CreateTemp makes the file private; give it an ordinary file's mode,
+	// or keep the mode of the file it replaces.
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(name); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		temps.remove(tmp)
+		return nil, &OutputError{name, unpath(err)}
+	}
+	o := &atomicFile{name: name, tmp: tmp, w: tempWriter{tmp}}
+	if err := o.compress(wr); err != nil {
+		temps.remove(tmp)
+		return nil, err
+	}
+	return o, nil
+}
+
+// streamOutput writes to w (standard output), compressed with wr when not
+// nil; it cannot be taken back.
+func streamOutput(name string, w io.Writer, wr *wrapper) (*atomicFile, error) {
+	o := &atomicFile{name: name, w: w}
+	return o, o.compress(wr)
+}
+
+func (o *atomicFile) compress(wr *wrapper) error {
+	if wr == nil {
+		return nil
+	}
+	o.bw = bufio.NewWriterSize(o.w, 1<<20)
+	zw, err := wr.NewWriter(o.bw)
+	if err != nil {
+		return err
+	}
+	o.zw, o.w = zw, zw
+	return nil
+}
+
+// unpath drops the file name from an *os.PathError: the temporary file's
+// name means nothing to the user, who is told the output's.
+func unpath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// tempWriter writes to a temporary file, with errors that do not name it.
+type tempWriter struct{ f *os.File }
+
+func (t tempWriter) Write(p []byte) (int, error) {
+	n, err := t.f.Write(p)
+	return n, unpath(err)
+}
+
+// commit finishes the output and makes it visible under its name.
+func (o *atomicFile) commit() error {
+	if err := o.finish(); err != nil {
+		return err
+	}
+	return o.publish()
+}
+
+// finish flushes the output (to the disk); on failure it is removed.
+func (o *atomicFile) finish() error {
+	if o.zw != nil {
+		err := o.zw.Close()
+		if err == nil {
+			err = o.bw.Flush()
+		}
+		o.zw = nil
+		if err != nil {
+			o.abort()
+			return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+		}
+	}
+	if o.tmp == nil {
+		return nil
+	}
+	if err := o.tmp.Sync(); err != nil {
+		o.abort()
+		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+	}
+	return nil
+}
+
+// publish renames the finished output over its name.
+func (o *atomicFile) publish() error {
+	if o.tmp == nil {
+		return nil
+	}
+	if err := os.Rename(o.tmp.Name(), o.name); err != nil {
+		o.abort()
+		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+	}
+	// Renamed: there is no temporary file left to remove.
+	tmp := o.tmp
+	o.tmp = nil
+	if err := temps.release(tmp); err != nil {
+		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+	}
+	return nil
+}
+
+// abort removes the temporary file (of an output not yet published).
+func (o *atomicFile) abort() {
+	if o == nil {
+		return
+	}
+	if o.zw != nil {
+		o.zw.Close()
+		o.zw = nil
+	}
+	if o.tmp != nil {
+		temps.remove(o.tmp)
+		o.tmp = nil
+	}
+}
+
+// temps are the temporary files being written, so that a program ending
+// on a signal can remove them (RemoveTemporaryFiles).
+var temps tempFiles
+
+type tempFiles struct {
+	mu     sync.Mutex
+	files  map[*os.File]bool
+	closed bool
+}
+
+func (t *tempFiles) create(dir, pattern string) (*os.File, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, errors.New("the program is ending")
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err == nil {
+		if t.files == nil {
+			t.files = map[*os.File]bool{}
+		}
+		t.files[f] = true
+	}
+	return f, err
+}
+
+// remove closes and deletes a temporary file.
+func (t *tempFiles) remove(f *os.File) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f.Close()
+	os.Remove(f.Name())
+	delete(t.files, f)
+}
+
+// release closes a temporary file that has been renamed into place.
+func (t *tempFiles) release(f *os.File) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.files, f)
+	return f.Close()
+}
+
+// RemoveTemporaryFiles deletes the temporary files of every output being
+// written, for a program about to exit on a signal: what WriteFile and
+// ConvertFile were writing is then never left behind, and no output
+// appears. Outputs started afterwards fail.
+func RemoveTemporaryFiles() {
+	temps.mu.Lock()
+	defer temps.mu.Unlock()
+	temps.closed = true
+	for f := range temps.files {
+		os.Remove(f.Name())
+	}
+}
