@@ -843,7 +843,8 @@ func differingKinds(kinds, x, y []string) (differ []string, ok bool) {
 
 // sectionKinds are the kinds of the lines sectionFields measures.
 var sectionKinds = []string{ir.LossDartSection, ir.LossV8Detachedness, ir.LossV8Fields, ir.LossV8Locations, ir.LossV8Samples, ir.LossV8Section,
-	ir.LossMoarVMStaticFrames, ir.LossMoarVMMetadata, ir.LossMoarVMHighscores, ir.LossFuchsiaLabels, ir.LossFuchsiaBuildIDs}
+	ir.LossMoarVMStaticFrames, ir.LossMoarVMMetadata, ir.LossMoarVMHighscores, ir.LossFuchsiaLabels, ir.LossFuchsiaBuildIDs,
+	ir.LossFuchsiaStream}
 
 // sectionFields measures what only a V8, MoarVM or Fuchsia file has, a
 // sorted line per loss kind that names its loss: the kind, a count and a
@@ -960,6 +961,21 @@ func sectionFields(m *measured) []string {
 			}
 		}
 		line(ir.LossFuchsiaLabels, len(labels), labels)
+	}
+	if fs := m.s.Fuchsia; fs != nil && fs.Stream != nil {
+		// A FIDL stream's details: its records, and what each element
+		// carried beyond the profile (per block in the order of the real
+		// nodes).
+		st := fs.Stream
+		var fields []uint8
+		for _, i := range m.real {
+			if i < len(st.AllocFields) {
+				fields = append(fields, st.AllocFields[i])
+			}
+		}
+		line(ir.LossFuchsiaStream, len(st.Records), st.Records, fields, st.StackKey, st.StackChunkSize, st.ThreadKey,
+			st.RegionFields, st.RegionVaddr, st.ContentsChunkSize, st.OrphanAddress, st.OrphanContents,
+			st.UnknownOrdinal, st.UnknownBytes)
 	}
 	if ff := m.f.Fuchsia; ff != nil {
 		var ids []string

@@ -122,6 +122,11 @@ const (
 	// LossFuchsiaBuildIDs: the build ids of a Fuchsia profile's mappings
 	// (what symbolizing needs); Count is mappings.
 	LossFuchsiaBuildIDs = "fuchsia-build-ids"
+	// LossFuchsiaStream: what a FIDL SnapshotElement stream has beyond a
+	// pprof profile (FuchsiaStream: the records' order and batches, stack
+	// and thread keys, the regions' vaddrs and the fields sent, contents
+	// chunking, orphan chunks, unknown fields); Count is stream records.
+	LossFuchsiaStream = "fuchsia-stream"
 	// LossAllocationStacks: objects' allocation stacks (a Fuchsia
 	// heapdump's, V8's allocation traces), or what their frames say (a
 	// FIDL stream's frames are addresses); Count is objects, or functions

@@ -114,6 +114,9 @@ func prepare(f *ir.File, format, what string) (*ir.File, ir.LossReport, error) {
 		if s.Fuchsia == nil {
 			return nil, loss, fmt.Errorf("%s: snapshot %d has no Fuchsia section", format, k)
 		}
+		if format == ir.FormatFuchsia {
+			loss.Merge(ir.FuchsiaStreamLoss(s, what))
+		}
 		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
 			loss.Addf(ir.LossDerivedEdges, int64(s.Edges.Len()), "edges derived from block contents (heuristic) are not written: %s has no edges", what)
 		}
