@@ -25,8 +25,17 @@ const (
 	EachSnapshot Selection = -1
 )
 
-// Snapshot selects snapshot n alone (0-based).
-func Snapshot(n int) Selection { return Selection(n + 1) }
+// Snapshot selects snapshot n alone (0-based). A negative n selects
+// nothing: ConvertFile refuses it.
+func Snapshot(n int) Selection {
+	if n < 0 {
+		return noSelection
+	}
+	return Selection(n + 1)
+}
+
+// noSelection is what Snapshot makes of a negative number.
+const noSelection Selection = -2
 
 // Index returns the one snapshot selected, or -1 for WholeFile and
 // EachSnapshot.
@@ -59,21 +68,28 @@ type ConvertOptions struct {
 	// for the format's own compressed form.
 	Write WriteOptions
 	// Stdin and Stdout are what the name "-" reads and writes (standard
-	// input and output when nil). Writing to "-" needs To.
+	// input and output when nil). Writing to "-" needs To, and what was
+	// written there cannot be taken back when the conversion fails.
 	Stdin  io.Reader
 	Stdout io.Writer
 }
 
-// LossReport is what a conversion could not carry into its outputs: one
-// entry per kind of loss, merged over every output. Its JSON form is what
-// ConvertOptions.LossReportFile receives (and the command line's
-// --loss-report writes); the field names are a contract.
+// LossReport is what a conversion could not carry into its outputs, with
+// what was converted. Its JSON form is what ConvertOptions.LossReportFile
+// receives (and the command line's --loss-report writes); the field names
+// are a contract.
 type LossReport struct {
-	Input   string        `json:"input"`
-	From    string        `json:"from"`
-	To      string        `json:"to"`
-	Outputs []string      `json:"outputs"`
-	Losses  ir.LossReport `json:"losses"`
+	// Input is the input's name as given to ConvertFile.
+	Input string `json:"input"`
+	// From and To are the input's and the outputs' format names.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Outputs are the files written, in order (one per snapshot with
+	// EachSnapshot).
+	Outputs []string `json:"outputs"`
+	// Losses are the kinds of loss, each with a count and an example,
+	// merged over every output; empty when nothing was lost.
+	Losses ir.LossReport `json:"losses"`
 }
 
 // ConvertFile converts the heap-snapshot file in to out, and returns what
@@ -96,6 +112,9 @@ func ConvertFile(in, out string, opts *ConvertOptions) (LossReport, error) {
 	}
 	if o.Stdout == nil {
 		o.Stdout = os.Stdout
+	}
+	if in == "-" && o.Read.Name == "" {
+		o.Read.Name = "standard input"
 	}
 	c := &conversion{opts: &o, inName: in, outName: out}
 	defer c.abort()
@@ -130,6 +149,12 @@ func (c *conversion) run() (LossReport, error) {
 		return LossReport{}, err
 	}
 	sel := o.Snapshots
+	if sel < EachSnapshot {
+		return LossReport{}, fmt.Errorf("%w: no snapshot selected (a negative snapshot number)", ErrOption)
+	}
+	if err := c.plan.check(&o.Write); err != nil {
+		return LossReport{}, err
+	}
 	if sel == EachSnapshot {
 		if c.outName == "-" {
 			return LossReport{}, fmt.Errorf("%w: one file per snapshot cannot go to %q", ErrOutputName, c.outName)
@@ -148,6 +173,9 @@ func (c *conversion) run() (LossReport, error) {
 	}
 	if err := c.open(); err != nil {
 		return LossReport{}, err
+	}
+	if o.Read.ContentsDir != "" && c.input.Format.Name == ir.FormatFuchsiaFIDL {
+		return LossReport{}, c.input.named(fmt.Errorf("%w: a contents directory is for pprof profiles; a FIDL stream carries its block contents", ErrOption))
 	}
 	// What can be refused is refused before the (possibly long) read.
 	target := c.plan.format
@@ -228,10 +256,8 @@ func (c *conversion) run() (LossReport, error) {
 			return LossReport{}, fmt.Errorf("the loss report: writing %s: %w", c.report.name, err)
 		}
 	}
-	for _, out := range c.all() {
-		if err := out.publish(); err != nil {
-			return LossReport{}, err
-		}
+	if err := publish(c.all()); err != nil {
+		return LossReport{}, err
 	}
 	c.done = true
 	return r, nil
@@ -243,9 +269,6 @@ func (c *conversion) open() error {
 	var err error
 	if c.inName == "-" {
 		c.input, err = Open(o.Stdin, &o.Read)
-		if c.input != nil {
-			c.input.Name = "standard input"
-		}
 	} else {
 		c.input, err = OpenFile(c.inName, &o.Read)
 	}
@@ -379,7 +402,7 @@ func Convert(f *ir.File, format string, opts *WriteOptions) (*ir.File, ir.LossRe
 		return nil, nil, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, format, formatNames())
 	}
 	if !fm.MultiSnapshot && len(f.Snapshots) > 1 {
-		return nil, nil, &SnapshotError{Err: ErrTooManySnapshots, Name: "the heap", Snapshots: describeSnapshots(f), Format: fm.Name}
+		return nil, nil, &SnapshotError{Err: ErrTooManySnapshots, Name: "the file", Snapshots: describeSnapshots(f), Format: fm.Name}
 	}
 	var b strings.Builder
 	loss, err := fm.Write(&b, f, opts)

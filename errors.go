@@ -64,7 +64,7 @@ type SnapshotError struct {
 func (e *SnapshotError) Error() string {
 	if e.Err == ErrTooManySnapshots {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; choose one, or one file per snapshot:", e.Name, len(e.Snapshots), e.Format)
+		fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; select one:", e.Name, len(e.Snapshots), e.Format)
 		for i, l := range e.Snapshots {
 			fmt.Fprintf(&b, "\n  %d: %s", i, l)
 		}
@@ -105,6 +105,9 @@ func (e *emptyError) Error() string {
 
 func (e *emptyError) Is(target error) bool { return target == ErrEmpty }
 
+// errIsDirectory is an OutputError's Err for a directory in the way.
+var errIsDirectory = errors.New("a directory is in the way")
+
 // An OutputError is an output file heapconv will not write.
 type OutputError struct {
 	Name string
@@ -118,6 +121,8 @@ func (e *OutputError) Error() string {
 		return e.Name + " exists"
 	case ErrSameFile:
 		return e.Name + " is the input file; heapconv never writes over its input"
+	case errIsDirectory:
+		return e.Name + " is a directory"
 	}
 	return "cannot write " + e.Name + ": " + e.Err.Error()
 }

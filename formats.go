@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
@@ -24,7 +23,8 @@ import (
 type Format struct {
 	// Name is the format's name on the command line and in ir.File.Format
 	// ("v8", "dart", "moarvm", "fuchsia", "fuchsia-fidl", "ir").
-	Name        string
+	Name string
+	// Description says what the format is, in a line.
 	Description string
 	// Extensions are the file name suffixes that name the format, lower
 	// case, the most specific first.
@@ -221,11 +221,28 @@ var formats = []*Format{
 	},
 }
 
-// Formats lists the formats heapconv reads and writes.
-func Formats() []*Format { return slices.Clone(formats) }
+// Formats lists the formats heapconv reads and writes. Each is a copy:
+// changing it changes nothing in heapconv.
+func Formats() []*Format {
+	out := make([]*Format, len(formats))
+	for i, f := range formats {
+		c := *f
+		out[i] = &c
+	}
+	return out
+}
 
-// FormatByName returns the named format, or nil.
+// FormatByName returns (a copy of) the named format, or nil.
 func FormatByName(name string) *Format {
+	if f := formatNamed(name); f != nil {
+		c := *f
+		return &c
+	}
+	return nil
+}
+
+// formatNamed returns the registry's own entry for the named format.
+func formatNamed(name string) *Format {
 	for _, f := range formats {
 		if f.Name == name {
 			return f
@@ -257,7 +274,11 @@ func FormatByExtension(name string) *Format {
 			}
 		}
 	}
-	return best
+	if best == nil {
+		return nil
+	}
+	c := *best
+	return &c
 }
 
 // Detect names the format of data starting with head (at least the first

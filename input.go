@@ -33,10 +33,13 @@ type Input struct {
 	removed []*unwrapReader
 	file    *os.File // nil for a stream
 	info    os.FileInfo
-	// fileSize is the size of a regular file as given (compressed or
-	// not), 0 when unknown.
+	// fileSize is the size of the input as given (compressed or not), 0
+	// when unknown.
 	fileSize int64
-	read     bool
+	// done is set once the input was read, validated or closed: its data
+	// can be taken only once.
+	done   bool
+	closed bool
 }
 
 // maxWrappers is how many wrappers Open removes, one inside the other
@@ -52,6 +55,7 @@ func Open(r io.Reader, opts *ReadOptions) (*Input, error) {
 	if opts != nil {
 		in.opts = *opts
 	}
+	in.Name, in.fileSize = in.opts.Name, in.opts.Size
 	if err := in.open(r); err != nil {
 		return nil, err
 	}
@@ -78,6 +82,9 @@ func OpenFile(name string, opts *ReadOptions) (*Input, error) {
 	in := &Input{Name: name, file: f, info: st}
 	if opts != nil {
 		in.opts = *opts
+	}
+	if in.opts.Name != "" {
+		in.Name = in.opts.Name
 	}
 	if st.Mode().IsRegular() {
 		in.fileSize = st.Size()
@@ -142,7 +149,9 @@ func (in *Input) unwrap(r *bufio.Reader) error {
 			return io.ErrUnexpectedEOF
 		}
 		if in.Format = Detect(head); in.Format == nil {
-			if n := len(in.removed); n > 0 {
+			if n := len(in.removed); n > 0 && len(head) == 0 {
+				return io.ErrUnexpectedEOF // an empty file, compressed
+			} else if n > 0 {
 				return fmt.Errorf("%w inside the %s data", ErrUnrecognized, in.removed[n-1].wr.Name)
 			}
 			return ErrUnrecognized
@@ -209,13 +218,15 @@ func (in *Input) Read() (*ir.File, error) {
 	return f, nil
 }
 
+// errTaken is the error of an input whose data was taken already.
+var errTaken = errors.New("the input was read or closed already")
+
 // readAll is Read with errors that do not name the input.
 func (in *Input) readAll() (*ir.File, error) {
-	defer in.Close()
-	if in.read {
-		return nil, errors.New("already read")
+	if err := in.take(); err != nil {
+		return nil, err
 	}
-	in.read = true
+	defer in.Close()
 	opts := in.opts
 	if p := opts.Progress; p != nil && len(in.removed) > 0 {
 		// The decompressed size is unknown: tell how far into the
@@ -237,8 +248,11 @@ func (in *Input) readAll() (*ir.File, error) {
 // damaged MoarVM file that can only partly be recovered is a violation.
 // Validate reads the input and closes it.
 func (in *Input) Validate() []error {
-	defer in.Close()
 	if in.Format.Name == ir.FormatV8 {
+		if err := in.take(); err != nil {
+			return []error{err}
+		}
+		defer in.Close()
 		errs := rv8.Validate(in.r, rv8.Options{Size: in.opts.Size})
 		for i, err := range errs {
 			errs[i] = in.within(err)
@@ -257,8 +271,23 @@ func (in *Input) Validate() []error {
 	return nil
 }
 
-// Close releases the input. Read and Validate close it themselves.
+// take marks the input's data taken, or says it was already.
+func (in *Input) take() error {
+	if in.done {
+		return errTaken
+	}
+	in.done = true
+	return nil
+}
+
+// Close releases the input; Read and Validate close it themselves, and
+// closing again does nothing.
 func (in *Input) Close() error {
+	in.done = true
+	if in.closed {
+		return nil
+	}
+	in.closed = true
 	in.closeWrappers()
 	if in.file != nil {
 		return in.file.Close()

@@ -8,6 +8,9 @@ type ReadOptions struct {
 	// Format names the input's format; "" detects it from the content
 	// (inside a gzip or zstd wrapper too). Format.Read ignores it.
 	Format string
+	// Name names the input in errors ("standard input", say); OpenFile
+	// and ReadFile name it by the file name when it is "".
+	Name string
 	// Size is the input's size in bytes, 0 when unknown. Readers use it
 	// to bound what a file's declared counts may allocate, and for
 	// progress. OpenFile and ReadFile set it.
@@ -26,9 +29,11 @@ type ReadOptions struct {
 	// like addresses count too), so that the heap has retainers and
 	// retained sizes.
 	ScanPointers bool
-	// Progress, when set, is called now and then with how many bytes of
-	// the input have been read and the input's size (0 when unknown). For
-	// compressed input both count compressed bytes.
+	// Progress, when set, is called now and then while a V8, Dart or
+	// MoarVM input is read (the formats whose files reach gigabytes), with
+	// how many bytes have been read and the input's size (0 when
+	// unknown). For compressed input both count compressed bytes, and the
+	// last call may stop short of the total by the decompressor's buffer.
 	Progress func(done, total int64)
 }
 

@@ -69,6 +69,17 @@ func OutputFormat(name string) *Format {
 	return o.format
 }
 
+// check refuses write options that do not fit the planned output.
+func (o *outputPlan) check(opts *WriteOptions) error {
+	switch {
+	case o.format.Name == ir.FormatFuchsiaFIDL && (opts.NoGzip || opts.ContentsDir != ""):
+		return fmt.Errorf("%w: NoGzip and ContentsDir are for pprof profiles; a FIDL stream carries its block contents", ErrOption)
+	case o.native && o.format.ownWrapper == "gzip" && opts.NoGzip:
+		return fmt.Errorf("%w: NoGzip, but the output's name ends in .gz", ErrOption)
+	}
+	return nil
+}
+
 // writeOptions are opts for writing a file planned so: compressed by the
 // format itself when the name asks for it.
 func (o *outputPlan) writeOptions(opts *WriteOptions) *WriteOptions {
@@ -95,6 +106,13 @@ func WriteFile(name string, f *ir.File, opts *WriteOptions) (ir.LossReport, erro
 	if err != nil {
 		return nil, err
 	}
+	wopts := plan.writeOptions(opts)
+	if err := plan.check(wopts); err != nil {
+		return nil, err
+	}
+	if !plan.format.MultiSnapshot && len(f.Snapshots) > 1 {
+		return nil, &SnapshotError{Err: ErrTooManySnapshots, Name: "the file", Snapshots: describeSnapshots(f), Format: plan.format.Name}
+	}
 	if err := checkOutput(name, true, nil); err != nil {
 		return nil, err
 	}
@@ -102,12 +120,15 @@ func WriteFile(name string, f *ir.File, opts *WriteOptions) (ir.LossReport, erro
 	if err != nil {
 		return nil, err
 	}
-	loss, err := plan.format.Write(out.w, f, plan.writeOptions(opts))
-	if err == nil {
-		err = out.commit()
-	}
+	loss, err := plan.format.Write(out.w, f, wopts)
 	if err != nil {
 		out.abort()
+		return nil, fmt.Errorf("writing %s: %w", name, err)
+	}
+	if err := out.finish(); err != nil {
+		return nil, err
+	}
+	if err := publish([]*atomicFile{out}); err != nil {
 		return nil, err
 	}
 	return loss, nil
@@ -141,11 +162,11 @@ func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		return err
+		return &OutputError{name, unpath(err)}
 	case in != nil && os.SameFile(st, in):
 		return &OutputError{name, ErrSameFile}
 	case st.IsDir():
-		return fmt.Errorf("%s is a directory", name)
+		return &OutputError{name, errIsDirectory}
 	case !overwrite:
 		return &OutputError{name, ErrExists}
 	}
@@ -238,14 +259,6 @@ func (t tempWriter) Write(p []byte) (int, error) {
 	return n, unpath(err)
 }
 
-// commit finishes the output and makes it visible under its name.
-func (o *atomicFile) commit() error {
-	if err := o.finish(); err != nil {
-		return err
-	}
-	return o.publish()
-}
-
 // finish flushes the output (to the disk); on failure it is removed.
 func (o *atomicFile) finish() error {
 	if o.zw != nil {
@@ -269,22 +282,34 @@ func (o *atomicFile) finish() error {
 	return nil
 }
 
-// publish renames the finished output over its name.
-func (o *atomicFile) publish() error {
-	if o.tmp == nil {
-		return nil
+// publish renames finished outputs over their names, all while no signal
+// can remove them (RemoveTemporaryFiles waits): either every output
+// appears, or the program ends before any does. An output that cannot be
+// renamed is removed, with those not yet renamed.
+func publish(outs []*atomicFile) error {
+	temps.mu.Lock()
+	defer temps.mu.Unlock()
+	if temps.closed {
+		return errors.New("the program is ending")
 	}
-	if err := os.Rename(o.tmp.Name(), o.name); err != nil {
-		o.abort()
-		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+	var err error
+	for _, o := range outs {
+		if o.tmp == nil {
+			continue
+		}
+		if err == nil {
+			if rerr := os.Rename(o.tmp.Name(), o.name); rerr != nil {
+				err = fmt.Errorf("writing %s: %w", o.name, unpath(rerr))
+			}
+		}
+		if err != nil {
+			os.Remove(o.tmp.Name())
+		}
+		o.tmp.Close()
+		delete(temps.files, o.tmp)
+		o.tmp = nil
 	}
-	// Renamed: there is no temporary file left to remove.
-	tmp := o.tmp
-	o.tmp = nil
-	if err := temps.release(tmp); err != nil {
-		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
-	}
-	return nil
+	return err
 }
 
 // abort removes the temporary file (of an output not yet published).
@@ -335,14 +360,6 @@ func (t *tempFiles) remove(f *os.File) {
 	f.Close()
 	os.Remove(f.Name())
 	delete(t.files, f)
-}
-
-// release closes a temporary file that has been renamed into place.
-func (t *tempFiles) release(f *os.File) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.files, f)
-	return f.Close()
 }
 
 // RemoveTemporaryFiles deletes the temporary files of every output being

@@ -76,7 +76,7 @@ var wrappers = []*wrapper{
 		explain: func(err error) string {
 			if errors.Is(err, zstd.ErrWindowSizeExceeded) {
 				return "the data needs a window of more than 128 MiB (made with zstd --long?); " +
-					"decompress it first: zstd -dc --long=31 FILE | heapconv ... -"
+					"decompress it first (zstd -d --long=31)"
 			}
 			return strings.TrimPrefix(err.Error(), "zstd: ")
 		},
@@ -154,6 +154,9 @@ type unwrapReader struct {
 func (u *unwrapReader) Read(p []byte) (int, error) {
 	n, err := u.zr.Read(p)
 	u.out += int64(n)
+	if err == io.EOF {
+		u.c.published.Store(u.c.n)
+	}
 	if err != nil && err != io.EOF {
 		if u.out > 0 && u.wr.ignoredAfterData(err) {
 			return n, io.EOF

@@ -99,6 +99,13 @@ func runConvert(e *env, args []string) error {
 	if *lossFile == "-" && outName == "-" {
 		return usagef("--loss-report - and OUT - would both write to standard output")
 	}
+	target := *to
+	if target == "" {
+		target = heapconv.OutputFormat(outName).Name
+	}
+	if target == ir.FormatFuchsiaFIDL && (*noGzip || *outContents != "") {
+		return errors.New("--no-gzip and --out-contents are for pprof profiles: a FIDL stream carries its block contents")
+	}
 	opts := &heapconv.ConvertOptions{
 		To:             *to,
 		Snapshots:      sel,
@@ -114,6 +121,10 @@ func runConvert(e *env, args []string) error {
 	}
 	r, err := heapconv.ConvertFile(inName, outName, opts)
 	clearProgress(e)
+	if errors.Is(err, heapconv.ErrOption) && *contents != "" {
+		// The one option an input's format can refuse.
+		return fmt.Errorf("%s: --contents is for pprof profiles: a FIDL stream carries its block contents", inName)
+	}
 	if err != nil {
 		return convertError(err)
 	}

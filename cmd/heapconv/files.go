@@ -16,9 +16,8 @@ func openInput(e *env, name string, opts heapconv.ReadOptions) (*heapconv.Input,
 	var in *heapconv.Input
 	var err error
 	if name == "-" {
-		if in, err = heapconv.Open(e.stdin, &opts); err == nil {
-			in.Name = "standard input"
-		}
+		opts.Name = "standard input"
+		in, err = heapconv.Open(e.stdin, &opts)
 	} else {
 		in, err = heapconv.OpenFile(name, &opts)
 	}
