@@ -10,6 +10,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 	rmoarvm "github.com/heapconv/heapconv/readers/moarvm"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
@@ -70,7 +71,7 @@ func moarvmIndex(ra io.ReaderAt, size int64) ([]string, error) {
 // version 2 file is written as version 3, so it is compared as the graphs
 // the two files hold.
 func moarvmEquivalent(written, orig []byte) (string, error) {
-	if bytes.HasPrefix(orig, []byte(rmoarvm.Magic2)) {
+	if bytes.HasPrefix(orig, []byte(moarvmir.Magic2)) {
 		const level = "the same graphs (a version 2 file is written as version 3)"
 		a, b, err := readBoth(written, orig, func(data []byte) (*ir.File, error) {
 			return rmoarvm.Read(bytes.NewReader(data), rmoarvm.Options{Size: int64(len(data))})

@@ -2,8 +2,9 @@ package ir
 
 import "strings"
 
-// Dart VM heap snapshots ("dartheap", described in docs/formats/dart.md)
-// map into the common model like this:
+// Dart VM heap snapshots ("dartheap", described in docs/formats/dart.md;
+// the facts of the format its reader and writer share are package
+// ir/dart's) map into the common model like this:
 //
 //   - object id k (1-origin in the file) is node k-1; the root (object 1) is
 //     node 0;
@@ -11,15 +12,15 @@ import "strings"
 //     Nodes.Class c: class c-1 of File.Classes, whose Library is the class's
 //     library name (the URI and the rest are in DartSnapshot);
 //   - a node's kind is its NonReferenceData tag (DartNodeKinds) and its
-//     payload is its value: null, bool, int (Aux says how it was encoded),
-//     double, Latin-1 or UTF-16 string (Aux = full length when truncated),
-//     length, name;
+//     payload is its value: null, bool, int (Aux says how it was encoded:
+//     ir/dart's IntULEB or IntSLEB), double, Latin-1 or UTF-16 string (Aux =
+//     full length when truncated), length, name;
 //   - a node's references are its edges, except references 0 (an unboxed slot
 //     or an omitted target), which are not edges and are listed in
 //     DartSnapshot.ZeroRefs. An edge is a "property" named by the class's
 //     field at that slot, an "element" indexed from the end of the fields,
 //     or "weak" for the weak slots of _WeakProperty, _WeakReference(Impl) and
-//     FinalizerEntry;
+//     FinalizerEntry (ir/dart's IsWeakSlot);
 //   - identity hash codes are Nodes.ID; external properties are in
 //     DartSnapshot and their per-object sums in Nodes.ExternalSize;
 //   - the header's shallowSize, capacity and externalSize are Totals.
@@ -49,22 +50,6 @@ const (
 	DartProperty = iota
 	DartElement
 	DartWeak
-)
-
-// Names of the header figures a Dart snapshot keeps in Snapshot.Totals.
-const (
-	DartTotalShallowSize  = "shallowSize"
-	DartTotalCapacity     = "capacity"
-	DartTotalExternalSize = "externalSize"
-)
-
-// Encodings of a Dart integer value, in Values.Aux of a ValueInt.
-const (
-	// DartIntULEB is the unsigned LEB128 of the value's 64-bit two's
-	// complement: the VM's encoding of _Smi values (10 bytes when negative).
-	DartIntULEB = 0
-	// DartIntSLEB is signed LEB128: the VM's encoding of _Mint values.
-	DartIntSLEB = 1
 )
 
 // DartForeignScheme begins the library URI of a Dart class that a converter
@@ -133,21 +118,4 @@ type DartSnapshot struct {
 	ExternalNode []uint32
 	ExternalSize Uints
 	ExternalName []uint32
-}
-
-// IsDartWeakSlot reports whether field of the Dart class named class is a
-// weak slot: the key and value of a _WeakProperty (an ephemeron; treated as
-// weak, as DevTools does), the target of a _WeakReference (the VM's
-// _WeakReferenceImpl in older SDKs), and the value and detach key of a
-// FinalizerEntry.
-func IsDartWeakSlot(class, field string) bool {
-	switch class {
-	case "_WeakProperty":
-		return field == "key_" || field == "value_" || field == "key" || field == "value"
-	case "_WeakReference", "_WeakReferenceImpl":
-		return field == "target_" || field == "target"
-	case "FinalizerEntry":
-		return field == "value_" || field == "detach_" || field == "value" || field == "detach"
-	}
-	return false
 }

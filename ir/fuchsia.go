@@ -22,14 +22,14 @@ import (
 //   - a profile is one snapshot, or with ffx --multi-process one snapshot
 //     per process (samples labelled process_name / process_koid), in order
 //     of first appearance; Snapshot.Name is the process name;
-//   - every Sample is a node of kind "native" (FuchsiaNodeKinds): one live
-//     block with --with-tags, or a stack-merged group of blocks without
-//     (FuchsiaSnapshot.Count is value[0], the block count). Nodes.ID is the
-//     block address (the "address" label; 0 without one), Nodes.SelfSize is
-//     value[1] (the bytes);
+//   - every Sample is a node of kind "native" (ir/fuchsia.NodeKinds): one
+//     live block with --with-tags, or a stack-merged group of blocks
+//     without (FuchsiaSnapshot.Count is value[0], the block count).
+//     Nodes.ID is the block address (the "address" label; 0 without one),
+//     Nodes.SelfSize is value[1] (the bytes);
 //   - a node's class and name are its allocation site: the first frame of
-//     its stack outside the allocator (IsFuchsiaAllocatorFrame: the hooks
-//     Fuchsia's dupefinder filters, FuchsiaAllocatorFrames, and Scudo's and
+//     its stack outside the allocator (ir/fuchsia.IsAllocatorFrame: the
+//     hooks Fuchsia's dupefinder filters, AllocatorFrames, and Scudo's and
 //     the C, C++ and Rust allocation functions), named by its function
 //     when the profile is symbolized, else "0x<pc>". Raw program counters
 //     cannot be recognized by name: for unsymbolized stacks the reader
@@ -38,7 +38,7 @@ import (
 //     allocations taking the same path funnel through (operator new,
 //     Rust's allocation shims); without names, the leading frames all the
 //     stacks starting at the same program counter share. Both are
-//     heuristics (readers/fuchsia/site.go). The class's Library is the
+//     heuristics (ir/fuchsia/site.go). The class's Library is the
 //     name of the mapping the frame lies in. A frame in a class mapping
 //     (FuchsiaClassBuildID: what heapconv writes for the classes of a
 //     converted graph heap) is the site before any other, named by the
@@ -74,36 +74,6 @@ import (
 // which fields were sent, region vaddrs, chunking, batches and unknown
 // fields — is FuchsiaSnapshot.Stream, so that the stream can be written
 // again element for element.
-
-// FuchsiaNodeKinds are the node kinds of a snapshot read from a Fuchsia
-// profile: every node is a heap allocation.
-var FuchsiaNodeKinds = []string{KindNative}
-
-// FuchsiaEdgeKinds are the edge kinds of pointers derived from block
-// contents: to a block's start, and into it.
-var FuchsiaEdgeKinds = []EdgeKind{{EdgeInternal, false}, {FuchsiaInteriorEdge, false}}
-
-// FuchsiaInteriorEdge is the kind name of a derived pointer into a block
-// past its first byte (weaker evidence than a pointer to its start).
-const FuchsiaInteriorEdge = "interior"
-
-// Indices into FuchsiaEdgeKinds.
-const (
-	FuchsiaPointer = iota
-	FuchsiaInterior
-)
-
-// FuchsiaAllocatorFrames are the functions of the allocator hooks that lead
-// every heapdump stack trace (the list tools/dupefinder skips). A function
-// whose name starts with one of them followed by "::<" (a Rust generic
-// instance) or "(" counts too.
-var FuchsiaAllocatorFrames = []string{
-	"__scudo_allocate_hook",
-	"__scudo_realloc_allocate_hook",
-	"with_profiler_and_call_site",
-	"__sanitizer_fast_backtrace",
-	"zx_libc::sanitizer::fast_backtrace",
-}
 
 // Per-node flags (FuchsiaSnapshot.Flags).
 const (
@@ -996,49 +966,6 @@ func (m *FuchsiaMappings) ClassOf(i int, strs []string) (name, library string, o
 		return "", "", false
 	}
 	return ParseFuchsiaClassModule(strs[m.File[i]], m.Offset[i])
-}
-
-// FuchsiaAllocatorEntries are the allocator's own functions below the hooks
-// (Scudo's, the C allocation functions, C++ operator new, Rust's global
-// allocator shims): frames a symbolized stack passes through between the
-// hooks and the allocation site. A name matching "scudo::" as a prefix
-// counts too.
-var FuchsiaAllocatorEntries = []string{
-	"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
-	"operator new", "operator new[]",
-	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc", "__rdl_alloc_zeroed", "__rdl_realloc",
-	"__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
-	"alloc::alloc::alloc", "alloc::alloc::alloc_zeroed", "alloc::alloc::realloc", "alloc::alloc::exchange_malloc",
-}
-
-// IsFuchsiaAllocatorFrame reports whether a symbolized function name is an
-// allocator hook (FuchsiaAllocatorFrames) or one of the allocator's own
-// functions (FuchsiaAllocatorEntries): one of those names, alone, as the
-// last component of a "::" path, or followed by a parameter list or
-// generic arguments ("(", "<", "::<", " [").
-func IsFuchsiaAllocatorFrame(name string) bool {
-	if strings.HasPrefix(name, "scudo::") {
-		return true
-	}
-	for _, list := range [][]string{FuchsiaAllocatorFrames, FuchsiaAllocatorEntries} {
-		for _, f := range list {
-			for i := 0; i+len(f) <= len(name); {
-				j := strings.Index(name[i:], f)
-				if j < 0 {
-					break
-				}
-				j += i
-				rest := name[j+len(f):]
-				pre := j == 0 || strings.HasSuffix(name[:j], "::")
-				post := rest == "" || rest[0] == '(' || rest[0] == '<' || strings.HasPrefix(rest, "::<") || strings.HasPrefix(rest, " [")
-				if pre && post {
-					return true
-				}
-				i = j + 1
-			}
-		}
-	}
-	return false
 }
 
 // selectFuchsia returns the Fuchsia sections, snapshot n and the class table

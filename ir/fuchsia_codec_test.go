@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
 
@@ -337,10 +338,10 @@ func TestDecodeKeepsFuchsiaDetails(t *testing.T) {
 	x.TimeNanos, x.DurationNanos, x.Period = math.MinInt64, math.MaxInt64, -1
 	// A snapshot without nodes whose stack table is [0], one without a
 	// stack table; label and contents offsets of no nodes.
-	e0 := &ir.Snapshot{Root: ir.NoNode, NodeKinds: ir.FuchsiaNodeKinds, EdgeKinds: ir.FuchsiaEdgeKinds,
+	e0 := &ir.Snapshot{Root: ir.NoNode, NodeKinds: fuchsiair.NodeKinds, EdgeKinds: fuchsiair.EdgeKinds,
 		Nodes:   ir.Nodes{FirstEdge: []uint32{0}},
 		Fuchsia: &ir.FuchsiaSnapshot{StackFirst: []uint32{0}, LabelFirst: []uint32{0}, ContentsStart: []uint64{0}}}
-	e1 := &ir.Snapshot{Root: ir.NoNode, NodeKinds: ir.FuchsiaNodeKinds, EdgeKinds: ir.FuchsiaEdgeKinds,
+	e1 := &ir.Snapshot{Root: ir.NoNode, NodeKinds: fuchsiair.NodeKinds, EdgeKinds: fuchsiair.EdgeKinds,
 		Nodes: ir.Nodes{FirstEdge: []uint32{0}}, Fuchsia: &ir.FuchsiaSnapshot{}}
 	f.Snapshots = append(f.Snapshots, e0, e1)
 	x.SampleSnapshot = nil
@@ -482,7 +483,7 @@ func TestWriteTextFuchsiaStream(t *testing.T) {
 func TestDecodeKeepsFuchsiaStreamDetails(t *testing.T) {
 	for _, first := range [][]uint32{{0}, nil} {
 		f := &ir.File{Format: ir.FormatFuchsiaFIDL, Strings: []string{""}, Fuchsia: &ir.FuchsiaFile{SampleTypes: make([]ir.FuchsiaValueType, 2)},
-			Snapshots: []*ir.Snapshot{{Root: ir.NoNode, NodeKinds: ir.FuchsiaNodeKinds, EdgeKinds: ir.FuchsiaEdgeKinds,
+			Snapshots: []*ir.Snapshot{{Root: ir.NoNode, NodeKinds: fuchsiair.NodeKinds, EdgeKinds: fuchsiair.EdgeKinds,
 				Nodes: ir.Nodes{FirstEdge: []uint32{0}}, Fuchsia: &ir.FuchsiaSnapshot{Stream: &ir.FuchsiaStream{UnknownFirst: first}}}}}
 		if err := f.Validate(); err != nil {
 			t.Fatal(err)

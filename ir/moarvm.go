@@ -1,12 +1,10 @@
 package ir
 
-import (
-	"fmt"
-	"strconv"
-)
+import "fmt"
 
-// MoarVM heap snapshots (".mvmheap", described in docs/formats/moarvm.md)
-// map into the common model like this:
+// MoarVM heap snapshots (".mvmheap", described in docs/formats/moarvm.md;
+// the facts of the format its reader and writer share are package
+// ir/moarvm's) map into the common model like this:
 //
 //   - the file's string heap is File.Strings[:MoarVMFile.StringCount], in
 //     file order, so a MoarVM string index is an IR string index; strings a
@@ -54,13 +52,6 @@ const (
 	MoarVMInterGenRoots  = 10
 	MoarVMCallStackRoots = 11
 )
-
-// MoarVMSizeContinued in colsize marks a collectable whose self size does
-// not fit colsize's 16 bits: heapconv writes 65535 and the rest in
-// colusize, and reads the two back as one self size (with no unmanaged
-// size). No MoarVM object has this size (theirs are multiples of 8), so
-// the mark cannot be taken for one.
-const MoarVMSizeContinued = 1<<16 - 1
 
 // MoarVMRootNames are the names MoarVM gives the root kinds (the
 // descriptions of the root's references to them), indexed by colkind; ""
@@ -304,47 +295,6 @@ func MarkRange(used []uint64, lo, hi uint64) bool {
 		lo += span
 	}
 	return true
-}
-
-// MoarVMFileMetaJSON renders the filemeta JSON as MoarVM's writer does
-// (heapsnapshot.c's snprintf layout), without the terminating NUL.
-func MoarVMFileMetaJSON(m *MoarVMFile) string {
-	b := []byte(`{ "subversion": `)
-	b = strconv.AppendUint(b, m.Subversion, 10)
-	b = append(b, `, "start_time": `...)
-	b = strconv.AppendUint(b, m.StartTime, 10)
-	if m.HasPID {
-		b = append(b, `, "pid": `...)
-		b = strconv.AppendUint(b, m.PID, 10)
-	}
-	b = append(b, `, "highscore_structure": { "entry_count": `...)
-	b = strconv.AppendUint(b, m.EntryCount, 10)
-	b = append(b, `, "data_order": [`...)
-	for i, name := range m.DataOrder {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = AppendJSONString(b, name)
-	}
-	b = append(b, "]}}"...)
-	return string(b)
-}
-
-// MoarVMSnapMetaJSON renders a snapshot's snapmeta JSON as MoarVM's writer
-// does, from its section and its Totals, without the terminating NUL.
-func MoarVMSnapMetaJSON(m *MoarVMSnapshot, totals []Total) string {
-	b := []byte(`{ "snap_time": `)
-	b = strconv.AppendUint(b, m.SnapTime, 10)
-	b = append(b, `, "gc_seq_num": `...)
-	b = strconv.AppendUint(b, m.GCSeqNum, 10)
-	for _, t := range totals {
-		b = append(b, ", "...)
-		b = AppendJSONString(b, t.Name)
-		b = append(b, ": "...)
-		b = strconv.AppendUint(b, t.Value, 10)
-	}
-	b = append(b, " }"...)
-	return string(b)
 }
 
 // MoarVMMaxHighscores bounds a snapshot's highscore entries (boards ×

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 func uints(vs ...uint64) ir.Uints {
@@ -41,7 +42,7 @@ func TestV8Loss(t *testing.T) {
 		EdgeExtra: []ir.Column{{Name: "weight", Values: uints(1)}},
 		Locations: uints(1, 7, 10, 2, 2, 7, 11, 4, 3, 7, 12, 0),
 		Samples:   uints(100, 5, 200, 9),
-		Keys:      []ir.V8Key{{Name: ir.V8KeySnapshot}, {Name: "extra", Value: &extra}},
+		Keys:      []ir.V8Key{{Name: v8ir.KeySnapshot}, {Name: "extra", Value: &extra}},
 	}
 	s := &ir.Snapshot{V8: v}
 	wantLoss(t, ir.V8Loss(&ir.File{}, s, "a Dart file", false), map[string]int64{

@@ -88,7 +88,8 @@ type V8Snapshot struct {
 	Locations Uints
 }
 
-// V8Key is one top-level key of a V8 file.
+// V8Key is one top-level key of a V8 file (package ir/v8 names the keys
+// V8 writes, in its order).
 type V8Key struct {
 	Name  string
 	Value *JSON // nil for the sections the model holds
@@ -99,18 +100,6 @@ type Column struct {
 	Name   string
 	Values Uints
 }
-
-// The V8 top-level sections in the order V8 writes them.
-const (
-	V8KeySnapshot           = "snapshot"
-	V8KeyNodes              = "nodes"
-	V8KeyEdges              = "edges"
-	V8KeyTraceFunctionInfos = "trace_function_infos"
-	V8KeyTraceTree          = "trace_tree"
-	V8KeySamples            = "samples"
-	V8KeyLocations          = "locations"
-	V8KeyStrings            = "strings"
-)
 
 // Meta returns the header's meta object (nil if absent).
 func (v *V8Snapshot) Meta() *JSON { return v.Header.Get("meta") }

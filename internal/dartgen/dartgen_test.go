@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	dartir "github.com/heapconv/heapconv/ir/dart"
 )
 
 // gen caches generated files: several tests look at the same ones.
@@ -432,7 +434,7 @@ func TestMintEncoding(t *testing.T) {
 	for i, id := range r.sum.MintIDs {
 		o := w.objects[id-1]
 		v := r.sum.MintValues[i]
-		if got := decodeSleb(o.payload); o.tag != 3 || got != v || o.size != 16 || w.hashes[id-1] != 0 {
+		if got := dartir.DecodeSLEB(o.payload); o.tag != 3 || got != v || o.size != 16 || w.hashes[id-1] != 0 {
 			t.Fatalf("Mint object %d: tag %d value %d (want %d) size %d", id, o.tag, got, v, o.size)
 		}
 		if v >= smiMin && v <= smiMax {
@@ -454,45 +456,6 @@ func TestMintEncoding(t *testing.T) {
 	if pos == 0 || neg == 0 {
 		t.Errorf("%d positive, %d negative Mints", pos, neg)
 	}
-}
-
-func TestLEB128(t *testing.T) {
-	for _, tc := range []struct {
-		v    int64
-		uleb string
-		sleb string
-	}{
-		{0, "00", "00"},
-		{5, "05", "05"},
-		{63, "3f", "3f"},
-		{64, "40", "c0 00"},
-		{127, "7f", "ff 00"},
-		{128, "80 01", "80 01"},
-		{-1, "ff ff ff ff ff ff ff ff ff 01", "7f"},
-		{-2, "fe ff ff ff ff ff ff ff ff 01", "7e"},
-		{-64, "c0 ff ff ff ff ff ff ff ff 01", "40"},
-		{-65, "bf ff ff ff ff ff ff ff ff 01", "bf 7f"},
-		{math.MaxInt64, "ff ff ff ff ff ff ff ff 7f", "ff ff ff ff ff ff ff ff ff 00"},
-		{math.MinInt64, "80 80 80 80 80 80 80 80 80 01", "80 80 80 80 80 80 80 80 80 7f"},
-		{-(1 << 62) - 5, "fb ff ff ff ff ff ff ff bf 01", "fb ff ff ff ff ff ff ff bf 7f"},
-	} {
-		u := hexBytes(appendUleb(nil, uint64(tc.v)))
-		s := hexBytes(appendSleb(nil, tc.v))
-		if u != tc.uleb || s != tc.sleb {
-			t.Errorf("%d: uleb %s sleb %s, want %s / %s", tc.v, u, s, tc.uleb, tc.sleb)
-		}
-		if got := decodeSleb(appendSleb(nil, tc.v)); got != tc.v {
-			t.Errorf("%d: test decoder reads %d", tc.v, got)
-		}
-	}
-}
-
-func hexBytes(b []byte) string {
-	parts := make([]string, len(b))
-	for i, c := range b {
-		parts[i] = strconv.FormatUint(uint64(c)|0x100, 16)[1:]
-	}
-	return strings.Join(parts, " ")
 }
 
 // TestSampleEncodings cross-checks the encodings with the hand-built
@@ -517,12 +480,12 @@ func TestSampleEncodings(t *testing.T) {
 		}
 		var enc []byte
 		if name == "_Smi" {
-			enc = appendUleb([]byte{3}, uint64(v))
+			enc = dartir.AppendULEB([]byte{3}, uint64(v))
 			if int64(decodeUleb(o.payload)) != v {
 				continue // the other Smi
 			}
 		} else {
-			enc = appendSleb([]byte{3}, v)
+			enc = dartir.AppendSLEB([]byte{3}, v)
 		}
 		if !bytes.Equal(enc[1:], o.payload) {
 			t.Errorf("%s %d: sample % x, we write % x", name, v, o.payload, enc[1:])

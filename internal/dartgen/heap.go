@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	dartir "github.com/heapconv/heapconv/ir/dart"
 )
 
 // Generation selects which producer's layout is written.
@@ -329,50 +331,50 @@ func (h *Heap) write(w io.Writer) (n, padding int64, err error) {
 	if export {
 		fieldFlags = 0
 	}
-	b := append(s.buf, "dartheap"...)
-	b = appendUleb(b, 0) // flags
-	b = appendUtf8(b, h.opts.Name)
-	b = appendUleb(b, h.hdrShallow)
-	b = appendUleb(b, h.hdrCapacity)
-	b = appendUleb(b, h.hdrExternal)
-	b = appendUleb(b, uint64(len(h.cat.classes)))
+	b := append(s.buf, dartir.Magic...)
+	b = dartir.AppendULEB(b, 0) // flags
+	b = dartir.AppendString(b, h.opts.Name)
+	b = dartir.AppendULEB(b, h.hdrShallow)
+	b = dartir.AppendULEB(b, h.hdrCapacity)
+	b = dartir.AppendULEB(b, h.hdrExternal)
+	b = dartir.AppendULEB(b, uint64(len(h.cat.classes)))
 	for i := range h.cat.classes {
 		ci := &h.cat.classes[i]
-		b = appendUleb(b, 0) // class flags
-		b = appendUtf8(b, ci.name)
-		b = appendUtf8(b, ci.lib.name)
-		b = appendUtf8(b, ci.lib.uri)
-		b = appendUtf8(b, "") // reserved
+		b = dartir.AppendULEB(b, 0) // class flags
+		b = dartir.AppendString(b, ci.name)
+		b = dartir.AppendString(b, ci.lib.name)
+		b = dartir.AppendString(b, ci.lib.uri)
+		b = dartir.AppendString(b, "") // reserved
 		fields := ci.fields
 		if i+1 == h.cat.isolate {
 			fields = h.statics
 		}
-		b = appendUleb(b, uint64(len(fields)))
+		b = dartir.AppendULEB(b, uint64(len(fields)))
 		for j, f := range fields {
-			b = appendUleb(b, fieldFlags)
-			b = appendUleb(b, uint64(j))
-			b = appendUtf8(b, f)
-			b = appendUtf8(b, "")
+			b = dartir.AppendULEB(b, fieldFlags)
+			b = dartir.AppendULEB(b, uint64(j))
+			b = dartir.AppendString(b, f)
+			b = dartir.AppendString(b, "")
 		}
 		s.buf = b
 		s.maybeFlush()
 		b = s.buf
 	}
-	b = appendUleb(b, uint64(len(h.refs)))
-	b = appendUleb(b, uint64(h.n))
+	b = dartir.AppendULEB(b, uint64(len(h.refs)))
+	b = dartir.AppendULEB(b, uint64(h.n))
 	smiCls := uint32(h.cat.smi)
 	for id := 1; id <= h.n; id++ {
-		b = appendUleb(b, uint64(h.cls[id]))
-		b = appendUleb(b, uint64(h.size[id]))
+		b = dartir.AppendULEB(b, uint64(h.cls[id]))
+		b = dartir.AppendULEB(b, uint64(h.size[id]))
 		if export {
 			b = append(b, byte(NoData))
 		} else {
 			b = h.appendData(b, id, smiCls)
 		}
 		refs := h.refsOf(id)
-		b = appendUleb(b, uint64(len(refs)))
+		b = dartir.AppendULEB(b, uint64(len(refs)))
 		for _, r := range refs {
-			b = appendUleb(b, uint64(r))
+			b = dartir.AppendULEB(b, uint64(r))
 		}
 		if len(b) >= sinkFlushAt {
 			s.buf = b
@@ -381,18 +383,18 @@ func (h *Heap) write(w io.Writer) (n, padding int64, err error) {
 		}
 	}
 	if export {
-		b = appendUleb(b, 0)
+		b = dartir.AppendULEB(b, 0)
 	} else {
-		b = appendUleb(b, uint64(len(h.ext)))
+		b = dartir.AppendULEB(b, uint64(len(h.ext)))
 		for _, e := range h.ext {
-			b = appendUleb(b, uint64(e.object))
-			b = appendUleb(b, e.size)
-			b = appendUtf8(b, h.names[e.name])
+			b = dartir.AppendULEB(b, uint64(e.object))
+			b = dartir.AppendULEB(b, e.size)
+			b = dartir.AppendString(b, h.names[e.name])
 		}
 	}
 	if h.opts.Generation != GenVMNoHash {
 		for id := 1; id <= h.n; id++ {
-			b = appendUleb(b, uint64(h.hash[id]))
+			b = dartir.AppendULEB(b, uint64(h.hash[id]))
 			if len(b) >= sinkFlushAt {
 				s.buf = b
 				s.flush()
@@ -426,30 +428,30 @@ func (h *Heap) appendData(b []byte, id int, smiCls uint32) []byte {
 	v := h.val[id]
 	switch t {
 	case BoolData, LengthData:
-		b = appendUleb(b, uint64(v))
+		b = dartir.AppendULEB(b, uint64(v))
 	case IntData:
 		if h.cls[id] == smiCls {
-			b = appendUleb(b, uint64(v)) // WriteUnsigned(Smi::Value): 10 bytes when negative
+			b = dartir.AppendULEB(b, uint64(v)) // WriteUnsigned(Smi::Value): 10 bytes when negative
 		} else {
-			b = appendSleb(b, v) // Mint: WriteSigned
+			b = dartir.AppendSLEB(b, v) // Mint: WriteSigned
 		}
 	case DoubleData:
 		u := uint64(v)
 		b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
 	case Latin1StringData:
 		s := h.strs[v]
-		b = appendUleb(b, uint64(s.full))
-		b = appendUleb(b, uint64(s.n))
+		b = dartir.AppendULEB(b, uint64(s.full))
+		b = dartir.AppendULEB(b, uint64(s.n))
 		b = append(b, h.lat[s.off:s.off+s.n]...)
 	case Utf16StringData:
 		s := h.strs[v]
-		b = appendUleb(b, uint64(s.full))
-		b = appendUleb(b, uint64(s.n))
+		b = dartir.AppendULEB(b, uint64(s.full))
+		b = dartir.AppendULEB(b, uint64(s.n))
 		for _, u := range h.u16[s.off : s.off+s.n] {
 			b = append(b, byte(u), byte(u>>8))
 		}
 	case NameData:
-		b = appendUtf8(b, h.names[v])
+		b = dartir.AppendString(b, h.names[v])
 	}
 	return b
 }

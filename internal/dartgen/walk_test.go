@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	dartir "github.com/heapconv/heapconv/ir/dart"
 )
 
 // This file holds a minimal dartheap parser written for the tests, straight
@@ -112,7 +114,7 @@ func (r *reader) utf8() string { return string(r.bytes(r.uleb())) }
 // After the hashes, a zero tail is accepted only when zeroTail is set.
 func walk(b []byte, withHashes int, zeroTail bool) (*walked, error) {
 	r := &reader{b: b}
-	if !bytes.HasPrefix(b, []byte("dartheap")) {
+	if !bytes.HasPrefix(b, []byte(dartir.Magic)) {
 		return nil, errors.New("no dartheap magic")
 	}
 	r.off = 8
@@ -197,26 +199,9 @@ func walk(b []byte, withHashes int, zeroTail bool) (*walked, error) {
 	return w, nil
 }
 
-// decodeSleb decodes raw signed LEB128 bytes.
-func decodeSleb(b []byte) int64 {
-	var v int64
-	var shift uint
-	for _, c := range b {
-		v |= int64(c&0x7f) << shift
-		shift += 7
-	}
-	if shift < 64 && b[len(b)-1]&0x40 != 0 {
-		v |= -1 << shift
-	}
-	return v
-}
-
 // decodeUleb decodes raw unsigned LEB128 bytes.
 func decodeUleb(b []byte) uint64 {
-	var v uint64
-	for i, c := range b {
-		v |= uint64(c&0x7f) << (7 * uint(i))
-	}
+	v, _ := dartir.DecodeULEB(b)
 	return v
 }
 
@@ -232,7 +217,7 @@ func decodeData(o wObject, isSmi bool) (Data, error) {
 		if isSmi {
 			d.Int = int64(decodeUleb(o.payload))
 		} else {
-			d.Int = decodeSleb(o.payload)
+			d.Int = dartir.DecodeSLEB(o.payload)
 		}
 	case DoubleData:
 		var u uint64

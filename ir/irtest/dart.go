@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/heapconv/heapconv/ir"
+	dartir "github.com/heapconv/heapconv/ir/dart"
 )
 
 // DartOptions describe the Dart file Random makes.
@@ -46,12 +47,12 @@ func (g *gen) dartFile() *ir.File {
 	d := &ir.DartSnapshot{Flags: uint64(g.intn(2)), IdentityHashes: do.Hashes}
 	s.Dart = d
 	f.Snapshots = []*ir.Snapshot{s}
-	for _, name := range []string{ir.DartTotalShallowSize, ir.DartTotalCapacity, ir.DartTotalExternalSize} {
+	for _, name := range dartir.HeaderTotals {
 		s.Totals = append(s.Totals, ir.Total{Name: name, Value: g.size()})
 	}
 
 	// Classes, with a few of the names the reader treats specially.
-	special := []string{"_Mint", "_Smi", "_WeakProperty", "_WeakReference", "FinalizerEntry"}
+	special := []string{dartir.MintClass, "_Smi", "_WeakProperty", "_WeakReference", "FinalizerEntry"}
 	c := &f.Classes
 	c.FirstField = []uint32{0}
 	nc := 1 + g.intn(8+g.o.MaxNodes/8)
@@ -103,7 +104,7 @@ func (g *gen) dartFile() *ir.File {
 			for k := lo; k < hi; k++ {
 				if d.FieldIndex.At(int(k)) == uint64(j) {
 					kind := uint8(ir.DartProperty)
-					if ir.IsDartWeakSlot(f.Strings[c.Name[cls-1]], f.Strings[c.FieldName[k]]) {
+					if dartir.IsWeakSlot(f.Strings[c.Name[cls-1]], f.Strings[c.FieldName[k]]) {
 						kind = ir.DartWeak
 					}
 					return kind, c.FieldName[k]
@@ -119,7 +120,7 @@ func (g *gen) dartFile() *ir.File {
 	n := max(g.o.MinNodes, 1) + g.intn(g.o.MaxNodes-max(g.o.MinNodes, 1)+1)
 	nd, ed, v := &s.Nodes, &s.Edges, &s.Values
 	nd.FirstEdge = []uint32{0}
-	rootName := intern("Root")
+	rootName := intern(dartir.RootClass)
 	var refs uint64
 	for i := 0; i < n; i++ {
 		cls := uint32(1 + g.intn(nc))
@@ -210,10 +211,7 @@ func (g *gen) dartValue(tag uint8, class string, intern func(string) uint32) (ir
 	case ir.DartIntData:
 		vals := []int64{0, 1, -1, 63, 64, 127, 128, -64, -65, math.MaxInt64, math.MinInt64, 1 << 62, -(1 << 62), g.r.Int64(), -g.r.Int64()}
 		x := vals[g.intn(len(vals))]
-		if class == "_Mint" {
-			return ir.ValueInt, uint64(x), ir.DartIntSLEB
-		}
-		return ir.ValueInt, uint64(x), ir.DartIntULEB
+		return ir.ValueInt, uint64(x), uint64(dartir.IntCoding(class))
 	case ir.DartDoubleData:
 		fs := []float64{0, math.Copysign(0, -1), 1.5, math.Inf(-1), math.NaN(), g.r.NormFloat64()}
 		return ir.ValueFloat, math.Float64bits(fs[g.intn(len(fs))]), 0

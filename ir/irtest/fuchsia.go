@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // FuchsiaOptions describe the Fuchsia heapdump file RandomFuchsia makes.
@@ -260,7 +261,7 @@ func (g *fuchsiaGen) tables() {
 			fn.ID = append(fn.ID, g.id())
 			name := g.str()
 			if g.chance(4) {
-				name = ir.FuchsiaAllocatorFrames[g.intn(len(ir.FuchsiaAllocatorFrames))]
+				name = fuchsiair.AllocatorFrames[g.intn(len(fuchsiair.AllocatorFrames))]
 			}
 			fn.Name = append(fn.Name, g.intern(name))
 			fn.SystemName = append(fn.SystemName, g.intern("_Z"+name))
@@ -323,7 +324,7 @@ func (g *fuchsiaGen) site(stack []uint32) (uint32, uint32) {
 // snapshot makes process k's snapshot.
 func (g *fuchsiaGen) snapshot(k int) *ir.Snapshot {
 	fo, o := g.fo, &g.o
-	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: slices.Clone(ir.FuchsiaNodeKinds), EdgeKinds: slices.Clone(ir.FuchsiaEdgeKinds)}
+	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: slices.Clone(fuchsiair.NodeKinds), EdgeKinds: slices.Clone(fuchsiair.EdgeKinds)}
 	x := &ir.FuchsiaSnapshot{}
 	s.Fuchsia = x
 	if fo.MultiProcess {
@@ -524,9 +525,9 @@ func (g *fuchsiaGen) derive(s *ir.Snapshot) {
 			if t < 0 || t == i {
 				continue
 			}
-			kind := uint8(ir.FuchsiaPointer)
+			kind := uint8(fuchsiair.Pointer)
 			if v != nd.ID.At(t) {
-				kind = ir.FuchsiaInterior
+				kind = fuchsiair.Interior
 			}
 			ed.Kind = append(ed.Kind, kind)
 			ed.Name = append(ed.Name, g.intern(fmt.Sprintf("+0x%x", off)))

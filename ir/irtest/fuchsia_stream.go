@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // This file makes the files of FuchsiaOptions.Stream: what readers/fuchsia
@@ -181,7 +182,7 @@ func (g *fuchsiaGen) merge(lens []int, interleave, ordered bool) []int {
 // streamSnapshot makes process k's snapshot as read from a stream.
 func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 	fo, o := g.fo, &g.o
-	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: slices.Clone(ir.FuchsiaNodeKinds), EdgeKinds: slices.Clone(ir.FuchsiaEdgeKinds)}
+	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: slices.Clone(fuchsiair.NodeKinds), EdgeKinds: slices.Clone(fuchsiair.EdgeKinds)}
 	x := &ir.FuchsiaSnapshot{}
 	st := &ir.FuchsiaStream{}
 	s.Fuchsia, x.Stream = x, st

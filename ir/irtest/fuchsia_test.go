@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
 
@@ -70,7 +71,7 @@ func TestRandomFuchsia(t *testing.T) {
 				}
 				for k, s := range f.Snapshots {
 					fs := s.Fuchsia
-					if fs == nil || !slices.Equal(s.NodeKinds, ir.FuchsiaNodeKinds) || !slices.Equal(s.EdgeKinds, ir.FuchsiaEdgeKinds) {
+					if fs == nil || !slices.Equal(s.NodeKinds, fuchsiair.NodeKinds) || !slices.Equal(s.EdgeKinds, fuchsiair.EdgeKinds) {
 						t.Fatalf("seed %d snapshot %d: section or kind tables missing", seed, k)
 					}
 					if s.Edges.Len() > 0 {

@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // IDStyle says how node ids are chosen.
@@ -652,10 +653,10 @@ func (g *gen) v8(s *ir.Snapshot) {
 	meta.Set("node_types", ntypes)
 	meta.Set("edge_fields", ir.JSONStrs(edgeFields...))
 	meta.Set("edge_types", etypes)
-	meta.Set("trace_function_info_fields", ir.JSONStrs("function_id", "name", "script_name", "script_id", "line", "column"))
-	meta.Set("trace_node_fields", ir.JSONStrs("id", "function_info_index", "count", "size", "children"))
-	meta.Set("sample_fields", ir.JSONStrs("timestamp_us", "last_assigned_id"))
-	meta.Set("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column"))
+	meta.Set("trace_function_info_fields", ir.JSONStrs(v8ir.TraceFunctionInfoFields...))
+	meta.Set("trace_node_fields", ir.JSONStrs(v8ir.TraceNodeFields...))
+	meta.Set("sample_fields", ir.JSONStrs(v8ir.SampleFields...))
+	meta.Set("location_fields", ir.JSONStrs(v8ir.LocationFields...))
 	h := ir.JSON{Kind: ir.JSONObject}
 	h.Set("meta", meta)
 	h.Set("node_count", ir.JSONNum(int64(n)))
@@ -673,9 +674,10 @@ func (g *gen) v8(s *ir.Snapshot) {
 	}
 	v.Header = h
 
-	for _, k := range []string{ir.V8KeySnapshot, ir.V8KeyNodes, ir.V8KeyEdges, ir.V8KeyTraceFunctionInfos,
-		ir.V8KeyTraceTree, ir.V8KeySamples, ir.V8KeyLocations} {
-		v.Keys = append(v.Keys, ir.V8Key{Name: k})
+	for _, k := range v8ir.Keys {
+		if k != v8ir.KeyStrings { // last, after the extra keys
+			v.Keys = append(v.Keys, ir.V8Key{Name: k})
+		}
 	}
 	if vo.ExtraKeys {
 		extra := ir.JSON{Kind: ir.JSONObject}
@@ -685,6 +687,6 @@ func (g *gen) v8(s *ir.Snapshot) {
 		}})
 		v.Keys = append(v.Keys, ir.V8Key{Name: "irtest_extra", Value: &extra})
 	}
-	v.Keys = append(v.Keys, ir.V8Key{Name: ir.V8KeyStrings})
+	v.Keys = append(v.Keys, ir.V8Key{Name: v8ir.KeyStrings})
 	s.V8 = v
 }

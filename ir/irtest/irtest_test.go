@@ -8,6 +8,7 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 var v8All = &irtest.V8Options{Layout: ir.V8LayoutRows, Escape: ir.V8EscapeRaw, TraceNodeID: true, Detachedness: true,
@@ -239,7 +240,7 @@ func TestV8Section(t *testing.T) {
 		if tfc, _ := v.Header.Get("trace_function_count").Uint(); tfc*6 != uint64(v.TraceFunctionInfos.Len()) {
 			t.Fatalf("seed %d: trace_function_count %d for %d values", seed, tfc, v.TraceFunctionInfos.Len())
 		}
-		if len(v.Keys) == 0 || v.Keys[0].Name != ir.V8KeySnapshot || v.Keys[len(v.Keys)-1].Name != ir.V8KeyStrings {
+		if len(v.Keys) == 0 || v.Keys[0].Name != v8ir.KeySnapshot || v.Keys[len(v.Keys)-1].Name != v8ir.KeyStrings {
 			t.Fatalf("seed %d: key order %v", seed, v.Keys)
 		}
 		// The trace tree's pre-order flattening must be consumed exactly.

@@ -10,10 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
+	dartir "github.com/heapconv/heapconv/ir/dart"
 )
-
-// Magic is the first 8 bytes of every Dart VM heap snapshot.
-const Magic = "dartheap"
 
 // Options control Read.
 type Options struct {
@@ -53,7 +51,7 @@ type parser struct {
 // classInfo is what the object loop needs to know about a class.
 type classInfo struct {
 	name      uint32
-	intCoding uint8 // ir.DartIntULEB or ir.DartIntSLEB for IntData
+	intCoding uint8 // dartir.IntULEB or dartir.IntSLEB for IntData
 	nFields   int
 	// dense maps reference slots 0..len(dense)-1 to the edges they become,
 	// when the field indices are small; sparse holds the fields sorted by
@@ -110,9 +108,9 @@ func (p *parser) utf8(what string) (uint32, error) {
 
 func (p *parser) file() error {
 	in := p.in
-	magic, err := in.bytes(len(Magic), "the magic")
-	if err != nil || string(magic) != Magic {
-		return in.errorf(0, "not a Dart heap snapshot (the file does not start with %q)", Magic)
+	magic, err := in.bytes(len(dartir.Magic), "the magic")
+	if err != nil || string(magic) != dartir.Magic {
+		return in.errorf(0, "not a Dart heap snapshot (the file does not start with %q)", dartir.Magic)
 	}
 	p.f = &ir.File{Format: ir.FormatDart}
 	p.intern(nil) // string 0 is ""
@@ -131,7 +129,7 @@ func (p *parser) file() error {
 	if p.s.Name, err = p.utf8("name"); err != nil {
 		return err
 	}
-	for _, name := range []string{ir.DartTotalShallowSize, ir.DartTotalCapacity, ir.DartTotalExternalSize} {
+	for _, name := range dartir.HeaderTotals {
 		v, err := in.uleb(name)
 		if err != nil {
 			return err
@@ -214,11 +212,8 @@ func (p *parser) readClasses() error {
 		if err != nil {
 			return err
 		}
-		info := classInfo{name: name, nFields: int(nf)}
 		className := p.strs.Strings[name]
-		if className == "_Mint" {
-			info.intCoding = ir.DartIntSLEB
-		}
+		info := classInfo{name: name, nFields: int(nf), intCoding: dartir.IntCoding(className)}
 		var maxIndex uint64
 		first := len(c.FieldName)
 		for j := uint64(0); j < nf; j++ {
@@ -252,7 +247,7 @@ func (p *parser) readClasses() error {
 		for j := first; j < len(c.FieldName); j++ {
 			fname := c.FieldName[j]
 			sl := slot{kind: ir.DartProperty, name: fname, ok: true}
-			if ir.IsDartWeakSlot(className, p.strs.Strings[fname]) {
+			if dartir.IsWeakSlot(className, p.strs.Strings[fname]) {
 				sl.kind = ir.DartWeak
 			}
 			idx := d.FieldIndex.At(j)
@@ -334,7 +329,7 @@ func (p *parser) readObjects() error {
 	// than rehashing it again and again (a heap has about one distinct
 	// string per twenty objects).
 	p.strs.Reserve(p.capHint(n / 16))
-	rootName := p.intern([]byte("Root"))
+	rootName := p.intern([]byte(dartir.RootClass))
 	sizes := newBatch(&nd.SelfSize)
 	defer sizes.flush()
 	nc := uint64(len(p.classes))
@@ -456,33 +451,34 @@ func (p *parser) readObjects() error {
 func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 	in := p.in
 	v := &p.s.Values
-	add := func(k ir.ValueKind, bits, aux uint64) {
+	kind, _ := dartir.ValueKind(tag)
+	add := func(bits, aux uint64) {
 		v.Node = append(v.Node, i)
-		v.Kind = append(v.Kind, k)
+		v.Kind = append(v.Kind, kind)
 		v.Bits = append(v.Bits, bits)
 		v.Aux = append(v.Aux, aux)
 	}
 	switch tag {
 	case ir.DartNullData:
-		add(ir.ValueNull, 0, 0)
+		add(0, 0)
 	case ir.DartBoolData:
 		b, err := in.uleb("bool")
 		if err != nil {
 			return err
 		}
-		add(ir.ValueBool, b, 0)
+		add(b, 0)
 	case ir.DartIntData:
 		bits, coding, err := p.readInt(info.intCoding)
 		if err != nil {
 			return err
 		}
-		add(ir.ValueInt, bits, uint64(coding))
+		add(bits, uint64(coding))
 	case ir.DartDoubleData:
 		b, err := in.bytes(8, "double")
 		if err != nil {
 			return err
 		}
-		add(ir.ValueFloat, binary.LittleEndian.Uint64(b), 0)
+		add(binary.LittleEndian.Uint64(b), 0)
 	case ir.DartLatin1Data, ir.DartUTF16Data:
 		off := in.offset()
 		length, err := in.uleb("string length")
@@ -517,19 +513,19 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 		if length != trunc {
 			aux = length
 		}
-		add(ir.ValueString, uint64(p.intern(p.scratch)), aux)
+		add(uint64(p.intern(p.scratch)), aux)
 	case ir.DartLengthData:
 		l, err := in.uleb("length")
 		if err != nil {
 			return err
 		}
-		add(ir.ValueLength, l, 0)
+		add(l, 0)
 	case ir.DartNameData:
 		s, err := p.utf8("name")
 		if err != nil {
 			return err
 		}
-		add(ir.ValueString, uint64(s), 0)
+		add(uint64(s), 0)
 	}
 	return nil
 }
@@ -596,68 +592,22 @@ func (p *parser) readInt(want uint8) (bits uint64, coding uint8, err error) {
 		}
 	}
 	raw := in.buf[in.pos : in.pos+n]
-	u, uok := decodeULEB(raw)
-	s := decodeSLEB(raw)
+	u, uok := dartir.DecodeULEB(raw)
+	s := dartir.DecodeSLEB(raw)
 	in.pos += n
 	switch {
-	case want == ir.DartIntSLEB && slebLen(s) == n:
-		return uint64(s), ir.DartIntSLEB, nil
-	case uok && ulebLen(u) == n:
-		return u, ir.DartIntULEB, nil
-	case slebLen(s) == n:
-		return uint64(s), ir.DartIntSLEB, nil
-	case want == ir.DartIntSLEB:
-		return uint64(s), ir.DartIntSLEB, nil // an overlong form: written back canonically
+	case want == dartir.IntSLEB && dartir.SLEBLen(s) == n:
+		return uint64(s), dartir.IntSLEB, nil
+	case uok && dartir.ULEBLen(u) == n:
+		return u, dartir.IntULEB, nil
+	case dartir.SLEBLen(s) == n:
+		return uint64(s), dartir.IntSLEB, nil
+	case want == dartir.IntSLEB:
+		return uint64(s), dartir.IntSLEB, nil // an overlong form: written back canonically
 	case uok:
-		return u, ir.DartIntULEB, nil
+		return u, dartir.IntULEB, nil
 	}
 	return 0, 0, in.errorf(off, "integer: LEB128 value does not fit in 64 bits")
-}
-
-func decodeULEB(b []byte) (uint64, bool) {
-	var v uint64
-	for k, c := range b {
-		if k == 9 && c > 1 {
-			return 0, false
-		}
-		v |= uint64(c&0x7F) << (7 * uint(k))
-	}
-	return v, true
-}
-
-func decodeSLEB(b []byte) int64 {
-	var v int64
-	shift := uint(0)
-	for _, c := range b {
-		v |= int64(c&0x7F) << shift
-		shift += 7
-	}
-	if shift < 64 && b[len(b)-1]&0x40 != 0 {
-		v |= -1 << shift
-	}
-	return v
-}
-
-// ulebLen and slebLen return the canonical encoded lengths.
-func ulebLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}
-
-func slebLen(v int64) int {
-	n := 1
-	for {
-		b := v & 0x7F
-		v >>= 7
-		if (v == 0 && b&0x40 == 0) || (v == -1 && b&0x40 != 0) {
-			return n
-		}
-		n++
-	}
 }
 
 func (p *parser) readExternal() error {
@@ -812,7 +762,7 @@ func (p *parser) describe() string {
 	}
 	var layout string
 	switch {
-	case name(0) == "Root" && name(1) == "Read-Only Pages" && name(2) == "Isolate":
+	case name(0) == dartir.RootClass && name(1) == "Read-Only Pages" && name(2) == "Isolate":
 		layout = "VM 2022+ layout (Root, Read-Only Pages and Isolate classes)"
 	case p.s.Nodes.Len() > 0 && p.s.Nodes.Class[0] == 0:
 		layout = "VM 2019-2021 layout (root of class 0)"

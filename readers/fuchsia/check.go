@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // profileCheck checks, as a gzipped profile is decompressed, that the bytes
@@ -71,65 +73,62 @@ func fieldType(k msgKind, num uint64) (int, msgKind) {
 	switch k {
 	case kindProfile:
 		switch num {
-		case 1, 11:
+		case fuchsiair.ProfileSampleType, fuchsiair.ProfilePeriodType:
 			return typeMsg, kindValueType
-		case 2:
+		case fuchsiair.ProfileSample:
 			return typeMsg, kindSample
-		case 3:
+		case fuchsiair.ProfileMapping:
 			return typeMsg, kindMapping
-		case 4:
+		case fuchsiair.ProfileLocation:
 			return typeMsg, kindLocation
-		case 5:
+		case fuchsiair.ProfileFunction:
 			return typeMsg, kindFunction
-		case 6:
+		case fuchsiair.ProfileStringTable:
 			return typeBytes, 0
-		case 7, 8, 9, 10, 12, 14, 15:
+		case fuchsiair.ProfileDropFrames, fuchsiair.ProfileKeepFrames, fuchsiair.ProfileTimeNanos, fuchsiair.ProfileDurationNanos,
+			fuchsiair.ProfilePeriod, fuchsiair.ProfileDefaultSampleType, fuchsiair.ProfileDocURL:
 			return typeInt, 0
-		case 13:
+		case fuchsiair.ProfileComment:
 			return typeInts, 0
 		}
 		return typeNone, 0
 	case kindSample:
 		switch num {
-		case 1, 2:
+		case fuchsiair.SampleLocationID, fuchsiair.SampleValue:
 			return typeInts, 0
-		case 3:
+		case fuchsiair.SampleLabel:
 			return typeMsg, kindLabel
 		}
 	case kindLocation:
-		if num == 4 {
+		if num == fuchsiair.LocationLine {
 			return typeMsg, kindLine
 		}
-		if num <= 5 {
+		if num <= fuchsiair.LocationIsFolded {
 			return typeInt, 0
 		}
 	case kindValueType:
-		if num <= 2 {
+		if num <= fuchsiair.ValueTypeUnit {
 			return typeInt, 0
 		}
 	case kindLine:
-		if num <= 3 {
+		if num <= fuchsiair.LineColumn {
 			return typeInt, 0
 		}
 	case kindLabel:
-		if num <= 4 {
+		if num <= fuchsiair.LabelNumUnit {
 			return typeInt, 0
 		}
 	case kindFunction:
-		if num <= 5 {
+		if num <= fuchsiair.FunctionStartLine {
 			return typeInt, 0
 		}
 	case kindMapping:
-		if num <= 10 {
+		if num <= fuchsiair.MappingHasInlineFrames {
 			return typeInt, 0
 		}
 	}
 	return typeAny, 0
 }
-
-// singular lists the Profile fields that occur at most once (bit n for
-// field n): no encoder writes one twice.
-const singular = 1<<7 | 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<12 | 1<<14 | 1<<15
 
 func newProfileCheck() *profileCheck {
 	return &profileCheck{stack: []frame{{kind: kindProfile, end: math.MaxInt}}}
@@ -290,20 +289,20 @@ func (c *profileCheck) field(data []byte, pos, avail int, final bool, fr *frame)
 	}
 	typ, sub := fieldType(fr.kind, num)
 	switch {
-	case wt == 3 || wt == 4 || wt > 5:
+	case wt != fuchsiair.WireVarint && wt != fuchsiair.WireFixed64 && wt != fuchsiair.WireBytes && wt != fuchsiair.WireFixed32:
 		return 0, frame{}, false, pos, fmt.Errorf("%s field %d: wire type %d (groups or none)", kindNames[fr.kind], num, wt)
 	case typ == typeNone:
 		return 0, frame{}, false, pos, fmt.Errorf("profile field %d: not a field of profile.proto's Profile", num)
-	case (typ == typeMsg || typ == typeBytes) && wt != wireBytes:
+	case (typ == typeMsg || typ == typeBytes) && wt != fuchsiair.WireBytes:
 		return 0, frame{}, false, pos, fmt.Errorf("%s field %d: wire type %d, not a message or string", kindNames[fr.kind], num, wt)
-	case typ == typeInt && wt != wireVarint:
+	case typ == typeInt && wt != fuchsiair.WireVarint:
 		return 0, frame{}, false, pos, fmt.Errorf("%s field %d: wire type %d, not an integer", kindNames[fr.kind], num, wt)
-	case typ == typeInts && wt != wireVarint && wt != wireBytes:
+	case typ == typeInts && wt != fuchsiair.WireVarint && wt != fuchsiair.WireBytes:
 		return 0, frame{}, false, pos, fmt.Errorf("%s field %d: integers of a fixed-size wire type", kindNames[fr.kind], num)
 	}
 	p := pos + n
 	switch wt {
-	case wireVarint:
+	case fuchsiair.WireVarint:
 		v, m, err := uvarint(data[p:avail])
 		if err == errMore {
 			return more()
@@ -311,22 +310,23 @@ func (c *profileCheck) field(data []byte, pos, avail int, final bool, fr *frame)
 			return 0, frame{}, false, pos, fmt.Errorf("%s field %d: %v", kindNames[fr.kind], num, err)
 		}
 		switch {
-		case num == 1 && (fr.kind == kindMapping || fr.kind == kindLocation || fr.kind == kindFunction):
+		// The id is field 1 of each (MappingID, LocationID, FunctionID).
+		case num == fuchsiair.MappingID && (fr.kind == kindMapping || fr.kind == kindLocation || fr.kind == kindFunction):
 			fr.id = v
-		case num == 2 && fr.kind == kindSample:
+		case num == fuchsiair.SampleValue && fr.kind == kindSample:
 			fr.n++
 		}
 		next = p + m
-	case wireFixed64, wireFixed32:
+	case fuchsiair.WireFixed64, fuchsiair.WireFixed32:
 		w := 8
-		if wt == wireFixed32 {
+		if wt == fuchsiair.WireFixed32 {
 			w = 4
 		}
 		if avail-p < w {
 			return more()
 		}
 		next = p + w
-	case wireBytes:
+	case fuchsiair.WireBytes:
 		l, m, err := uvarint(data[p:avail])
 		if err == errMore {
 			return more()
@@ -354,7 +354,7 @@ func (c *profileCheck) field(data []byte, pos, avail int, final bool, fr *frame)
 				return 0, frame{}, false, p, err // ...but an empty message may be wrong
 			}
 		}
-		if fr.kind == kindProfile && num == 6 {
+		if fr.kind == kindProfile && num == fuchsiair.ProfileStringTable {
 			if c.strs == 0 && l != 0 {
 				return 0, frame{}, false, pos, errors.New(`string_table[0] must be ""`)
 			}
@@ -362,7 +362,7 @@ func (c *profileCheck) field(data []byte, pos, avail int, final bool, fr *frame)
 		}
 	}
 	// Only a whole field counts as seen.
-	if fr.kind == kindProfile && singular&(1<<num) != 0 {
+	if fr.kind == kindProfile && fuchsiair.ProfileSingular&(1<<num) != 0 {
 		if c.single&(1<<num) != 0 {
 			return 0, frame{}, false, pos, fmt.Errorf("profile field %d occurs twice (it holds one value)", num)
 		}
@@ -376,7 +376,7 @@ func (c *profileCheck) field(data []byte, pos, avail int, final bool, fr *frame)
 func closeFrame(fr, parent *frame) (int, error) {
 	switch fr.kind {
 	case kindPacked:
-		if parent.kind == kindSample && fr.field == 2 {
+		if parent.kind == kindSample && fr.field == fuchsiair.SampleValue {
 			parent.n += fr.n
 		}
 	case kindSample:

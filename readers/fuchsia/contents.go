@@ -6,27 +6,12 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
-
-// ContentsName returns the name ffx gives a block's contents file:
-// 0x<address>, prefixed with "<koid>-" in a multi-process snapshot.
-func ContentsName(s *ir.FuchsiaSnapshot, addr uint64) string {
-	return string(appendContentsName(nil, s, addr))
-}
-
-func appendContentsName(b []byte, s *ir.FuchsiaSnapshot, addr uint64) []byte {
-	if s.HasProcessKoid {
-		b = strconv.AppendInt(b, s.ProcessKoid, 10)
-		b = append(b, '-')
-	}
-	b = append(b, "0x"...)
-	return strconv.AppendUint(b, addr, 16)
-}
 
 // readContents reads the contents file of every block of s that has an
 // address. A missing file means the block could not be read (ffx skips
@@ -59,7 +44,7 @@ func readContents(br blockReader, path func(string) string, s *ir.Snapshot) erro
 						continue
 					}
 					size := s.Nodes.SelfSize.At(i)
-					name = appendContentsName(name[:0], fx, s.Nodes.ID.At(i))
+					name = fuchsiair.AppendContentsName(name[:0], fx, s.Nodes.ID.At(i))
 					b, err := br.read(string(name), size, &arena)
 					if err != nil {
 						errMu.Lock()

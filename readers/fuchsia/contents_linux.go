@@ -25,10 +25,11 @@ func openBlockDir(dir string) (*dirBlocks, error) {
 func (d *dirBlocks) Close() error { return syscall.Close(d.fd) }
 
 func (d *dirBlocks) read(name string, want uint64, arena *[]byte) ([]byte, error) {
-	// The names are ours ("0x…" or "koid-0x…": no separator), so the file
-	// is in the directory. O_NOFOLLOW: a symlink named like a block is not
-	// followed out of it; O_NONBLOCK: opening a FIFO named like one does
-	// not wait for a writer (fstat then refuses it).
+	// The names are ours (fuchsiair.AppendContentsName: "0x…" or
+	// "koid-0x…", no separator), so the file is in the directory.
+	// O_NOFOLLOW: a symlink named like a block is not followed out of it;
+	// O_NONBLOCK: opening a FIFO named like one does not wait for a writer
+	// (fstat then refuses it).
 	var fd int
 	var err error
 	for {

@@ -7,11 +7,14 @@
 //
 // The format and every layout ffx has written are described in
 // docs/formats/fuchsia.md (the profile, the contents directory, deriving
-// edges); ir/fuchsia.go says how it maps into the IR. Read understands all of them: one sample per block (--with-tags:
+// edges); ir/fuchsia.go says how it maps into the IR. Read understands
+// all of them: one sample per block (--with-tags:
 // values [count, bytes], labels address, bytes, timestamp, thread, plus
 // process_name and process_koid with --multi-process, one IR snapshot per
 // process) and stack-merged samples, raw program counters and
-// --symbolize'd functions and lines, kernel snapshots.
+// --symbolize'd functions and lines, kernel snapshots. What the reader
+// shares with writers/fuchsia (field numbers, labels, contents file names,
+// allocation sites) is package ir/fuchsia's.
 //
 // The profile is decoded straight into IR columns by a small protocol
 // buffer decoder that applies github.com/google/pprof/profile's semantics

@@ -8,6 +8,7 @@ import (
 
 	"github.com/heapconv/heapconv/internal/fidl"
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // IsFIDL reports whether head, the first bytes of a file, starts a heapdump
@@ -100,8 +101,8 @@ func newFIDLBuilder(st *fidl.Stream) *fidlBuilder {
 	d.internString("")
 	// The sample types ffx writes, interned in its order.
 	d.ff.SampleTypes = []ir.FuchsiaValueType{
-		{Type: d.internString("objects"), Unit: d.internString("count")},
-		{Type: d.internString("allocated"), Unit: d.internString("bytes")},
+		{Type: d.internString(fuchsiair.ObjectsType), Unit: d.internString(fuchsiair.CountUnit)},
+		{Type: d.internString(fuchsiair.AllocatedType), Unit: d.internString(fuchsiair.BytesUnit)},
 	}
 	return &fidlBuilder{st: st, d: d}
 }
@@ -109,8 +110,8 @@ func newFIDLBuilder(st *fidl.Stream) *fidlBuilder {
 // snapshot adds one reassembled process.
 func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 	st, d := b.st, b.d
-	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), ir.FuchsiaNodeKinds...),
-		EdgeKinds: append([]ir.EdgeKind(nil), ir.FuchsiaEdgeKinds...)}
+	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), fuchsiair.NodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...)}
 	fs := &ir.FuchsiaSnapshot{StackFirst: []uint32{0}}
 	x := &ir.FuchsiaStream{}
 	s.Fuchsia, fs.Stream = fs, x

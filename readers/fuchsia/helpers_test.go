@@ -5,15 +5,10 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/google/pprof/profile"
-
-	"github.com/heapconv/heapconv/internal/gotool"
 )
 
 // parse gunzips when needed and parses without pprof's mapping massage.
@@ -125,24 +120,4 @@ func norm2(s []string) []string {
 		return nil
 	}
 	return s
-}
-
-// goPprof runs `go tool pprof` with args on the file's bytes.
-func goPprof(t testing.TB, data []byte, args ...string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "p.pb.gz")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pprof, err := gotool.Pprof()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(pprof, append(append([]string{}, args...), path)...)
-	cmd.Env = append(os.Environ(), "PPROF_BINARY_PATH=/nonexistent", "PPROF_TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go tool pprof %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }

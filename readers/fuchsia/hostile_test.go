@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"github.com/heapconv/heapconv/readers/fuchsia"
 )
 
@@ -99,7 +100,7 @@ func TestContentsSymlinkOut(t *testing.T) {
 	if err := os.WriteFile(outside, make([]byte, s.Nodes.SelfSize.At(0)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, fuchsia.ContentsName(s.Fuchsia, s.Nodes.ID.At(0)))); err != nil {
+	if err := os.Symlink(outside, filepath.Join(dir, fuchsiair.ContentsName(s.Fuchsia, s.Nodes.ID.At(0)))); err != nil {
 		t.Fatal(err)
 	}
 	if g, err := fuchsia.ReadBytes(data, fuchsia.Options{ContentsDir: dir}); err == nil && len(g.Snapshots[0].Fuchsia.Contents) > 0 {

@@ -4,22 +4,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
+
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // A minimal protocol-buffer decoder for profile.proto: the reader decodes
 // straight into IR columns, without the per-sample objects and label maps
 // of github.com/google/pprof/profile (which takes 2.5 s for a million
 // samples on its own).
-
-// Wire types.
-const (
-	wireVarint  = 0
-	wireFixed64 = 1
-	wireBytes   = 2
-	wireFixed32 = 5
-)
 
 var errTruncated = errors.New("truncated field")
 
@@ -63,21 +56,21 @@ func (b *pbuf) field() (num int, wt int, v uint64, start, end int, err error) {
 		return 0, 0, 0, 0, 0, errors.New("invalid field number")
 	}
 	switch wt {
-	case wireVarint:
+	case fuchsiair.WireVarint:
 		v, err = b.varint()
-	case wireFixed64:
+	case fuchsiair.WireFixed64:
 		if b.end-b.pos < 8 {
 			return 0, 0, 0, 0, 0, errTruncated
 		}
 		v = binary.LittleEndian.Uint64(b.data[b.pos:])
 		b.pos += 8
-	case wireFixed32:
+	case fuchsiair.WireFixed32:
 		if b.end-b.pos < 4 {
 			return 0, 0, 0, 0, 0, errTruncated
 		}
 		v = uint64(binary.LittleEndian.Uint32(b.data[b.pos:]))
 		b.pos += 4
-	case wireBytes:
+	case fuchsiair.WireBytes:
 		var n uint64
 		n, err = b.varint()
 		if err == nil && n > uint64(b.end-b.pos) {
@@ -98,8 +91,8 @@ func (b *pbuf) field() (num int, wt int, v uint64, start, end int, err error) {
 // With limit >= 0, more than limit integers in all are refused before dst
 // grows.
 func repeated(data []byte, wt int, v uint64, start, end int, dst []uint64, limit int) ([]uint64, error) {
-	if wt != wireBytes {
-		if wt != wireVarint {
+	if wt != fuchsiair.WireBytes {
+		if wt != fuchsiair.WireVarint {
 			return dst, errors.New("integer field of a fixed-size wire type")
 		}
 		if limit >= 0 && len(dst) >= limit {
@@ -134,15 +127,3 @@ func repeated(data []byte, wt int, v uint64, start, end int, dst []uint64, limit
 	}
 	return dst, nil
 }
-
-// Encoding helpers, shared with tests.
-
-func appendVarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
-
-func varintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }

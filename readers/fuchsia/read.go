@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // Options control Read.
@@ -193,9 +194,12 @@ const (
 	unitNanos = 16
 )
 
+// knownStrings gives the key and unit bits of the strings ffx writes as
+// label keys and units. "bytes" is both a key and a unit.
 var knownStrings = map[string]uint8{
-	"address": keyAddress, "bytes": keyBytes | unitBytes, "timestamp": keyTimestamp, "thread": keyThread,
-	"process_name": keyProcessName, "process_koid": keyProcessKoid, "nanoseconds": unitNanos,
+	fuchsiair.AddressLabel: keyAddress, fuchsiair.BytesLabel: keyBytes | unitBytes, fuchsiair.TimestampLabel: keyTimestamp,
+	fuchsiair.ThreadLabel: keyThread, fuchsiair.ProcessNameLabel: keyProcessName, fuchsiair.ProcessKoidLabel: keyProcessKoid,
+	fuchsiair.NanosecondsUnit: unitNanos,
 }
 
 type decoder struct {
@@ -288,8 +292,8 @@ func (d *decoder) decode() (*ir.File, error) {
 	var sampleTypes, mappings, locations, functions []span
 	var periodType span
 	var comments []uint64
-	var scalars [16]int64
-	var scalarOff [16]int
+	var scalars [fuchsiair.ProfileDocURL + 1]int64
+	var scalarOff [fuchsiair.ProfileDocURL + 1]int
 	nSamples := 0
 	var seen uint32 // singular fields seen
 	p := pbuf{data: d.data, end: len(d.data)}
@@ -301,27 +305,29 @@ func (d *decoder) decode() (*ir.File, error) {
 		}
 		// profileCheck's rules, so that a profile reads the same gzipped
 		// or not: profile.proto's fields only, each singular one once.
-		if num > 15 {
+		if num > fuchsiair.ProfileDocURL {
 			return nil, d.errorf(off, "profile field %d: not a field of profile.proto's Profile", num)
 		}
-		if singular&(1<<num) != 0 {
+		if fuchsiair.ProfileSingular&(1<<num) != 0 {
 			if seen&(1<<num) != 0 {
 				return nil, d.errorf(off, "profile field %d occurs twice (it holds one value)", num)
 			}
 			seen |= 1 << num
 		}
 		switch num {
-		case 1, 2, 3, 4, 5, 6, 11:
-			if wt != wireBytes {
+		case fuchsiair.ProfileSampleType, fuchsiair.ProfileSample, fuchsiair.ProfileMapping, fuchsiair.ProfileLocation,
+			fuchsiair.ProfileFunction, fuchsiair.ProfileStringTable, fuchsiair.ProfilePeriodType:
+			if wt != fuchsiair.WireBytes {
 				return nil, d.errorf(off, "profile field %d: wire type %d, not a message or string", num, wt)
 			}
-		case 7, 8, 9, 10, 12, 14, 15:
-			if wt != wireVarint {
+		case fuchsiair.ProfileDropFrames, fuchsiair.ProfileKeepFrames, fuchsiair.ProfileTimeNanos, fuchsiair.ProfileDurationNanos,
+			fuchsiair.ProfilePeriod, fuchsiair.ProfileDefaultSampleType, fuchsiair.ProfileDocURL:
+			if wt != fuchsiair.WireVarint {
 				return nil, d.errorf(off, "profile field %d: wire type %d, not an integer", num, wt)
 			}
 			scalars[num], scalarOff[num] = int64(v), off
 			continue
-		case 13:
+		case fuchsiair.ProfileComment:
 			if comments, err = repeated(d.data, wt, v, start, end, comments, -1); err != nil {
 				return nil, d.errorf(off, "profile comments: %v", err)
 			}
@@ -329,23 +335,23 @@ func (d *decoder) decode() (*ir.File, error) {
 		}
 		s := span{start, end}
 		switch num {
-		case 1:
+		case fuchsiair.ProfileSampleType:
 			sampleTypes = append(sampleTypes, s)
-		case 2:
+		case fuchsiair.ProfileSample:
 			nSamples++
-		case 3:
+		case fuchsiair.ProfileMapping:
 			mappings = append(mappings, s)
-		case 4:
+		case fuchsiair.ProfileLocation:
 			locations = append(locations, s)
-		case 5:
+		case fuchsiair.ProfileFunction:
 			functions = append(functions, s)
-		case 6:
+		case fuchsiair.ProfileStringTable:
 			if len(d.strStart) == 0 && end != start {
 				return nil, d.errorf(off, "string_table[0] must be \"\"")
 			}
 			d.strStart = append(d.strStart, uint32(start))
 			d.strEnd = append(d.strEnd, uint32(end))
-		case 11:
+		case fuchsiair.ProfilePeriodType:
 			periodType = s
 		}
 	}
@@ -369,16 +375,16 @@ func (d *decoder) decode() (*ir.File, error) {
 		for q.pos < q.end {
 			off := q.pos
 			num, wt, v, _, _, err := q.field()
-			if err == nil && (num == 1 || num == 2) && wt != wireVarint {
+			if err == nil && (num == fuchsiair.ValueTypeType || num == fuchsiair.ValueTypeUnit) && wt != fuchsiair.WireVarint {
 				err = fmt.Errorf("field %d of wire type %d", num, wt)
 			}
 			if err != nil {
 				return vt, d.errorf(off, "value type: %v", err)
 			}
 			switch num {
-			case 1:
+			case fuchsiair.ValueTypeType:
 				t = int64(v)
-			case 2:
+			case fuchsiair.ValueTypeUnit:
 				u = int64(v)
 			}
 		}
@@ -404,12 +410,14 @@ func (d *decoder) decode() (*ir.File, error) {
 	for _, x := range []struct {
 		field int
 		dst   *uint32
-	}{{7, &ff.DropFrames}, {8, &ff.KeepFrames}, {14, &ff.DefaultSampleType}, {15, &ff.DocURL}} {
+	}{{fuchsiair.ProfileDropFrames, &ff.DropFrames}, {fuchsiair.ProfileKeepFrames, &ff.KeepFrames},
+		{fuchsiair.ProfileDefaultSampleType, &ff.DefaultSampleType}, {fuchsiair.ProfileDocURL, &ff.DocURL}} {
 		if *x.dst, err = d.str(scalars[x.field], scalarOff[x.field]); err != nil {
 			return nil, err
 		}
 	}
-	ff.TimeNanos, ff.DurationNanos, ff.Period = scalars[9], scalars[10], scalars[12]
+	ff.TimeNanos, ff.DurationNanos = scalars[fuchsiair.ProfileTimeNanos], scalars[fuchsiair.ProfileDurationNanos]
+	ff.Period = scalars[fuchsiair.ProfilePeriod]
 	for _, c := range comments {
 		v, err := d.str(int64(c), -1)
 		if err != nil {
@@ -433,7 +441,7 @@ func (d *decoder) decode() (*ir.File, error) {
 	p = pbuf{data: d.data, end: len(d.data)}
 	for p.pos < p.end {
 		num, _, _, start, end, _ := p.field() // checked in pass 1
-		if num == 2 {
+		if num == fuchsiair.ProfileSample {
 			if err := d.sample(start, end, nSamples); err != nil {
 				return nil, err
 			}
@@ -507,7 +515,7 @@ func (d *decoder) ints(sp span, what string, vals []int64, lineField int, sub fu
 			return d.errorf(off, "%s: %v", what, err)
 		}
 		if num == lineField {
-			if wt != wireBytes {
+			if wt != fuchsiair.WireBytes {
 				return d.errorf(off, "%s: field %d is not a message", what, num)
 			}
 			if err := sub(span{start, end}); err != nil {
@@ -518,7 +526,7 @@ func (d *decoder) ints(sp span, what string, vals []int64, lineField int, sub fu
 		if num >= len(vals) {
 			continue // unknown field
 		}
-		if wt != wireVarint {
+		if wt != fuchsiair.WireVarint {
 			return d.errorf(off, "%s: field %d of wire type %d, not an integer", what, num, wt)
 		}
 		vals[num] = int64(v)
@@ -529,32 +537,32 @@ func (d *decoder) ints(sp span, what string, vals []int64, lineField int, sub fu
 func (d *decoder) mappings(spans []span) error {
 	m := &d.ff.Mappings
 	for _, sp := range spans {
-		var v [11]int64
+		var v [fuchsiair.MappingHasInlineFrames + 1]int64
 		if err := d.ints(sp, "mapping", v[:], -1, nil); err != nil {
 			return err
 		}
-		file, err := d.str(v[5], sp.start)
+		file, err := d.str(v[fuchsiair.MappingFilename], sp.start)
 		if err != nil {
 			return err
 		}
-		build, err := d.str(v[6], sp.start)
+		build, err := d.str(v[fuchsiair.MappingBuildID], sp.start)
 		if err != nil {
 			return err
 		}
 		var fl uint8
-		for b := 0; b < 4; b++ {
-			if v[7+b] != 0 {
+		for b := 0; b < fuchsiair.MappingFlags; b++ {
+			if v[fuchsiair.MappingHasFunctions+b] != 0 {
 				fl |= 1 << b
 			}
 		}
-		m.ID = append(m.ID, uint64(v[1]))
-		m.Start = append(m.Start, uint64(v[2]))
-		m.Limit = append(m.Limit, uint64(v[3]))
-		m.Offset = append(m.Offset, uint64(v[4]))
+		m.ID = append(m.ID, uint64(v[fuchsiair.MappingID]))
+		m.Start = append(m.Start, uint64(v[fuchsiair.MappingMemoryStart]))
+		m.Limit = append(m.Limit, uint64(v[fuchsiair.MappingMemoryLimit]))
+		m.Offset = append(m.Offset, uint64(v[fuchsiair.MappingFileOffset]))
 		m.File = append(m.File, file)
 		m.BuildID = append(m.BuildID, build)
 		m.Flags = append(m.Flags, fl)
-		if v[1] == 0 {
+		if v[fuchsiair.MappingID] == 0 {
 			return d.errorf(sp.start, "mapping with the reserved id 0")
 		}
 	}
@@ -564,25 +572,26 @@ func (d *decoder) mappings(spans []span) error {
 func (d *decoder) functions(spans []span) error {
 	fn := &d.ff.Functions
 	for _, sp := range spans {
-		var v [6]int64
+		var v [fuchsiair.FunctionStartLine + 1]int64
 		if err := d.ints(sp, "function", v[:], -1, nil); err != nil {
 			return err
 		}
+		// The name, system name and file name: consecutive fields.
 		var s [3]uint32
 		for i := range s {
 			var err error
-			if s[i], err = d.str(v[2+i], sp.start); err != nil {
+			if s[i], err = d.str(v[fuchsiair.FunctionName+i], sp.start); err != nil {
 				return err
 			}
 		}
-		if v[1] == 0 {
+		if v[fuchsiair.FunctionID] == 0 {
 			return d.errorf(sp.start, "function with the reserved id 0")
 		}
-		fn.ID = append(fn.ID, uint64(v[1]))
+		fn.ID = append(fn.ID, uint64(v[fuchsiair.FunctionID]))
 		fn.Name = append(fn.Name, s[0])
 		fn.SystemName = append(fn.SystemName, s[1])
 		fn.Filename = append(fn.Filename, s[2])
-		fn.StartLine = append(fn.StartLine, v[5])
+		fn.StartLine = append(fn.StartLine, v[fuchsiair.FunctionStartLine])
 	}
 	return nil
 }
@@ -645,37 +654,37 @@ func (d *decoder) locations(spans []span) error {
 		lc.FirstLine = append(lc.FirstLine, 0)
 	}
 	for _, sp := range spans {
-		var v [6]int64
+		var v [fuchsiair.LocationIsFolded + 1]int64
 		line := func(ls span) error {
-			var lv [4]int64
+			var lv [fuchsiair.LineColumn + 1]int64
 			if err := d.ints(ls, "line", lv[:], -1, nil); err != nil {
 				return err
 			}
-			fi := lookup(fDense, fMap, uint64(lv[1]))
+			fi := lookup(fDense, fMap, uint64(lv[fuchsiair.LineFunctionID]))
 			if fi == 0 {
-				return d.errorf(ls.start, "line: function id %d does not exist", lv[1])
+				return d.errorf(ls.start, "line: function id %d does not exist", lv[fuchsiair.LineFunctionID])
 			}
 			lc.Function = append(lc.Function, fi)
-			lc.Line = append(lc.Line, lv[2])
-			lc.Column = append(lc.Column, lv[3])
+			lc.Line = append(lc.Line, lv[fuchsiair.LineLine])
+			lc.Column = append(lc.Column, lv[fuchsiair.LineColumn])
 			return nil
 		}
-		if err := d.ints(sp, "location", v[:], 4, line); err != nil {
+		if err := d.ints(sp, "location", v[:], fuchsiair.LocationLine, line); err != nil {
 			return err
 		}
 		var mi uint32
-		if v[2] != 0 {
-			if mi = lookup(mDense, mMap, uint64(v[2])); mi == 0 {
-				return d.errorf(sp.start, "location: mapping id %d does not exist", v[2])
+		if m := v[fuchsiair.LocationMappingID]; m != 0 {
+			if mi = lookup(mDense, mMap, uint64(m)); mi == 0 {
+				return d.errorf(sp.start, "location: mapping id %d does not exist", m)
 			}
 		}
-		if v[1] == 0 {
+		if v[fuchsiair.LocationID] == 0 {
 			return d.errorf(sp.start, "location with the reserved id 0")
 		}
-		lc.ID = append(lc.ID, uint64(v[1]))
+		lc.ID = append(lc.ID, uint64(v[fuchsiair.LocationID]))
 		lc.Mapping = append(lc.Mapping, mi)
-		lc.Address = append(lc.Address, uint64(v[3]))
-		lc.Folded = append(lc.Folded, v[5] != 0)
+		lc.Address = append(lc.Address, uint64(v[fuchsiair.LocationAddress]))
+		lc.Folded = append(lc.Folded, v[fuchsiair.LocationIsFolded] != 0)
 		lc.FirstLine = append(lc.FirstLine, uint32(len(lc.Function)))
 	}
 	d.locDense, d.locMap, err = d.index(lc.ID, spans, "location")

@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/internal/fuchsiagen"
+	"github.com/heapconv/heapconv/internal/gotool"
 	"github.com/heapconv/heapconv/internal/sampling"
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"github.com/heapconv/heapconv/readers/fuchsia"
 	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
 )
@@ -77,11 +79,11 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("write(read(write(x))) != write(x)")
 			}
 			if k < 4 || strings.Contains(fx.Name, "multi") || strings.Contains(fx.Name, "symbolized") {
-				top := goPprof(t, out, "-top", "-sample_index=allocated")
+				top := gotool.RunPprof(t, out, "-top", "-sample_index=allocated")
 				if !strings.Contains(top, "flat%") {
 					t.Errorf("pprof -top:\n%s", top)
 				}
-				goPprof(t, out, "-raw")
+				gotool.RunPprof(t, out, "-raw")
 			}
 		})
 	}
@@ -225,7 +227,7 @@ func TestContentsScan(t *testing.T) {
 					tgt := s.Edges.Target[e]
 					got[[3]uint64{s.Nodes.ID.At(i), off, s.Nodes.ID.At(int(tgt))}] = true
 					v := binary.LittleEndian.Uint64(gs.Allocations[i].Contents[off:]) &^ (0xFF << 56)
-					if (v == s.Nodes.ID.At(int(tgt))) != (s.Edges.Kind[e] == ir.FuchsiaPointer) {
+					if (v == s.Nodes.ID.At(int(tgt))) != (s.Edges.Kind[e] == fuchsiair.Pointer) {
 						t.Fatalf("edge %d: kind %d for pointer %#x to %#x", e, s.Edges.Kind[e], v, s.Nodes.ID.At(int(tgt)))
 					}
 				}
@@ -357,7 +359,7 @@ func TestSymbolizedSites(t *testing.T) {
 		}
 		for k := 0; k < f.Classes.Len(); k++ {
 			name := f.String(f.Classes.Name[k])
-			if ir.IsFuchsiaAllocatorFrame(name) || strings.Contains(name, "scudo") || strings.Contains(name, "hook") {
+			if fuchsiair.IsAllocatorFrame(name) || strings.Contains(name, "scudo") || strings.Contains(name, "hook") {
 				t.Errorf("allocation site %q is an allocator frame", name)
 			}
 		}
@@ -448,7 +450,7 @@ func TestUnsymbolizedSites(t *testing.T) {
 			lc := &fsym.Fuchsia.Locations
 			allocator := func(l uint32) bool {
 				for _, fn := range lc.Function[lc.FirstLine[l]:lc.FirstLine[l+1]] {
-					if !ir.IsFuchsiaAllocatorFrame(fsym.Strings[fsym.Fuchsia.Functions.Name[fn-1]]) {
+					if !fuchsiair.IsAllocatorFrame(fsym.Strings[fsym.Fuchsia.Functions.Name[fn-1]]) {
 						return false
 					}
 				}

@@ -2,11 +2,11 @@ package fuchsia
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"slices"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // snapBuilder collects one process's samples.
@@ -18,8 +18,8 @@ type snapBuilder struct {
 }
 
 func (d *decoder) newSnap(k procKey, hint int) int {
-	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), ir.FuchsiaNodeKinds...),
-		EdgeKinds: append([]ir.EdgeKind(nil), ir.FuchsiaEdgeKinds...)}
+	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), fuchsiair.NodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...)}
 	fs := &ir.FuchsiaSnapshot{HasProcessName: k.hasName, HasProcessKoid: k.hasKoid, ProcessKoid: k.koid, StackFirst: []uint32{0}}
 	if k.hasName {
 		fs.ProcessName = k.name
@@ -51,22 +51,23 @@ func (d *decoder) sample(start, end, hint int) error {
 			return d.errorf(off, "sample: %v", err)
 		}
 		switch num {
-		case 1:
+		case fuchsiair.SampleLocationID:
 			d.locs, err = repeated(d.data, wt, v, s, e, d.locs, -1)
-		case 2:
+		case fuchsiair.SampleValue:
 			// No more values than sample types (a sample of a
 			// huge packed run of them is refused before it costs 8
 			// bytes an integer).
 			d.vals, err = repeated(d.data, wt, v, s, e, d.vals, len(d.ff.SampleTypes))
-		case 3:
-			if wt != wireBytes {
+		case fuchsiair.SampleLabel:
+			if wt != fuchsiair.WireBytes {
 				return d.errorf(off, "sample: label is not a message")
 			}
-			var lv [5]int64
+			var lv [fuchsiair.LabelNumUnit + 1]int64
 			if err := d.ints(span{s, e}, "label", lv[:], -1, nil); err != nil {
 				return err
 			}
-			l := label{key: lv[1], str: lv[2], num: lv[3], unit: lv[4], off: off}
+			l := label{key: lv[fuchsiair.LabelKey], str: lv[fuchsiair.LabelStr], num: lv[fuchsiair.LabelNum],
+				unit: lv[fuchsiair.LabelNumUnit], off: off}
 			n := int64(len(d.strStart))
 			if l.key < 0 || l.key >= n || l.str < 0 || l.str >= n || (l.str == 0 && (l.unit < 0 || l.unit >= n)) {
 				return d.errorf(off, "label: string index out of range (%d strings)", n)
@@ -151,7 +152,7 @@ func (d *decoder) sample(start, end, hint int) error {
 	var flags uint8
 	var addr uint64
 	if l, ok := use(keyAddress); ok {
-		if a, ok := parseAddress(d.strBytes(l.str)); ok {
+		if a, ok := fuchsiair.ParseAddress(d.strBytes(l.str)); ok {
 			addr, flags, special[keyAddress] = a, flags|ir.FuchsiaAddress, true
 		}
 	}
@@ -247,26 +248,6 @@ func (d *decoder) sample(start, end, hint int) error {
 	return nil
 }
 
-// parseAddress parses "0x<hex>" as ffx writes it: lowercase, no leading
-// zeros; other spellings are not addresses (the label is kept as a label).
-func parseAddress(b []byte) (uint64, bool) {
-	if len(b) < 3 || len(b) > 18 || b[0] != '0' || b[1] != 'x' || (b[2] == '0' && len(b) > 3) {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b[2:] {
-		switch {
-		case c >= '0' && c <= '9':
-			v = v<<4 | uint64(c-'0')
-		case c >= 'a' && c <= 'f':
-			v = v<<4 | uint64(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
-}
-
 // threadOf returns 1 + the thread table index of a "thread" label.
 func (d *decoder) threadOf(sb *snapBuilder, l label) (uint32, error) {
 	if t, ok := sb.thread[l.str]; ok {
@@ -274,7 +255,7 @@ func (d *decoder) threadOf(sb *snapBuilder, l label) (uint32, error) {
 	}
 	b := d.strBytes(l.str)
 	fs := sb.fs
-	name, koid, ok := splitThread(b)
+	name, koid, ok := fuchsiair.SplitThread(b)
 	var ni uint32
 	if ok {
 		ni = d.internBytes(name)
@@ -290,30 +271,6 @@ func (d *decoder) threadOf(sb *snapBuilder, l label) (uint32, error) {
 	t := uint32(len(fs.ThreadName))
 	sb.thread[l.str] = t
 	return t, nil
-}
-
-// splitThread splits "name[koid]" at the last '[', when the koid is written
-// as ffx writes it (decimal, no leading zeros).
-func splitThread(b []byte) (name []byte, koid uint64, ok bool) {
-	n := len(b)
-	if n < 3 || b[n-1] != ']' {
-		return nil, 0, false
-	}
-	j := n - 2
-	for j >= 0 && b[j] >= '0' && b[j] <= '9' {
-		j--
-	}
-	if j < 0 || b[j] != '[' || j == n-2 || (b[j+1] == '0' && j+2 != n-1) || n-2-j > 20 {
-		return nil, 0, false
-	}
-	for _, c := range b[j+1 : n-1] {
-		d := uint64(c - '0')
-		if koid > (math.MaxUint64-d)/10 {
-			return nil, 0, false
-		}
-		koid = koid*10 + d
-	}
-	return b[:j], koid, true
 }
 
 // finish completes a snapshot: allocation sites as names and classes, and
@@ -356,8 +313,9 @@ func (d *decoder) siteClass(k siteKey) uint32 {
 	return c
 }
 
-// sites names every stack of the snapshot by its allocation site (see
-// ir/fuchsia.go), returning per stack the IR name and 1 + class index.
+// sites names every stack of the snapshot by its allocation site
+// (fuchsiair.ChooseSites), returning per stack the IR name and 1 + class
+// index.
 func (d *decoder) sites(fs *ir.FuchsiaSnapshot) (names, classes []uint32) {
 	ff := d.ff
 	lc, mp := &ff.Locations, &ff.Mappings
@@ -377,25 +335,27 @@ func (d *decoder) sites(fs *ir.FuchsiaSnapshot) (names, classes []uint32) {
 		}
 		return 0
 	}
-	st := chooseSites(ff, fs, d.strs.Strings)
+	st := fuchsiair.ChooseSites(ff, fs, d.strs.Strings)
 	names, classes = make([]uint32, len(st)), make([]uint32, len(st))
+	var pc []byte
 	for k, x := range st {
 		stack := fs.StackOf(k)
 		var key siteKey
 		switch {
 		case len(stack) == 0:
-			key.name = d.internString("(no stack)")
-		case x.frame < 0:
-			key = siteKey{d.internString("(allocator)"), lib(stack[len(stack)-1])}
+			key.name = d.internString(fuchsiair.NoStackSite)
+		case x.Frame < 0:
+			key = siteKey{d.internString(fuchsiair.AllocatorSite), lib(stack[len(stack)-1])}
 		default:
-			l := stack[x.frame]
+			l := stack[x.Frame]
 			switch {
-			case x.class:
+			case x.Class:
 				key = classKeys[classOf[lc.Mapping[l]-1]-1]
-			case x.fn != 0:
-				key = siteKey{ff.Functions.Name[x.fn-1], lib(l)}
+			case x.Fn != 0:
+				key = siteKey{ff.Functions.Name[x.Fn-1], lib(l)}
 			default:
-				key = siteKey{d.internString(fmt.Sprintf("0x%x", lc.Address[l])), lib(l)}
+				pc = fuchsiair.AppendAddress(pc[:0], lc.Address[l])
+				key = siteKey{d.internBytes(pc), lib(l)}
 			}
 		}
 		names[k], classes[k] = key.name, d.siteClass(key)

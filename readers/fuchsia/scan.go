@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // tagMask clears the aarch64 top-byte tag (TBI, HWASan, MTE), as the
@@ -149,9 +150,9 @@ func scan(f *ir.File, s *ir.Snapshot) error {
 			if k < 0 || ix.node[k] == uint32(i) {
 				continue
 			}
-			kind := uint8(ir.FuchsiaPointer)
+			kind := uint8(fuchsiair.Pointer)
 			if v != ix.start[k] {
-				kind = ir.FuchsiaInterior
+				kind = fuchsiair.Interior
 			}
 			ed.Kind = append(ed.Kind, kind)
 			ed.Name = append(ed.Name, name(off))

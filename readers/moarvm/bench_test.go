@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // benchFile is HEAPCONV_BENCH_MOARVM (a big v3 file: scripts/gen-moarvm-bench.sh
@@ -48,10 +50,10 @@ func compressedBlocks(b *testing.B, data []byte) [][]byte {
 	for _, t := range tocs {
 		for _, bl := range t.blocks {
 			switch {
-			case bl.name == "strings":
-				frames = append(frames, data[bl.start+16:bl.end])
-			case columnWidths[bl.name] > 0:
-				frames = append(frames, data[bl.start+18:bl.end])
+			case bl.name == moarvmir.BlockStrings:
+				frames = append(frames, data[bl.start+moarvmir.HeaderSize:bl.end])
+			case moarvmir.EntrySize(bl.name) > 0:
+				frames = append(frames, data[bl.start+moarvmir.ColumnHeaderSize:bl.end])
 			}
 		}
 	}

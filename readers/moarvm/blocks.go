@@ -3,6 +3,8 @@ package moarvm
 import (
 	"bytes"
 	"encoding/binary"
+
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // Block is one block of a version 3 file as Blocks lists it.
@@ -22,7 +24,7 @@ type Block struct {
 // when the zstd frames differ (tests and debugging use it). It stops at the
 // first block that is not whole.
 func Blocks(data []byte) ([]Block, error) {
-	if !bytes.HasPrefix(data, []byte(Magic3)) {
+	if !bytes.HasPrefix(data, []byte(moarvmir.Magic3)) {
 		return nil, errorf(0, "not a MoarVM heap snapshot of version 3")
 	}
 	r := &reader{ra: bytes.NewReader(data), size: int64(len(data))}
@@ -33,8 +35,8 @@ func Blocks(data []byte) ([]Block, error) {
 	for _, b := range walked {
 		bl := Block{Name: b.name, Offset: b.start}
 		switch {
-		case b.name == "toc":
-			t, _, err := r.readTOC(b.start, b.end+8)
+		case b.name == moarvmir.BlockTOC:
+			t, _, err := r.readTOC(b.start, b.end+moarvmir.PointerSize)
 			if err != nil {
 				return nil, err
 			}
@@ -46,21 +48,21 @@ func Blocks(data []byte) ([]Block, error) {
 				names = append(names, e.name...)
 			}
 			bl.Content = names
-		case b.name == "filemeta" || b.name == "snapmeta":
+		case b.name == moarvmir.BlockFileMeta || b.name == moarvmir.BlockSnapMeta:
 			js, err := r.readMeta(b)
 			if err != nil {
 				return nil, err
 			}
 			bl.Content = js
-		case b.name == "strings":
-			content, err := r.decompress(data[b.start+16:b.end], -1, r.budget.Load())
+		case b.name == moarvmir.BlockStrings:
+			content, err := r.decompress(data[b.start+moarvmir.HeaderSize:b.end], -1, r.budget.Load())
 			if err != nil {
 				return nil, errorf(b.start, "strings: %v", err)
 			}
 			bl.Content = content
 		default:
-			bl.EntrySize = int(binary.LittleEndian.Uint16(data[b.start+8:]))
-			content, err := r.decompress(data[b.start+18:b.end], -1, r.budget.Load())
+			bl.EntrySize = int(binary.LittleEndian.Uint16(data[b.start+moarvmir.NameSize:]))
+			content, err := r.decompress(data[b.start+moarvmir.ColumnHeaderSize:b.end], -1, r.budget.Load())
 			if err != nil {
 				return nil, errorf(b.start, "%s: %v", b.name, err)
 			}

@@ -1,8 +1,10 @@
 // Package moarvm reads MoarVM heap snapshots (.mvmheap) into the IR.
 //
 // The format is defined by MoarVM's writer, src/profiler/heapsnapshot.c;
-// docs/formats/moarvm.md describes it as measured on real files, and
-// ir/moarvm.go says how it maps into the IR.
+// docs/formats/moarvm.md describes it as measured on real files,
+// ir/moarvm.go says how it maps into the IR, and package ir/moarvm holds
+// the facts of the format Read shares with writers/moarvm (magic numbers,
+// block layout, entry sizes, refdescr packing, continued sizes).
 //
 // Version 3 ("MoarHeapDumpv003") is a sequence of blocks: uncompressed JSON
 // metadata, zstd-compressed columns of little-endian integers, and tables of
@@ -22,7 +24,7 @@
 // fields written as 64-bit, an unusable trailer), which Read works around.
 //
 // A collectable's colsize is its self size and colusize its unmanaged
-// size, except where colsize is ir.MoarVMSizeContinued (65535, which no
+// size, except where colsize is ir/moarvm's SizeContinued (65535, which no
 // MoarVM object has): heapconv wrote a self size too big for colsize's 16
 // bits, whose rest is in colusize, and Read joins the two again.
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 	"github.com/heapconv/heapconv/readers/moarvm"
 	wmoarvm "github.com/heapconv/heapconv/writers/moarvm"
 )
@@ -19,7 +20,7 @@ import (
 func encodeV2(f *ir.File) []byte {
 	var b bytes.Buffer
 	u64 := func(v uint64) { b.Write(binary.LittleEndian.AppendUint64(nil, v)) }
-	b.WriteString(moarvm.Magic2)
+	b.WriteString(moarvmir.Magic2)
 	m := f.MoarVM
 	strs, types, frames := 0, 0, 0
 	group := func(toc ir.MoarVMTOC) {

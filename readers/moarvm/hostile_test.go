@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heapconv/heapconv/ir/irtest"
+
 	"github.com/klauspost/compress/zstd"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 	"github.com/heapconv/heapconv/readers/moarvm"
 	wmoarvm "github.com/heapconv/heapconv/writers/moarvm"
 )
@@ -36,7 +39,7 @@ const rvSnapMeta = `{ "snap_time": 3, "gc_seq_num": 1, "total_heap_size": 0, "to
 
 func rvNew(filemeta string) *rvFile {
 	f := &rvFile{}
-	f.buf.WriteString(moarvm.Magic3)
+	f.buf.WriteString(moarvmir.Magic3)
 	f.meta("filemeta", filemeta)
 	f.outer, f.inner = f.inner, nil
 	return f
@@ -164,7 +167,7 @@ func TestRecoverNonEmptyFinalTOC(t *testing.T) {
 // Same, from real data: Select(0) of nqp-3snap puts the later snapshots'
 // strings and frame into the final TOC.
 func TestRecoverSelected(t *testing.T) {
-	f, err := moarvm.Read(bytes.NewReader(readSample(t, "nqp-3snap.mvmheap")), moarvm.Options{})
+	f, err := moarvm.Read(bytes.NewReader(irtest.ReadSample(t, testdata, "nqp-3snap.mvmheap")), moarvm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +186,7 @@ func TestRecoverSelected(t *testing.T) {
 // decompress in parallel (run with -race).
 func TestProgressConcurrent(t *testing.T) {
 	calls := 0
-	_, err := moarvm.Read(bytes.NewReader(readSample(t, "nqp-3snap.mvmheap")), moarvm.Options{
+	_, err := moarvm.Read(bytes.NewReader(irtest.ReadSample(t, testdata, "nqp-3snap.mvmheap")), moarvm.Options{
 		Progress: func(int64) { calls++ }, // like cmd/heapconv's progress.update
 	})
 	if err != nil {
@@ -296,7 +299,7 @@ func TestHighscoreBoardsBounded(t *testing.T) {
 // IR whose first TOC's types name strings a later TOC adds is invalid: the
 // writer would make a file its reader refuses.
 func TestTOCSplitRefused(t *testing.T) {
-	f, err := moarvm.Read(bytes.NewReader(readSample(t, "nqp-3snap.mvmheap")), moarvm.Options{})
+	f, err := moarvm.Read(bytes.NewReader(irtest.ReadSample(t, testdata, "nqp-3snap.mvmheap")), moarvm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

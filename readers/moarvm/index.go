@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // SnapshotInfo is what a version 3 file's snapshot metadata says of one
@@ -33,8 +34,8 @@ func (s *SnapshotInfo) Total(name string) uint64 {
 // tables of contents; a damaged file needs Read's recovery) is an error.
 func Index(ra io.ReaderAt, size int64) ([]SnapshotInfo, error) {
 	r := &reader{ra: ra, size: size}
-	var magic [16]byte
-	if size < int64(len(magic)) || r.readAt(magic[:], 0) != nil || string(magic[:]) != Magic3 {
+	var magic [moarvmir.MagicSize]byte
+	if size < int64(len(magic)) || r.readAt(magic[:], 0) != nil || string(magic[:]) != moarvmir.Magic3 {
 		return nil, ir.Errorf(ir.FormatMoarVM, 0, "not a MoarVM heap snapshot of version 3")
 	}
 	_, tocs, err := r.tocs()
@@ -47,14 +48,14 @@ func Index(ra io.ReaderAt, size int64) ([]SnapshotInfo, error) {
 			continue
 		}
 		var info SnapshotInfo
-		if b, ok := t.find("snapmeta"); ok {
+		if b, ok := t.find(moarvmir.BlockSnapMeta); ok {
 			js, err := r.readMeta(b)
 			if err != nil {
 				return nil, err
 			}
 			var m ir.MoarVMSnapshot
 			if info.Totals, _, err = parseSnapMeta(js, &m); err != nil {
-				return nil, errorf(b.start+16, "snapmeta: %v", err)
+				return nil, errorf(b.start+moarvmir.HeaderSize, "snapmeta: %v", err)
 			}
 			info.GCSeqNum = m.GCSeqNum
 		}

@@ -2,12 +2,9 @@ package moarvm_test
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/heapconv/heapconv/ir/irtest"
 	"github.com/heapconv/heapconv/readers/moarvm"
 )
 
@@ -16,10 +13,7 @@ import (
 // contents) and a file whose tail is cut are errors, left to Read.
 func TestIndex(t *testing.T) {
 	for _, name := range []string{"nqp-1snap.mvmheap", "nqp-3snap.mvmheap"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "moarvm", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := irtest.ReadSample(t, testdata, name)
 		snaps, err := moarvm.Index(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -48,18 +42,7 @@ func TestIndex(t *testing.T) {
 			t.Errorf("%s cut by a byte: no error", name)
 		}
 	}
-	gz, err := os.ReadFile(filepath.Join("..", "..", "testdata", "moarvm", "nqp-1snap-v002.mvmheap.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v2, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v2 := irtest.ReadSample(t, testdata, "nqp-1snap-v002.mvmheap.gz")
 	if _, err := moarvm.Index(bytes.NewReader(v2), int64(len(v2))); err == nil {
 		t.Error("a version 2 file has no index, but Index gave one")
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // metaField is one key of a metadata object, with its value as JSON.
@@ -93,7 +94,7 @@ func parseFileMeta(js []byte, m *ir.MoarVMFile) (string, error) {
 	if m.EntryCount > ir.MoarVMMaxHighscores || uint64(len(m.DataOrder))*m.EntryCount > ir.MoarVMMaxHighscores {
 		return "", fmt.Errorf("highscore_structure of %d boards of %d entries (MoarVM writes 4 of 40; at most %d in all)", len(m.DataOrder), m.EntryCount, ir.MoarVMMaxHighscores)
 	}
-	if ir.MoarVMFileMetaJSON(m) != string(js) {
+	if moarvmir.FileMetaJSON(m) != string(js) {
 		return "filemeta JSON not in MoarVM's layout: written back in it", nil
 	}
 	return "", nil
@@ -121,7 +122,7 @@ func parseSnapMeta(js []byte, m *ir.MoarVMSnapshot) ([]ir.Total, string, error) 
 			totals = append(totals, ir.Total{Name: f.key, Value: v})
 		}
 	}
-	if ir.MoarVMSnapMetaJSON(m, totals) != string(js) {
+	if moarvmir.SnapMetaJSON(m, totals) != string(js) {
 		return totals, "snapmeta JSON not in MoarVM's layout: written back in it", nil
 	}
 	return totals, "", nil

@@ -13,12 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/heapconv/heapconv/ir"
-)
-
-// Magic3 and Magic2 are the first 16 bytes of format versions 3 and 2.
-const (
-	Magic3 = "MoarHeapDumpv003"
-	Magic2 = "MoarHeapDumpv002"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // Options control Read.
@@ -57,16 +52,16 @@ func readAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
 	// about 17 times, single columns rarely beyond 100 times; no file can
 	// make the reader allocate more than a constant times its size.
 	r.budget.Store(64*size + 32<<20)
-	var magic [16]byte
+	var magic [moarvmir.MagicSize]byte
 	if size < int64(len(magic)) || r.readAt(magic[:], 0) != nil {
-		return nil, ir.Errorf(ir.FormatMoarVM, 0, "not a MoarVM heap snapshot (shorter than its 16-byte magic)")
+		return nil, ir.Errorf(ir.FormatMoarVM, 0, "not a MoarVM heap snapshot (shorter than its %d-byte magic)", len(magic))
 	}
 	var f *ir.File
 	var err error
 	switch string(magic[:]) {
-	case Magic3:
+	case moarvmir.Magic3:
 		f, err = r.readV3()
-	case Magic2:
+	case moarvmir.Magic2:
 		f, err = r.readV2()
 	default:
 		return nil, ir.Errorf(ir.FormatMoarVM, 0, "not a MoarVM heap snapshot of version 2 or 3 (magic %q)", magic[:])

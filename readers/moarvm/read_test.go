@@ -2,16 +2,13 @@ package moarvm_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 	"github.com/heapconv/heapconv/readers/moarvm"
 )
 
@@ -57,26 +54,6 @@ type expected struct {
 	} `json:"snapshots"`
 }
 
-// readSample reads a sample, gunzipping .gz files (stored so; MoarVM writes
-// them uncompressed).
-func readSample(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testdata, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Ext(name) == ".gz" {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
-
 func TestSamples(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{"nqp-1snap.mvmheap", "nqp-1snap.expected.json"},
@@ -85,10 +62,10 @@ func TestSamples(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var want expected
-			if err := json.Unmarshal(readSample(t, tc.want), &want); err != nil {
+			if err := json.Unmarshal(irtest.ReadSample(t, testdata, tc.want), &want); err != nil {
 				t.Fatal(err)
 			}
-			data := readSample(t, tc.file)
+			data := irtest.ReadSample(t, testdata, tc.file)
 			f, err := moarvm.Read(bytes.NewReader(data), moarvm.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -238,7 +215,7 @@ func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
 // TestGarbageAfterNUL: MoarVM 2020.05–2020.12 left a garbage byte after the
 // NUL of 6-letter block names in block headers; such files read the same.
 func TestGarbageAfterNUL(t *testing.T) {
-	data := readSample(t, "nqp-1snap.mvmheap")
+	data := irtest.ReadSample(t, testdata, "nqp-1snap.mvmheap")
 	want, err := moarvm.Read(bytes.NewReader(data), moarvm.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,12 @@
 package moarvm
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // recoverV3 reads a version 3 file whose tables of contents cannot be
@@ -16,7 +16,7 @@ import (
 // snapmeta; every snapshot whose blocks are all complete is kept.
 func (r *reader) recoverV3(cause error) (*ir.File, error) {
 	blocks, damage, cut, why := r.walk()
-	if len(blocks) == 0 || blocks[0].name != "filemeta" {
+	if len(blocks) == 0 || blocks[0].name != moarvmir.BlockFileMeta {
 		return nil, cause
 	}
 	meta := blocks[0]
@@ -26,10 +26,10 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 	complete := 0 // snapshots whose inner TOC was reached
 	for _, b := range blocks[1:] {
 		switch {
-		case b.name == "snapmeta":
+		case b.name == moarvmir.BlockSnapMeta:
 			cur = &toc{start: b.start, blocks: []block{b}}
 			tocs = append(tocs, cur)
-		case b.name == "toc":
+		case b.name == moarvmir.BlockTOC:
 			if cur != nil && r.isInnerTOC(b) {
 				complete = len(tocs)
 				cur = nil
@@ -41,18 +41,18 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 	// A snapshot cut before its inner TOC may still be whole: keep it if
 	// its blocks read, as the last one.
 	started := len(tocs)
-	if cut != "" && strings.HasPrefix("snapmeta", cut) {
+	if cut != "" && strings.HasPrefix(moarvmir.BlockSnapMeta, cut) {
 		started++ // a snapshot whose first block is cut short
 	}
 	if len(tocs) > complete {
-		if _, ok := tocs[len(tocs)-1].find("reftrget"); !ok {
+		if _, ok := tocs[len(tocs)-1].find(moarvmir.RefTarget); !ok {
 			tocs = tocs[:len(tocs)-1]
 		}
 	}
 	// Where the damage starts: where the walk stopped, or earlier, where
 	// the damage that sent the reader here was found.
 	var fe *ir.FormatError
-	if errors.As(cause, &fe) && fe.Offset >= 16 && fe.Offset < damage && fe.Offset < r.size-8 {
+	if errors.As(cause, &fe) && fe.Offset >= int64(moarvmir.MagicSize) && fe.Offset < damage && fe.Offset < r.size-moarvmir.PointerSize {
 		damage = fe.Offset
 	}
 	for len(tocs) > 0 {
@@ -73,55 +73,54 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 // isInnerTOC reports whether the TOC block b is a snapshot's inner TOC
 // rather than a copy of the outer one (whose first entry is filemeta).
 func (r *reader) isInnerTOC(b block) bool {
-	t, _, err := r.readTOC(b.start, b.end+8)
-	return err == nil && (len(t.blocks) == 0 || t.blocks[0].name != "filemeta")
+	t, _, err := r.readTOC(b.start, b.end+moarvmir.PointerSize)
+	return err == nil && (len(t.blocks) == 0 || t.blocks[0].name != moarvmir.BlockFileMeta)
 }
 
-// walk lists the complete blocks from offset 16 on, stopping at the first
+// walk lists the complete blocks from the end of the magic on, stopping at the first
 // one that is cut short or unknown; it returns where it stopped, the name
 // of the block there if it has one, and why (the end of the file counts as
 // damage too: a complete file ends with its outer TOC, which recovery is
 // not needed for).
 func (r *reader) walk() (out []block, damage int64, cut, why string) {
-	off := int64(16)
-	var hdr [18]byte
+	off := int64(moarvmir.MagicSize)
+	var hdr [moarvmir.ColumnHeaderSize]byte
 	for off < r.size {
-		if r.size-off < 16 {
-			cut = blockName(hdr[:copy(hdr[:8], r.readPrefix(off, 8))])
+		if r.size-off < moarvmir.HeaderSize {
+			cut = moarvmir.ParseName(hdr[:copy(hdr[:moarvmir.NameSize], r.readPrefix(off, moarvmir.NameSize))])
 			return out, off, cut, "a block header cut short"
 		}
-		if err := r.readAt(hdr[:min(18, r.size-off)], off); err != nil {
+		if err := r.readAt(hdr[:min(moarvmir.ColumnHeaderSize, r.size-off)], off); err != nil {
 			return out, off, "", err.Error()
 		}
-		name := blockName(hdr[:8])
+		name, n := moarvmir.ParseHeader(hdr[:moarvmir.HeaderSize]) // n means nothing for a column
 		var end int64
 		switch name {
-		case "filemeta", "snapmeta":
-			n := binary.LittleEndian.Uint64(hdr[8:16])
-			if n > uint64(r.size-off-16) {
+		case moarvmir.BlockFileMeta, moarvmir.BlockSnapMeta:
+			if n > uint64(r.size-off-moarvmir.HeaderSize) {
 				return out, off, name, name + " block cut short"
 			}
-			end = off + 16 + int64(n)
-		case "toc":
-			n := binary.LittleEndian.Uint64(hdr[8:16])
-			if r.size-off < 24 || n > uint64(r.size-off-24)/24 {
+			end = off + moarvmir.HeaderSize + int64(n)
+		case moarvmir.BlockTOC:
+			empty := moarvmir.TOCSize(0) + moarvmir.PointerSize
+			if r.size-off < empty || n > uint64(r.size-off-empty)/moarvmir.TOCEntrySize {
 				return out, off, name, "table of contents cut short"
 			}
-			end = off + 16 + 24*int64(n) // the TOC's own end, as TOCs list it
+			end = off + moarvmir.TOCSize(int64(n)) // the TOC's own end, as TOCs list it
 			out = append(out, block{name, off, end})
-			off = end + 8
+			off = end + moarvmir.PointerSize
 			continue
-		case "strings":
-			e, err := r.frameEnd(off+16, r.size)
+		case moarvmir.BlockStrings:
+			e, err := r.frameEnd(off+moarvmir.HeaderSize, r.size)
 			if err != nil {
 				return out, off, name, "strings block: " + err.Error()
 			}
 			end = e
 		default:
-			if _, ok := columnWidths[name]; !ok {
+			if moarvmir.EntrySize(name) == 0 {
 				return out, off, name, fmt.Sprintf("no block starts here (%q)", name)
 			}
-			e, err := r.frameEnd(off+18, r.size)
+			e, err := r.frameEnd(off+moarvmir.ColumnHeaderSize, r.size)
 			if err != nil {
 				var fe *ir.FormatError
 				if errors.As(err, &fe) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irtest"
 	"github.com/heapconv/heapconv/readers/moarvm"
 )
 
@@ -48,7 +49,7 @@ func sameSnapshot(t *testing.T, fa, fb *ir.File, a, b *ir.Snapshot) {
 // TestRecoverTruncated cuts nqp-3snap inside its third snapshot: the first
 // two are recovered, and the file says where the damage starts.
 func TestRecoverTruncated(t *testing.T) {
-	data := readSample(t, "nqp-3snap.mvmheap")
+	data := irtest.ReadSample(t, testdata, "nqp-3snap.mvmheap")
 	full, err := moarvm.Read(bytes.NewReader(data), moarvm.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestRecoverTruncated(t *testing.T) {
 // either recovered snapshots or an error naming an offset.
 func TestTruncationSweep(t *testing.T) {
 	for _, name := range []string{"nqp-1snap.mvmheap", "nqp-3snap.mvmheap"} {
-		data := readSample(t, name)
+		data := irtest.ReadSample(t, testdata, name)
 		step := max(len(data)/120, 1)
 		for cut := 0; cut < len(data); cut += step {
 			f, err := moarvm.Read(bytes.NewReader(data[:cut]), moarvm.Options{})

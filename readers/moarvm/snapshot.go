@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // namer finds the strings node names need that MoarVM's string heap may
@@ -52,9 +53,6 @@ func (n *namer) intern(s string) uint32 {
 	return uint32(len(n.f.Strings) - 1)
 }
 
-// The blocks every snapshot has, in MoarVM's order.
-var snapshotColumns = []string{"colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget"}
-
 // snapshot reads the snapshot whose blocks TOC t lists. It spends its part
 // of the decompression budget once mine is closed, then closes next.
 func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- struct{}) (*ir.Snapshot, string, error) {
@@ -72,7 +70,7 @@ func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- 
 		}
 	}()
 	var bs [8]block
-	for k, name := range snapshotColumns {
+	for k, name := range moarvmir.SnapshotColumns {
 		b, ok := t.find(name)
 		if !ok {
 			return nil, "", errorf(t.start, "snapshot without a %s block", name)
@@ -87,14 +85,14 @@ func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- 
 	m := &ir.MoarVMSnapshot{}
 	s.MoarVM = m
 	var note string
-	if b, ok := t.find("snapmeta"); ok {
+	if b, ok := t.find(moarvmir.BlockSnapMeta); ok {
 		js, err := r.readMeta(b)
 		if err != nil {
 			return nil, "", err
 		}
 		m.HasMeta = true
 		if s.Totals, note, err = parseSnapMeta(js, m); err != nil {
-			return nil, "", errorf(b.start+16, "snapmeta: %v", err)
+			return nil, "", errorf(b.start+moarvmir.HeaderSize, "snapmeta: %v", err)
 		}
 	}
 	// The kinds and reference counts fix the number of collectables and of
@@ -123,8 +121,8 @@ func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- 
 	}
 	// Everything this snapshot decompresses: the two columns read, the six
 	// whose sizes they fix.
-	need := int64(len(kind.data)+len(rfcnt.data)) + int64(n)*int64(columnWidths["colsize"]+columnWidths["coltofi"]+
-		columnWidths["colrfstr"]+columnWidths["colusize"]) + int64(refs)*int64(columnWidths["refdescr"]+columnWidths["reftrget"])
+	need := int64(len(kind.data)+len(rfcnt.data)) + int64(n)*int64(moarvmir.EntrySize(moarvmir.ColSize)+moarvmir.EntrySize(moarvmir.ColTOFI)+
+		moarvmir.EntrySize(moarvmir.ColRefStart)+moarvmir.EntrySize(moarvmir.ColUnmanaged)) + int64(refs)*int64(moarvmir.EntrySize(moarvmir.RefDescr)+moarvmir.EntrySize(moarvmir.RefTarget))
 	<-mine
 	ok := r.reserve(need)
 	pass()
@@ -139,8 +137,8 @@ func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- 
 		func() (err error) { tofi, err = r.readColumn(bs[2], int64(n)); return },
 		func() (err error) { size, err = r.readColumn(bs[1], int64(n)); return },
 	}
-	tb, okI := t.find("topIDs")
-	sb, okS := t.find("topscore")
+	tb, okI := t.find(moarvmir.TopIDs)
+	sb, okS := t.find(moarvmir.TopScore)
 	if okI != okS {
 		return nil, "", errorf(t.start, "snapshot with only one of topIDs and topscore")
 	}
@@ -220,19 +218,16 @@ func appendColumn(dst *ir.Uints, c *column) {
 }
 
 // joinContinuedSizes makes the self size of each collectable whose colsize
-// is ir.MoarVMSizeContinued the sum of its colsize and colusize: a size
-// heapconv split because colsize has 16 bits. A colusize too big to join
-// is left as it is: heapconv's writer caps a continued sum below that, so
-// such a collectable is one of exactly 65535 bytes with that much
-// unmanaged memory.
+// is moarvmir.SizeContinued the sum of its colsize and colusize (moarvmir.JoinSize):
+// a size heapconv split because colsize has 16 bits.
 func joinContinuedSizes(nd *ir.Nodes) {
 	for i := range nd.SelfSize.Len() {
-		if nd.SelfSize.At(i) != ir.MoarVMSizeContinued {
+		if nd.SelfSize.At(i) != moarvmir.SizeContinued {
 			continue
 		}
-		if u := nd.ExternalSize.At(i); u > 0 && u <= math.MaxUint64-ir.MoarVMSizeContinued {
-			nd.SelfSize.Set(i, ir.MoarVMSizeContinued+u)
-			nd.ExternalSize.Set(i, 0)
+		if self, u := moarvmir.JoinSize(moarvmir.SizeContinued, nd.ExternalSize.At(i)); self != moarvmir.SizeContinued {
+			nd.SelfSize.Set(i, self)
+			nd.ExternalSize.Set(i, u)
 		}
 	}
 }
@@ -366,17 +361,11 @@ func fillEdges(f *ir.File, s *ir.Snapshot, nodes, from, to int, starts []uint64,
 			if t >= n {
 				return target.errorf(j, "reference to collectable %d, but there are %d", t, n)
 			}
-			idx, k := d>>2, uint8(d&3)
+			idx, k := moarvmir.UnpackRef(d)
 			if idx > math.MaxUint32 {
 				return descr.errorf(j, "description index %d does not fit in 32 bits", idx)
 			}
-			switch {
-			case k == 2 && idx >= ns:
-				k = ir.MoarVMBadString
-			case k == 3:
-				k = ir.MoarVMKind3
-			}
-			ed.Kind[e], ed.Name[e], ed.Target[e] = k, uint32(idx), uint32(t)
+			ed.Kind[e], ed.Name[e], ed.Target[e] = moarvmir.EdgeKind(k, idx, ns), uint32(idx), uint32(t)
 		}
 	}
 	return nil

@@ -2,9 +2,9 @@ package moarvm
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // Version 2 files (MoarVM built without zstd, as Debian's is) hold, per
@@ -227,18 +227,18 @@ func (p *v2) references(descr, target **column) error {
 		default:
 			return p.errorf(p.off, "reference %d: width code %q (MoarVM writes '0', '1', '3' or '6')", i, c)
 		}
-		kind := uint64(p.data[p.off+1])
-		if kind > 3 {
+		kind := p.data[p.off+1]
+		if kind > moarvmir.RefUnused {
 			return p.errorf(p.off+1, "reference %d: kind %d", i, kind)
 		}
 		if p.end-p.off-2 < 2*w {
 			return p.errorf(p.off, "reference %d cut short", i)
 		}
 		idx, tgt := leUint(p.data[p.off+2:p.off+2+w]), leUint(p.data[p.off+2+w:p.off+2+2*w])
-		if idx > math.MaxUint64>>2 {
+		if idx > moarvmir.MaxRefIndex {
 			return p.errorf(p.off+2, "reference %d: index %d", i, idx)
 		}
-		binary.LittleEndian.PutUint64((*descr).data[8*i:], idx<<2|kind)
+		binary.LittleEndian.PutUint64((*descr).data[8*i:], moarvmir.PackRef(idx, kind))
 		binary.LittleEndian.PutUint64((*target).data[8*i:], tgt)
 		p.off += 2 + 2*w
 	}

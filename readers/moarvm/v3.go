@@ -1,7 +1,6 @@
 package moarvm
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // block is one block of a version 3 file, as a TOC lists it: start is the
@@ -36,55 +36,47 @@ func (t *toc) find(name string) (block, bool) {
 }
 
 func (t *toc) isSnapshot() bool {
-	_, meta := t.find("snapmeta")
-	_, kind := t.find("colkind")
+	_, meta := t.find(moarvmir.BlockSnapMeta)
+	_, kind := t.find(moarvmir.ColKind)
 	return meta || kind
-}
-
-// blockName returns a kind name up to its first NUL: MoarVM 2020.05–2020.12
-// left a garbage byte after the NUL of 6-letter names.
-func blockName(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return string(b)
 }
 
 // readTOC reads the TOC block at off, which must end (self pointer
 // included) at or before limit.
 func (r *reader) readTOC(off, limit int64) (*toc, int64, error) {
-	if off < 16 || limit-off < 24 {
+	empty := moarvmir.TOCSize(0) + moarvmir.PointerSize // a TOC of no entries
+	if off < int64(moarvmir.MagicSize) || limit-off < empty {
 		return nil, 0, errorf(off, "no room for a table of contents")
 	}
-	var hdr [16]byte
+	var hdr [moarvmir.HeaderSize]byte
 	if err := r.readAt(hdr[:], off); err != nil {
 		return nil, 0, err
 	}
-	if name := blockName(hdr[:8]); name != "toc" {
+	name, n := moarvmir.ParseHeader(hdr[:])
+	if name != moarvmir.BlockTOC {
 		return nil, 0, errorf(off, "expected a table of contents, found a block named %q", name)
 	}
-	n := binary.LittleEndian.Uint64(hdr[8:])
-	if n > uint64(limit-off-24)/24 {
-		return nil, 0, errorf(off+8, "table of contents of %d entries, but only %d bytes are left", n, limit-off-24)
+	if n > uint64(limit-off-empty)/moarvmir.TOCEntrySize {
+		return nil, 0, errorf(off+moarvmir.NameSize, "table of contents of %d entries, but only %d bytes are left", n, limit-off-empty)
 	}
-	body, err := r.bytesAt(off+16, off+16+24*int64(n)+8)
+	end := off + moarvmir.TOCSize(int64(n))
+	body, err := r.bytesAt(off+moarvmir.HeaderSize, end+moarvmir.PointerSize)
 	if err != nil {
 		return nil, 0, err
 	}
-	end := off + 16 + 24*int64(n)
-	if self := binary.LittleEndian.Uint64(body[24*n:]); self != uint64(off) {
+	if self := binary.LittleEndian.Uint64(body[len(body)-moarvmir.PointerSize:]); self != uint64(off) {
 		return nil, 0, errorf(end, "table of contents at %d ends with a pointer to %d, not to itself", off, self)
 	}
 	t := &toc{start: off, blocks: make([]block, n)}
 	for i := range t.blocks {
-		e := body[24*i:]
-		b := block{name: blockName(e[:8]), start: int64(binary.LittleEndian.Uint64(e[8:])), end: int64(binary.LittleEndian.Uint64(e[16:]))}
-		if b.start < 16 || b.end <= b.start || b.end > r.size || binary.LittleEndian.Uint64(e[8:]) > math.MaxInt64 {
-			return nil, 0, errorf(off+16+24*int64(i), "table of contents entry %d (%q): range [%d, %d) outside the file", i, b.name, b.start, b.end)
+		name, start, stop := moarvmir.ParseTOCEntry(body[moarvmir.TOCEntrySize*i:])
+		b := block{name: name, start: int64(start), end: int64(stop)}
+		if b.start < int64(moarvmir.MagicSize) || b.end <= b.start || b.end > r.size || start > math.MaxInt64 {
+			return nil, 0, errorf(off+moarvmir.TOCSize(int64(i)), "table of contents entry %d (%q): range [%d, %d) outside the file", i, b.name, b.start, b.end)
 		}
 		t.blocks[i] = b
 	}
-	return t, end + 8, nil
+	return t, end + moarvmir.PointerSize, nil
 }
 
 // readV3 reads a version 3 file through its tables of contents, or, when
@@ -107,16 +99,17 @@ func (r *reader) readV3() (*ir.File, error) {
 // tocs follows the file's last 8 bytes to the outer TOC and reads it and
 // the inner TOCs it lists.
 func (r *reader) tocs() (block, []*toc, error) {
-	if r.size < 16+24+8 {
+	empty := moarvmir.TOCSize(0) + moarvmir.PointerSize // a TOC of no entries
+	if r.size < int64(moarvmir.MagicSize)+empty+moarvmir.PointerSize {
 		return block{}, nil, errorf(r.size, "file of %d bytes ends before its table of contents", r.size)
 	}
-	var tail [8]byte
-	if err := r.readAt(tail[:], r.size-8); err != nil {
+	var tail [moarvmir.PointerSize]byte
+	if err := r.readAt(tail[:], r.size-moarvmir.PointerSize); err != nil {
 		return block{}, nil, err
 	}
 	at := binary.LittleEndian.Uint64(tail[:])
-	if at < 16 || at > uint64(r.size-8-24) {
-		return block{}, nil, errorf(r.size-8, "the last 8 bytes point to offset %d, where no table of contents fits", at)
+	if at < uint64(moarvmir.MagicSize) || at > uint64(r.size-moarvmir.PointerSize-empty) {
+		return block{}, nil, errorf(r.size-moarvmir.PointerSize, "the last 8 bytes point to offset %d, where no table of contents fits", at)
 	}
 	outer, end, err := r.readTOC(int64(at), r.size)
 	if err != nil {
@@ -125,12 +118,12 @@ func (r *reader) tocs() (block, []*toc, error) {
 	if end != r.size {
 		return block{}, nil, errorf(end, "the outer table of contents ends %d bytes before the end of the file", r.size-end)
 	}
-	if len(outer.blocks) == 0 || outer.blocks[0].name != "filemeta" {
+	if len(outer.blocks) == 0 || outer.blocks[0].name != moarvmir.BlockFileMeta {
 		return block{}, nil, errorf(int64(at), "the outer table of contents does not start with filemeta")
 	}
 	meta := outer.blocks[0]
-	if meta.start != 16 {
-		return block{}, nil, errorf(int64(at)+16, "filemeta at offset %d, not right after the magic", meta.start)
+	if meta.start != int64(moarvmir.MagicSize) {
+		return block{}, nil, errorf(int64(at)+moarvmir.HeaderSize, "filemeta at offset %d, not right after the magic", meta.start)
 	}
 	// The inner TOCs and their blocks follow each other through the file,
 	// as MoarVM writes them: each TOC's blocks lie between the previous TOC
@@ -138,36 +131,29 @@ func (r *reader) tocs() (block, []*toc, error) {
 	var tocs []*toc
 	prev := meta.end
 	for i, b := range outer.blocks[1:] {
-		entry := int64(at) + 16 + 24*int64(i+1)
-		if b.name != "toc" {
+		entry := int64(at) + moarvmir.TOCSize(int64(i+1))
+		if b.name != moarvmir.BlockTOC {
 			return block{}, nil, errorf(entry, "outer table of contents entry %d is %q, not an inner toc", i+1, b.name)
 		}
 		if b.start < prev {
 			return block{}, nil, errorf(entry, "inner table of contents %d at offset %d, before the end of what precedes it (%d)", i, b.start, prev)
 		}
-		t, tend, err := r.readTOC(b.start, b.end+8)
+		t, tend, err := r.readTOC(b.start, b.end+moarvmir.PointerSize)
 		if err != nil {
 			return block{}, nil, err
 		}
-		if tend != b.end+8 {
-			return block{}, nil, errorf(b.start, "inner table of contents %d ends at %d, but the outer one says %d", i, tend-8, b.end)
+		if tend != b.end+moarvmir.PointerSize {
+			return block{}, nil, errorf(b.start, "inner table of contents %d ends at %d, but the outer one says %d", i, tend-moarvmir.PointerSize, b.end)
 		}
 		for k, bl := range t.blocks {
 			if bl.start < prev || bl.end > t.start {
-				return block{}, nil, errorf(b.start+16+24*int64(k), "inner table of contents %d: block %q at [%d, %d), outside [%d, %d) where its snapshot lies", i, bl.name, bl.start, bl.end, prev, t.start)
+				return block{}, nil, errorf(b.start+moarvmir.TOCSize(int64(k)), "inner table of contents %d: block %q at [%d, %d), outside [%d, %d) where its snapshot lies", i, bl.name, bl.start, bl.end, prev, t.start)
 			}
 		}
 		tocs = append(tocs, t)
 		prev = tend
 	}
 	return meta, tocs, nil
-}
-
-// The column blocks MoarVM writes, with their entry sizes.
-var columnWidths = map[string]int{
-	"colkind": 2, "colsize": 2, "coltofi": 4, "colrfcnt": 4, "colrfstr": 8, "colusize": 8,
-	"refdescr": 8, "reftrget": 8, "reprname": 4, "typename": 4,
-	"sfname": 4, "sfcuid": 4, "sfline": 4, "sffile": 4, "topIDs": 8, "topscore": 8,
 }
 
 // column is a decoded column block: n little-endian integers of width bytes.
@@ -201,23 +187,23 @@ func (c *column) errorf(i int, format string, args ...any) error {
 // readColumn decodes a column block. count is the number of entries it
 // must have, or -1 when it fixes the count itself.
 func (r *reader) readColumn(b block, count int64) (*column, error) {
-	if b.end-b.start < 18+6 {
+	if b.end-b.start < moarvmir.ColumnHeaderSize+6 {
 		return nil, errorf(b.start, "%s block of %d bytes is too short", b.name, b.end-b.start)
 	}
-	var hdr [18]byte
+	var hdr [moarvmir.ColumnHeaderSize]byte
 	if err := r.readAt(hdr[:], b.start); err != nil {
 		return nil, err
 	}
-	if name := blockName(hdr[:8]); name != b.name {
+	name, width := moarvmir.ParseColumnHeader(hdr[:])
+	if name != b.name {
 		return nil, errorf(b.start, "the table of contents says %q, the block says %q", b.name, name)
 	}
 	// Every MoarVM writes each column at its C field's size; other sizes
 	// would make entries cheap to declare and the IR dear to build.
-	width := int(binary.LittleEndian.Uint16(hdr[8:]))
-	if want := columnWidths[b.name]; width != want {
-		return nil, errorf(b.start+8, "%s: entry size %d (MoarVM writes %d)", b.name, width, want)
+	if want := moarvmir.EntrySize(b.name); width != want {
+		return nil, errorf(b.start+moarvmir.NameSize, "%s: entry size %d (MoarVM writes %d)", b.name, width, want)
 	}
-	src, err := r.bytesAt(b.start+18, b.end)
+	src, err := r.bytesAt(b.start+moarvmir.ColumnHeaderSize, b.end)
 	if err != nil {
 		return nil, err
 	}
@@ -230,39 +216,37 @@ func (r *reader) readColumn(b block, count int64) (*column, error) {
 	}
 	// A column whose count nothing fixes may still take at most 4 bytes
 	// per byte of the file (real ones take well under one).
-	// A column whose count nothing fixes may still take at most 4 bytes
-	// per byte of the file (real ones take well under one).
 	data, err := r.decompress(src, want, 4*r.size+1<<20)
 	if err != nil {
-		return nil, errorf(b.start+18, "%s: %v", b.name, err)
+		return nil, errorf(b.start+moarvmir.ColumnHeaderSize, "%s: %v", b.name, err)
 	}
 	if len(data)%width != 0 {
-		return nil, errorf(b.start+18, "%s: %d bytes of data, not a multiple of the entry size %d", b.name, len(data), width)
+		return nil, errorf(b.start+moarvmir.ColumnHeaderSize, "%s: %d bytes of data, not a multiple of the entry size %d", b.name, len(data), width)
 	}
 	return &column{b: b, width: width, data: data}, nil
 }
 
 // readStrings decodes a strings block: {u32 length, bytes} repeated.
 func (r *reader) readStrings(b block) ([]string, error) {
-	if b.end-b.start < 16+6 {
+	if b.end-b.start < moarvmir.HeaderSize+6 {
 		return nil, errorf(b.start, "strings block of %d bytes is too short", b.end-b.start)
 	}
-	var hdr [8]byte
+	var hdr [moarvmir.NameSize]byte
 	if err := r.readAt(hdr[:], b.start); err != nil {
 		return nil, err
 	}
-	if name := blockName(hdr[:]); name != "strings" {
+	if name := moarvmir.ParseName(hdr[:]); name != moarvmir.BlockStrings {
 		return nil, errorf(b.start, "the table of contents says strings, the block says %q", name)
 	}
-	src, err := r.bytesAt(b.start+16, b.end)
+	src, err := r.bytesAt(b.start+moarvmir.HeaderSize, b.end)
 	if err != nil {
 		return nil, err
 	}
 	data, err := r.decompress(src, -1, 16*int64(len(src))+1<<20)
 	if err != nil {
-		return nil, errorf(b.start+16, "strings: %v", err)
+		return nil, errorf(b.start+moarvmir.HeaderSize, "strings: %v", err)
 	}
-	if err := r.charge(int64(len(data)), b.start+16, "strings"); err != nil {
+	if err := r.charge(int64(len(data)), b.start+moarvmir.HeaderSize, "strings"); err != nil {
 		return nil, err
 	}
 	var out []string
@@ -283,24 +267,24 @@ func (r *reader) readStrings(b block) ([]string, error) {
 
 // readMeta reads a filemeta or snapmeta block: u64 length, JSON, NUL.
 func (r *reader) readMeta(b block) ([]byte, error) {
-	if b.end-b.start < 17 {
+	if b.end-b.start < moarvmir.HeaderSize+1 {
 		return nil, errorf(b.start, "%s block of %d bytes is too short", b.name, b.end-b.start)
 	}
-	var hdr [16]byte
+	var hdr [moarvmir.HeaderSize]byte
 	if err := r.readAt(hdr[:], b.start); err != nil {
 		return nil, err
 	}
-	if name := blockName(hdr[:8]); name != b.name {
+	name, n := moarvmir.ParseHeader(hdr[:])
+	if name != b.name {
 		return nil, errorf(b.start, "the table of contents says %q, the block says %q", b.name, name)
 	}
-	n := binary.LittleEndian.Uint64(hdr[8:])
-	if n != uint64(b.end-b.start-16) {
-		return nil, errorf(b.start+8, "%s of %d bytes in a block of %d", b.name, n, b.end-b.start-16)
+	if n != uint64(b.end-b.start-moarvmir.HeaderSize) {
+		return nil, errorf(b.start+moarvmir.NameSize, "%s of %d bytes in a block of %d", b.name, n, b.end-b.start-moarvmir.HeaderSize)
 	}
 	if n > 1<<20 {
-		return nil, errorf(b.start+8, "%s of %d bytes (MoarVM writes under 1 KiB)", b.name, n)
+		return nil, errorf(b.start+moarvmir.NameSize, "%s of %d bytes (MoarVM writes under 1 KiB)", b.name, n)
 	}
-	data, err := r.bytesAt(b.start+16, b.end)
+	data, err := r.bytesAt(b.start+moarvmir.HeaderSize, b.end)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +333,7 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 	}
 	note, err := parseFileMeta(js, m)
 	if err != nil {
-		return nil, len(tocs), errorf(meta.start+16, "filemeta: %v", err)
+		return nil, len(tocs), errorf(meta.start+moarvmir.HeaderSize, "filemeta: %v", err)
 	}
 	if note != "" {
 		notes = append(notes, note)
@@ -364,19 +348,19 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 			if seen[b.name] {
 				return nil, i, errorf(t.start, "inner table of contents %d lists %q twice", i, b.name)
 			}
-			if _, ok := columnWidths[b.name]; !ok && b.name != "strings" && b.name != "snapmeta" {
-				return nil, i, errorf(t.start+16+24*int64(k), "inner table of contents %d lists a block named %q, which MoarVM does not write", i, b.name)
+			if moarvmir.EntrySize(b.name) == 0 && b.name != moarvmir.BlockStrings && b.name != moarvmir.BlockSnapMeta {
+				return nil, i, errorf(t.start+moarvmir.TOCSize(int64(k)), "inner table of contents %d lists a block named %q, which MoarVM does not write", i, b.name)
 			}
 			seen[b.name] = true
 		}
-		if t.isSnapshot() && !seen["snapmeta"] {
+		if t.isSnapshot() && !seen[moarvmir.BlockSnapMeta] {
 			return nil, i, errorf(t.start, "inner table of contents %d: a snapshot without snapmeta", i)
 		}
 		var inc ir.MoarVMTOC
 		for _, b := range t.blocks {
 			inc.Blocks = append(inc.Blocks, b.name)
 		}
-		if b, ok := t.find("strings"); ok {
+		if b, ok := t.find(moarvmir.BlockStrings); ok {
 			ss, err := r.readStrings(b)
 			if err != nil {
 				return nil, i, err
@@ -464,8 +448,8 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 // readTypes reads a TOC's reprname and typename blocks into the class
 // table and returns how many types they add.
 func (r *reader) readTypes(f *ir.File, t *toc) (int, error) {
-	rb, okR := t.find("reprname")
-	tb, okT := t.find("typename")
+	rb, okR := t.find(moarvmir.ReprName)
+	tb, okT := t.find(moarvmir.TypeName)
 	if !okR && !okT {
 		return 0, nil
 	}
@@ -508,13 +492,11 @@ func (r *reader) readTypes(f *ir.File, t *toc) (int, error) {
 	return name.len(), nil
 }
 
-var frameColumns = []string{"sfname", "sfcuid", "sfline", "sffile"}
-
 // readFrames reads a TOC's static-frame blocks and returns how many frames
 // they add.
 func (r *reader) readFrames(m *ir.MoarVMFile, t *toc, ns uint64) (int, error) {
 	var bs []block
-	for _, name := range frameColumns {
+	for _, name := range moarvmir.FrameColumns {
 		if b, ok := t.find(name); ok {
 			bs = append(bs, b)
 		}
@@ -522,7 +504,7 @@ func (r *reader) readFrames(m *ir.MoarVMFile, t *toc, ns uint64) (int, error) {
 	if len(bs) == 0 {
 		return 0, nil
 	}
-	if len(bs) != len(frameColumns) {
+	if len(bs) != len(moarvmir.FrameColumns) {
 		return 0, errorf(t.start, "inner table of contents has %d of the 4 static-frame blocks", len(bs))
 	}
 	cols := make([]*column, 4)

@@ -6,7 +6,9 @@
 // strings); nodes and edges are flat arrays of unsigned integers laid out by
 // the header's meta field lists. It is described, version by version and
 // with what Chrome DevTools' loader demands, in docs/formats/v8.md; the
-// bytes V8 writes are recorded in testdata/v8/FORMAT-OBSERVED.md.
+// bytes V8 writes are recorded in testdata/v8/FORMAT-OBSERVED.md. The key,
+// field and meta names the reader shares with writers/v8 are package
+// ir/v8's.
 //
 // The reader streams: memory holds the columnar graph, never the text. It is
 // driven by meta field names, never fixed offsets, so it reads every layout

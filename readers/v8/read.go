@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // Options tune Read.
@@ -178,10 +179,10 @@ func (p *parser) file() (*ir.File, error) {
 			return nil, s.errorAtOffset(keyOff, "duplicate top-level key %q", key)
 		}
 		p.seen[key] = true
-		if p.seen[ir.V8KeyStrings] && key != ir.V8KeyStrings && p.afterStrings < 0 {
+		if p.seen[v8ir.KeyStrings] && key != v8ir.KeyStrings && p.afterStrings < 0 {
 			p.afterStrings = keyOff
 		}
-		if c, _ := s.peek(); c != ':' && key == ir.V8KeySnapshot {
+		if c, _ := s.peek(); c != ':' && key == v8ir.KeySnapshot {
 			if err := p.violation(s.offset(), "white space between \"snapshot\" and ':'; DevTools skips exactly one character after the key"); err != nil {
 				return nil, err
 			}
@@ -194,7 +195,7 @@ func (p *parser) file() (*ir.File, error) {
 		if s.wsNewline+s.wsOther != ws0 {
 			sepExact = false
 		}
-		if i == 0 && key != ir.V8KeySnapshot {
+		if i == 0 && key != v8ir.KeySnapshot {
 			return nil, s.errorAtOffset(keyOff, "the first key is %q; V8 files (and DevTools) need \"snapshot\" first", key)
 		}
 		if err := p.section(key, keyOff); err != nil {
@@ -220,33 +221,33 @@ func (p *parser) file() (*ir.File, error) {
 
 func (p *parser) section(key string, keyOff int64) error {
 	s := p.s
-	if key != ir.V8KeySnapshot && !p.seen[ir.V8KeySnapshot] {
+	if key != v8ir.KeySnapshot && !p.seen[v8ir.KeySnapshot] {
 		return s.errorAtOffset(keyOff, "key %q before \"snapshot\"", key)
 	}
 	known := true
 	var err error
 	switch key {
-	case ir.V8KeySnapshot:
+	case v8ir.KeySnapshot:
 		err = p.header()
-	case ir.V8KeyNodes:
+	case v8ir.KeyNodes:
 		err = p.nodes()
-	case ir.V8KeyEdges:
-		if !p.seen[ir.V8KeyNodes] {
+	case v8ir.KeyEdges:
+		if !p.seen[v8ir.KeyNodes] {
 			return s.errorAtOffset(keyOff, "\"edges\" before \"nodes\"")
 		}
 		err = p.edges()
-	case ir.V8KeyTraceFunctionInfos:
+	case v8ir.KeyTraceFunctionInfos:
 		err = p.flat(key, &p.v8.TraceFunctionInfos)
-	case ir.V8KeySamples:
+	case v8ir.KeySamples:
 		err = p.flat(key, &p.v8.Samples)
-	case ir.V8KeyLocations:
-		if !p.seen[ir.V8KeyNodes] {
+	case v8ir.KeyLocations:
+		if !p.seen[v8ir.KeyNodes] {
 			return s.errorAtOffset(keyOff, "\"locations\" before \"nodes\"")
 		}
 		err = p.flat(key, &p.v8.Locations)
-	case ir.V8KeyTraceTree:
+	case v8ir.KeyTraceTree:
 		err = p.traceTree()
-	case ir.V8KeyStrings:
+	case v8ir.KeyStrings:
 		err = p.strings()
 	default:
 		known = false
@@ -274,7 +275,7 @@ func (p *parser) header() error {
 	}
 	p.headerCompact = s.wsNewline+s.wsOther == ws
 	p.v8.Header = h
-	meta := h.Get("meta")
+	meta := h.Get(v8ir.HeaderMeta)
 	if meta == nil || meta.Kind != ir.JSONObject {
 		return s.errorAtOffset(start, "header has no \"meta\" object")
 	}
@@ -285,21 +286,21 @@ func (p *parser) header() error {
 		}
 		return l, nil
 	}
-	if p.nodeFields, err = list("node_fields", true); err != nil {
+	if p.nodeFields, err = list(v8ir.MetaNodeFields, true); err != nil {
 		return err
 	}
-	if p.edgeFields, err = list("edge_fields", true); err != nil {
+	if p.edgeFields, err = list(v8ir.MetaEdgeFields, true); err != nil {
 		return err
 	}
-	if p.locationFields, err = list("location_fields", false); err != nil {
+	if p.locationFields, err = list(v8ir.MetaLocationFields, false); err != nil {
 		return err
 	}
-	for _, f := range []string{"type", "name", "id", "self_size", "edge_count"} {
+	for _, f := range v8ir.NodeFields {
 		if !slices.Contains(p.nodeFields, f) {
 			return s.errorAtOffset(start, "meta.node_fields lacks %q (DevTools needs it)", f)
 		}
 	}
-	for _, f := range []string{"type", "name_or_index", "to_node"} {
+	for _, f := range v8ir.EdgeFields {
 		if !slices.Contains(p.edgeFields, f) {
 			return s.errorAtOffset(start, "meta.edge_fields lacks %q (DevTools needs it)", f)
 		}
@@ -314,9 +315,9 @@ func (p *parser) header() error {
 	// position of "type" in the field list, as DevTools looks them up (V8
 	// puts type first). V8 13.6 writes more entries than there are fields,
 	// so the lengths are not checked (see docs/formats/v8.md, Versions).
-	typeNames := func(key string, fields []string) ([]string, error) {
+	typeNames := func(key string, fields []string, typeField string) ([]string, error) {
 		list := meta.Get(key)
-		i := slices.Index(fields, "type")
+		i := slices.Index(fields, typeField)
 		if list == nil || list.Kind != ir.JSONArray || i >= len(list.Elems) || list.Elems[i].Strings() == nil {
 			return nil, s.errorAtOffset(start, "meta.%s[%d] (the entry for \"type\") is not a list of type names", key, i)
 		}
@@ -326,45 +327,45 @@ func (p *parser) header() error {
 		}
 		return names, nil
 	}
-	if p.snap.NodeKinds, err = typeNames("node_types", p.nodeFields); err != nil {
+	if p.snap.NodeKinds, err = typeNames(v8ir.MetaNodeTypes, p.nodeFields, v8ir.NodeType); err != nil {
 		return err
 	}
-	edgeTypes, err := typeNames("edge_types", p.edgeFields)
+	edgeTypes, err := typeNames(v8ir.MetaEdgeTypes, p.edgeFields, v8ir.EdgeType)
 	if err != nil {
 		return err
 	}
 	for _, name := range edgeTypes {
 		p.snap.EdgeKinds = append(p.snap.EdgeKinds, ir.EdgeKind{Name: name, Indexed: ir.EdgeKindIndexed(name)})
 	}
-	if tf := meta.Get("trace_node_fields").Strings(); len(tf) > 0 {
+	if tf := meta.Get(v8ir.MetaTraceNodeFields).Strings(); len(tf) > 0 {
 		p.traceNodeFields = len(tf)
 	}
 	var ok bool
-	if p.nodeCount, ok = h.Get("node_count").Uint(); !ok {
+	if p.nodeCount, ok = h.Get(v8ir.HeaderNodeCount).Uint(); !ok {
 		return s.errorAtOffset(start, "header node_count is missing or not a non-negative integer")
 	}
-	if p.edgeCount, ok = h.Get("edge_count").Uint(); !ok {
+	if p.edgeCount, ok = h.Get(v8ir.HeaderEdgeCount).Uint(); !ok {
 		return s.errorAtOffset(start, "header edge_count is missing or not a non-negative integer")
 	}
 	if p.nodeCount >= math.MaxUint32 || p.edgeCount > math.MaxUint32 {
 		return s.errorAtOffset(start, "node_count %d / edge_count %d beyond 2^32", p.nodeCount, p.edgeCount)
 	}
-	if tfc, ok := h.Get("trace_function_count").Uint(); ok {
+	if tfc, ok := h.Get(v8ir.HeaderTraceFunctionCount).Uint(); ok {
 		// DevTools sizes a Uint32Array from it: count × fields must fit.
-		fields := uint64(max(len(meta.Get("trace_function_info_fields").Strings()), 1))
+		fields := uint64(max(len(meta.Get(v8ir.MetaTraceFunctionInfoFields).Strings()), 1))
 		if tfc > math.MaxUint32 || tfc*fields > math.MaxUint32 {
 			return s.errorAtOffset(start, "trace_function_count %d beyond what DevTools can size (%d fields each, 2^32 values)", tfc, fields)
 		}
 	}
-	if ri := h.Get("root_index"); ri != nil {
+	if ri := h.Get(v8ir.HeaderRootIndex); ri != nil {
 		v, ok := ri.Uint()
 		if !ok {
 			return s.errorAtOffset(start, "header root_index is not a non-negative integer")
 		}
 		p.rootIndex = int64(v)
 	}
-	if v, ok := h.Get("extra_native_bytes").Uint(); ok {
-		p.snap.Totals = append(p.snap.Totals, ir.Total{Name: "extra_native_bytes", Value: v})
+	if v, ok := h.Get(v8ir.HeaderExtraNativeBytes).Uint(); ok {
+		p.snap.Totals = append(p.snap.Totals, ir.Total{Name: v8ir.HeaderExtraNativeBytes, Value: v})
 	}
 	return nil
 }
@@ -518,15 +519,15 @@ func (p *parser) nodes() error {
 	var extras []int // field positions of the extra columns
 	for i, f := range p.nodeFields {
 		switch f {
-		case "type":
+		case v8ir.NodeType:
 			iType = i
-		case "name":
+		case v8ir.NodeName:
 			iName = i
-		case "id":
+		case v8ir.NodeID:
 			iID = i
-		case "self_size":
+		case v8ir.NodeSelfSize:
 			iSize = i
-		case "edge_count":
+		case v8ir.NodeEdgeCount:
 			iEdges = i
 		default:
 			extras = append(extras, i)
@@ -539,7 +540,7 @@ func (p *parser) nodes() error {
 	var edgeSum uint64
 	var ids, sizes []uint64
 	extraVals := make([][]uint64, len(extras))
-	err := p.numbers(ir.V8KeyNodes, nf, func(rows []uint64, k0 int) error {
+	err := p.numbers(v8ir.KeyNodes, nf, func(rows []uint64, k0 int) error {
 		n := len(rows) / nf
 		if collect {
 			if err := p.wide(rows, k0, nd.Len(), p.nodeFields, "node"); err != nil {
@@ -674,11 +675,11 @@ func (p *parser) edges() error {
 	var extras []int
 	for i, f := range p.edgeFields {
 		switch f {
-		case "type":
+		case v8ir.EdgeType:
 			iType = i
-		case "name_or_index":
+		case v8ir.EdgeNameOrIndex:
 			iName = i
-		case "to_node":
+		case v8ir.EdgeToNode:
 			iTo = i
 		default:
 			extras = append(extras, i)
@@ -694,7 +695,7 @@ func (p *parser) edges() error {
 	stringKind := uint64(max(slices.Index(indexed, false), 0))
 	collect := p.opts.Collect != nil
 	extraVals := make([][]uint64, len(extras))
-	err := p.numbers(ir.V8KeyEdges, ef, func(rows []uint64, k0 int) error {
+	err := p.numbers(v8ir.KeyEdges, ef, func(rows []uint64, k0 int) error {
 		m := len(rows) / ef
 		if collect {
 			if err := p.wide(rows, k0, ed.Len(), p.edgeFields, "edge"); err != nil {
@@ -779,9 +780,9 @@ func (p *parser) traceTree() error {
 	field := 0
 	nl, ot := s.wsNewline, s.wsOther
 	defer func() {
-		st := p.arrays[ir.V8KeyTraceTree]
+		st := p.arrays[v8ir.KeyTraceTree]
 		st.newlines, st.other = s.wsNewline-nl, s.wsOther-ot
-		p.arrays[ir.V8KeyTraceTree] = st
+		p.arrays[v8ir.KeyTraceTree] = st
 	}()
 	for {
 		s.skipWS()
@@ -912,23 +913,23 @@ func (p *parser) strings() error {
 
 // finish checks what needs the whole file and settles the style.
 func (p *parser) finish(sepExact bool) (*ir.File, error) {
-	for _, k := range []string{ir.V8KeyNodes, ir.V8KeyEdges, ir.V8KeyStrings} {
+	for _, k := range []string{v8ir.KeyNodes, v8ir.KeyEdges, v8ir.KeyStrings} {
 		if !p.seen[k] {
 			return nil, ir.Errorf(ir.FormatV8, p.s.offset(), "no %q section", k)
 		}
 	}
 	meta := p.v8.Meta()
-	if meta.Get("sample_fields") != nil && !p.seen[ir.V8KeySamples] {
+	if meta.Get(v8ir.MetaSampleFields) != nil && !p.seen[v8ir.KeySamples] {
 		if err := p.violation(-1, "meta declares sample_fields but there is no \"samples\" array (DevTools would hang)"); err != nil {
 			return nil, err
 		}
 	}
-	if meta.Get("location_fields") != nil && !p.seen[ir.V8KeyLocations] {
+	if meta.Get(v8ir.MetaLocationFields) != nil && !p.seen[v8ir.KeyLocations] {
 		if err := p.violation(-1, "meta declares location_fields but there is no \"locations\" array (DevTools would hang)"); err != nil {
 			return nil, err
 		}
 	}
-	if last := p.v8.Keys[len(p.v8.Keys)-1].Name; last != ir.V8KeyStrings {
+	if last := p.v8.Keys[len(p.v8.Keys)-1].Name; last != v8ir.KeyStrings {
 		if err := p.violation(p.afterStrings, "\"strings\" must be the last key (it is followed by %q); DevTools cannot load the file", last); err != nil {
 			return nil, err
 		}
@@ -1012,13 +1013,6 @@ func (p *parser) layout(sepExact bool) ir.V8Layout {
 	if !sepExact || !p.headerCompact || p.es.nonV8 || p.strWSo != 0 {
 		return ir.V8LayoutOther
 	}
-	rows := map[string]int{
-		ir.V8KeyNodes:              len(p.nodeFields),
-		ir.V8KeyEdges:              len(p.edgeFields),
-		ir.V8KeyLocations:          len(p.locationFields),
-		ir.V8KeyTraceFunctionInfos: len(p.v8.MetaList("trace_function_info_fields")),
-		ir.V8KeySamples:            len(p.v8.MetaList("sample_fields")),
-	}
 	compact, rowStyle := p.strWS == 0, len(p.f.Strings) > 0 && p.strWS == int64(len(p.f.Strings)-1)
 	for key, st := range p.arrays {
 		if st.other != 0 {
@@ -1027,13 +1021,13 @@ func (p *parser) layout(sepExact bool) ir.V8Layout {
 		if st.newlines != 0 {
 			compact = false
 		}
-		if key == ir.V8KeyTraceTree {
+		if key == v8ir.KeyTraceTree {
 			if st.newlines != 0 {
 				rowStyle = false
 			}
 			continue
 		}
-		w := rows[key]
+		w := v8ir.RowWidth(p.v8, key)
 		if w == 0 || st.values%int64(w) != 0 || st.newlines != st.values/int64(w) {
 			rowStyle = false
 		}
@@ -1061,7 +1055,7 @@ func (p *parser) describe() string {
 			gen = "V8 12 (Node 22)"
 		case len(p.locationFields) == 5:
 			gen = "V8 15"
-		case len(p.v8.Meta().Get("node_types").Elems) != len(p.nodeFields):
+		case len(p.v8.Meta().Get(v8ir.MetaNodeTypes).Elems) != len(p.nodeFields):
 			gen = "V8 13 (Node 24)"
 		default:
 			gen = "V8 14 (Node 26)"
@@ -1070,7 +1064,7 @@ func (p *parser) describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s; node_fields=%d node_types=%d location_fields=%d layout=%s escape=%s",
 		gen, len(p.nodeFields), nt, len(p.locationFields), p.v8.Layout, p.v8.Escape)
-	if h.Get("extra_native_bytes") != nil {
+	if h.Get(v8ir.HeaderExtraNativeBytes) != nil {
 		b.WriteString(" extra_native_bytes")
 	}
 	if p.v8.TraceFunctionInfos.Len() > 0 {

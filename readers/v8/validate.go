@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // Validate reads a V8 .heapsnapshot and reports every way it breaks what
@@ -30,8 +31,7 @@ func Validate(r io.Reader, opts Options) []error {
 			order = append(order, k.Name)
 		}
 	}
-	want := []string{ir.V8KeySnapshot, ir.V8KeyNodes, ir.V8KeyEdges, ir.V8KeyTraceFunctionInfos,
-		ir.V8KeyTraceTree, ir.V8KeySamples, ir.V8KeyLocations, ir.V8KeyStrings}
+	want := v8ir.Keys
 	pos := -1
 	for _, k := range order {
 		i := slices.Index(want, k)
@@ -40,12 +40,8 @@ func Validate(r io.Reader, opts Options) []error {
 		}
 		pos = max(pos, i)
 	}
-	units := 2
-	for _, s := range f.Strings {
-		units += ir.UTF16Len(s) + 3
-	}
-	if units > 536_870_888 {
-		errs = append(errs, ir.Errorf(ir.FormatV8, -1, "the strings section is about %d UTF-16 units; Chrome cannot hold more than 536870888 in one string", units))
+	if units := v8ir.StringsUnits(f.Strings); units > v8ir.MaxStringsUnits {
+		errs = append(errs, ir.Errorf(ir.FormatV8, -1, "the strings section is about %d UTF-16 units; Chrome cannot hold more than %d in one string", units, v8ir.MaxStringsUnits))
 	}
 	return errs
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	dartir "github.com/heapconv/heapconv/ir/dart"
 )
 
 // Convert turns a one-snapshot IR file from another format into the shape
@@ -230,7 +231,7 @@ func (c *converter) convert() error {
 	}
 	rootClass := uint32(0)
 	if synthetic {
-		rootClass = addClass(classKey{name: "Root", lib: ir.KindSynthetic, root: true}, -1)
+		rootClass = addClass(classKey{name: dartir.RootClass, lib: ir.KindSynthetic, root: true}, -1)
 	}
 	kindsLost, namesReplaced := 0, 0
 	for i := 0; i < n; i++ {
@@ -319,7 +320,7 @@ func (c *converter) convert() error {
 	}
 	nd.FirstEdge = []uint32{0}
 	if synthetic {
-		addNode(rootClass, c.str("Root"), ir.DartNoData, 0, 0)
+		addNode(rootClass, c.str(dartir.RootClass), ir.DartNoData, 0, 0)
 		if s.Root != ir.NoNode && newIndex[s.Root] != ir.NoNode {
 			c.edge(ir.DartElement, 0, newIndex[s.Root])
 		}
@@ -442,14 +443,14 @@ func (c *converter) convert() error {
 	c.d.ReferenceCount = uint64(ed.Len())
 	capacity := shallow
 	for _, t := range s.Totals {
-		if t.Name == ir.DartTotalCapacity {
+		if t.Name == dartir.TotalCapacity {
 			capacity = max(capacity, t.Value)
 		}
 	}
 	o.Totals = []ir.Total{
-		{Name: ir.DartTotalShallowSize, Value: shallow},
-		{Name: ir.DartTotalCapacity, Value: capacity},
-		{Name: ir.DartTotalExternalSize, Value: external},
+		{Name: dartir.TotalShallowSize, Value: shallow},
+		{Name: dartir.TotalCapacity, Value: capacity},
+		{Name: dartir.TotalExternalSize, Value: external},
 	}
 	if changed, example := ir.TotalsChanged(s.Totals, o.Totals); changed > 0 {
 		c.loss.Add(ir.LossTotals, int64(changed), "the source's totals are not kept; the header's shallowSize, capacity and externalSize are computed from the graph").
@@ -510,11 +511,8 @@ func (c *converter) value(node uint32, k ir.ValueKind, bits, aux uint64, class u
 		c.addValue(node, k, bits, 0)
 		return ir.DartBoolData
 	case ir.ValueInt:
-		coding := uint64(ir.DartIntULEB)
-		if c.out.Strings[class] == "_Mint" {
-			coding = ir.DartIntSLEB // the reader decodes _Mint values as SLEB128
-		}
-		c.addValue(node, k, bits, coding)
+		// The reader decodes the values of a class as the VM encodes them.
+		c.addValue(node, k, bits, uint64(dartir.IntCoding(c.out.Strings[class])))
 		return ir.DartIntData
 	case ir.ValueFloat:
 		c.addValue(node, k, bits, 0)

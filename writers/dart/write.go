@@ -7,7 +7,8 @@
 // (and the 2019–2021 one, and DevTools' padded exports) is modelled by the
 // IR's Dart section, so the writer needs no bytes of the input. Numbers are
 // written as canonical LEB128, as every Dart writer does. IR from other
-// formats goes through Convert first.
+// formats goes through Convert first. The facts of the format the writer
+// shares with readers/dart are package ir/dart's.
 package dart
 
 import (
@@ -18,6 +19,7 @@ import (
 	"math"
 
 	"github.com/heapconv/heapconv/ir"
+	dartir "github.com/heapconv/heapconv/ir/dart"
 )
 
 // Options control Write.
@@ -81,31 +83,12 @@ func (w *writer) maybeFlush() error {
 	return w.err
 }
 
-func (w *writer) uleb(v uint64) {
-	for v >= 0x80 {
-		w.buf = append(w.buf, byte(v)|0x80)
-		v >>= 7
-	}
-	w.buf = append(w.buf, byte(v))
-}
+func (w *writer) uleb(v uint64) { w.buf = dartir.AppendULEB(w.buf, v) }
 
-func (w *writer) sleb(v int64) {
-	for {
-		b := byte(v & 0x7F)
-		v >>= 7
-		if (v == 0 && b&0x40 == 0) || (v == -1 && b&0x40 != 0) {
-			w.buf = append(w.buf, b)
-			return
-		}
-		w.buf = append(w.buf, b|0x80)
-	}
-}
+func (w *writer) sleb(v int64) { w.buf = dartir.AppendSLEB(w.buf, v) }
 
-func (w *writer) utf8(str uint32) {
-	s := w.f.String(str)
-	w.uleb(uint64(len(s)))
-	w.buf = append(w.buf, s...)
-}
+// utf8 writes string str as a Utf8String.
+func (w *writer) utf8(str uint32) { w.buf = dartir.AppendString(w.buf, w.f.String(str)) }
 
 func (w *writer) total(name string) uint64 {
 	for _, t := range w.s.Totals {
@@ -132,12 +115,12 @@ func (w *writer) file() error {
 		}
 	}
 
-	w.buf = append(w.buf, "dartheap"...)
+	w.buf = append(w.buf, dartir.Magic...)
 	w.uleb(d.Flags)
 	w.utf8(s.Name)
-	w.uleb(w.total(ir.DartTotalShallowSize))
-	w.uleb(w.total(ir.DartTotalCapacity))
-	w.uleb(w.total(ir.DartTotalExternalSize))
+	for _, name := range dartir.HeaderTotals {
+		w.uleb(w.total(name))
+	}
 
 	c := &f.Classes
 	w.uleb(uint64(c.Len()))
@@ -244,16 +227,9 @@ func (w *writer) file() error {
 	return w.err
 }
 
-// tagValue is the value kind each data tag carries.
-var tagValue = [...]ir.ValueKind{
-	ir.DartNullData: ir.ValueNull, ir.DartBoolData: ir.ValueBool, ir.DartIntData: ir.ValueInt,
-	ir.DartDoubleData: ir.ValueFloat, ir.DartLatin1Data: ir.ValueString, ir.DartUTF16Data: ir.ValueString,
-	ir.DartLengthData: ir.ValueLength, ir.DartNameData: ir.ValueString,
-}
-
 // data writes the NonReferenceData payload of node i.
 func (w *writer) data(i int, tag uint8, kind ir.ValueKind, bits, aux uint64) error {
-	if kind != tagValue[tag] {
+	if want, _ := dartir.ValueKind(tag); kind != want {
 		return fmt.Errorf("dart: node %d: a %s value cannot be written with data tag %s", i, kind, ir.DartNodeKinds[tag])
 	}
 	switch tag {
@@ -261,7 +237,7 @@ func (w *writer) data(i int, tag uint8, kind ir.ValueKind, bits, aux uint64) err
 	case ir.DartBoolData, ir.DartLengthData:
 		w.uleb(bits)
 	case ir.DartIntData:
-		if aux == ir.DartIntSLEB {
+		if aux == dartir.IntSLEB {
 			w.sleb(int64(bits))
 		} else {
 			w.uleb(bits)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // StackDepth is how many classes a converted object's synthetic stack
@@ -77,7 +78,8 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 	}
 	intern("")
 	ff := &ir.FuchsiaFile{Gzip: true, SampleTypes: []ir.FuchsiaValueType{
-		{Type: intern("objects"), Unit: intern("count")}, {Type: intern("allocated"), Unit: intern("bytes")}}}
+		{Type: intern(fuchsiair.ObjectsType), Unit: intern(fuchsiair.CountUnit)},
+		{Type: intern(fuchsiair.AllocatedType), Unit: intern(fuchsiair.BytesUnit)}}}
 	out.Fuchsia = ff
 	// addLocation adds a location at address pc of mapping (1 + its index,
 	// 0 for none) with one line: fr's function (a new one), file, line and
@@ -139,8 +141,8 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 	var extBytes, extTotals, syntheticBytes uint64
 	for k, s := range f.Snapshots {
 		n := s.Nodes.Len()
-		o := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), ir.FuchsiaNodeKinds...),
-			EdgeKinds: append([]ir.EdgeKind(nil), ir.FuchsiaEdgeKinds...), CaptureTime: s.CaptureTime}
+		o := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), fuchsiair.NodeKinds...),
+			EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...), CaptureTime: s.CaptureTime}
 		fs := &ir.FuchsiaSnapshot{StackFirst: []uint32{0}}
 		o.Fuchsia = fs
 		if len(f.Snapshots) > 1 {

@@ -2,9 +2,9 @@ package fuchsia
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // pb is a protocol-buffer writer: nested messages are written into the
@@ -27,7 +27,7 @@ func (p *pb) key(field, wt int) { p.varint(uint64(field)<<3 | uint64(wt)) }
 // uint writes a varint field, omitted when zero (proto3).
 func (p *pb) uint(field int, v uint64) {
 	if v != 0 {
-		p.key(field, 0)
+		p.key(field, fuchsiair.WireVarint)
 		p.varint(v)
 	}
 }
@@ -41,14 +41,14 @@ func (p *pb) bool(field int, v bool) {
 }
 
 func (p *pb) bytes(field int, b []byte) {
-	p.key(field, 2)
+	p.key(field, fuchsiair.WireBytes)
 	p.varint(uint64(len(b)))
 	p.b = append(p.b, b...)
 }
 
 // begin starts a length-delimited field; end finishes it.
 func (p *pb) begin(field int) int {
-	p.key(field, 2)
+	p.key(field, fuchsiair.WireBytes)
 	p.b = append(p.b, 0)
 	return len(p.b)
 }
@@ -144,9 +144,9 @@ func Encode(f *ir.File) ([]byte, error) {
 	}
 	p.b = make([]byte, 0, 64*total+4096)
 	for _, t := range ff.SampleTypes {
-		at := p.begin(1)
-		p.uint(1, e.str(t.Type))
-		p.uint(2, e.str(t.Unit))
+		at := p.begin(fuchsiair.ProfileSampleType)
+		p.uint(fuchsiair.ValueTypeType, e.str(t.Type))
+		p.uint(fuchsiair.ValueTypeUnit, e.str(t.Unit))
 		p.end(at)
 	}
 
@@ -170,44 +170,44 @@ func Encode(f *ir.File) ([]byte, error) {
 
 	m := &ff.Mappings
 	for i := 0; i < m.Len(); i++ {
-		at := p.begin(3)
-		p.uint(1, m.ID[i])
-		p.uint(2, m.Start[i])
-		p.uint(3, m.Limit[i])
-		p.uint(4, m.Offset[i])
-		p.uint(5, e.str(m.File[i]))
-		p.uint(6, e.str(m.BuildID[i]))
-		for b := 0; b < 4; b++ {
-			p.bool(7+b, m.Flags[i]&(1<<b) != 0)
+		at := p.begin(fuchsiair.ProfileMapping)
+		p.uint(fuchsiair.MappingID, m.ID[i])
+		p.uint(fuchsiair.MappingMemoryStart, m.Start[i])
+		p.uint(fuchsiair.MappingMemoryLimit, m.Limit[i])
+		p.uint(fuchsiair.MappingFileOffset, m.Offset[i])
+		p.uint(fuchsiair.MappingFilename, e.str(m.File[i]))
+		p.uint(fuchsiair.MappingBuildID, e.str(m.BuildID[i]))
+		for b := 0; b < fuchsiair.MappingFlags; b++ {
+			p.bool(fuchsiair.MappingHasFunctions+b, m.Flags[i]&(1<<b) != 0)
 		}
 		p.end(at)
 	}
 	lc := &ff.Locations
 	for i := 0; i < lc.Len(); i++ {
-		at := p.begin(4)
-		p.uint(1, lc.ID[i])
+		at := p.begin(fuchsiair.ProfileLocation)
+		p.uint(fuchsiair.LocationID, lc.ID[i])
 		if mi := lc.Mapping[i]; mi != 0 {
-			p.uint(2, m.ID[mi-1])
+			p.uint(fuchsiair.LocationMappingID, m.ID[mi-1])
 		}
-		p.uint(3, lc.Address[i])
+		p.uint(fuchsiair.LocationAddress, lc.Address[i])
 		for j := lc.FirstLine[i]; j < lc.FirstLine[i+1]; j++ {
-			lat := p.begin(4)
-			p.uint(1, ff.Functions.ID[lc.Function[j]-1])
-			p.int(2, lc.Line[j])
-			p.int(3, lc.Column[j])
+			lat := p.begin(fuchsiair.LocationLine)
+			p.uint(fuchsiair.LineFunctionID, ff.Functions.ID[lc.Function[j]-1])
+			p.int(fuchsiair.LineLine, lc.Line[j])
+			p.int(fuchsiair.LineColumn, lc.Column[j])
 			p.end(lat)
 		}
-		p.bool(5, lc.Folded[i])
+		p.bool(fuchsiair.LocationIsFolded, lc.Folded[i])
 		p.end(at)
 	}
 	fn := &ff.Functions
 	for i := 0; i < fn.Len(); i++ {
-		at := p.begin(5)
-		p.uint(1, fn.ID[i])
-		p.uint(2, e.str(fn.Name[i]))
-		p.uint(3, e.str(fn.SystemName[i]))
-		p.uint(4, e.str(fn.Filename[i]))
-		p.int(5, fn.StartLine[i])
+		at := p.begin(fuchsiair.ProfileFunction)
+		p.uint(fuchsiair.FunctionID, fn.ID[i])
+		p.uint(fuchsiair.FunctionName, e.str(fn.Name[i]))
+		p.uint(fuchsiair.FunctionSystemName, e.str(fn.SystemName[i]))
+		p.uint(fuchsiair.FunctionFilename, e.str(fn.Filename[i]))
+		p.int(fuchsiair.FunctionStartLine, fn.StartLine[i])
 		p.end(at)
 	}
 	// The scalar fields refer to strings: intern them before the table.
@@ -219,25 +219,26 @@ func Encode(f *ir.File) ([]byte, error) {
 	}
 	def, doc := e.str(ff.DefaultSampleType), e.str(ff.DocURL)
 	for _, s := range e.strs {
-		p.bytes(6, s)
+		p.bytes(fuchsiair.ProfileStringTable, s)
 	}
-	p.uint(7, drop)
-	p.uint(8, keep)
-	p.int(9, ff.TimeNanos)
-	p.int(10, ff.DurationNanos)
+	p.uint(fuchsiair.ProfileDropFrames, drop)
+	p.uint(fuchsiair.ProfileKeepFrames, keep)
+	p.int(fuchsiair.ProfileTimeNanos, ff.TimeNanos)
+	p.int(fuchsiair.ProfileDurationNanos, ff.DurationNanos)
 	if ptType != 0 || ptUnit != 0 {
-		at := p.begin(11)
-		p.uint(1, ptType)
-		p.uint(2, ptUnit)
+		at := p.begin(fuchsiair.ProfilePeriodType)
+		p.uint(fuchsiair.ValueTypeType, ptType)
+		p.uint(fuchsiair.ValueTypeUnit, ptUnit)
 		p.end(at)
 	}
-	p.int(12, ff.Period)
+	p.int(fuchsiair.ProfilePeriod, ff.Period)
 	for _, c := range comments {
-		p.key(13, 0)
+		// One field per comment, not packed: as pprof writes them.
+		p.key(fuchsiair.ProfileComment, fuchsiair.WireVarint)
 		p.varint(c)
 	}
-	p.uint(14, def)
-	p.uint(15, doc)
+	p.uint(fuchsiair.ProfileDefaultSampleType, def)
+	p.uint(fuchsiair.ProfileDocURL, doc)
 	return p.b, nil
 }
 
@@ -246,17 +247,17 @@ func (e *encoder) sample(s *ir.Snapshot, i int) {
 	fx := s.Fuchsia
 	ff := e.f.Fuchsia
 	p := &e.p
-	at := p.begin(2)
+	at := p.begin(fuchsiair.ProfileSample)
 	// Location ids, packed.
 	st := fx.StackOf(int(fx.Stack[i]))
 	if len(st) > 0 {
-		lat := p.begin(1)
+		lat := p.begin(fuchsiair.SampleLocationID)
 		for _, l := range st {
 			p.varint(ff.Locations.ID[l])
 		}
 		p.end(lat)
 	}
-	vat := p.begin(2)
+	vat := p.begin(fuchsiair.SampleValue)
 	p.varint(fx.Count.At(i))
 	p.varint(s.Nodes.SelfSize.At(i))
 	if extra := len(ff.SampleTypes) - 2; extra > 0 {
@@ -268,36 +269,38 @@ func (e *encoder) sample(s *ir.Snapshot, i int) {
 
 	fl := fx.Flags[i]
 	strLabel := func(key string, v uint64) {
-		a := p.begin(3)
-		p.uint(1, e.k(key))
-		p.uint(2, v)
+		a := p.begin(fuchsiair.SampleLabel)
+		p.uint(fuchsiair.LabelKey, e.k(key))
+		p.uint(fuchsiair.LabelStr, v)
 		p.end(a)
 	}
 	numLabel := func(key string, v int64, unit string) {
-		a := p.begin(3)
-		p.uint(1, e.k(key))
-		p.int(3, v)
+		a := p.begin(fuchsiair.SampleLabel)
+		p.uint(fuchsiair.LabelKey, e.k(key))
+		p.int(fuchsiair.LabelNum, v)
 		if unit != "" {
-			p.uint(4, e.k(unit))
+			p.uint(fuchsiair.LabelNumUnit, e.k(unit))
 		}
 		p.end(a)
 	}
 	if fx.HasProcessName {
-		strLabel("process_name", e.str(fx.ProcessName))
+		strLabel(fuchsiair.ProcessNameLabel, e.str(fx.ProcessName))
 	}
 	if fx.HasProcessKoid {
-		numLabel("process_koid", fx.ProcessKoid, "")
+		numLabel(fuchsiair.ProcessKoidLabel, fx.ProcessKoid, "")
 	}
 	if fl&ir.FuchsiaAddress != 0 {
-		// Addresses are unique: not worth a map entry each.
-		e.strs = append(e.strs, strconv.AppendUint([]byte("0x"), s.Nodes.ID.At(i), 16))
-		strLabel("address", uint64(len(e.strs)-1))
+		// Addresses are unique: not worth a map entry each. Spelled on
+		// the stack, kept in one allocation of their size.
+		var buf [18]byte
+		e.strs = append(e.strs, append([]byte(nil), fuchsiair.AppendAddress(buf[:0], s.Nodes.ID.At(i))...))
+		strLabel(fuchsiair.AddressLabel, uint64(len(e.strs)-1))
 	}
 	if fl&ir.FuchsiaBytes != 0 {
-		numLabel("bytes", int64(s.Nodes.SelfSize.At(i)), "bytes")
+		numLabel(fuchsiair.BytesLabel, int64(s.Nodes.SelfSize.At(i)), fuchsiair.BytesUnit)
 	}
 	if fl&ir.FuchsiaTimestamp != 0 {
-		numLabel("timestamp", fx.Timestamp[i], "nanoseconds")
+		numLabel(fuchsiair.TimestampLabel, fx.Timestamp[i], fuchsiair.NanosecondsUnit)
 	}
 	if len(fx.Thread) > 0 && fx.Thread[i] != 0 {
 		names := e.thread[s]
@@ -305,23 +308,23 @@ func (e *encoder) sample(s *ir.Snapshot, i int) {
 			for t := range fx.ThreadName {
 				name := e.f.Strings[fx.ThreadName[t]]
 				if !fx.ThreadBare[t] {
-					name += "[" + strconv.FormatUint(fx.ThreadKoid[t], 10) + "]"
+					name = string(fuchsiair.AppendThread(nil, name, fx.ThreadKoid[t]))
 				}
 				names = append(names, e.text(name))
 			}
 			e.thread[s] = names
 		}
-		strLabel("thread", names[fx.Thread[i]-1])
+		strLabel(fuchsiair.ThreadLabel, names[fx.Thread[i]-1])
 	}
 	if len(fx.LabelFirst) > 0 {
 		for j := fx.LabelFirst[i]; j < fx.LabelFirst[i+1]; j++ {
-			a := p.begin(3)
-			p.uint(1, e.str(fx.LabelKey[j]))
+			a := p.begin(fuchsiair.SampleLabel)
+			p.uint(fuchsiair.LabelKey, e.str(fx.LabelKey[j]))
 			if fx.LabelNumeric[j] {
-				p.int(3, fx.LabelNum[j])
-				p.uint(4, e.str(fx.LabelUnit[j]))
+				p.int(fuchsiair.LabelNum, fx.LabelNum[j])
+				p.uint(fuchsiair.LabelNumUnit, e.str(fx.LabelUnit[j]))
 			} else {
-				p.uint(2, e.str(fx.LabelStr[j]))
+				p.uint(fuchsiair.LabelStr, e.str(fx.LabelStr[j]))
 			}
 			p.end(a)
 		}

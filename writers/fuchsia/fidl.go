@@ -9,7 +9,7 @@ import (
 
 	"github.com/heapconv/heapconv/internal/fidl"
 	"github.com/heapconv/heapconv/ir"
-	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // WriteFIDL writes f as a heapdump FIDL element stream: the SnapshotElement
@@ -283,7 +283,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 			// addresses alone: a site named by a function becomes
 			// another (and the heuristics for unsymbolized stacks may
 			// move others).
-			was, will := rfuchsia.SiteNames(f, s, false), rfuchsia.SiteNames(f, s, true)
+			was, will := fuchsiair.SiteNames(f, s, false), fuchsiair.SiteNames(f, s, true)
 			changed := make([]bool, len(was))
 			for i := range was {
 				if was[i] != will[i] {

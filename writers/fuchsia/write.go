@@ -7,7 +7,9 @@
 //
 // The format (the profile, the contents directory, and what this writer
 // writes) is described in docs/formats/fuchsia.md; ir/fuchsia.go says how
-// it maps into the IR. Samples are written one per block, with the labels
+// it maps into the IR, and package ir/fuchsia holds what the writer shares
+// with readers/fuchsia (field numbers, labels, contents file names,
+// allocation sites). Samples are written one per block, with the labels
 // ffx --with-tags writes (process_name, process_koid, address, bytes,
 // timestamp, thread) and any others the IR keeps. IR read from a Fuchsia
 // profile is written back exactly as github.com/google/pprof/profile sees
@@ -29,11 +31,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 // Options control Write.
@@ -125,8 +127,9 @@ func prepare(f *ir.File, format, what string) (*ir.File, ir.LossReport, error) {
 }
 
 // WriteContents writes the block contents of f's snapshots to dir, one file
-// per block that has them, named as ffx names them (0x<address>, or
-// <koid>-0x<address> in a multi-process snapshot).
+// per block that has them, named as ffx names them
+// (fuchsiair.ContentsName: 0x<address>, or <koid>-0x<address> in a
+// multi-process snapshot).
 func WriteContents(dir string, f *ir.File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("fuchsia: contents directory: %w", err)
@@ -142,13 +145,7 @@ func WriteContents(dir string, f *ir.File) error {
 			if !ok {
 				continue
 			}
-			name = name[:0]
-			if fx.HasProcessKoid {
-				name = strconv.AppendInt(name, fx.ProcessKoid, 10)
-				name = append(name, '-')
-			}
-			name = append(name, "0x"...)
-			name = strconv.AppendUint(name, s.Nodes.ID.At(i), 16)
+			name = fuchsiair.AppendContentsName(name[:0], fx, s.Nodes.ID.At(i))
 			if err := os.WriteFile(filepath.Join(dir, string(name)), b, 0o644); err != nil {
 				return fmt.Errorf("fuchsia: contents: %w", err)
 			}

@@ -3,8 +3,6 @@ package fuchsia_test
 import (
 	"bytes"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,25 +17,6 @@ import (
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 	"github.com/heapconv/heapconv/writers/fuchsia"
 )
-
-func pprofTool(t *testing.T, data []byte, args ...string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "p.pb.gz")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pprof, err := gotool.Pprof()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(pprof, append(append([]string{}, args...), path)...)
-	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go tool pprof %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
 
 // TestGraphV8 writes a V8 snapshot as a profile: pprof -top ranks its
 // classes by bytes, with the same totals.
@@ -88,11 +67,11 @@ func TestGraphV8(t *testing.T) {
 	if uint64(total) != want {
 		t.Errorf("total %d, want %d", total, want)
 	}
-	top := pprofTool(t, out.Bytes(), "-top", "-sample_index=allocated")
+	top := gotool.RunPprof(t, out.Bytes(), "-top", "-sample_index=allocated")
 	if !strings.Contains(top, "flat%") {
 		t.Errorf("pprof -top:\n%s", top)
 	}
-	pprofTool(t, out.Bytes(), "-raw")
+	gotool.RunPprof(t, out.Bytes(), "-raw")
 	// Reading it back gives Fuchsia IR whose classes are the V8 classes.
 	g, err := rfuchsia.ReadBytes(out.Bytes(), rfuchsia.Options{})
 	if err != nil {
@@ -129,7 +108,7 @@ func TestGraphMoarVM(t *testing.T) {
 	if len(g.Snapshots) != len(f.Snapshots) {
 		t.Errorf("%d processes for %d snapshots", len(g.Snapshots), len(f.Snapshots))
 	}
-	pprofTool(t, out.Bytes(), "-top")
+	gotool.RunPprof(t, out.Bytes(), "-top")
 }
 
 // TestGraphRandom converts random graphs of every shape.

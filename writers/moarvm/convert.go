@@ -51,7 +51,7 @@ const RootEdgeName = "Heap Root"
 //     ir.MoarVMEdgeKindMark ("(weak) name", "(hidden) 3"), which converting
 //     back to V8 reads;
 //   - colsize is 16 bits: a self size above 65535 is written as 65535
-//     (ir.MoarVMSizeContinued) and the rest is added to the unmanaged size
+//     (ir/moarvm's SizeContinued) and the rest is added to the unmanaged size
 //     (colusize), which is the source's external size; the reader joins
 //     them again;
 //   - reference ranges are in node order (colrfstr = first edge); snapmeta

@@ -9,7 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	wmoar "github.com/heapconv/heapconv/writers/moarvm"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // This file is a minimal, test-only parser of version 3 files: it walks the
@@ -136,8 +136,8 @@ func frameEnd(b []byte, off int64) (int64, error) {
 
 // parseFile parses and checks a whole version 3 file.
 func parseFile(b []byte) (*parsed, error) {
-	if len(b) < 16+8 || string(b[:16]) != wmoar.Magic {
-		return nil, fmt.Errorf("no %s magic", wmoar.Magic)
+	if len(b) < 16+8 || string(b[:16]) != moarvmir.Magic3 {
+		return nil, fmt.Errorf("no %s magic", moarvmir.Magic3)
 	}
 	type region struct {
 		start, end int64
@@ -255,7 +255,7 @@ func readBlock(b []byte, e tocEnt) (block, error) {
 	if e.name != "strings" {
 		bl.entrySize = int(binary.LittleEndian.Uint16(b[p:]))
 		p += 2
-		if want := wmoar.EntrySize(e.name); bl.entrySize != want {
+		if want := moarvmir.EntrySize(e.name); bl.entrySize != want {
 			return bl, fmt.Errorf("%s at %d: entry size %d, want %d", e.name, e.start, bl.entrySize, want)
 		}
 	}

@@ -2,39 +2,18 @@ package moarvm_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 	rmoar "github.com/heapconv/heapconv/readers/moarvm"
 	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
-
-func readSample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testdata, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
 
 func read(t *testing.T, b []byte) *ir.File {
 	t.Helper()
@@ -83,7 +62,7 @@ func sameBlocks(t *testing.T, want, got *parsed) {
 func TestRoundTripSamples(t *testing.T) {
 	for _, name := range []string{"nqp-1snap.mvmheap", "nqp-3snap.mvmheap"} {
 		t.Run(name, func(t *testing.T) {
-			orig := readSample(t, name)
+			orig := irtest.ReadSample(t, testdata, name)
 			want, err := parseFile(orig)
 			if err != nil {
 				t.Fatal(err)
@@ -110,7 +89,7 @@ func TestRoundTripSamples(t *testing.T) {
 // loss report names the totals, metadata and highscores the writer adds,
 // and nothing else.
 func TestV2ToV3(t *testing.T) {
-	orig := readSample(t, "nqp-1snap-v002.mvmheap.gz")
+	orig := irtest.ReadSample(t, testdata, "nqp-1snap-v002.mvmheap.gz")
 	f := read(t, orig)
 	if f.MoarVM.Version != 2 {
 		t.Fatalf("the sample reads as version %d", f.MoarVM.Version)
@@ -144,7 +123,7 @@ func TestV2ToV3(t *testing.T) {
 			Kinds        map[string]int `json:"kind_histogram"`
 		} `json:"snapshots"`
 	}
-	if err := json.Unmarshal(readSample(t, "nqp-1snap-v002.expected.json"), &expected); err != nil {
+	if err := json.Unmarshal(irtest.ReadSample(t, testdata, "nqp-1snap-v002.expected.json"), &expected); err != nil {
 		t.Fatal(err)
 	}
 	if len(d.strings) != expected.StringsTotal || len(d.tnames) != expected.TypesTotal || len(d.sfname) != expected.FramesTotal {
@@ -215,7 +194,7 @@ func TestConvertedReadsBack(t *testing.T) {
 // TestRecoveredWritesComplete writes what the reader recovers from a cut
 // file: a complete file whose snapshots are the original's.
 func TestRecoveredWritesComplete(t *testing.T) {
-	orig := readSample(t, "nqp-3snap.mvmheap")
+	orig := irtest.ReadSample(t, testdata, "nqp-3snap.mvmheap")
 	want, err := parseFile(orig)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +216,7 @@ func TestRecoveredWritesComplete(t *testing.T) {
 // is not followed (the reader needs both or neither); the file written
 // reads back.
 func TestHalfColumnGroup(t *testing.T) {
-	f := read(t, readSample(t, "nqp-3snap.mvmheap"))
+	f := read(t, irtest.ReadSample(t, testdata, "nqp-3snap.mvmheap"))
 	b := f.MoarVM.TOCs[1].Blocks
 	f.MoarVM.TOCs[1].Blocks = append(append(append([]string{}, b[:len(b)-2]...), "reprname"), b[len(b)-2:]...)
 	var buf bytes.Buffer
@@ -251,27 +230,17 @@ func TestHalfColumnGroup(t *testing.T) {
 }
 
 // joinContinued gives what the reader makes of a self size of 65535 or
-// more: colsize 65535 (ir.MoarVMSizeContinued) and in colusize the rest of
-// the sum of self and unmanaged size (capped at 2^64-1), read back as one
-// self size unless colusize is beyond what the sum can leave.
+// more: the sizes moarvmir.SplitSize writes, joined by moarvmir.JoinSize.
 func joinContinued(nd *ir.Nodes) {
-	const mark = ir.MoarVMSizeContinued
 	for i := range nd.Len() {
 		x, u := nd.SelfSize.At(i), uint64(0)
 		if nd.ExternalSize.Len() > 0 {
 			u = nd.ExternalSize.At(i)
 		}
-		if x < mark {
+		if x < moarvmir.SizeContinued {
 			continue
 		}
-		if x > mark {
-			u = satAdd(u, x) - mark
-		}
-		if u > 0 && u <= math.MaxUint64-mark {
-			x, u = mark+u, 0
-		} else {
-			x = mark
-		}
+		x, u = moarvmir.JoinSize(moarvmir.SplitSize(x, u))
 		nd.SelfSize.Set(i, x)
 		if nd.ExternalSize.Len() > 0 {
 			nd.ExternalSize.Set(i, u)
@@ -280,7 +249,7 @@ func joinContinued(nd *ir.Nodes) {
 }
 
 // TestContinuedSizes: a self size beyond colsize's 16 bits reads back
-// whole (colsize 65535 and the rest in colusize, ir.MoarVMSizeContinued),
+// whole (colsize 65535 and the rest in colusize, moarvmir.SizeContinued),
 // with any unmanaged size in it, which the report names; a sum beyond
 // 2^64-1 is capped and named; 65535 with an unmanaged size too big to join
 // stays as written.

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
 
 // snapCols builds the column blocks of one snapshot.
@@ -20,7 +21,7 @@ type snapCols struct {
 	topIDs   []uint64
 	topScore []uint64
 	// continued is true when a self size does not fit colsize's 16 bits:
-	// it is written as ir.MoarVMSizeContinued, the rest in colusize.
+	// sizes are then split as moarvmir.SplitSize says, the rest in colusize.
 	continued bool
 }
 
@@ -44,21 +45,23 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 	if err := sc.checkRanges(); err != nil {
 		return nil, fmt.Errorf("moarvm: snapshot %d: %w", k, err)
 	}
-	if nd.SelfSize.Max() >= ir.MoarVMSizeContinued {
-		// A size of exactly 65535 with unmanaged memory reads back as the
-		// mark's: one self size.
-		sc.continued = nd.SelfSize.Max() > ir.MoarVMSizeContinued
+	if nd.SelfSize.Max() >= moarvmir.SizeContinued {
+		// What the reader joins again differs where the unmanaged size is
+		// not 0: a size of exactly 65535 with unmanaged memory reads back
+		// as the mark's, one self size, and a continued sum may be capped.
+		sc.continued = nd.SelfSize.Max() > moarvmir.SizeContinued
 		merged, capped := 0, 0
 		for i := range n {
 			x, u := nd.SelfSize.At(i), uint64(0)
 			if nd.ExternalSize.Len() > 0 {
 				u = nd.ExternalSize.At(i)
 			}
-			switch {
-			case x > ir.MoarVMSizeContinued && u > math.MaxUint64-x:
-				capped++
-			case x >= ir.MoarVMSizeContinued && u > 0 && u <= math.MaxUint64-x:
-				merged++
+			if self, ext := moarvmir.JoinSize(moarvmir.SplitSize(x, u)); self != x || ext != u {
+				if u > math.MaxUint64-x {
+					capped++
+				} else {
+					merged++
+				}
 			}
 		}
 		if merged > 0 {
@@ -69,10 +72,10 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 		}
 	}
 	if ms.HasMeta {
-		sc.snapMeta = ir.MoarVMSnapMetaJSON(ms, s.Totals)
+		sc.snapMeta = moarvmir.SnapMetaJSON(ms, s.Totals)
 	} else {
 		// Version 2 snapshots have no snapmeta: write what MoarVM would.
-		sc.snapMeta = ir.MoarVMSnapMetaJSON(&ir.MoarVMSnapshot{GCSeqNum: uint64(k) + 1}, Totals(s))
+		sc.snapMeta = moarvmir.SnapMetaJSON(&ir.MoarVMSnapshot{GCSeqNum: uint64(k) + 1}, Totals(s))
 	}
 	if ms.TopIDs != nil || ms.TopScores != nil {
 		if len(ms.TopIDs) != len(ms.TopScores) {
@@ -134,7 +137,7 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 	nd, ms := &sc.s.Nodes, sc.ms
 	n := nd.Len()
 	switch name {
-	case "colkind":
+	case moarvmir.ColKind:
 		return func() ([]byte, error) {
 			b := make([]byte, 2*n)
 			for i, k := range nd.Kind[:n] {
@@ -142,7 +145,7 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 			}
 			return b, nil
 		}
-	case "colsize":
+	case moarvmir.ColSize:
 		return func() ([]byte, error) {
 			if !sc.continued {
 				b, _ := uintsColumn(&nd.SelfSize, n, 2, math.MaxUint16)
@@ -150,11 +153,12 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 			}
 			b := make([]byte, 2*n)
 			for i := range n {
-				binary.LittleEndian.PutUint16(b[2*i:], uint16(min(nd.SelfSize.At(i), ir.MoarVMSizeContinued)))
+				colsize, _ := moarvmir.SplitSize(nd.SelfSize.At(i), 0)
+				binary.LittleEndian.PutUint16(b[2*i:], uint16(colsize))
 			}
 			return b, nil
 		}
-	case "coltofi":
+	case moarvmir.ColTOFI:
 		return func() ([]byte, error) {
 			b, bad := uintsColumn(&ms.TOFI, n, 4, math.MaxUint32)
 			if bad >= 0 {
@@ -162,7 +166,7 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 			}
 			return b, nil
 		}
-	case "colrfcnt":
+	case moarvmir.ColRefCount:
 		return func() ([]byte, error) {
 			b := make([]byte, 4*n)
 			for i := 0; i < n; i++ {
@@ -170,12 +174,12 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 			}
 			return b, nil
 		}
-	case "colrfstr":
+	case moarvmir.ColRefStart:
 		return func() ([]byte, error) {
 			b, _ := uintsColumn(&ms.RefStart, n, 8, math.MaxUint64)
 			return b, nil
 		}
-	case "colusize":
+	case moarvmir.ColUnmanaged:
 		return func() ([]byte, error) {
 			if !sc.continued {
 				b, _ := uintsColumn(&nd.ExternalSize, n, 8, math.MaxUint64)
@@ -187,28 +191,24 @@ func (sc *snapCols) builder(name string) func() ([]byte, error) {
 				if nd.ExternalSize.Len() > 0 {
 					u = nd.ExternalSize.At(i)
 				}
-				if x := nd.SelfSize.At(i); x > ir.MoarVMSizeContinued {
-					// The whole size, capped at 2^64-1, less colsize's
-					// part: the reader joins the two again.
-					u = satAdd(u, x) - ir.MoarVMSizeContinued
-				}
-				binary.LittleEndian.PutUint64(b[8*i:], u)
+				_, colusize := moarvmir.SplitSize(nd.SelfSize.At(i), u)
+				binary.LittleEndian.PutUint64(b[8*i:], colusize)
 			}
 			return b, nil
 		}
-	case "refdescr":
+	case moarvmir.RefDescr:
 		return sc.refDescr
-	case "reftrget":
+	case moarvmir.RefTarget:
 		return sc.refTarget
-	case blkTopIDs:
+	case moarvmir.TopIDs:
 		return func() ([]byte, error) { return u64Column(sc.topIDs), nil }
-	case blkTopScore:
+	case moarvmir.TopScore:
 		return func() ([]byte, error) { return u64Column(sc.topScore), nil }
 	}
 	return func() ([]byte, error) { return nil, fmt.Errorf("internal error: no column %q", name) }
 }
 
-// refDescr encodes refdescr: (index << 2) | kind at each edge's place.
+// refDescr encodes refdescr (moarvmir.PackRef) at each edge's place.
 func (sc *snapCols) refDescr() ([]byte, error) {
 	s := sc.s
 	ed := &s.Edges
@@ -219,7 +219,9 @@ func (sc *snapCols) refDescr() ([]byte, error) {
 		tags[k] = 255
 	}
 	for k := range min(len(s.EdgeKinds), len(ir.MoarVMEdgeKinds)) {
-		tags[k] = [...]uint8{0, 1, 2, 2, 3}[k]
+		if tag, ok := moarvmir.RefKind(uint8(k)); ok {
+			tags[k] = tag
+		}
 	}
 	b := make([]byte, 8*ed.Len())
 	var fail error
@@ -236,7 +238,7 @@ func (sc *snapCols) refDescr() ([]byte, error) {
 				}
 				return false
 			}
-			binary.LittleEndian.PutUint64(dst[8*j:], idx<<2|uint64(tag))
+			binary.LittleEndian.PutUint64(dst[8*j:], moarvmir.PackRef(idx, tag))
 		}
 		return true
 	})

@@ -1,7 +1,9 @@
 // Package moarvm writes the IR as a MoarVM heap snapshot, format version 3
 // ("MoarHeapDumpv003", the ".mvmheap" files of `raku --profile=x.mvmheap`),
 // as described in docs/formats/moarvm.md (byte layout, semantics, and what
-// this writer writes) and mapped into the IR as ir/moarvm.go describes.
+// this writer writes) and mapped into the IR as ir/moarvm.go describes; the
+// facts of the format it shares with readers/moarvm are package
+// ir/moarvm's.
 //
 // A file is the magic, a filemeta JSON block, then per snapshot a snapmeta
 // JSON block, zstd-compressed column blocks (collectables, references, the
@@ -32,10 +34,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 )
-
-// Magic is the first 16 bytes of a version 3 file (no NUL follows).
-const Magic = "MoarHeapDumpv003"
 
 // DefaultEntryCount is the number of entries per highscore board MoarVM
 // writes (LEADERBOARDS_TOP_SPOTS).
@@ -46,37 +46,6 @@ type Options struct {
 	// Progress, if set, is called now and then with the bytes written so far.
 	Progress func(written int64)
 }
-
-// Block names (8 bytes on disk, NUL-padded).
-const (
-	blkFileMeta = "filemeta"
-	blkSnapMeta = "snapmeta"
-	blkTOC      = "toc"
-	blkStrings  = "strings"
-	blkTopIDs   = "topIDs"
-	blkTopScore = "topscore"
-)
-
-// snapColumns are the per-snapshot collectable and reference columns in
-// MoarVM's order; typeColumns and frameColumns the table increments.
-var (
-	snapColumns  = []string{"colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget"}
-	typeColumns  = []string{"reprname", "typename"}
-	frameColumns = []string{"sfname", "sfcuid", "sfline", "sffile"}
-)
-
-// entrySize is the u16 entry size MoarVM writes in each column block header
-// (sizeof the C struct member).
-var entrySize = map[string]int{
-	"colkind": 2, "colsize": 2, "coltofi": 4, "colrfcnt": 4, "colrfstr": 8, "colusize": 8,
-	"refdescr": 8, "reftrget": 8, "reprname": 4, "typename": 4,
-	"sfname": 4, "sfcuid": 4, "sfline": 4, "sffile": 4, blkTopIDs: 8, blkTopScore: 8,
-}
-
-// EntrySize returns the entry size MoarVM writes in the header of the column
-// block of that name, or 0 for blocks that are not columns (filemeta,
-// snapmeta, strings, toc) and unknown names.
-func EntrySize(block string) int { return entrySize[block] }
 
 // The encoder is shared by all writes: EncodeAll may be called from several
 // goroutines at once, each taking one of its Concurrency block encoders.
@@ -253,27 +222,27 @@ func (w *writer) check() error {
 func blockOrder(toc ir.MoarVMTOC, snapshot bool) []string {
 	var def []string
 	if snapshot {
-		def = append(def, blkSnapMeta)
-		def = append(def, snapColumns...)
+		def = append(def, moarvmir.BlockSnapMeta)
+		def = append(def, moarvmir.SnapshotColumns...)
 	}
 	if toc.NewStrings > 0 {
-		def = append(def, blkStrings)
+		def = append(def, moarvmir.BlockStrings)
 	}
 	if toc.NewTypes > 0 {
-		def = append(def, typeColumns...)
+		def = append(def, moarvmir.TypeColumns...)
 	}
 	if toc.NewFrames > 0 {
-		def = append(def, frameColumns...)
+		def = append(def, moarvmir.FrameColumns...)
 	}
 	if snapshot {
-		def = append(def, blkTopIDs, blkTopScore)
+		def = append(def, moarvmir.HighscoreColumns...)
 	}
 	if len(toc.Blocks) < len(def) {
 		return def
 	}
 	seen := map[string]bool{}
 	for _, b := range toc.Blocks {
-		optional := b == blkStrings || slices.Contains(typeColumns, b) || slices.Contains(frameColumns, b)
+		optional := b == moarvmir.BlockStrings || slices.Contains(moarvmir.TypeColumns, b) || slices.Contains(moarvmir.FrameColumns, b)
 		if seen[b] || !(optional || snapshot && slices.Contains(def, b)) {
 			return def
 		}
@@ -285,7 +254,7 @@ func blockOrder(toc ir.MoarVMTOC, snapshot bool) []string {
 		}
 	}
 	// Types and frames are column groups: all of a group or none.
-	for _, group := range [][]string{typeColumns, frameColumns} {
+	for _, group := range [][]string{moarvmir.TypeColumns, moarvmir.FrameColumns} {
 		n := 0
 		for _, b := range group {
 			if seen[b] {
@@ -302,10 +271,10 @@ func blockOrder(toc ir.MoarVMTOC, snapshot bool) []string {
 // file writes the whole file.
 func (w *writer) file() error {
 	f := w.f
-	w.put([]byte(Magic))
+	w.put([]byte(moarvmir.Magic3))
 	start := w.off
-	w.jsonBlock(blkFileMeta, ir.MoarVMFileMetaJSON(&w.meta))
-	w.outer = append(w.outer, tocEntry{blkFileMeta, start, w.off})
+	w.jsonBlock(moarvmir.BlockFileMeta, moarvmir.FileMetaJSON(&w.meta))
+	w.outer = append(w.outer, tocEntry{moarvmir.BlockFileMeta, start, w.off})
 	var tables tableOffsets
 	for k, s := range f.Snapshots {
 		if err := w.innerTOC(w.tocs[k], &tables, k, s); err != nil {
@@ -346,24 +315,24 @@ func (w *writer) innerTOC(toc ir.MoarVMTOC, tab *tableOffsets, k int, s *ir.Snap
 	for _, name := range order {
 		var build func() ([]byte, error)
 		switch name {
-		case blkSnapMeta:
+		case moarvmir.BlockSnapMeta:
 			jobs = append(jobs, nil)
 			continue
-		case blkStrings:
+		case moarvmir.BlockStrings:
 			lo, hi := tab.strings, tab.strings+int(toc.NewStrings)
 			build = func() ([]byte, error) { return w.stringHeap(lo, hi) }
-		case "reprname", "typename":
+		case moarvmir.ReprName, moarvmir.TypeName:
 			lo, hi := tab.types, tab.types+int(toc.NewTypes)
 			col := w.f.Classes.Name
-			if name == "reprname" {
+			if name == moarvmir.ReprName {
 				col = w.f.Classes.Library
 			}
 			build = func() ([]byte, error) { return w.stringIndices(name, col[lo:hi], lo, true) }
-		case "sfname", "sfcuid", "sfline", "sffile":
+		case moarvmir.FrameName, moarvmir.FrameCUID, moarvmir.FrameLine, moarvmir.FrameFile:
 			lo, hi := tab.frames, tab.frames+int(toc.NewFrames)
 			m := w.m
-			col := map[string][]uint32{"sfname": m.FrameName, "sfcuid": m.FrameCUID, "sfline": m.FrameLine, "sffile": m.FrameFile}[name]
-			build = func() ([]byte, error) { return w.stringIndices(name, col[lo:hi], lo, name != "sfline") }
+			col := map[string][]uint32{moarvmir.FrameName: m.FrameName, moarvmir.FrameCUID: m.FrameCUID, moarvmir.FrameLine: m.FrameLine, moarvmir.FrameFile: m.FrameFile}[name]
+			build = func() ([]byte, error) { return w.stringIndices(name, col[lo:hi], lo, name != moarvmir.FrameLine) }
 		default:
 			build = sc.builder(name)
 		}
@@ -375,7 +344,7 @@ func (w *writer) innerTOC(toc ir.MoarVMTOC, tab *tableOffsets, k int, s *ir.Snap
 		if j == nil {
 			if firstErr == nil {
 				start := w.off
-				w.jsonBlock(blkSnapMeta, sc.snapMeta)
+				w.jsonBlock(moarvmir.BlockSnapMeta, sc.snapMeta)
 				entries = append(entries, tocEntry{order[i], start, w.off})
 			}
 			continue
@@ -413,7 +382,7 @@ func (w *writer) innerTOC(toc ir.MoarVMTOC, tab *tableOffsets, k int, s *ir.Snap
 	tab.frames += int(toc.NewFrames)
 	start := w.off
 	w.toc(entries)
-	w.outer = append(w.outer, tocEntry{blkTOC, start, start + 16 + 24*int64(len(entries))})
+	w.outer = append(w.outer, tocEntry{moarvmir.BlockTOC, start, start + moarvmir.TOCSize(int64(len(entries)))})
 	return w.err()
 }
 
@@ -455,40 +424,31 @@ func (w *writer) run(jobs []*job) {
 	}
 }
 
-// blockHeader returns the header of a compressed block, with room for the
-// frame: name[8] | u16 entry_size (columns only) | u64 size (always 0).
+// blockHeader returns the header of a compressed block (a column's, or the
+// strings block's: a u64 0), with room for the frame.
 func blockHeader(name string, rawLen int) []byte {
-	b := make([]byte, 0, 18+rawLen/4+64)
-	b = appendName(b, name)
-	if es := entrySize[name]; es > 0 {
-		b = binary.LittleEndian.AppendUint16(b, uint16(es))
+	b := make([]byte, 0, moarvmir.ColumnHeaderSize+rawLen/4+64)
+	if moarvmir.EntrySize(name) > 0 {
+		return moarvmir.AppendColumnHeader(b, name)
 	}
-	return binary.LittleEndian.AppendUint64(b, 0)
+	return moarvmir.AppendHeader(b, name, 0)
 }
 
-func appendName(b []byte, name string) []byte {
-	var n [8]byte
-	copy(n[:], name)
-	return append(b, n[:]...)
-}
-
-// jsonBlock writes name[8] | u64 len | JSON | NUL, len counting the NUL.
+// jsonBlock writes a metadata block: its header, whose u64 counts the
+// JSON and its NUL, the JSON, a NUL.
 func (w *writer) jsonBlock(name, json string) {
-	b := appendName(make([]byte, 0, 17+len(json)), name)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(json)+1))
+	b := moarvmir.AppendHeader(make([]byte, 0, moarvmir.HeaderSize+len(json)+1), name, uint64(len(json)+1))
 	b = append(b, json...)
 	w.put(append(b, 0))
 }
 
-// toc writes "toc" | u64 n | n × (name[8], u64 start, u64 end) | u64 self.
+// toc writes a TOC of entries: its header, whose u64 counts them, the
+// entries, and the pointer to the TOC itself.
 func (w *writer) toc(entries []tocEntry) {
 	start := w.off
-	b := appendName(make([]byte, 0, 24+24*len(entries)), blkTOC)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(entries)))
+	b := moarvmir.AppendHeader(make([]byte, 0, moarvmir.TOCSize(int64(len(entries)))+moarvmir.PointerSize), moarvmir.BlockTOC, uint64(len(entries)))
 	for _, e := range entries {
-		b = appendName(b, e.name)
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.start))
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.end))
+		b = moarvmir.AppendTOCEntry(b, e.name, e.start, e.end)
 	}
 	w.put(binary.LittleEndian.AppendUint64(b, uint64(start)))
 }

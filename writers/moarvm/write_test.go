@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
 
@@ -139,7 +140,7 @@ func TestHandFile(t *testing.T) {
 	if len(loss) != 0 {
 		t.Errorf("loss report for MoarVM IR:\n%v", loss)
 	}
-	if want := ir.MoarVMFileMetaJSON(f.MoarVM); p.fileMeta != want {
+	if want := moarvmir.FileMetaJSON(f.MoarVM); p.fileMeta != want {
 		t.Errorf("filemeta %s, want %s", p.fileMeta, want)
 	}
 	if len(p.inner) != 3 || p.copies != 2 || len(p.outer) != 4 {
@@ -165,7 +166,7 @@ func TestHandFile(t *testing.T) {
 	}
 	for k, s := range f.Snapshots {
 		ds := d.snaps[k]
-		if want := ir.MoarVMSnapMetaJSON(s.MoarVM, s.Totals); ds.meta != want {
+		if want := moarvmir.SnapMetaJSON(s.MoarVM, s.Totals); ds.meta != want {
 			t.Errorf("snapshot %d: snapmeta %s, want %s", k, ds.meta, want)
 		}
 		checkSnapshot(t, k, s, ds)
@@ -198,11 +199,7 @@ func checkSnapshot(t *testing.T, k int, s *ir.Snapshot, ds decodedSnap) {
 			usz = nd.ExternalSize.At(i)
 		}
 		// A self size beyond colsize's 16 bits is continued in colusize.
-		size := nd.SelfSize.At(i)
-		if size > ir.MoarVMSizeContinued {
-			usz = satAdd(usz, size) - ir.MoarVMSizeContinued
-			size = ir.MoarVMSizeContinued
-		}
+		size, usz := moarvmir.SplitSize(nd.SelfSize.At(i), usz)
 		lo, hi := nd.EdgeRange(i)
 		if ds.kind[i] != uint64(nd.Kind[i]) || ds.size[i] != size || ds.usize[i] != usz ||
 			ds.tofi[i] != s.MoarVM.TOFI.At(i) || ds.rfcnt[i] != uint64(hi-lo) || ds.rfstr[i] != s.MoarVM.RefStart.At(i) {

@@ -8,18 +8,14 @@ import (
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
-// Limits Chrome DevTools imposes on what it loads (see docs/formats/v8.md,
-// "What Chrome DevTools' loader requires").
-const (
-	// MaxNameUnits is V8's --heap-snapshot-string-limit: names are capped at
-	// this many UTF-16 code units.
-	MaxNameUnits = 1024
-	// MaxStringsUnits is Chrome's maximum string length: DevTools parses the
-	// whole strings section as one JS string.
-	MaxStringsUnits = 536_870_888
-)
+// MaxNameUnits is V8's --heap-snapshot-string-limit: Convert caps names at
+// this many UTF-16 code units, as V8 does. (The other limit DevTools
+// imposes, on the strings section, is v8ir.MaxStringsUnits; see
+// docs/formats/v8.md, "What Chrome DevTools' loader requires".)
+const MaxNameUnits = 1024
 
 // Convert turns a one-snapshot file from any format into the V8 shape that
 // Write serializes and Chrome DevTools loads: V8's type tables, a string
@@ -247,8 +243,8 @@ func (c *converter) convert() (*ir.File, error) {
 	out.V8 = newHeader(out)
 	if traceIDs := c.fuchsiaTraces(out); traceIDs != nil {
 		// Node 20's field order: trace_node_id before detachedness.
-		setNodeFields(&out.V8.Header, out.NodeKinds, "trace_node_id", "detachedness")
-		out.V8.NodeExtra = append([]ir.Column{{Name: "trace_node_id", Values: *traceIDs}}, out.V8.NodeExtra...)
+		setNodeFields(&out.V8.Header, out.NodeKinds, v8ir.NodeTraceNodeID, v8ir.NodeDetachedness)
+		out.V8.NodeExtra = append([]ir.Column{{Name: v8ir.NodeTraceNodeID, Values: *traceIDs}}, out.V8.NodeExtra...)
 	}
 	// Its allocation stacks it can hold: fuchsiaTraces.
 	c.loss.Merge(ir.FuchsiaLoss(src, s, "a V8 snapshot", true))
@@ -384,7 +380,7 @@ func (c *converter) external(out *ir.Snapshot) {
 		}
 	}
 	if hasExternal {
-		out.Totals = []ir.Total{{Name: "extra_native_bytes", Value: ext}}
+		out.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: ext}}
 	}
 	if len(lost) > 0 {
 		c.loss.Add(ir.LossTotals, int64(len(lost)), "totals have no place in a V8 snapshot").WithExample(listTotals(lost))
@@ -414,14 +410,8 @@ func externalNodes(s *ir.Snapshot) int {
 // checkStringsSize keeps the strings section within what DevTools can parse
 // as one JS string, shortening long names when needed.
 func (c *converter) checkStringsSize() error {
-	size := func() int {
-		total := 2
-		for _, s := range c.strs.Strings {
-			total += ir.UTF16Len(s) + 3 // quotes, comma; escapes make it larger, so keep a margin
-		}
-		return total
-	}
-	limit := MaxStringsUnits * 9 / 10
+	size := func() int { return v8ir.StringsUnits(c.strs.Strings) }
+	limit := v8ir.MaxStringsUnits * 9 / 10 // escapes make the section larger: a margin
 	if size() <= limit {
 		return nil
 	}
@@ -441,7 +431,7 @@ func (c *converter) checkStringsSize() error {
 					n++
 				}
 			}
-			c.loss.Addf(ir.LossTruncatedNames, int64(n), "names are cut to %d UTF-16 units: the strings section would exceed what DevTools can load (%d UTF-16 units)", cap, MaxStringsUnits)
+			c.loss.Addf(ir.LossTruncatedNames, int64(n), "names are cut to %d UTF-16 units: the strings section would exceed what DevTools can load (%d UTF-16 units)", cap, v8ir.MaxStringsUnits)
 			return nil
 		}
 	}
@@ -452,14 +442,14 @@ func (c *converter) checkStringsSize() error {
 // extra, and node_types to match: the node kinds, the name a string, the
 // rest numbers.
 func setNodeFields(h *ir.JSON, kinds []string, extra ...string) {
-	fields := append([]string{"type", "name", "id", "self_size", "edge_count"}, extra...)
-	types := ir.JSON{Kind: ir.JSONArray, Elems: []ir.JSON{ir.JSONStrs(kinds...), ir.JSONStr("string")}}
+	fields := append(slices.Clone(v8ir.NodeFields), extra...)
+	types := ir.JSON{Kind: ir.JSONArray, Elems: []ir.JSON{ir.JSONStrs(kinds...), ir.JSONStr(v8ir.TypeString)}}
 	for range fields[2:] {
-		types.Elems = append(types.Elems, ir.JSONStr("number"))
+		types.Elems = append(types.Elems, ir.JSONStr(v8ir.TypeNumber))
 	}
-	meta := h.Get("meta")
-	meta.Set("node_fields", ir.JSONStrs(fields...))
-	meta.Set("node_types", types)
+	meta := h.Get(v8ir.HeaderMeta)
+	meta.Set(v8ir.MetaNodeFields, ir.JSONStrs(fields...))
+	meta.Set(v8ir.MetaNodeTypes, types)
 }
 
 // newHeader builds the header and key list of a V8 14-style file (Node 26:
@@ -471,33 +461,33 @@ func newHeader(s *ir.Snapshot) *ir.V8Snapshot {
 		edgeNames[i] = k.Name
 	}
 	etypes := ir.JSON{Kind: ir.JSONArray}
-	etypes.Elems = append(etypes.Elems, ir.JSONStrs(edgeNames...), ir.JSONStr("string_or_number"), ir.JSONStr("node"))
-	meta.Set("node_fields", ir.JSON{}) // set below, in this place
-	meta.Set("node_types", ir.JSON{})
-	meta.Set("edge_fields", ir.JSONStrs("type", "name_or_index", "to_node"))
-	meta.Set("edge_types", etypes)
-	meta.Set("trace_function_info_fields", ir.JSONStrs("function_id", "name", "script_name", "script_id", "line", "column"))
-	meta.Set("trace_node_fields", ir.JSONStrs("id", "function_info_index", "count", "size", "children"))
-	meta.Set("sample_fields", ir.JSONStrs("timestamp_us", "last_assigned_id"))
-	meta.Set("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column"))
+	// The edge fields are V8's three, in its order (v8ir.EdgeFields).
+	etypes.Elems = append(etypes.Elems, ir.JSONStrs(edgeNames...), ir.JSONStr(v8ir.TypeStringOrNumber), ir.JSONStr(v8ir.TypeNode))
+	meta.Set(v8ir.MetaNodeFields, ir.JSON{}) // set below, in this place
+	meta.Set(v8ir.MetaNodeTypes, ir.JSON{})
+	meta.Set(v8ir.MetaEdgeFields, ir.JSONStrs(v8ir.EdgeFields...))
+	meta.Set(v8ir.MetaEdgeTypes, etypes)
+	meta.Set(v8ir.MetaTraceFunctionInfoFields, ir.JSONStrs(v8ir.TraceFunctionInfoFields...))
+	meta.Set(v8ir.MetaTraceNodeFields, ir.JSONStrs(v8ir.TraceNodeFields...))
+	meta.Set(v8ir.MetaSampleFields, ir.JSONStrs(v8ir.SampleFields...))
+	meta.Set(v8ir.MetaLocationFields, ir.JSONStrs(v8ir.LocationFields...))
 	h := ir.JSON{Kind: ir.JSONObject}
-	h.Set("meta", meta)
-	setNodeFields(&h, s.NodeKinds, "detachedness")
-	h.Set("node_count", ir.JSONNum(int64(s.Nodes.Len())))
-	h.Set("edge_count", ir.JSONNum(int64(s.Edges.Len())))
-	h.Set("trace_function_count", ir.JSONNum(0))
+	h.Set(v8ir.HeaderMeta, meta)
+	setNodeFields(&h, s.NodeKinds, v8ir.NodeDetachedness)
+	h.Set(v8ir.HeaderNodeCount, ir.JSONNum(int64(s.Nodes.Len())))
+	h.Set(v8ir.HeaderEdgeCount, ir.JSONNum(int64(s.Edges.Len())))
+	h.Set(v8ir.HeaderTraceFunctionCount, ir.JSONNum(0))
 	for _, t := range s.Totals {
-		if t.Name == "extra_native_bytes" {
-			h.Set("extra_native_bytes", ir.JSONNum(int64(min(t.Value, math.MaxInt64))))
+		if t.Name == v8ir.HeaderExtraNativeBytes {
+			h.Set(v8ir.HeaderExtraNativeBytes, ir.JSONNum(int64(min(t.Value, math.MaxInt64))))
 		}
 	}
 	v := &ir.V8Snapshot{Header: h, Layout: ir.V8LayoutCompact, Escape: ir.V8EscapeV8}
-	for _, k := range []string{ir.V8KeySnapshot, ir.V8KeyNodes, ir.V8KeyEdges, ir.V8KeyTraceFunctionInfos,
-		ir.V8KeyTraceTree, ir.V8KeySamples, ir.V8KeyLocations, ir.V8KeyStrings} {
+	for _, k := range v8ir.Keys {
 		v.Keys = append(v.Keys, ir.V8Key{Name: k})
 	}
 	var det ir.Uints
 	det.AppendZeros(s.Nodes.Len())
-	v.NodeExtra = []ir.Column{{Name: "detachedness", Values: det}}
+	v.NodeExtra = []ir.Column{{Name: v8ir.NodeDetachedness, Values: det}}
 	return v
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // A Dart heap converted to V8 should read in DevTools as naturally as a
@@ -385,7 +386,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		loss.Add(ir.LossValues, int64(s.Values.Len()), "values have no place in a V8 snapshot: strings and numbers are named by theirs, the rest is not kept")
 	}
 	loss.Merge(ir.DartLoss(f, s, "a V8 snapshot", true))
-	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // external properties are native nodes
+	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // external properties are native nodes
 	o.V8 = newHeader(o)
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
 	// external properties from objects.
@@ -396,7 +397,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		table = append(table, f.String(c.Name[k]), f.String(c.Library[k]), f.String(d.ClassURI[k]))
 	}
 	o.V8.Header.Set(ir.V8HeaderDartClasses, ir.JSONStrs(table...))
-	setNodeFields(&o.V8.Header, o.NodeKinds, "detachedness", ir.V8DartClassField)
+	setNodeFields(&o.V8.Header, o.NodeKinds, v8ir.NodeDetachedness, ir.V8DartClassField)
 	o.V8.NodeExtra = append(o.V8.NodeExtra, ir.Column{Name: ir.V8DartClassField, Values: dartClass})
 	if err := out.Validate(); err != nil {
 		return nil, loss, fmt.Errorf("v8: the Dart conversion produced an invalid graph: %w", err)

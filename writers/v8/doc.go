@@ -8,7 +8,8 @@
 // names of at most 1024 UTF-16 units and a strings section below Chrome's
 // maximum string length; what does not fit is listed in a loss report. The
 // format, the rules DevTools imposes and this writer are described in
-// docs/formats/v8.md. Dart and MoarVM heaps have
+// docs/formats/v8.md; the key, field and meta names the writer shares with
+// readers/v8 are package ir/v8's. Dart and MoarVM heaps have
 // their own conversions (dart.go, moarvm.go), which shape them as DevTools
 // expects a JavaScript heap to look: class names, synthetic roots under
 // "(GC roots)", VM internals as "(system)", off-heap memory as native nodes.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // A MoarVM heap converted to V8 should read in DevTools like a JavaScript
@@ -454,7 +455,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if reprs := reprsDropped(f, srcLabels); reprs > 0 {
 		loss.Add("moarvm-reprs", int64(reprs), "types' REPR names are not kept, except where they qualify a type name that two REPRs share")
 	}
-	o.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}} // unmanaged memory is in native nodes
+	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // unmanaged memory is in native nodes
 	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
 		loss.Add(ir.LossTotals, int64(n), "the snapshot totals are not kept, DevTools computes its own; extra_native_bytes is 0, as unmanaged memory is in native nodes").WithExample(example)
 	}

@@ -1,6 +1,9 @@
 package v8
 
-import "github.com/heapconv/heapconv/ir"
+import (
+	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+)
 
 // Allocation stacks. A Fuchsia heapdump records each block's allocation
 // stack; V8 records allocation stacks when a snapshot is taken with
@@ -169,5 +172,5 @@ func (b *traceBuilder) write(v *ir.V8Snapshot) {
 		}
 	}
 	walk(0)
-	v.Header.Set("trace_function_count", ir.JSONNum(int64(len(b.frames))))
+	v.Header.Set(v8ir.HeaderTraceFunctionCount, ir.JSONNum(int64(len(b.frames))))
 }

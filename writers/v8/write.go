@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // Options tune Write.
@@ -81,21 +82,21 @@ func (w *serializer) write() error {
 		}
 		var err error
 		switch k.Name {
-		case ir.V8KeySnapshot:
+		case v8ir.KeySnapshot:
 			w.header()
-		case ir.V8KeyNodes:
+		case v8ir.KeyNodes:
 			err = w.nodes()
-		case ir.V8KeyEdges:
+		case v8ir.KeyEdges:
 			err = w.edges()
-		case ir.V8KeyTraceFunctionInfos:
-			err = w.flat(&w.v.TraceFunctionInfos, len(w.v.MetaList("trace_function_info_fields")))
-		case ir.V8KeyTraceTree:
+		case v8ir.KeyTraceFunctionInfos:
+			err = w.flat(&w.v.TraceFunctionInfos, v8ir.RowWidth(w.v, v8ir.KeyTraceFunctionInfos))
+		case v8ir.KeyTraceTree:
 			err = w.traceTree()
-		case ir.V8KeySamples:
-			err = w.flat(&w.v.Samples, len(w.v.MetaList("sample_fields")))
-		case ir.V8KeyLocations:
+		case v8ir.KeySamples:
+			err = w.flat(&w.v.Samples, v8ir.RowWidth(w.v, v8ir.KeySamples))
+		case v8ir.KeyLocations:
 			err = w.locations()
-		case ir.V8KeyStrings:
+		case v8ir.KeyStrings:
 			err = w.strings()
 		default:
 			return fmt.Errorf("v8: key %q has no value", k.Name)
@@ -115,13 +116,13 @@ func (w *serializer) esc(b []byte, s string) []byte { return appendString(b, s, 
 func (w *serializer) header() {
 	h := w.v.Header
 	h.Fields = append([]ir.JSONField(nil), h.Fields...)
-	h.Set("node_count", ir.JSONNum(int64(w.s.Nodes.Len())))
-	h.Set("edge_count", ir.JSONNum(int64(w.s.Edges.Len())))
+	h.Set(v8ir.HeaderNodeCount, ir.JSONNum(int64(w.s.Nodes.Len())))
+	h.Set(v8ir.HeaderEdgeCount, ir.JSONNum(int64(w.s.Edges.Len())))
 	w.b = h.AppendJSON(w.b, w.esc)
 }
 
 func (w *serializer) nodes() error {
-	fields := w.v.MetaList("node_fields")
+	fields := w.v.MetaList(v8ir.MetaNodeFields)
 	nd := &w.s.Nodes
 	extra := map[string]*ir.Uints{}
 	for i := range w.v.NodeExtra {
@@ -136,15 +137,15 @@ func (w *serializer) nodes() error {
 	cols := make([]col, len(fields))
 	for i, f := range fields {
 		switch f {
-		case "type":
+		case v8ir.NodeType:
 			cols[i].u8 = nd.Kind
-		case "name":
+		case v8ir.NodeName:
 			cols[i].u32 = nd.Name
-		case "id":
+		case v8ir.NodeID:
 			cols[i].u = &nd.ID
-		case "self_size":
+		case v8ir.NodeSelfSize:
 			cols[i].u = &nd.SelfSize
-		case "edge_count":
+		case v8ir.NodeEdgeCount:
 			cols[i].fe = true
 		default:
 			if extra[f] == nil {
@@ -188,9 +189,9 @@ func (w *serializer) nodes() error {
 }
 
 func (w *serializer) edges() error {
-	fields := w.v.MetaList("edge_fields")
+	fields := w.v.MetaList(v8ir.MetaEdgeFields)
 	ed := &w.s.Edges
-	nf := uint64(len(w.v.MetaList("node_fields")))
+	nf := uint64(len(w.v.MetaList(v8ir.MetaNodeFields)))
 	extra := map[string]*ir.Uints{}
 	for i := range w.v.EdgeExtra {
 		extra[w.v.EdgeExtra[i].Name] = &w.v.EdgeExtra[i].Values
@@ -205,11 +206,11 @@ func (w *serializer) edges() error {
 	ext := make([]*ir.Uints, len(fields))
 	for i, f := range fields {
 		switch f {
-		case "type":
+		case v8ir.EdgeType:
 			role[i] = fType
-		case "name_or_index":
+		case v8ir.EdgeNameOrIndex:
 			role[i] = fName
-		case "to_node":
+		case v8ir.EdgeToNode:
 			role[i] = fTo
 		default:
 			if extra[f] == nil {
@@ -332,8 +333,8 @@ func (w *serializer) flat(c *ir.Uints, width int) error {
 }
 
 func (w *serializer) locations() error {
-	lf := w.v.MetaList("location_fields")
-	nf := uint64(len(w.v.MetaList("node_fields")))
+	lf := w.v.MetaList(v8ir.MetaLocationFields)
+	nf := uint64(len(w.v.MetaList(v8ir.MetaNodeFields)))
 	loc := &w.v.Locations
 	w.b = append(w.b, '[')
 	for i := 0; i < loc.Len(); i++ {
@@ -363,7 +364,7 @@ func (w *serializer) traceTree() error {
 		w.b = append(w.b, "[]"...)
 		return nil
 	}
-	nf := len(w.v.MetaList("trace_node_fields"))
+	nf := len(w.v.MetaList(v8ir.MetaTraceNodeFields))
 	pos := 0
 	var list func(depth int) error
 	list = func(depth int) error {

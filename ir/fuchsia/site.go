@@ -1,31 +1,46 @@
 package fuchsia
 
 import (
-	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/heapconv/heapconv/ir"
 )
 
-// site is where a stack's allocation site is.
-type site struct {
-	// frame is the site's position in the stack, leaf first; -1 when every
+// A block's name and class are its allocation site (ir/fuchsia.go says how
+// it maps into the IR): the reader names blocks so, and the FIDL writer
+// names them so again from what a stream keeps (SiteNames) to count the
+// blocks a stream moves to other classes.
+
+// The names of the sites that are no frame.
+const (
+	// NoStackSite names the site of a block whose stack is empty.
+	NoStackSite = "(no stack)"
+	// AllocatorSite names the site of a block whose every frame is the
+	// allocator's.
+	AllocatorSite = "(allocator)"
+)
+
+// Site is where a stack's allocation site is.
+type Site struct {
+	// Frame is the site's position in the stack, leaf first; -1 when every
 	// frame is the allocator's (or there are none).
-	frame int
-	// fn is 1 + the function naming a symbolized site, 0 for an
-	// unsymbolized one.
-	fn uint32
-	// class: the frame lies in a class mapping (ir.FuchsiaClassBuildID).
-	class bool
+	Frame int
+	// Fn is 1 + the function naming a symbolized site, 0 for an
+	// unsymbolized one (named by its program address, AppendAddress).
+	Fn uint32
+	// Class: the frame lies in a class mapping (ir.FuchsiaClassBuildID),
+	// which names the site by its class.
+	Class bool
 }
 
-// chooseSites finds every stack's allocation site: the first frame in a
+// ChooseSites finds every stack's allocation site: the first frame in a
 // class mapping, else the first frame outside the allocator: a symbolized
 // frame's first line whose function is not an allocator frame, or an
 // unsymbolized frame past those the heuristics take for the allocator's.
 // strs is the string table the mappings and functions refer to.
-func chooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []site {
+func ChooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []Site {
 	lc, mp := &ff.Locations, &ff.Mappings
 	isClass := make([]bool, mp.Len())
 	anyClass := false
@@ -37,13 +52,13 @@ func chooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []si
 	for k, n := range moduleSkip(fs, lc, mp, strs) {
 		skip[k] = max(skip[k], n)
 	}
-	out := make([]site, fs.Stacks())
+	out := make([]Site, fs.Stacks())
 	for k := range out {
-		out[k] = site{frame: -1}
+		out[k] = Site{Frame: -1}
 		stack := fs.StackOf(k)
 		if anyClass {
 			if j := slices.IndexFunc(stack, func(l uint32) bool { return lc.Mapping[l] != 0 && isClass[lc.Mapping[l]-1] }); j >= 0 {
-				out[k] = site{frame: j, class: true}
+				out[k] = Site{Frame: j, Class: true}
 				continue
 			}
 		}
@@ -54,12 +69,12 @@ func chooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []si
 				if j < skip[k] {
 					continue
 				}
-				out[k].frame = j
+				out[k].Frame = j
 				break
 			}
 			for _, fi := range lines {
-				if !ir.IsFuchsiaAllocatorFrame(strs[ff.Functions.Name[fi-1]]) {
-					out[k] = site{frame: j, fn: fi}
+				if !IsAllocatorFrame(strs[ff.Functions.Name[fi-1]]) {
+					out[k] = Site{Frame: j, Fn: fi}
 					break frames
 				}
 			}
@@ -69,7 +84,7 @@ func chooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []si
 }
 
 // SiteNames returns the name the reader gives each node of snapshot s of f
-// (its allocation site, ir/fuchsia.go) from f's Fuchsia sections, or, with
+// (its allocation site) from f's Fuchsia sections, or, with
 // addressesOnly, from program addresses alone, as they are in a FIDL
 // stream (which has no functions). The FIDL writer compares the two to
 // say which blocks a stream puts in other classes.
@@ -84,20 +99,20 @@ func SiteNames(f *ir.File, s *ir.Snapshot, addressesOnly bool) []string {
 	fs := s.Fuchsia
 	lc, mp := &ff.Locations, &ff.Mappings
 	stackName := make([]string, fs.Stacks())
-	for k, x := range chooseSites(&ff, fs, f.Strings) {
+	for k, x := range ChooseSites(&ff, fs, f.Strings) {
 		stack := fs.StackOf(k)
 		switch {
 		case len(stack) == 0:
-			stackName[k] = "(no stack)"
-		case x.frame < 0:
-			stackName[k] = "(allocator)"
-		case x.class:
-			m := lc.Mapping[stack[x.frame]] - 1
+			stackName[k] = NoStackSite
+		case x.Frame < 0:
+			stackName[k] = AllocatorSite
+		case x.Class:
+			m := lc.Mapping[stack[x.Frame]] - 1
 			stackName[k], _, _ = mp.ClassOf(int(m), f.Strings)
-		case x.fn != 0:
-			stackName[k] = f.Strings[ff.Functions.Name[x.fn-1]]
+		case x.Fn != 0:
+			stackName[k] = f.Strings[ff.Functions.Name[x.Fn-1]]
 		default:
-			stackName[k] = fmt.Sprintf("0x%x", lc.Address[stack[x.frame]])
+			stackName[k] = string(AppendAddress(nil, lc.Address[stack[x.Frame]]))
 		}
 	}
 	names := make([]string, s.Nodes.Len())
@@ -278,4 +293,59 @@ func moduleSkip(fs *ir.FuchsiaSnapshot, lc *ir.FuchsiaLocations, mp *ir.FuchsiaM
 		skip[k] = min(skip[k], max(len(fs.StackOf(k))-1, 0))
 	}
 	return skip
+}
+
+// AllocatorFrames are the functions of the allocator hooks that lead
+// every heapdump stack trace (the list tools/dupefinder skips). A function
+// whose name starts with one of them followed by "::<" (a Rust generic
+// instance) or "(" counts too.
+var AllocatorFrames = []string{
+	"__scudo_allocate_hook",
+	"__scudo_realloc_allocate_hook",
+	"with_profiler_and_call_site",
+	"__sanitizer_fast_backtrace",
+	"zx_libc::sanitizer::fast_backtrace",
+}
+
+// AllocatorEntries are the allocator's own functions below the hooks
+// (Scudo's, the C allocation functions, C++ operator new, Rust's global
+// allocator shims): frames a symbolized stack passes through between the
+// hooks and the allocation site. A name matching "scudo::" as a prefix
+// counts too.
+var AllocatorEntries = []string{
+	"malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
+	"operator new", "operator new[]",
+	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc", "__rdl_alloc_zeroed", "__rdl_realloc",
+	"__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
+	"alloc::alloc::alloc", "alloc::alloc::alloc_zeroed", "alloc::alloc::realloc", "alloc::alloc::exchange_malloc",
+}
+
+// IsAllocatorFrame reports whether a symbolized function name is an
+// allocator hook (AllocatorFrames) or one of the allocator's own
+// functions (AllocatorEntries): one of those names, alone, as the last
+// component of a "::" path, or followed by a parameter list or generic
+// arguments ("(", "<", "::<", " [").
+func IsAllocatorFrame(name string) bool {
+	if strings.HasPrefix(name, "scudo::") {
+		return true
+	}
+	for _, list := range [][]string{AllocatorFrames, AllocatorEntries} {
+		for _, f := range list {
+			for i := 0; i+len(f) <= len(name); {
+				j := strings.Index(name[i:], f)
+				if j < 0 {
+					break
+				}
+				j += i
+				rest := name[j+len(f):]
+				pre := j == 0 || strings.HasSuffix(name[:j], "::")
+				post := rest == "" || rest[0] == '(' || rest[0] == '<' || strings.HasPrefix(rest, "::<") || strings.HasPrefix(rest, " [")
+				if pre && post {
+					return true
+				}
+				i = j + 1
+			}
+		}
+	}
+	return false
 }
