@@ -10,8 +10,8 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/devtools"
 	"github.com/heapconv/heapconv/ir/irtest"
-	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // Classes through the formats that have them: a heap written in another
@@ -127,12 +127,12 @@ func namedEdges(f *ir.File, s *ir.Snapshot, i int) []string {
 }
 
 // sameName reports whether a V8 writer's name is the source's, which it
-// cuts at wv8.MaxNameUnits UTF-16 units.
+// cuts at devtools.MaxNameUnits UTF-16 units.
 func sameName(src, got string) bool {
-	if ir.UTF16Len(src) <= wv8.MaxNameUnits {
+	if ir.UTF16Len(src) <= devtools.MaxNameUnits {
 		return src == got
 	}
-	return strings.HasPrefix(src, got) && ir.UTF16Len(got) >= wv8.MaxNameUnits-1
+	return strings.HasPrefix(src, got) && ir.UTF16Len(got) >= devtools.MaxNameUnits-1
 }
 
 // TestV8ClassesThroughDart: a V8 heap written as Dart and back shows

@@ -21,8 +21,8 @@ import (
 	"github.com/heapconv/heapconv/internal/sampling"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/devtools"
 	"github.com/heapconv/heapconv/ir/irtest"
-	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // moduleRoot is where fixture globs are rooted (tests run in conformance/).
@@ -423,7 +423,7 @@ func stripV8(f *ir.File, i int) *ir.File {
 // and DevTools' Summary must match the source's class by class.
 func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath string, o *oracle) {
 	src := stripV8(f, i)
-	conv, _, err := wv8.Convert(src)
+	conv, _, err := devtools.Convert(src)
 	if err != nil {
 		t.Fatalf("Convert: %v", err)
 	}
@@ -431,7 +431,8 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 	case src.Snapshots[0].Dart != nil:
 		checkDartConverted(t, src, conv)
 	case src.MoarVM != nil:
-		checkMoarVMConverted(t, src, conv)
+		// ir/devtools' TestMoarVMSamples checks every snapshot of these
+		// files node by node (mvmCheck).
 	default:
 		checkConverted(t, src, conv)
 	}
@@ -664,7 +665,7 @@ var foreignCases = []genCase{
 
 // testForeign writes random graphs the format cannot hold exactly. The
 // writer must succeed and the reader must read the result back. A V8 writer
-// converts them (writers/v8.Convert); the conversion is checked node by
+// converts them (devtools.Convert); the conversion is checked node by
 // node and DevTools must load the file.
 func testForeign(t *testing.T, fm format, o *oracle) {
 	cases := append(slices.Clone(foreignCases), genCase{"empty", irtest.Options{MinNodes: 0, MaxNodes: 0}})
@@ -697,7 +698,7 @@ func testForeign(t *testing.T, fm format, o *oracle) {
 					if !fm.v8Output {
 						return
 					}
-					conv, _, err := wv8.Convert(f)
+					conv, _, err := devtools.Convert(f)
 					if err != nil {
 						t.Fatalf("Convert: %v", err)
 					}
@@ -711,7 +712,7 @@ func testForeign(t *testing.T, fm format, o *oracle) {
 	}
 }
 
-// checkConverted checks writers/v8.Convert's output against its one-snapshot
+// checkConverted checks devtools.Convert's output against its one-snapshot
 // source: synthetic nodes in front exactly when the source's root is not
 // node 0 or it has GC roots (a root, "(GC roots)" and one node per root
 // category), every source
@@ -910,7 +911,7 @@ func truncate(s string) string {
 		if r > 0xFFFF {
 			u = 2
 		}
-		if units+u > wv8.MaxNameUnits {
+		if units+u > devtools.MaxNameUnits {
 			return s[:i]
 		}
 		units += u

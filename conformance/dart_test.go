@@ -116,7 +116,7 @@ func jsonName(s string) string {
 	return b.String()
 }
 
-// checkDartConverted checks writers/v8.Convert's output for a snapshot read
+// checkDartConverted checks devtools.Convert's output for a snapshot read
 // from a Dart file: "" and "(GC roots)" in front of the Dart objects, which
 // keep their order, sizes and references (weak slots as weak edges), one
 // native node per external property after them, owned by its object, and

@@ -82,7 +82,7 @@ var table = []format{
 		read: registryRead(ir.FormatV8), write: registryWrite(ir.FormatV8),
 		byteExact: true, oneSnapshot: true, v8Output: true,
 		holds: []genCase{
-			// Through writers/v8.Convert (no V8 section).
+			// Through devtools.Convert (no V8 section).
 			{"v8-shaped", irtest.V8Shaped(1, 0)},
 			// Through the byte path, in each style V8 writes.
 			{"section-node26", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: ir.V8LayoutCompact,

@@ -19,10 +19,10 @@ import (
 	"github.com/heapconv/heapconv/internal/gotool"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/devtools"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
 	wfuchsia "github.com/heapconv/heapconv/writers/fuchsia"
-	wv8 "github.com/heapconv/heapconv/writers/v8"
 )
 
 // pprofRaw runs `go tool pprof -raw` on a profile, the judge of pprof
@@ -172,7 +172,7 @@ func TestFuchsiaDevTools(t *testing.T) {
 					nontrivial++
 				}
 			}
-			conv, _, err := wv8.Convert(g)
+			conv, _, err := devtools.Convert(g)
 			if err != nil {
 				t.Fatalf("%s: Convert: %v", name, err)
 			}

@@ -8,7 +8,7 @@
 #          leaves out (the whole damage sweep, every DevTools and pprof
 #          check, every prefix, seed and size), TestCraftedCounts again
 #   race   the race detector on the code that runs goroutines or is used
-#          from several at once: the readers, the writers, internal/fidl,
+#          from several at once: the readers, the writers, ir/devtools, internal/fidl,
 #          the dominator computation (ir), the roundtrip, signal and
 #          compressed-input commands, the gzip/zstd wrappers, and
 #          conformance's TestConcurrentUse (default sample sizes)
@@ -62,7 +62,7 @@ part_full() {
 }
 
 part_race() {
-  run go test -race -timeout 30m ./readers/... ./writers/... ./internal/fidl
+  run go test -race -timeout 30m ./readers/... ./writers/... ./ir/devtools ./internal/fidl
   run go test -race -timeout 15m -run '^TestDominators' ./ir/analysis
   run go test -race -timeout 15m -run '^(TestRoundtripCommand|TestInterrupted|TestCompressedInput|TestOpen|TestWrapperErrors)$' ./cmd/heapconv .
   run go test -race -timeout 15m -run '^TestConcurrentUse$' ./conformance

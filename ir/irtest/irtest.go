@@ -7,7 +7,7 @@
 //
 //   - node count range and out-degree;
 //   - whether node 0 is the root (V8 needs the root first; when it is not,
-//     writers/v8.Convert puts a synthetic root in front);
+//     devtools.Convert puts a synthetic root in front);
 //   - a class table with field names and a node class column;
 //   - per-node external sizes, sparse primitive values, GC roots grouped by
 //     category, several snapshots sharing the string and class tables;
@@ -40,7 +40,7 @@ type IDStyle uint8
 
 const (
 	// IDsV8 gives unique odd ids below 2^32 (V8's own ids), increasing with
-	// random gaps, so that writers/v8.Convert keeps them.
+	// random gaps, so that devtools.Convert keeps them.
 	IDsV8 IDStyle = iota
 	// IDsAny gives arbitrary 64-bit ids: even, repeated, zero and huge ones.
 	IDsAny
@@ -156,7 +156,7 @@ type V8Options struct {
 
 // V8Shaped returns options for graphs the V8 format holds exactly (as
 // ir.GraphDiff compares them) whether they are written through their V8
-// section or through writers/v8.Convert: the root is node 0, V8's kind
+// section or through devtools.Convert: the root is node 0, V8's kind
 // names, unique odd ids below 2^32, sizes below 2^32, and short names.
 func V8Shaped(minNodes, maxNodes int) Options {
 	return Options{MinNodes: max(minNodes, 1), MaxNodes: maxNodes, RootFirst: true, Kinds: KindsV8, IDs: IDsV8,

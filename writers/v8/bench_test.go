@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/internal/dartgen"
 	"github.com/heapconv/heapconv/ir"
 	rdart "github.com/heapconv/heapconv/readers/dart"
@@ -42,7 +44,7 @@ func benchFile(n int, layout ir.V8Layout) *ir.File {
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(s.Edges.Len()))
 	}
-	s.V8 = newHeader(s)
+	s.V8 = v8ir.NewSection(s)
 	s.V8.Layout = layout
 	s.V8.NodeExtra = []ir.Column{{Name: "detachedness", Values: det}}
 	f.Snapshots = []*ir.Snapshot{s}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/devtools"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
@@ -28,7 +29,7 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	var loss ir.LossReport
 	if f.Snapshots[0].V8 == nil {
 		var err error
-		if f, loss, err = Convert(f); err != nil {
+		if f, loss, err = devtools.Convert(f); err != nil {
 			return loss, err
 		}
 	}

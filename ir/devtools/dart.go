@@ -1,4 +1,4 @@
-package v8
+package devtools
 
 import (
 	"fmt"
@@ -387,7 +387,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	loss.Merge(ir.DartLoss(f, s, "a V8 snapshot", true))
 	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // external properties are native nodes
-	o.V8 = newHeader(o)
+	o.V8 = v8ir.NewSection(o)
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
 	// external properties from objects.
 	o.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
@@ -397,7 +397,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		table = append(table, f.String(c.Name[k]), f.String(c.Library[k]), f.String(d.ClassURI[k]))
 	}
 	o.V8.Header.Set(ir.V8HeaderDartClasses, ir.JSONStrs(table...))
-	setNodeFields(&o.V8.Header, o.NodeKinds, v8ir.NodeDetachedness, ir.V8DartClassField)
+	v8ir.SetNodeFields(&o.V8.Header, o.NodeKinds, v8ir.NodeDetachedness, ir.V8DartClassField)
 	o.V8.NodeExtra = append(o.V8.NodeExtra, ir.Column{Name: ir.V8DartClassField, Values: dartClass})
 	if err := out.Validate(); err != nil {
 		return nil, loss, fmt.Errorf("v8: the Dart conversion produced an invalid graph: %w", err)

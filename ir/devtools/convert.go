@@ -1,4 +1,4 @@
-package v8
+package devtools
 
 import (
 	"fmt"
@@ -240,10 +240,10 @@ func (c *converter) convert() (*ir.File, error) {
 	if src.Classes.Len() > 0 {
 		c.loss.Add(ir.LossClasses, int64(src.Classes.Len()), "classes (the class table, with field names) are not kept; nodes keep their names")
 	}
-	out.V8 = newHeader(out)
+	out.V8 = v8ir.NewSection(out)
 	if traceIDs := c.fuchsiaTraces(out); traceIDs != nil {
 		// Node 20's field order: trace_node_id before detachedness.
-		setNodeFields(&out.V8.Header, out.NodeKinds, v8ir.NodeTraceNodeID, v8ir.NodeDetachedness)
+		v8ir.SetNodeFields(&out.V8.Header, out.NodeKinds, v8ir.NodeTraceNodeID, v8ir.NodeDetachedness)
 		out.V8.NodeExtra = append([]ir.Column{{Name: v8ir.NodeTraceNodeID, Values: *traceIDs}}, out.V8.NodeExtra...)
 	}
 	// Its allocation stacks it can hold: fuchsiaTraces.
@@ -436,58 +436,4 @@ func (c *converter) checkStringsSize() error {
 		}
 	}
 	return fmt.Errorf("v8: %d strings are more than DevTools can load even with names cut short", len(c.strs.Strings))
-}
-
-// setNodeFields sets a header's node_fields to V8's five common fields and
-// extra, and node_types to match: the node kinds, the name a string, the
-// rest numbers.
-func setNodeFields(h *ir.JSON, kinds []string, extra ...string) {
-	fields := append(slices.Clone(v8ir.NodeFields), extra...)
-	types := ir.JSON{Kind: ir.JSONArray, Elems: []ir.JSON{ir.JSONStrs(kinds...), ir.JSONStr(v8ir.TypeString)}}
-	for range fields[2:] {
-		types.Elems = append(types.Elems, ir.JSONStr(v8ir.TypeNumber))
-	}
-	meta := h.Get(v8ir.HeaderMeta)
-	meta.Set(v8ir.MetaNodeFields, ir.JSONStrs(fields...))
-	meta.Set(v8ir.MetaNodeTypes, types)
-}
-
-// newHeader builds the header and key list of a V8 14-style file (Node 26:
-// six node fields, compact layout, V8's escaping).
-func newHeader(s *ir.Snapshot) *ir.V8Snapshot {
-	meta := ir.JSON{Kind: ir.JSONObject}
-	edgeNames := make([]string, len(s.EdgeKinds))
-	for i, k := range s.EdgeKinds {
-		edgeNames[i] = k.Name
-	}
-	etypes := ir.JSON{Kind: ir.JSONArray}
-	// The edge fields are V8's three, in its order (v8ir.EdgeFields).
-	etypes.Elems = append(etypes.Elems, ir.JSONStrs(edgeNames...), ir.JSONStr(v8ir.TypeStringOrNumber), ir.JSONStr(v8ir.TypeNode))
-	meta.Set(v8ir.MetaNodeFields, ir.JSON{}) // set below, in this place
-	meta.Set(v8ir.MetaNodeTypes, ir.JSON{})
-	meta.Set(v8ir.MetaEdgeFields, ir.JSONStrs(v8ir.EdgeFields...))
-	meta.Set(v8ir.MetaEdgeTypes, etypes)
-	meta.Set(v8ir.MetaTraceFunctionInfoFields, ir.JSONStrs(v8ir.TraceFunctionInfoFields...))
-	meta.Set(v8ir.MetaTraceNodeFields, ir.JSONStrs(v8ir.TraceNodeFields...))
-	meta.Set(v8ir.MetaSampleFields, ir.JSONStrs(v8ir.SampleFields...))
-	meta.Set(v8ir.MetaLocationFields, ir.JSONStrs(v8ir.LocationFields...))
-	h := ir.JSON{Kind: ir.JSONObject}
-	h.Set(v8ir.HeaderMeta, meta)
-	setNodeFields(&h, s.NodeKinds, v8ir.NodeDetachedness)
-	h.Set(v8ir.HeaderNodeCount, ir.JSONNum(int64(s.Nodes.Len())))
-	h.Set(v8ir.HeaderEdgeCount, ir.JSONNum(int64(s.Edges.Len())))
-	h.Set(v8ir.HeaderTraceFunctionCount, ir.JSONNum(0))
-	for _, t := range s.Totals {
-		if t.Name == v8ir.HeaderExtraNativeBytes {
-			h.Set(v8ir.HeaderExtraNativeBytes, ir.JSONNum(int64(min(t.Value, math.MaxInt64))))
-		}
-	}
-	v := &ir.V8Snapshot{Header: h, Layout: ir.V8LayoutCompact, Escape: ir.V8EscapeV8}
-	for _, k := range v8ir.Keys {
-		v.Keys = append(v.Keys, ir.V8Key{Name: k})
-	}
-	var det ir.Uints
-	det.AppendZeros(s.Nodes.Len())
-	v.NodeExtra = []ir.Column{{Name: v8ir.NodeDetachedness, Values: det}}
-	return v
 }

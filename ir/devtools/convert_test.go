@@ -1,4 +1,4 @@
-package v8
+package devtools_test
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/heapconv/heapconv/ir/devtools"
+	wv8 "github.com/heapconv/heapconv/writers/v8"
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
@@ -59,12 +62,12 @@ func cvConvert(t *testing.T, f *ir.File) (*ir.File, ir.LossReport) {
 	if err := f.Validate(); err != nil {
 		t.Fatalf("test input invalid: %v", err)
 	}
-	out, loss, err := Convert(f)
+	out, loss, err := devtools.Convert(f)
 	if err != nil {
 		t.Fatalf("Convert: %v", err)
 	}
 	var b bytes.Buffer
-	loss2, err := Write(&b, f, Options{})
+	loss2, err := wv8.Write(&b, f, wv8.Options{})
 	if err != nil {
 		t.Fatalf("Write: %v", err)
 	}
@@ -104,7 +107,7 @@ func cvConvert(t *testing.T, f *ir.File) (*ir.File, ir.LossReport) {
 		}
 	}
 	for i, str := range out.Strings {
-		if n := ir.UTF16Len(str); n > MaxNameUnits {
+		if n := ir.UTF16Len(str); n > devtools.MaxNameUnits {
 			t.Errorf("string %d is %d UTF-16 units long", i, n)
 		}
 	}
@@ -329,7 +332,7 @@ func TestConvertErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := cvFile()
 			tc.mod(f)
-			if _, _, err := Convert(f); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, _, err := devtools.Convert(f); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Convert = %v, want an error containing %q", err, tc.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package v8
+package devtools
 
 import (
 	"github.com/heapconv/heapconv/ir"

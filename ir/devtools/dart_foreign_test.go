@@ -1,9 +1,11 @@
-package v8
+package devtools_test
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/heapconv/heapconv/ir/devtools"
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
@@ -127,7 +129,7 @@ func TestV8ThroughDart(t *testing.T) {
 	src := &ir.File{Format: ir.FormatV8, Strings: []string{"<dummy>", "", "(GC roots)", "Foo", "hello", "system / Map",
 		"a", "map", "w", "Bar"}}
 	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
-	kind, ekind := v8NodeKind, v8EdgeKind
+	kind, ekind := devtools.V8NodeKind, devtools.V8EdgeKind
 	type edge struct {
 		kind   string
 		name   uint32

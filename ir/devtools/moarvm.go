@@ -1,4 +1,4 @@
-package v8
+package devtools
 
 import (
 	"fmt"
@@ -459,7 +459,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
 		loss.Add(ir.LossTotals, int64(n), "the snapshot totals are not kept, DevTools computes its own; extra_native_bytes is 0, as unmanaged memory is in native nodes").WithExample(example)
 	}
-	o.V8 = newHeader(o)
+	o.V8 = v8ir.NewSection(o)
 	if shift > 0 {
 		o.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatMoarVM))
 	}
