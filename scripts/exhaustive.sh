@@ -9,7 +9,7 @@
 #          check, every prefix, seed and size), TestCraftedCounts again
 #   race   the race detector on the code that runs goroutines or is used
 #          from several at once: the readers, the writers, ir/devtools, internal/fidl,
-#          the dominator computation (ir), the roundtrip, signal and
+#          the dominator computation (ir/analysis), the roundtrip, signal and
 #          compressed-input commands, the gzip/zstd wrappers, and
 #          conformance's TestConcurrentUse (default sample sizes)
 #   fuzz   every fuzz target for FUZZTIME each (scripts/fuzz.sh; default
