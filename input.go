@@ -17,8 +17,8 @@ import (
 // tells what the file is before the (possibly long) read, and lists a
 // file's snapshots cheaply where the format has an index.
 type Input struct {
-	// Name names the input in errors: the file name for OpenFile, "" for
-	// Open (set it to name a stream).
+	// Name names the input in errors: ReadOptions.Name, else the file
+	// name for OpenFile ("" for a stream Open was not told the name of).
 	Name string
 	// Format is the data's format.
 	Format *Format
