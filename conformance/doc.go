@@ -2,7 +2,8 @@
 // has no code of its own: the tests (conformance_test.go) run one
 // table-driven harness over every format in the table in formats_test.go,
 // and check every V8 file the suite writes with Chrome DevTools' own loader
-// (devtools/summary.js, run under Node).
+// (devtools/summary.js, run under Node), and read every fixture's IR with a
+// second reader written from ir/SPEC.md alone (irreader/irread.js).
 //
 // Adding a format takes one table entry: its name, a glob of its fixtures,
 // its reader and writer (from package heapconv), whether writing reproduces

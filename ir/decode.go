@@ -103,8 +103,8 @@ type decoder struct {
 	// record must come right after the file record, and so on.
 	prev string
 	// declared counts, checked when the stream ends
-	nStrings, nSnapshots uint64
-	pending              map[*Snapshot]*snapDecl
+	nStrings, nSnapshots, nClasses uint64
+	pending                        map[*Snapshot]*snapDecl
 	// colMode says how each column (keyed by a pointer to its
 	// destination) has been stored: 'z' zeros records, 'v' value chunks.
 	colMode map[any]byte
@@ -210,6 +210,9 @@ func (d *decoder) record() (kind string, done bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
+	if d.prev == "" && kind != "file" {
+		return "", false, d.errorf("the first record is %q: a stream starts with the file record, and file sections come right after the file record", kind)
+	}
 	switch kind {
 	case "file":
 		return kind, false, d.fileRecord(n)
@@ -302,6 +305,18 @@ func (d *decoder) arrayLen(max int, what string) (int, error) {
 	return n, nil
 }
 
+// pair reads the header of an array that must have two entries.
+func (d *decoder) pair(what string) error {
+	n, err := d.dec.DecodeArrayLen()
+	if err != nil {
+		return err
+	}
+	if n != 2 {
+		return d.errorf("%s: %d entries where 2 are required", what, n)
+	}
+	return nil
+}
+
 // mapFields reads a map header and calls fn for each string key.
 func (d *decoder) mapFields(what string, fn func(key string) error) error {
 	n, err := d.dec.DecodeMapLen()
@@ -353,6 +368,8 @@ func (d *decoder) fileRecord(n int) error {
 			}
 		case "snapshots":
 			d.nSnapshots, err = d.uint()
+		case "classes":
+			d.nClasses, err = d.uint()
 		default:
 			err = d.dec.Skip()
 		}
@@ -408,7 +425,7 @@ func (d *decoder) snapshotRecord(n int) error {
 			}
 			for i := 0; i < m && err == nil; i++ {
 				var t Total
-				if _, err = d.arrayLen(2, "total"); err != nil {
+				if err = d.pair("total"); err != nil {
 					return err
 				}
 				if t.Name, err = d.shortString(256); err != nil {
@@ -434,7 +451,7 @@ func (d *decoder) snapshotRecord(n int) error {
 			}
 			for i := 0; i < m && err == nil; i++ {
 				var k EdgeKind
-				if _, err = d.arrayLen(2, "edge kind"); err != nil {
+				if err = d.pair("edge kind"); err != nil {
 					return err
 				}
 				if k.Name, err = d.shortString(1024); err != nil {
@@ -514,7 +531,7 @@ func (d *decoder) v8Record(n int) error {
 			}
 			for i := 0; i < m && err == nil; i++ {
 				var key V8Key
-				if _, err = d.arrayLen(2, "key"); err != nil {
+				if err = d.pair("key"); err != nil {
 					return err
 				}
 				if key.Name, err = d.str(); err != nil {
@@ -881,6 +898,9 @@ func (d *decoder) endRecord(n int) error {
 	if snaps != uint64(len(d.f.Snapshots)) || snaps != d.nSnapshots {
 		return d.errorf("stream holds %d snapshots; the header declared %d and the end record %d", len(d.f.Snapshots), d.nSnapshots, snaps)
 	}
+	if uint64(len(d.f.Classes.Name)) != d.nClasses {
+		return d.errorf("stream holds %d classes; the file record declared %d", len(d.f.Classes.Name), d.nClasses)
+	}
 	if len(d.f.Classes.Name) > 0 || d.f.Classes.FirstField != nil {
 		fc := d.f.Classes.FirstField
 		if len(fc) != len(d.f.Classes.Name) {
@@ -1042,6 +1062,9 @@ func (d *decoder) store(snap int64, name string, vals []uint64, count int) error
 	u32 := func(dst *[]uint32, limit int) error {
 		if vals == nil && !tied {
 			return d.errorf("column %s cannot be stored as zeros", name)
+		}
+		if err := d.colModeOf(dst, name, vals == nil); err != nil {
+			return err
 		}
 		if limit >= 0 && len(*dst)+count > limit {
 			return d.errorf("column %s: more values than its table has entries (%d)", name, limit)

@@ -35,21 +35,23 @@ func (v *V8Snapshot) Traces(f *File) *V8Traces {
 	}
 	t.NodeIDs = col
 	// The tree is flattened in pre-order (V8Snapshot.TraceTree): each node's
-	// fields but the children, then its child count and its children. The
-	// reader has checked its shape.
+	// fields but the children, then its child count and its children.
+	// Validate has checked its shape; it is walked with a stack of its own,
+	// as a tree may be deeper than recursion should go.
+	type level struct{ node, pending uint64 }
 	tt, pos, own := &v.TraceTree, 1, len(nodeFields)-1
-	var walk func(parent uint64)
-	walk = func(parent uint64) {
-		node := tt.At(pos + id)
-		t.parent[node], t.fn[node] = parent, tt.At(pos+fi)
-		n := tt.At(pos + own)
-		pos += own + 1
-		for range n {
-			walk(node)
+	stack := []level{{0, tt.At(0)}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.pending == 0 || tt.Len()-pos < own+1 {
+			stack = stack[:len(stack)-1]
+			continue
 		}
-	}
-	for range tt.At(0) {
-		walk(0)
+		top.pending--
+		node := tt.At(pos + id)
+		t.parent[node], t.fn[node] = top.node, tt.At(pos+fi)
+		stack = append(stack, level{node, tt.At(pos + own)})
+		pos += own + 1
 	}
 	return t
 }

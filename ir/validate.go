@@ -257,6 +257,9 @@ func (v *V8Snapshot) validate(n, m int) error {
 			return fmt.Errorf("v8: edge field %q has %d values for %d edges", c.Name, c.Values.Len(), m)
 		}
 	}
+	if err := v.validateTraceTree(); err != nil {
+		return err
+	}
 	if lf := v.MetaList("location_fields"); len(lf) > 0 && v.Locations.Len() > 0 {
 		if v.Locations.Len()%len(lf) != 0 {
 			return fmt.Errorf("v8: %d location values is not a multiple of %d fields", v.Locations.Len(), len(lf))
@@ -271,6 +274,41 @@ func (v *V8Snapshot) validate(n, m int) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// validateTraceTree checks the shape of the flattened trace tree (see
+// V8Snapshot.TraceTree): every node has its fields and a child count, the
+// counts add up, and nothing is left over; V8Traces walks it trusting so.
+func (v *V8Snapshot) validateTraceTree() error {
+	tt := &v.TraceTree
+	if tt.Len() == 0 {
+		return nil
+	}
+	own := len(v.MetaList("trace_node_fields")) - 1 // the fields before children
+	if own < 0 && (tt.At(0) != 0 || tt.Len() > 1) {
+		return fmt.Errorf("v8: a trace tree without meta.trace_node_fields")
+	}
+	own = max(own, 0)
+	// pending[k] is how many children are still to come at depth k.
+	pending := []uint64{tt.At(0)}
+	pos := 1
+	for len(pending) > 0 {
+		top := len(pending) - 1
+		if pending[top] == 0 {
+			pending = pending[:top]
+			continue
+		}
+		pending[top]--
+		if tt.Len()-pos < own+1 {
+			return fmt.Errorf("v8: trace tree: node at %d cut short (%d values)", pos, tt.Len())
+		}
+		pending = append(pending, tt.At(pos+own))
+		pos += own + 1
+	}
+	if pos != tt.Len() {
+		return fmt.Errorf("v8: trace tree: %d values after the tree's last node", tt.Len()-pos)
 	}
 	return nil
 }

@@ -46,13 +46,20 @@ func vtFile() *ir.File {
 }
 
 func vtV8() *ir.V8Snapshot {
-	meta := jsObj(jsF("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column")))
+	meta := jsObj(jsF("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column")),
+		jsF("trace_node_fields", ir.JSONStrs("id", "function_info_index", "count", "size", "children")))
 	return &ir.V8Snapshot{
 		Header:    jsObj(jsF("meta", meta)),
 		NodeExtra: []ir.Column{{Name: "detachedness", Values: ir.UintsOf(0, 1, 2)}},
 		EdgeExtra: []ir.Column{{Name: "extra", Values: ir.UintsOf(0, 0, 0)}},
 		Locations: ir.UintsOf(2, 7, 0, 0),
 	}
+}
+
+// vtTree is a V8 section's flattened trace tree, with meta's five
+// trace_node_fields (id, function_info_index, count, size, children).
+func vtTree(v ...uint64) ir.Uints {
+	return ir.UintsOf(v...)
 }
 
 func TestValidateAcceptsValid(t *testing.T) {
@@ -62,6 +69,15 @@ func TestValidateAcceptsValid(t *testing.T) {
 	}{
 		{"base", func(f *ir.File) {}},
 		{"with v8 section", func(f *ir.File) { f.Snapshots[0].V8 = vtV8() }},
+		{"an empty trace tree without its fields", func(f *ir.File) {
+			f.Snapshots[0].V8 = vtV8()
+			f.Snapshots[0].V8.Header = jsObj(jsF("meta", jsObj()))
+			f.Snapshots[0].V8.TraceTree = vtTree(0)
+		}},
+		{"with a trace tree", func(f *ir.File) {
+			f.Snapshots[0].V8 = vtV8()
+			f.Snapshots[0].V8.TraceTree = vtTree(1, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0)
+		}},
 		{"no root", func(f *ir.File) { f.Snapshots[0].Root = ir.NoNode }},
 		{"no optional columns", func(f *ir.File) {
 			f.Snapshots[0].Nodes.Class = nil
@@ -138,6 +154,16 @@ func TestValidateRejects(t *testing.T) {
 		{"v8 node field length", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.NodeExtra[0].Values = ir.UintsOf(1) }, `v8: node field "detachedness" has 1 values for 3 nodes`},
 		{"v8 edge field length", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.EdgeExtra[0].Values.Append(0) }, `v8: edge field "extra" has 4 values for 3 edges`},
 		{"v8 locations not whole rows", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Locations.Append(1) }, "5 location values is not a multiple of 4 fields"},
+		{"v8 trace tree cut short", func(f *ir.File, s *ir.Snapshot) {
+			s.V8 = vtV8()
+			s.V8.TraceTree = vtTree(1, 1, 0, 0, 0, 2, 2, 0, 0, 0, 0)
+		}, "trace tree: node at 11 cut short"},
+		{"v8 trace tree left over", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.TraceTree = vtTree(1, 1, 0, 0, 0, 0, 9) }, "1 values after the tree's last node"},
+		{"v8 trace tree without its fields", func(f *ir.File, s *ir.Snapshot) {
+			s.V8 = vtV8()
+			s.V8.Header = jsObj(jsF("meta", jsObj()))
+			s.V8.TraceTree = vtTree(1, 0)
+		}, "trace tree without meta.trace_node_fields"},
 		{"v8 location node out of range", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Locations.Set(0, 3) }, "location 0: object_index 3 out of range"},
 	}
 	for _, tc := range tests {
