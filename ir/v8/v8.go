@@ -140,3 +140,15 @@ func StringsUnits(strs []string) int {
 	}
 	return units
 }
+
+// HexDigits are the digits of V8's \uXXXX escapes, which are uppercase.
+const HexDigits = "0123456789ABCDEF"
+
+// EscapesAsU reports whether V8's escaping style writes the code point r as
+// a \uXXXX escape: a control character without a two-character escape
+// (\b \f \n \r \t), or any code point beyond ASCII. Everything else is
+// written as itself, but for \" and \\. The writer escapes by it, and the
+// reader tells by it whether a file is in V8's style.
+func EscapesAsU(r rune) bool {
+	return r >= 0x80 || r < 0x20 && ir.JSONShortEscape(byte(r)) == 0
+}

@@ -4,6 +4,8 @@ import (
 	"io"
 	"unsafe"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -256,7 +258,7 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 					s.pos += 6
 				}
 			}
-			if (r >= 0x20 && r <= 0x7f && r != '"' && r != '\\') || (r < 0x20 && ir.JSONShortEscape(byte(r)) != 0) {
+			if !v8ir.EscapesAsU(r) {
 				es.nonV8 = true // V8 writes these characters plainly or with a short escape
 			}
 			var tmp [4]byte

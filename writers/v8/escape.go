@@ -3,10 +3,10 @@ package v8
 import (
 	"unicode/utf8"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 )
-
-const hexDigits = "0123456789ABCDEF"
 
 // appendString appends s (WTF-8) as a JSON string in the given style.
 //
@@ -28,12 +28,10 @@ func appendString(b []byte, s string, esc ir.V8Escape) []byte {
 			switch {
 			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
+			case v8ir.EscapesAsU(rune(c)):
+				b = append(b, '\\', 'u', '0', '0', v8ir.HexDigits[c>>4], v8ir.HexDigits[c&15])
 			case c < 0x20:
-				if e := ir.JSONShortEscape(c); e != 0 {
-					b = append(b, '\\', e)
-				} else {
-					b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-				}
+				b = append(b, '\\', ir.JSONShortEscape(c))
 			default:
 				b = append(b, c)
 			}
@@ -65,5 +63,6 @@ func appendString(b []byte, s string, esc ir.V8Escape) []byte {
 }
 
 func appendU(b []byte, r rune) []byte {
-	return append(b, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
+	const hex = v8ir.HexDigits
+	return append(b, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
 }
