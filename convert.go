@@ -175,7 +175,7 @@ func (c *conversion) run() (LossReport, error) {
 		return LossReport{}, err
 	}
 	if o.Read.ContentsDir != "" && c.input.Format.Name == ir.FormatFuchsiaFIDL {
-		return LossReport{}, c.input.named(fmt.Errorf("%w: a contents directory is for pprof profiles; a FIDL stream carries its block contents", ErrOption))
+		return LossReport{}, c.input.named(fmt.Errorf("%w: %w; a FIDL stream carries its block contents", ErrOption, ErrContentsDir))
 	}
 	// What can be refused is refused before the (possibly long) read.
 	target := c.plan.format

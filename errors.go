@@ -42,6 +42,9 @@ var (
 	// ErrNeedsContents: ScanPointers for a pprof profile without its
 	// ContentsDir (a FIDL stream carries the contents).
 	ErrNeedsContents = errors.New("scanning for pointers needs the block contents")
+	// ErrContentsDir: a contents directory given for a FIDL stream, which
+	// carries its block contents itself; it is an ErrOption too.
+	ErrContentsDir = errors.New("a contents directory is for pprof profiles")
 	// ErrOption: options that do not go together, or do not fit the
 	// formats involved.
 	ErrOption = errors.New("options do not fit")

@@ -208,7 +208,7 @@ var formats = []*Format{
 		ByteExact:     true,
 		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
 			if o.ContentsDir != "" {
-				return nil, fmt.Errorf("%w: a contents directory is for pprof profiles; a FIDL stream carries its block contents", ErrOption)
+				return nil, fmt.Errorf("%w: %w; a FIDL stream carries its block contents", ErrOption, ErrContentsDir)
 			}
 			return rfuchsia.ReadFIDL(r, rfuchsia.Options{Size: o.Size, ScanPointers: o.ScanPointers})
 		},

@@ -136,11 +136,10 @@ func (wr *wrapper) errorAt(off int64, err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	msg := wr.explain(err)
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		msg = msgCutShort
+		return ir.Truncated(wr.Name, off, msgCutShort)
 	}
-	return &ir.FormatError{Format: wr.Name, Offset: off, Msg: msg}
+	return &ir.FormatError{Format: wr.Name, Offset: off, Msg: wr.explain(err)}
 }
 
 // unwrapReader turns the decompressor's errors into offsets.

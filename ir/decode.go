@@ -53,7 +53,7 @@ func decodePlain(r io.Reader) (*File, error) {
 			return nil, fe
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, Errorf(FormatIR, d.cr.off, "unexpected EOF: the stream ends inside the record that starts at offset %d", d.recordStart)
+			return nil, Truncated(FormatIR, d.cr.off, "unexpected EOF: the stream ends inside the record that starts at offset %d", d.recordStart)
 		}
 		return nil, Errorf(FormatIR, d.recordStart, "%v", err)
 	}
@@ -337,7 +337,7 @@ func (d *decoder) mapFields(what string, fn func(key string) error) error {
 				return err
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return Errorf(FormatIR, d.cr.off, "unexpected EOF in %s.%s", what, k)
+				return Truncated(FormatIR, d.cr.off, "unexpected EOF in %s.%s", what, k)
 			}
 			return d.errorf("%s.%s: %v", what, k, err)
 		}

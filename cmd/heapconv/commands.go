@@ -106,6 +106,9 @@ func runConvert(e *env, args []string) error {
 	if target == ir.FormatFuchsiaFIDL && (*noGzip || *outContents != "") {
 		return errors.New("--no-gzip and --out-contents are for pprof profiles: a FIDL stream carries its block contents")
 	}
+	if *noGzip && strings.HasSuffix(strings.ToLower(outName), ".gz") {
+		return usagef("--no-gzip writes an uncompressed profile: OUT cannot end in .gz")
+	}
 	opts := &heapconv.ConvertOptions{
 		To:             *to,
 		Snapshots:      sel,
@@ -121,8 +124,7 @@ func runConvert(e *env, args []string) error {
 	}
 	r, err := heapconv.ConvertFile(inName, outName, opts)
 	clearProgress(e)
-	if errors.Is(err, heapconv.ErrOption) && *contents != "" {
-		// The one option an input's format can refuse.
+	if errors.Is(err, heapconv.ErrContentsDir) {
 		return fmt.Errorf("%s: --contents is for pprof profiles: a FIDL stream carries its block contents", inName)
 	}
 	if err != nil {

@@ -188,7 +188,7 @@ func (in *input) count(what string, minBytes int64) (uint64, error) {
 		return 0, err
 	}
 	if rem := in.remaining(); rem >= 0 && n > uint64(rem/minBytes) {
-		return 0, in.errorf(off, "%s %d: the %d bytes left cannot hold that many", what, n, rem)
+		return 0, ir.Truncated(ir.FormatDart, off, "%s %d: the %d bytes left cannot hold that many", what, n, rem)
 	}
 	return n, nil
 }

@@ -94,7 +94,7 @@ func (p *parser) utf8(what string) (uint32, error) {
 		return 0, err
 	}
 	if rem := p.in.remaining(); rem >= 0 && n > uint64(rem) {
-		return 0, p.in.errorf(off, "%s: length %d, but only %d bytes are left", what, n, rem)
+		return 0, ir.Truncated(ir.FormatDart, off, "%s: length %d, but only %d bytes are left", what, n, rem)
 	}
 	if n > math.MaxInt32 {
 		return 0, p.in.errorf(off, "%s: length %d", what, n)
@@ -378,7 +378,7 @@ func (p *parser) readObjects() error {
 			return err
 		}
 		if rem := in.remaining(); rem >= 0 && rc > uint64(rem) {
-			return in.errorf(rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
+			return ir.Truncated(ir.FormatDart, rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
 		}
 		if uint64(ed.Len())+rc > math.MaxUint32 {
 			return in.errorf(rcOff, "more than 2^32 references")

@@ -3,6 +3,7 @@ package fuchsia
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -249,6 +250,11 @@ type procKey struct {
 func (d *decoder) errorf(off int, format string, args ...any) error {
 	e := ir.Errorf(ir.FormatFuchsia, int64(off), format, args...)
 	e.Within = d.within
+	for _, a := range args {
+		if err, ok := a.(error); ok && errors.Is(err, errTruncated) {
+			e.Err = ir.ErrTruncated // a field that runs past its message
+		}
+	}
 	return e
 }
 

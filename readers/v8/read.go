@@ -804,6 +804,10 @@ func (p *parser) traceTree() error {
 			}
 			field = 0 // the children list was the parent's last field
 		case c == '[':
+			if nf < 2 {
+				// A node needs a field before its children, which count it.
+				return s.errorf("trace_tree has data but meta.trace_node_fields has no field before children")
+			}
 			if field != nf-1 {
 				return s.errorf("trace_tree: a list where field %d of a node is expected", field)
 			}

@@ -727,3 +727,18 @@ func TestReadTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTraceTreeWithoutFields: a trace tree whose meta names only the
+// children list has no field to count its nodes by; such a tree is
+// refused where it is read, with its offset, rather than left for
+// validation to find its counts wrong.
+func TestReadTraceTreeWithoutFields(t *testing.T) {
+	p := rdBase()
+	p.meta = rdMeta(`"trace_function_info_fields":["function_id"],"trace_node_fields":["children"]`)
+	p.more = []string{`"trace_function_infos":[]`, `"trace_tree":[[],[[]]]`}
+	_, err := rv8.Read(strings.NewReader(p.String()), rv8.Options{})
+	var fe *ir.FormatError
+	if !errors.As(err, &fe) || fe.Offset < 0 || !strings.Contains(fe.Msg, "no field before children") {
+		t.Errorf("%v, want the trace tree refused at its offset", err)
+	}
+}

@@ -98,7 +98,12 @@ func (s *scanner) fill() bool {
 
 func (s *scanner) errorf(format string, args ...any) error {
 	if s.err != nil {
-		return ir.Errorf(ir.FormatV8, s.offset(), "read error: %v", s.err)
+		// What the input's reader said, kept as the cause: damage to a
+		// compressed file's data is the error to report (and a cut-short
+		// one is ir.ErrTruncated).
+		e := ir.Errorf(ir.FormatV8, s.offset(), "read error: %v", s.err)
+		e.Err = s.err
+		return e
 	}
 	return ir.Errorf(ir.FormatV8, s.offset(), format, args...)
 }
