@@ -1,6 +1,7 @@
 package heapconv
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -103,6 +104,13 @@ type LossReport struct {
 // without Overwrite, the input as output, a snapshot a MoarVM file's
 // index says is not there. opts may be nil.
 func ConvertFile(in, out string, opts *ConvertOptions) (LossReport, error) {
+	return ConvertFileContext(context.Background(), in, out, opts)
+}
+
+// ConvertFileContext is ConvertFile that stops when ctx is done: the
+// input's reads and the outputs' writes fail from then on, the outputs are
+// taken back, and the error is ctx's (context.Canceled, say).
+func ConvertFileContext(ctx context.Context, in, out string, opts *ConvertOptions) (LossReport, error) {
 	var o ConvertOptions
 	if opts != nil {
 		o = *opts
@@ -116,14 +124,19 @@ func ConvertFile(in, out string, opts *ConvertOptions) (LossReport, error) {
 	if in == "-" && o.Read.Name == "" {
 		o.Read.Name = "standard input"
 	}
-	c := &conversion{opts: &o, inName: in, outName: out}
+	c := &conversion{ctx: ctx, opts: &o, inName: in, outName: out}
 	defer c.abort()
-	return c.run()
+	r, err := c.run()
+	if err != nil && ctx.Err() != nil {
+		return LossReport{}, ctx.Err()
+	}
+	return r, err
 }
 
 // conversion is one ConvertFile call: the outputs it has started, which
 // it takes back unless everything succeeds.
 type conversion struct {
+	ctx             context.Context
 	opts            *ConvertOptions
 	inName, outName string
 	plan            *outputPlan
@@ -228,7 +241,7 @@ func (c *conversion) run() (LossReport, error) {
 			c.outs = append(c.outs, out)
 		}
 		out := c.outs[len(c.outs)-1]
-		loss, err := target.Write(out.w, g, wopts)
+		loss, err := target.Write(ctxWriter{c.ctx, out.w}, g, wopts)
 		if err != nil {
 			return LossReport{}, fmt.Errorf("writing %s: %w", out.name, err)
 		}
@@ -268,9 +281,9 @@ func (c *conversion) open() error {
 	o := c.opts
 	var err error
 	if c.inName == "-" {
-		c.input, err = Open(o.Stdin, &o.Read)
+		c.input, err = open(c.ctx, o.Stdin, &o.Read)
 	} else {
-		c.input, err = OpenFile(c.inName, &o.Read)
+		c.input, err = openFile(c.ctx, c.inName, &o.Read)
 	}
 	return err
 }

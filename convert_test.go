@@ -2,8 +2,10 @@ package heapconv_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,4 +189,55 @@ func TestWriteFileOneSnapshotFormats(t *testing.T) {
 	if got := dirList(t, dir); len(got) != 0 {
 		t.Errorf("left %q", got)
 	}
+}
+
+// cancelAfter reads r and cancels a context once n bytes were read: an
+// input the conversion is stopped in the middle of.
+type cancelAfter struct {
+	r      io.Reader
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		c.cancel()
+	}
+	p = p[:min(len(p), 512)]
+	k, err := c.r.Read(p)
+	c.n -= k
+	return k, err
+}
+
+// TestConvertFileContext: a conversion stops when its context is done,
+// before it starts or in the middle of the read, with the context's error
+// and no output left behind.
+func TestConvertFileContext(t *testing.T) {
+	data := readFile(t, "testdata/moarvm/nqp-1snap.mvmheap")
+	t.Run("done before", func(t *testing.T) {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := heapconv.ConvertFileContext(ctx, "testdata/moarvm/nqp-1snap.mvmheap", filepath.Join(dir, "x.heapsnapshot"), nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err %v, want context.Canceled", err)
+		}
+		if got := dirList(t, dir); len(got) != 0 {
+			t.Errorf("left %q", got)
+		}
+	})
+	t.Run("during the read", func(t *testing.T) {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		in := &cancelAfter{r: bytes.NewReader(data), n: len(data) / 3, cancel: cancel}
+		_, err := heapconv.ConvertFileContext(ctx, "-", filepath.Join(dir, "x.heapsnapshot"),
+			&heapconv.ConvertOptions{Stdin: in, LossReportFile: filepath.Join(dir, "loss.json")})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err %v, want context.Canceled", err)
+		}
+		if got := dirList(t, dir); len(got) != 0 {
+			t.Errorf("left %q", got)
+		}
+	})
 }

@@ -22,6 +22,8 @@
 //
 // ConvertOptions select one snapshot of a file that holds several
 // (Snapshot(n)), or write each to a file of its own (EachSnapshot).
+// ConvertFileContext stops a long conversion when its context is done,
+// leaving no output behind.
 //
 // # Reading and writing
 //

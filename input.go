@@ -2,6 +2,7 @@ package heapconv
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,15 @@ const maxWrappers = 3
 // which it removes unless the format reads that wrapper itself. It reads
 // only the start of the data; Input.Read reads the rest.
 func Open(r io.Reader, opts *ReadOptions) (*Input, error) {
+	return open(context.Background(), r, opts)
+}
+
+// open is Open whose reads fail once ctx is done.
+func open(ctx context.Context, r io.Reader, opts *ReadOptions) (*Input, error) {
 	in := &Input{}
+	if ctx.Done() != nil {
+		r = ctxReader{ctx, r}
+	}
 	if opts != nil {
 		in.opts = *opts
 	}
@@ -66,6 +75,11 @@ func Open(r io.Reader, opts *ReadOptions) (*Input, error) {
 // is read through io.ReaderAt where its format allows, and its snapshots
 // can be listed (Input.Index) without reading them.
 func OpenFile(name string, opts *ReadOptions) (*Input, error) {
+	return openFile(context.Background(), name, opts)
+}
+
+// openFile is OpenFile whose reads fail once ctx is done.
+func openFile(ctx context.Context, name string, opts *ReadOptions) (*Input, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -86,12 +100,17 @@ func OpenFile(name string, opts *ReadOptions) (*Input, error) {
 	if in.opts.Name != "" {
 		in.Name = in.opts.Name
 	}
+	var r io.Reader = f
+	var at io.ReaderAt = f
+	if ctx.Done() != nil {
+		r, at = ctxReader{ctx, f}, ctxReaderAt{ctx, f}
+	}
 	if st.Mode().IsRegular() {
 		in.fileSize = st.Size()
 		in.opts.Size = st.Size()
-		in.opts.At = f
+		in.opts.At = at
 	}
-	if err := in.open(f); err != nil {
+	if err := in.open(r); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -386,4 +405,43 @@ func ReadFile(name string, opts *ReadOptions) (*ir.File, error) {
 		return nil, err
 	}
 	return in.Read()
+}
+
+// ctxReader, ctxReaderAt and ctxWriter fail once their context is done,
+// so that a reader or writer in the middle of a long file stops at its
+// next read or write.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.ReadAt(p, off)
+}
+
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
