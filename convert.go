@@ -192,7 +192,15 @@ func (c *conversion) run() (LossReport, error) {
 	}
 	// What can be refused is refused before the (possibly long) read.
 	target := c.plan.format
-	if list := c.input.Index(); list != nil {
+	list := c.input.Index()
+	if list == nil && sel == EachSnapshot {
+		// Without an index the snapshots are not known yet, but there is
+		// at least one.
+		if err := c.checkOutput(c.pattern.name(0)); err != nil {
+			return LossReport{}, err
+		}
+	}
+	if list != nil {
 		switch {
 		case sel.Index() >= len(list):
 			return LossReport{}, &SnapshotError{Err: ErrNoSnapshot, Name: c.input.Name, Snapshot: sel.Index(), Snapshots: list}

@@ -241,3 +241,29 @@ func TestConvertFileContext(t *testing.T) {
 		}
 	})
 }
+
+// TestConvertFileEachSnapshotExists: one file per snapshot of an input
+// without an index (a compressed V8 file, here on standard input) is
+// refused before the read when the first output exists.
+func TestConvertFileEachSnapshotExists(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "s-0.heapir")
+	if err := os.WriteFile(first, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := readFile(t, "testdata/v8/node20.heapsnapshot.zst")
+	in := io.MultiReader(bytes.NewReader(data), endReader{t})
+	_, err := heapconv.ConvertFile("-", filepath.Join(dir, "s-%d.heapir"),
+		&heapconv.ConvertOptions{Snapshots: heapconv.EachSnapshot, Stdin: in})
+	if !errors.Is(err, heapconv.ErrExists) {
+		t.Errorf("err %v, want ErrExists", err)
+	}
+}
+
+// endReader fails the test when it is read: the input was read to its end.
+type endReader struct{ t *testing.T }
+
+func (e endReader) Read([]byte) (int, error) {
+	e.t.Error("the input was read to its end before the refusal")
+	return 0, io.EOF
+}

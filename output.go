@@ -178,8 +178,13 @@ func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 // that a failed or interrupted write leaves nothing behind.
 type atomicFile struct {
 	name string
-	tmp  *os.File // nil when writing to a stream
-	w    io.Writer
+	// tmp is the temporary file while it is written, tmpName its name
+	// until it is renamed or removed; both empty for a stream. A finished
+	// file is closed, so that many outputs (one per snapshot) do not hold
+	// a descriptor each until they are published.
+	tmp     *os.File
+	tmpName string
+	w       io.Writer
 	// zw compresses into the file when the name asks for a wrapper.
 	zw io.WriteCloser
 	bw *bufio.Writer
@@ -209,13 +214,13 @@ func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
 	if st, err := os.Stat(name); err == nil {
 		mode = st.Mode().Perm()
 	}
+	o := &atomicFile{name: name, tmp: tmp, tmpName: tmp.Name(), w: tempWriter{tmp}}
 	if err := tmp.Chmod(mode); err != nil {
-		temps.remove(tmp)
+		o.abort()
 		return nil, &OutputError{name, unpath(err)}
 	}
-	o := &atomicFile{name: name, tmp: tmp, w: tempWriter{tmp}}
 	if err := o.compress(wr); err != nil {
-		temps.remove(tmp)
+		o.abort()
 		return nil, err
 	}
 	return o, nil
@@ -259,7 +264,8 @@ func (t tempWriter) Write(p []byte) (int, error) {
 	return n, unpath(err)
 }
 
-// finish flushes the output (to the disk); on failure it is removed.
+// finish flushes the output to the disk and closes it; on failure it is
+// removed.
 func (o *atomicFile) finish() error {
 	if o.zw != nil {
 		err := o.zw.Close()
@@ -275,7 +281,12 @@ func (o *atomicFile) finish() error {
 	if o.tmp == nil {
 		return nil
 	}
-	if err := o.tmp.Sync(); err != nil {
+	err := o.tmp.Sync()
+	if cerr := o.tmp.Close(); err == nil {
+		err = cerr
+	}
+	o.tmp = nil
+	if err != nil {
 		o.abort()
 		return fmt.Errorf("writing %s: %w", o.name, unpath(err))
 	}
@@ -294,20 +305,19 @@ func publish(outs []*atomicFile) error {
 	}
 	var err error
 	for _, o := range outs {
-		if o.tmp == nil {
+		if o.tmpName == "" {
 			continue
 		}
 		if err == nil {
-			if rerr := os.Rename(o.tmp.Name(), o.name); rerr != nil {
+			if rerr := os.Rename(o.tmpName, o.name); rerr != nil {
 				err = fmt.Errorf("writing %s: %w", o.name, unpath(rerr))
 			}
 		}
 		if err != nil {
-			os.Remove(o.tmp.Name())
+			os.Remove(o.tmpName)
 		}
-		o.tmp.Close()
-		delete(temps.files, o.tmp)
-		o.tmp = nil
+		delete(temps.files, o.tmpName)
+		o.tmpName = ""
 	}
 	return err
 }
@@ -322,8 +332,12 @@ func (o *atomicFile) abort() {
 		o.zw = nil
 	}
 	if o.tmp != nil {
-		temps.remove(o.tmp)
+		o.tmp.Close()
 		o.tmp = nil
+	}
+	if o.tmpName != "" {
+		temps.remove(o.tmpName)
+		o.tmpName = ""
 	}
 }
 
@@ -333,7 +347,7 @@ var temps tempFiles
 
 type tempFiles struct {
 	mu     sync.Mutex
-	files  map[*os.File]bool
+	files  map[string]bool // the temporary files' names
 	closed bool
 }
 
@@ -346,20 +360,19 @@ func (t *tempFiles) create(dir, pattern string) (*os.File, error) {
 	f, err := os.CreateTemp(dir, pattern)
 	if err == nil {
 		if t.files == nil {
-			t.files = map[*os.File]bool{}
+			t.files = map[string]bool{}
 		}
-		t.files[f] = true
+		t.files[f.Name()] = true
 	}
 	return f, err
 }
 
-// remove closes and deletes a temporary file.
-func (t *tempFiles) remove(f *os.File) {
+// remove deletes a temporary file (closed by its owner).
+func (t *tempFiles) remove(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	f.Close()
-	os.Remove(f.Name())
-	delete(t.files, f)
+	os.Remove(name)
+	delete(t.files, name)
 }
 
 // RemoveTemporaryFiles deletes the temporary files of every output being
@@ -370,7 +383,7 @@ func RemoveTemporaryFiles() {
 	temps.mu.Lock()
 	defer temps.mu.Unlock()
 	temps.closed = true
-	for f := range temps.files {
-		os.Remove(f.Name())
+	for name := range temps.files {
+		os.Remove(name)
 	}
 }
