@@ -64,6 +64,7 @@ type SnapshotError struct {
 	Format string
 }
 
+// Error says what was asked and what the file holds.
 func (e *SnapshotError) Error() string {
 	if e.Err == ErrTooManySnapshots {
 		var b strings.Builder
@@ -118,6 +119,7 @@ type OutputError struct {
 	Err error
 }
 
+// Error names the output and why it is not written.
 func (e *OutputError) Error() string {
 	switch e.Err {
 	case ErrExists:
