@@ -477,12 +477,11 @@ func (d *decoder) decode() (*ir.File, error) {
 	return d.f, nil
 }
 
-// version names the ffx layout the profile looks like.
+// version names the ffx layout the profile looks like. Whether it was
+// gzipped is FuchsiaFile.Gzip's to say, so that a profile reads the same
+// compressed or not.
 func (d *decoder) version() string {
 	v := "pprof"
-	if d.ff.Gzip {
-		v += " gzip"
-	}
 	tagged, merged := false, false
 	for _, s := range d.f.Snapshots {
 		for _, fl := range s.Fuchsia.Flags {
