@@ -44,41 +44,53 @@ type summary struct {
 	Error  string              `json:"error"`
 }
 
+// nodeProject is a Node project of the suite (a judge written in
+// JavaScript) with the npm package it needs, installed by `npm ci` the
+// first time a test needs it. A test without node, npm or the package
+// fails: the judges are never skipped.
+type nodeProject struct {
+	dir     string // the project's directory, relative to this package
+	pkg     string // the npm package that must be installed
+	purpose string // what the project is, for messages
+	once    sync.Once
+	err     error
+}
+
+// The suite's Node projects.
 var (
-	nodeOnce sync.Once
-	nodeErr  error
+	devtoolsProject = &nodeProject{dir: devtoolsDir, pkg: "heap-snapshot-toolkit", purpose: "Chrome DevTools' loader"}
+	irreaderProject = &nodeProject{dir: irreaderDir, pkg: "@msgpack/msgpack", purpose: "the second IR reader"}
 )
 
-// requireNode makes sure node and npm exist and DevTools' loader is
-// installed (running `npm ci` when node_modules is missing). It fails the
-// test otherwise: the oracle is never skipped.
-func requireNode(t *testing.T) {
+// require makes sure node and npm exist and the project's package is
+// installed, running `npm ci` when node_modules is missing.
+func (p *nodeProject) require(t *testing.T) {
 	t.Helper()
-	nodeOnce.Do(func() {
+	p.once.Do(func() {
 		for _, tool := range []string{"node", "npm"} {
 			if _, err := exec.LookPath(tool); err != nil {
-				nodeErr = fmt.Errorf("%s is not on PATH: the conformance suite needs Node.js and npm to run Chrome DevTools' "+
-					"loader (conformance/devtools); install them (Node >= 18)", tool)
+				p.err = fmt.Errorf("%s is not on PATH: the conformance suite needs Node.js and npm to run %s "+
+					"(conformance/%s); install them (Node >= 18)", tool, p.purpose, p.dir)
 				return
 			}
 		}
-		marker := filepath.Join(devtoolsDir, "node_modules", "heap-snapshot-toolkit", "package.json")
+		marker := filepath.Join(p.dir, "node_modules", filepath.FromSlash(p.pkg), "package.json")
 		if _, err := os.Stat(marker); err == nil {
 			return
 		}
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = devtoolsDir
+		cmd.Dir = p.dir
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			nodeErr = fmt.Errorf("npm ci in conformance/devtools failed: %v\n%s", err, out)
+			p.err = fmt.Errorf("npm ci in conformance/%s failed: %v\n%s", p.dir, err, out)
 			return
 		}
 		if _, err := os.Stat(marker); err != nil {
-			nodeErr = fmt.Errorf("npm ci in conformance/devtools did not install heap-snapshot-toolkit: %v", err)
+			p.err = fmt.Errorf("npm ci in conformance/%s did not install %s: %v", p.dir, p.pkg, err)
 		}
 	})
-	if nodeErr != nil {
-		t.Fatal(nodeErr)
+	if p.err != nil {
+		t.Fatal(p.err)
 	}
 }
 
@@ -171,7 +183,7 @@ func (o *oracle) run(t *testing.T) {
 	if len(o.checks) == 0 {
 		t.Fatal("no DevTools checks were registered (did the format subtests run?)")
 	}
-	requireNode(t)
+	devtoolsProject.require(t)
 	// Files with the same bytes load the same way: load each content once,
 	// in this test binary (TestMoarVMDevTools converts the MoarVM samples
 	// TestConformance converted already).
@@ -373,7 +385,7 @@ for (const f of process.argv.slice(1)) {
 // parseCounts runs jsonParseScript over files in one Node process.
 func parseCounts(t *testing.T, files []string) []jsonCounts {
 	t.Helper()
-	requireNode(t)
+	devtoolsProject.require(t)
 	cmd := exec.Command("node", append([]string{"-e", jsonParseScript}, files...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -25,45 +25,6 @@ import (
 // from ir/SPEC.md alone (irreader/irread.js).
 const irreaderDir = "irreader"
 
-var (
-	irreaderOnce sync.Once
-	irreaderErr  error
-)
-
-// requireIRReader makes sure node and npm exist and the reader's one
-// dependency (@msgpack/msgpack) is installed, running `npm ci` when
-// node_modules is missing. It fails the test otherwise: the second reader
-// is never skipped.
-func requireIRReader(t *testing.T) {
-	t.Helper()
-	irreaderOnce.Do(func() {
-		for _, tool := range []string{"node", "npm"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				irreaderErr = fmt.Errorf("%s is not on PATH: the conformance suite needs Node.js and npm to run the second IR "+
-					"reader (conformance/irreader); install them (Node >= 18)", tool)
-				return
-			}
-		}
-		marker := filepath.Join(irreaderDir, "node_modules", "@msgpack", "msgpack", "package.json")
-		if _, err := os.Stat(marker); err == nil {
-			return
-		}
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = irreaderDir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			irreaderErr = fmt.Errorf("npm ci in conformance/irreader failed: %v\n%s", err, out)
-			return
-		}
-		if _, err := os.Stat(marker); err != nil {
-			irreaderErr = fmt.Errorf("npm ci in conformance/irreader did not install @msgpack/msgpack: %v", err)
-		}
-	})
-	if irreaderErr != nil {
-		t.Fatal(irreaderErr)
-	}
-}
-
 // irCol is one column's figures: its value count and the sum of its
 // values (signed columns decoded), a decimal string.
 type irCol struct {
@@ -114,7 +75,7 @@ type irInput struct {
 // inputs must exercise every column the spec names. Streams that break the
 // spec must be refused by both readers.
 func TestIRReader(t *testing.T) {
-	requireIRReader(t)
+	irreaderProject.require(t)
 	dir := t.TempDir()
 	inputs := irReaderInputs(t)
 
