@@ -94,3 +94,16 @@ func TestCompareWriter(t *testing.T) {
 		})
 	}
 }
+
+// TestEquivalentBytes: a byte-exact format's Equivalent compares bytes
+// and names the first difference, as the round trip does.
+func TestEquivalentBytes(t *testing.T) {
+	f := formatNamed("dart")
+	if level, err := f.Equivalent([]byte("dartheap"), []byte("dartheap")); err != nil || level != "byte for byte" {
+		t.Errorf("same bytes: %q %v", level, err)
+	}
+	_, err := f.Equivalent([]byte("dartheaq"), []byte("dartheap!"))
+	if err == nil || err.Error() != "differs at byte 7 (line 1, column 8) (original 9 bytes, written 8 bytes)" {
+		t.Errorf("different bytes: %v", err)
+	}
+}

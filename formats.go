@@ -90,28 +90,15 @@ func (f *Format) Reproduces(file *ir.File) bool {
 func (f *Format) Equivalent(written, orig []byte) (level string, err error) {
 	if f.equivalent == nil {
 		const level = "byte for byte"
-		if at := firstDifference(written, orig); at >= 0 {
-			return level, fmt.Errorf("differs at byte %d (original %d bytes, written %d bytes)", at, len(orig), len(written))
+		cmp := newCompareWriter(bytes.NewReader(orig))
+		cmp.Write(written)
+		cmp.finish()
+		if cmp.diffAt >= 0 {
+			return level, fmt.Errorf("differs at byte %d%s (original %d bytes, written %d bytes)", cmp.diffAt, cmp.position(), cmp.origLen, cmp.n)
 		}
 		return level, nil
 	}
 	return f.equivalent(written, orig)
-}
-
-// firstDifference returns the offset of the first byte where a and b
-// differ (the shorter one's length when one is a prefix of the other), or
-// -1 when they are equal.
-func firstDifference(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	if len(a) != len(b) {
-		return n
-	}
-	return -1
 }
 
 // Index lists the snapshots of a file of format f from its table of

@@ -83,9 +83,6 @@ func runConvert(e *env, args []string) error {
 		return usagef("convert needs IN and OUT")
 	}
 	inName, outName := fs.Arg(0), fs.Arg(1)
-	if *to != "" && heapconv.FormatByName(*to) == nil {
-		return usagef("unknown format %q (formats: %s)", *to, formatNames())
-	}
 	if outName == "-" && *to == "" {
 		return usagef("writing to standard output needs --to")
 	}
@@ -151,15 +148,6 @@ func convertError(err error) error {
 		return fmt.Errorf("%w (use --force to replace it)", err)
 	}
 	return inputError(err)
-}
-
-// formatNames lists the format names, for messages.
-func formatNames() string {
-	var names []string
-	for _, f := range heapconv.Formats() {
-		names = append(names, f.Name)
-	}
-	return strings.Join(names, ", ")
 }
 
 // parseSnapshot parses --snapshot: "" (the whole file), a number, or
@@ -292,7 +280,7 @@ func runInfo(e *env, args []string) error {
 	index := sel.Index() // the one snapshot to show, or -1 for all
 	if list := in.Index(); index >= len(list) && list != nil {
 		in.Close()
-		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.Name, index, plural(len(list), "snapshot"))
+		return &heapconv.SnapshotError{Err: heapconv.ErrNoSnapshot, Name: in.Name, Snapshot: index, Snapshots: list}
 	}
 	f, err := read(e, in)
 	if err != nil {
@@ -300,7 +288,7 @@ func runInfo(e *env, args []string) error {
 	}
 	out.Format, out.FormatVersion = f.Format, f.FormatVersion
 	if index >= len(f.Snapshots) {
-		return fmt.Errorf("%s: snapshot %d does not exist (the file has %s)", in.Name, index, plural(len(f.Snapshots), "snapshot"))
+		return &heapconv.SnapshotError{Err: heapconv.ErrNoSnapshot, Name: in.Name, Snapshot: index, Snapshots: make([]string, len(f.Snapshots))}
 	}
 	if asFormat != nil {
 		out.As = asFormat.Name
