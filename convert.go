@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -187,7 +189,7 @@ func (c *conversion) run() (LossReport, error) {
 	if err := c.open(); err != nil {
 		return LossReport{}, err
 	}
-	if o.Read.ContentsDir != "" && c.input.Format.Name == ir.FormatFuchsiaFIDL {
+	if o.Read.ContentsDir != "" && c.input.Format.Name == fuchsiair.FormatFIDL {
 		return LossReport{}, c.input.named(fmt.Errorf("%w: %w; a FIDL stream carries its block contents", ErrOption, ErrContentsDir))
 	}
 	// What can be refused is refused before the (possibly long) read.

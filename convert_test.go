@@ -12,10 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/heapconv/heapconv"
-	"github.com/heapconv/heapconv/ir"
 )
 
 // TestConvertFileRefusals: what ConvertFile refuses, it refuses with the
@@ -117,7 +118,7 @@ func TestConvertFileEachSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Format != ir.FormatV8 || len(f.Snapshots) != 1 || filepath.Base(name) != want[i+1] {
+		if f.Format != v8ir.Format || len(f.Snapshots) != 1 || filepath.Base(name) != want[i+1] {
 			t.Errorf("output %d: %s, a %s file of %d snapshots", i, name, f.Format, len(f.Snapshots))
 		}
 	}

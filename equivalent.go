@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/heapconv/heapconv/ir"
@@ -20,7 +22,7 @@ import (
 // in V8's layout.
 func v8Reproduces(f *ir.File) bool {
 	for _, s := range f.Snapshots {
-		if s.V8 != nil && s.V8.Layout == ir.V8LayoutOther {
+		if v8ir.Of(s) != nil && v8ir.Of(s).Layout == v8ir.LayoutOther {
 			return false
 		}
 	}
@@ -39,8 +41,8 @@ func v8Equivalent(written, orig []byte) (string, error) {
 	}
 	b.FormatVersion = a.FormatVersion
 	for i, s := range b.Snapshots {
-		if s.V8 != nil && i < len(a.Snapshots) && a.Snapshots[i].V8 != nil {
-			s.V8.Layout = a.Snapshots[i].V8.Layout
+		if v8ir.Of(s) != nil && i < len(a.Snapshots) && v8ir.Of(a.Snapshots[i]) != nil {
+			v8ir.Of(s).Layout = v8ir.Of(a.Snapshots[i]).Layout
 		}
 	}
 	if d := ir.Diff(a, b, 1); len(d) > 0 {

@@ -7,6 +7,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/heapconv/heapconv/ir/irstream"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 )
@@ -22,7 +25,7 @@ func TestTruncatedInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ir.Encode(&irFile, f); err != nil {
+	if err := irstream.Encode(&irFile, f); err != nil {
 		t.Fatal(err)
 	}
 	v8, err := os.ReadFile("testdata/v8/small/rows.heapsnapshot")
@@ -72,7 +75,7 @@ func readFile(t *testing.T, name string) []byte {
 // with ir.ErrNewerVersion.
 func TestNewerSchemaVersion(t *testing.T) {
 	var b bytes.Buffer
-	if err := ir.Encode(&b, &ir.File{Format: ir.FormatV8}); err != nil {
+	if err := irstream.Encode(&b, &ir.File{Format: v8ir.Format}); err != nil {
 		t.Fatal(err)
 	}
 	data := b.Bytes()

@@ -8,6 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	"github.com/heapconv/heapconv/ir/irstream"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	rdart "github.com/heapconv/heapconv/readers/dart"
 	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
@@ -121,17 +127,17 @@ var formats = []*Format{
 		ownWrapper:    "zstd",
 		Versions:      fmt.Sprintf("schema versions 1-%d", ir.Version),
 		read: func(r io.Reader, _ *ReadOptions) (*ir.File, error) {
-			return ir.Decode(r)
+			return irstream.Decode(r)
 		},
 		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			if o.Compress {
-				return nil, ir.EncodeZstd(w, f)
+				return nil, irstream.EncodeZstd(w, f)
 			}
-			return nil, ir.Encode(w, f)
+			return nil, irstream.Encode(w, f)
 		},
 	},
 	{
-		Name:        ir.FormatV8,
+		Name:        v8ir.Format,
 		Description: "V8 / Chrome DevTools heap snapshot (JSON)",
 		Extensions:  []string{".heapsnapshot"},
 		Versions:    "V8 11-15 (Node 20, 22, 24, 26, Chrome) and other producers",
@@ -146,7 +152,7 @@ var formats = []*Format{
 		equivalent: v8Equivalent,
 	},
 	{
-		Name:        ir.FormatDart,
+		Name:        dartir.Format,
 		Description: "Dart VM heap snapshot (dartheap; also named .heapsnapshot, .data or .json)",
 		Extensions:  []string{".dartheap"},
 		Versions:    "VM layouts 2019-2020, 2021 (identity hash codes) and 2022+ (Root/Read-Only Pages/Isolate classes); DevTools exports",
@@ -159,7 +165,7 @@ var formats = []*Format{
 		ByteExact: true,
 	},
 	{
-		Name:          ir.FormatMoarVM,
+		Name:          moarvmir.Format,
 		Description:   "MoarVM heap snapshot (several snapshots per file)",
 		MultiSnapshot: true,
 		Extensions:    []string{".mvmheap"},
@@ -172,7 +178,7 @@ var formats = []*Format{
 		equivalent: moarvmEquivalent,
 	},
 	{
-		Name:          ir.FormatFuchsia,
+		Name:          fuchsiair.Format,
 		Description:   "Fuchsia heapdump pprof profile (ffx profile heapdump; with its block contents directory)",
 		Extensions:    []string{".pb", ".pb.gz"},
 		ownWrapper:    "gzip",
@@ -187,7 +193,7 @@ var formats = []*Format{
 		equivalent: pprofEquivalent,
 	},
 	{
-		Name:          ir.FormatFuchsiaFIDL,
+		Name:          fuchsiair.FormatFIDL,
 		Description:   "Fuchsia heapdump FIDL SnapshotElement stream (fuchsia.memory.heapdump.client, in heapconv's container file)",
 		Extensions:    []string{".fidlstream"},
 		Versions:      "the client API's SnapshotElement (API levels 15-29: with or without Allocation.count, ExecutableRegion.vaddr and name), single- and multi-process, with block contents; unknown table fields kept",
@@ -274,24 +280,24 @@ func FormatByExtension(name string) *Format {
 // into compressed data; Open and Read do.
 func Detect(head []byte) *Format {
 	switch {
-	case bytes.HasPrefix(head, ir.Magic):
+	case bytes.HasPrefix(head, irstream.Magic):
 		return FormatByName(ir.FormatIR)
 	case bytes.HasPrefix(head, []byte("dartheap")):
-		return FormatByName(ir.FormatDart)
+		return FormatByName(dartir.Format)
 	case bytes.HasPrefix(head, []byte("MoarHeapDumpv")):
-		return FormatByName(ir.FormatMoarVM)
+		return FormatByName(moarvmir.Format)
 	case rfuchsia.IsFIDL(head):
-		return FormatByName(ir.FormatFuchsiaFIDL)
+		return FormatByName(fuchsiair.FormatFIDL)
 	case len(head) >= 3 && head[0] == 0x0a && head[1] < 0x80 && head[2] == 0x08:
 		// An uncompressed pprof profile (older ffx): field 1, a sample
 		// type, whose first field is its type's string index.
-		return FormatByName(ir.FormatFuchsia)
+		return FormatByName(fuchsiair.Format)
 	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if bytes.HasPrefix(t, []byte("{")) {
 		t = bytes.TrimLeft(t[1:], " \t\r\n")
 		if bytes.HasPrefix(t, []byte(`"snapshot"`)) {
-			return FormatByName(ir.FormatV8)
+			return FormatByName(v8ir.Format)
 		}
 	}
 	return nil
@@ -310,8 +316,8 @@ func readMoarVM(r io.Reader, o *ReadOptions) (*ir.File, error) {
 	var fe *ir.FormatError
 	if err != nil && errors.As(err, &fe) && wrapperByName(fe.Format) != nil {
 		f, rerr := rmoarvm.Read(bytes.NewReader(data), opts)
-		if rerr == nil && f.MoarVM != nil && f.MoarVM.Recovery != nil {
-			f.MoarVM.Recovery.Reason = fmt.Sprintf("%v, after %d bytes of data", err, len(data))
+		if rerr == nil && moarvmir.FileOf(f) != nil && moarvmir.FileOf(f).Recovery != nil {
+			moarvmir.FileOf(f).Recovery.Reason = fmt.Sprintf("%v, after %d bytes of data", err, len(data))
 			return f, nil
 		}
 	}

@@ -9,6 +9,10 @@ import (
 	"os"
 	"strings"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
@@ -134,8 +138,8 @@ func (in *Input) open(r io.Reader) error {
 	case err != nil:
 		err = in.named(err)
 	}
-	if err == nil && in.opts.ScanPointers && in.opts.ContentsDir == "" && in.Format.Name != ir.FormatFuchsiaFIDL {
-		err = in.named(fmt.Errorf("%w: a ContentsDir, or a %s input, which carries them", ErrNeedsContents, ir.FormatFuchsiaFIDL))
+	if err == nil && in.opts.ScanPointers && in.opts.ContentsDir == "" && in.Format.Name != fuchsiair.FormatFIDL {
+		err = in.named(fmt.Errorf("%w: a ContentsDir, or a %s input, which carries them", ErrNeedsContents, fuchsiair.FormatFIDL))
 	}
 	if err != nil {
 		in.closeWrappers()
@@ -267,7 +271,7 @@ func (in *Input) readAll() (*ir.File, error) {
 // damaged MoarVM file that can only partly be recovered is a violation.
 // Validate reads the input and closes it.
 func (in *Input) Validate() []error {
-	if in.Format.Name == ir.FormatV8 {
+	if in.Format.Name == v8ir.Format {
 		if err := in.take(); err != nil {
 			return []error{err}
 		}
@@ -282,9 +286,9 @@ func (in *Input) Validate() []error {
 	switch {
 	case err != nil:
 		return []error{err}
-	case f.MoarVM != nil && f.MoarVM.Recovery != nil:
-		rec := f.MoarVM.Recovery
-		return []error{(in.within(ir.Errorf(ir.FormatMoarVM, rec.DamageAt, "damaged file (%s): %s recovered, %d lost",
+	case moarvmir.FileOf(f) != nil && moarvmir.FileOf(f).Recovery != nil:
+		rec := moarvmir.FileOf(f).Recovery
+		return []error{(in.within(ir.Errorf(moarvmir.Format, rec.DamageAt, "damaged file (%s): %s recovered, %d lost",
 			rec.Reason, plural(len(f.Snapshots), "snapshot"), rec.Lost)))}
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -72,7 +74,7 @@ func OutputFormat(name string) *Format {
 // check refuses write options that do not fit the planned output.
 func (o *outputPlan) check(opts *WriteOptions) error {
 	switch {
-	case o.format.Name == ir.FormatFuchsiaFIDL && (opts.NoGzip || opts.ContentsDir != ""):
+	case o.format.Name == fuchsiair.FormatFIDL && (opts.NoGzip || opts.ContentsDir != ""):
 		return fmt.Errorf("%w: NoGzip and ContentsDir are for pprof profiles; a FIDL stream carries its block contents", ErrOption)
 	case o.native && o.format.ownWrapper == "gzip" && opts.NoGzip:
 		return fmt.Errorf("%w: NoGzip, but the output's name ends in .gz", ErrOption)

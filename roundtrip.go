@@ -6,6 +6,10 @@ import (
 	"io"
 	"strings"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	"github.com/heapconv/heapconv/ir/irstream"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -50,8 +54,8 @@ func RoundTrip(name string, opts *ReadOptions) ([]Verdict, error) {
 		// Write it back the way it came: a gzipped profile gzipped (the
 		// comparison is of what the files hold anyway).
 		wopts := &WriteOptions{Compress: true}
-		if f.Fuchsia != nil && format.ownWrapper == "gzip" {
-			wopts.NoGzip = !f.Fuchsia.Gzip
+		if fuchsiair.FileOf(f) != nil && format.ownWrapper == "gzip" {
+			wopts.NoGzip = !fuchsiair.FileOf(f).Gzip
 		}
 		orig, err := OpenFile(name, &ReadOptions{Format: format.Name})
 		if err != nil {
@@ -84,7 +88,7 @@ func RoundTrip(name string, opts *ReadOptions) ([]Verdict, error) {
 				return nil, fmt.Errorf("reading %s again: %w", name, rerr)
 			}
 			level, err := format.Equivalent(b.Bytes(), data)
-			if m := f.MoarVM; err != nil && m != nil && m.Recovery != nil {
+			if m := moarvmir.FileOf(f); err != nil && m != nil && m.Recovery != nil {
 				// What is written back is what could be recovered.
 				verdict(false, "%s: differs: the file is damaged at offset %d (%s); %d snapshots were recovered, %d lost", step,
 					m.Recovery.DamageAt, m.Recovery.Reason, len(f.Snapshots), m.Recovery.Lost)
@@ -97,8 +101,8 @@ func RoundTrip(name string, opts *ReadOptions) ([]Verdict, error) {
 	}
 	// IR encoding round trip, streamed through a pipe: no second buffer.
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(ir.EncodeZstd(pw, f)) }()
-	g, err := ir.Decode(pr)
+	go func() { pw.CloseWithError(irstream.EncodeZstd(pw, f)) }()
+	g, err := irstream.Decode(pr)
 	pr.Close()
 	if err != nil {
 		return nil, fmt.Errorf("IR round trip: %w", err)

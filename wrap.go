@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irstream"
 )
 
 // A wrapper is a compression around a file of any format: heapconv reads
@@ -62,7 +63,7 @@ var wrappers = []*wrapper{
 		ignoredAfterData: func(err error) bool { return errors.Is(err, gzip.ErrHeader) },
 	},
 	{
-		Name: "zstd", Ext: ".zst", Magic: ir.ZstdMagic,
+		Name: "zstd", Ext: ".zst", Magic: irstream.ZstdMagic,
 		newReader: func(r io.Reader) (io.ReadCloser, error) {
 			// One goroutine: the readers use the other core. The window
 			// bound is what zstd's own command allows without --long.

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/heapconv/heapconv/ir/irstream"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -73,7 +76,7 @@ func TestOpen(t *testing.T) {
 		{"fuchsia-fidl", filepath.Join(td, "fuchsia-fidl", "ffx-test.fidlstream")},
 	}
 	var irFile bytes.Buffer
-	if err := ir.Encode(&irFile, &ir.File{Format: ir.FormatV8}); err != nil {
+	if err := irstream.Encode(&irFile, &ir.File{Format: v8ir.Format}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
@@ -128,7 +131,7 @@ func TestOpen(t *testing.T) {
 	}
 	t.Run("ir in zstd stays compressed", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := ir.EncodeZstd(&b, &ir.File{Format: ir.FormatV8}); err != nil {
+		if err := irstream.EncodeZstd(&b, &ir.File{Format: v8ir.Format}); err != nil {
 			t.Fatal(err)
 		}
 		in, err := Open(bytes.NewReader(b.Bytes()), nil)

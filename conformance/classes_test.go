@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/devtools"
@@ -144,7 +148,7 @@ func sameName(src, got string) bool {
 // index in Dart), the same root (DevTools folds arrays into their owners
 // only below user roots), so the same self sizes per class.
 func TestV8ClassesThroughDart(t *testing.T) {
-	v8, dart := formatByName(ir.FormatV8), formatByName(ir.FormatDart)
+	v8, dart := formatByName(v8ir.Format), formatByName(dartir.Format)
 	for name, f := range fixtures(t, v8) {
 		d, _ := mustThrough(t, dart, f)
 		back, _ := mustThrough(t, v8, d)
@@ -178,7 +182,7 @@ func TestV8ClassesThroughDart(t *testing.T) {
 // by node, every edge with its kind (kept in MoarVM's descriptions, "(weak)
 // name"), name or index and target.
 func TestV8ClassesThroughMoarVM(t *testing.T) {
-	v8, moar := formatByName(ir.FormatV8), formatByName(ir.FormatMoarVM)
+	v8, moar := formatByName(v8ir.Format), formatByName(moarvmir.Format)
 	for name, f := range fixtures(t, v8) {
 		s := f.Snapshots[0]
 		m, loss := mustThrough(t, moar, f)
@@ -244,7 +248,7 @@ func TestV8ClassesThroughMoarVM(t *testing.T) {
 // beyond colsize's 16 bits) and MoarVM types survive Dart. Dart → MoarVM
 // adds MoarVM's Root in front of Dart's root object: the only difference.
 func TestDartMoarVMClasses(t *testing.T) {
-	dart, moar := formatByName(ir.FormatDart), formatByName(ir.FormatMoarVM)
+	dart, moar := formatByName(dartir.Format), formatByName(moarvmir.Format)
 	for name, f := range fixtures(t, dart) {
 		m, _ := mustThrough(t, moar, f)
 		back, _ := mustThrough(t, dart, m)
@@ -270,8 +274,8 @@ func TestDartMoarVMClasses(t *testing.T) {
 // categories, synthetic roots) and, for MoarVM, the native nodes added for
 // unmanaged memory: the loss report's count is exactly that.
 func TestClassesLostToDevTools(t *testing.T) {
-	v8 := formatByName(ir.FormatV8)
-	for _, src := range []string{ir.FormatDart, ir.FormatMoarVM} {
+	v8 := formatByName(v8ir.Format)
+	for _, src := range []string{dartir.Format, moarvmir.Format} {
 		for name, f := range fixtures(t, formatByName(src)) {
 			s := f.Snapshots[0]
 			out, loss := mustThrough(t, v8, f)
@@ -279,7 +283,7 @@ func TestClassesLostToDevTools(t *testing.T) {
 			// Both converters put the source's nodes in order after the
 			// V8 root ("" and, for Dart, "(GC roots)").
 			shift := 1
-			if src == ir.FormatDart {
+			if src == dartir.Format {
 				shift = 2
 			}
 			labels := ir.ClassLabels(f)
@@ -289,7 +293,7 @@ func TestClassesLostToDevTools(t *testing.T) {
 					changed++
 				}
 			}
-			if src == ir.FormatMoarVM {
+			if src == moarvmir.Format {
 				for i := shift + s.Nodes.Len(); i < o.Nodes.Len(); i++ {
 					if o.NodeKindName(i) == ir.KindNative {
 						changed++
@@ -309,10 +313,10 @@ func TestClassesLostToDevTools(t *testing.T) {
 // in V8), where DevTools' names and categories ((string), (system), …)
 // would have lost them.
 func TestDartV8Classes(t *testing.T) {
-	dart, v8 := formatByName(ir.FormatDart), formatByName(ir.FormatV8)
+	dart, v8 := formatByName(dartir.Format), formatByName(v8ir.Format)
 	for name, f := range fixtures(t, dart) {
 		m, _ := mustThrough(t, v8, f)
-		if classes, _ := ir.V8DartClasses(m.Snapshots[0]); len(classes) != f.Classes.Len() {
+		if classes, _, _ := ir.SourceClasses(m.Snapshots[0]); len(classes) != f.Classes.Len() {
 			t.Errorf("%s: the V8 file keeps %d classes of %d", name, len(classes), f.Classes.Len())
 		}
 		back, _ := mustThrough(t, dart, m)
@@ -324,7 +328,7 @@ func TestDartV8Classes(t *testing.T) {
 		// objects (ids change: V8's are 2h+1 of Dart's hash h).
 		external := func(f *ir.File) []string {
 			s := f.Snapshots[0]
-			d := s.Dart
+			d := dartir.Of(s)
 			synthetic := ir.SyntheticNodes(f, s)
 			labels := objectClassLabels(f, s, synthetic)
 			place := make([]int, s.Nodes.Len())
@@ -364,7 +368,7 @@ func allEdges(f *ir.File, s *ir.Snapshot, i int) []string {
 // stays a property of that name, and the edges of a node of a kind V8's
 // list does not have (no V8-kind REPR name to recognize) keep their names.
 func TestV8EdgeKindsThroughMoarVM(t *testing.T) {
-	f := &ir.File{Format: ir.FormatV8, Strings: []string{"", "A", "B", "(weak) victim", "w", "(element) 2", "plain", "W", "(property) p"}}
+	f := &ir.File{Format: v8ir.Format, Strings: []string{"", "A", "B", "(weak) victim", "w", "(element) 2", "plain", "W", "(property) p"}}
 	s := &ir.Snapshot{NodeKinds: append(slices.Clone(ir.V8NodeKinds), "wasm object"), EdgeKinds: ir.V8EdgeKinds, Root: 0}
 	kind := func(name string) uint8 { return uint8(slices.Index(s.NodeKinds, name)) }
 	edge := func(name string) uint32 {
@@ -380,8 +384,8 @@ func TestV8EdgeKindsThroughMoarVM(t *testing.T) {
 		{Kind: kind("wasm object"), Name: 7, Size: 16, Edges: []e{{internal, 6, 2}}},
 	}, false)
 	f.Snapshots = []*ir.Snapshot{s}
-	m, _ := mustThrough(t, formatByName(ir.FormatMoarVM), f)
-	back, _ := mustThrough(t, formatByName(ir.FormatV8), m)
+	m, _ := mustThrough(t, formatByName(moarvmir.Format), f)
+	back, _ := mustThrough(t, formatByName(v8ir.Format), m)
 	b := back.Snapshots[0]
 	if b.Nodes.Len() != s.Nodes.Len() {
 		for i := range b.Nodes.Len() {

@@ -15,6 +15,12 @@ import (
 	"strings"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	"github.com/heapconv/heapconv/ir/irstream"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/heapconv/heapconv"
@@ -189,9 +195,9 @@ func irRoundTrip(t *testing.T, f *ir.File) {
 		var b bytes.Buffer
 		var err error
 		if z {
-			err = ir.EncodeZstd(&b, f)
+			err = irstream.EncodeZstd(&b, f)
 		} else {
-			err = ir.Encode(&b, f)
+			err = irstream.Encode(&b, f)
 		}
 		if err != nil {
 			t.Fatalf("encode (zstd %v): %v", z, err)
@@ -199,7 +205,7 @@ func irRoundTrip(t *testing.T, f *ir.File) {
 		if !z {
 			first = slices.Clone(b.Bytes())
 		}
-		g, err := ir.Decode(&b)
+		g, err := irstream.Decode(&b)
 		if err != nil {
 			t.Fatalf("decode (zstd %v): %v", z, err)
 		}
@@ -208,7 +214,7 @@ func irRoundTrip(t *testing.T, f *ir.File) {
 		}
 		if !z {
 			var again bytes.Buffer
-			if err := ir.Encode(&again, g); err != nil {
+			if err := irstream.Encode(&again, g); err != nil {
 				t.Fatal(err)
 			}
 			sameBytes(t, "re-encoding the decoded file", again.Bytes(), first)
@@ -231,7 +237,7 @@ func graphDiff(a, b *ir.File) []string {
 }
 
 // v8SectionDiff compares what a V8 section holds beyond the graph.
-func v8SectionDiff(a, b *ir.V8Snapshot) []string {
+func v8SectionDiff(a, b *v8ir.Snapshot) []string {
 	var out []string
 	if (a == nil) != (b == nil) {
 		return []string{fmt.Sprintf("V8 section present %v != %v", a != nil, b != nil)}
@@ -242,7 +248,7 @@ func v8SectionDiff(a, b *ir.V8Snapshot) []string {
 	if !a.Header.Equal(&b.Header) {
 		out = append(out, fmt.Sprintf("header %s != %s", a.Header.String(), b.Header.String()))
 	}
-	keys := func(v *ir.V8Snapshot) string {
+	keys := func(v *v8ir.Snapshot) string {
 		var s []string
 		for _, k := range v.Keys {
 			if k.Value != nil {
@@ -256,7 +262,7 @@ func v8SectionDiff(a, b *ir.V8Snapshot) []string {
 	if keys(a) != keys(b) {
 		out = append(out, fmt.Sprintf("keys %s != %s", keys(a), keys(b)))
 	}
-	cols := func(what string, x, y []ir.Column) {
+	cols := func(what string, x, y []v8ir.Field) {
 		if len(x) != len(y) {
 			out = append(out, fmt.Sprintf("%s columns %d != %d", what, len(x), len(y)))
 			return
@@ -323,7 +329,7 @@ func testFixtures(t *testing.T, fm format, o *oracle) {
 					// computes what the new one requires (totals, metadata,
 					// highscores), and says so; it must lose none.
 					added := func(kind string) bool {
-						return kind == ir.LossTotals || kind == ir.LossMoarVMMetadata || kind == ir.LossMoarVMHighscores
+						return kind == ir.LossTotals || kind == moarvmir.LossMetadata || kind == moarvmir.LossHighscores
 					}
 					if len(loss) > 0 && !slices.ContainsFunc(loss.Kinds(), func(k string) bool { return !added(k) }) &&
 						totalsKept(f, read(t, fm, out)) {
@@ -412,7 +418,7 @@ func stripV8(f *ir.File, i int) *ir.File {
 		panic(err)
 	}
 	s := *g.Snapshots[0]
-	s.V8 = nil
+	s.Sections = nil
 	g.Snapshots = []*ir.Snapshot{&s}
 	return g
 }
@@ -428,9 +434,9 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 		t.Fatalf("Convert: %v", err)
 	}
 	switch {
-	case src.Snapshots[0].Dart != nil:
+	case dartir.Of(src.Snapshots[0]) != nil:
 		checkDartConverted(t, src, conv)
-	case src.MoarVM != nil:
+	case moarvmir.FileOf(src) != nil:
 		// ir/devtools' TestMoarVMSamples checks every snapshot of these
 		// files node by node (mvmCheck).
 	default:
@@ -450,10 +456,10 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 		// What `heapconv info --as v8` predicts of the source is the
 		// Summary of the converted file: DevTools must show just that.
 		compareSummary(t, got, conv)
-		if src.Snapshots[0].Dart != nil {
+		if dartir.Of(src.Snapshots[0]) != nil {
 			compareDartRetained(t, got, src, conv)
 		}
-		if src.MoarVM != nil {
+		if moarvmir.FileOf(src) != nil {
 			compareMoarVMSummary(t, got, conv)
 		}
 		if srcPath == "" {
@@ -472,7 +478,7 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 // back with the V8 reader and compares the graph; it returns the bytes.
 func convertAndCheck(t *testing.T, src, conv *ir.File) []byte {
 	t.Helper()
-	v8 := formatByName(ir.FormatV8)
+	v8 := formatByName(v8ir.Format)
 	out, _ := write(t, v8, src)
 	direct, _ := write(t, v8, conv)
 	sameBytes(t, "Write(f) vs Write(Convert(f))", out, direct)
@@ -598,8 +604,8 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 							t.Fatalf("read back graph differs (loss report:\n%v\n):\n%s", loss, strings.Join(d, "\n"))
 						}
 						for i, s := range f.Snapshots {
-							if s.V8 != nil {
-								if d := v8SectionDiff(s.V8, back.Snapshots[i].V8); len(d) > 0 {
+							if v8ir.Of(s) != nil {
+								if d := v8SectionDiff(v8ir.Of(s), v8ir.Of(back.Snapshots[i])); len(d) > 0 {
 									t.Fatalf("snapshot %d: V8 section read back differs:\n%s", i, strings.Join(d, "\n"))
 								}
 							}
@@ -607,7 +613,7 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 								t.Fatalf("snapshot %d: Dart section read back differs:\n%s", i, strings.Join(d, "\n"))
 							}
 						}
-						if f.MoarVM != nil || f.Fuchsia != nil {
+						if moarvmir.FileOf(f) != nil || fuchsiair.FileOf(f) != nil {
 							// These sections hold everything: the whole file
 							// comes back, but for the reader's description.
 							g := *f
@@ -628,7 +634,7 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 					if fm.v8Output {
 						expectCounts(t, o, fm.name+"/random/"+name, out, back)
 					}
-					if s := f.Snapshots[0]; len(f.Snapshots) == 1 && (s.Dart != nil || s.MoarVM != nil) && s.Nodes.Len() > 0 {
+					if s := f.Snapshots[0]; len(f.Snapshots) == 1 && (dartir.Of(s) != nil || moarvmir.Of(s) != nil) && s.Nodes.Len() > 0 {
 						// Dart heaps go to DevTools through their own reshaping.
 						testToV8(t, fm, "random-"+strings.ReplaceAll(name, "/", "-"), f, 0, "", o)
 					}
@@ -748,8 +754,8 @@ func checkConverted(t *testing.T, srcFile, out *ir.File) {
 		t.Fatalf("converted graph has %d nodes %d edges; want %d+%d and %d+%d synthetic", c.Nodes.Len(), c.Edges.Len(),
 			n, synthNodes, m, synthEdges)
 	}
-	if c.Root != 0 || c.V8 == nil {
-		t.Fatalf("converted root %d, V8 section %v", c.Root, c.V8 != nil)
+	if c.Root != 0 || v8ir.Of(c) == nil {
+		t.Fatalf("converted root %d, V8 section %v", c.Root, v8ir.Of(c) != nil)
 	}
 	if err := out.Validate(); err != nil {
 		t.Fatal(err)

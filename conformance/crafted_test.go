@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/heapconv/heapconv/ir"
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // TestCraftedCounts gives readers small files whose headers claim 2^40
@@ -77,44 +80,44 @@ func TestCraftedCounts(t *testing.T) {
 		name   string
 		input  func(t *testing.T) []byte
 	}{
-		{ir.FormatV8, "node_count 2^40", func(t *testing.T) []byte {
+		{v8ir.Format, "node_count 2^40", func(t *testing.T) []byte {
 			return replace(v8(t), `"node_count":3`, `"node_count":1099511627776`)
 		}},
-		{ir.FormatV8, "edge_count 2^40", func(t *testing.T) []byte {
+		{v8ir.Format, "edge_count 2^40", func(t *testing.T) []byte {
 			return replace(v8(t), `"edge_count":2`, `"edge_count":1099511627776`)
 		}},
-		{ir.FormatV8, "node_count 2^64-1", func(t *testing.T) []byte {
+		{v8ir.Format, "node_count 2^64-1", func(t *testing.T) []byte {
 			return replace(v8(t), `"node_count":3`, `"node_count":18446744073709551615`)
 		}},
-		{ir.FormatV8, "trace_function_count 2^40", func(t *testing.T) []byte {
+		{v8ir.Format, "trace_function_count 2^40", func(t *testing.T) []byte {
 			return replace(v8(t), `"trace_function_count":2`, `"trace_function_count":1099511627776`)
 		}},
 		// The Dart sample's header: the isolate name's length at 9, the
 		// class count at 20, the first class name's length at 22, the
 		// referenceCount at 0x125 and the objectCount at 0x126. A longer
 		// uleb shifts the rest, which the error must come before anyway.
-		{ir.FormatDart, "isolate name of 2^40 bytes", func(t *testing.T) []byte { return splice(dart(t), 9, 1, uleb40...) }},
-		{ir.FormatDart, "class count 2^40", func(t *testing.T) []byte { return splice(dart(t), 20, 1, uleb40...) }},
-		{ir.FormatDart, "class name of 2^40 bytes", func(t *testing.T) []byte { return splice(dart(t), 22, 1, uleb40...) }},
-		{ir.FormatDart, "referenceCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x125, 1, uleb40...) }},
-		{ir.FormatDart, "objectCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x126, 1, uleb40...) }},
-		{ir.FormatMoarVM, "outer table of contents of 2^40 entries", set40(moarvm, func(b []byte) int { return outerTOC(b) + 8 })},
-		{ir.FormatMoarVM, "inner table of contents of 2^40 entries", set40(moarvm, func(b []byte) int { return innerTOC(b) + 8 })},
-		{ir.FormatMoarVM, "file metadata of 2^40 bytes", set40(moarvm, func(b []byte) int { return block(b, "filemeta") + 8 })},
+		{dartir.Format, "isolate name of 2^40 bytes", func(t *testing.T) []byte { return splice(dart(t), 9, 1, uleb40...) }},
+		{dartir.Format, "class count 2^40", func(t *testing.T) []byte { return splice(dart(t), 20, 1, uleb40...) }},
+		{dartir.Format, "class name of 2^40 bytes", func(t *testing.T) []byte { return splice(dart(t), 22, 1, uleb40...) }},
+		{dartir.Format, "referenceCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x125, 1, uleb40...) }},
+		{dartir.Format, "objectCount 2^40", func(t *testing.T) []byte { return splice(dart(t), 0x126, 1, uleb40...) }},
+		{moarvmir.Format, "outer table of contents of 2^40 entries", set40(moarvm, func(b []byte) int { return outerTOC(b) + 8 })},
+		{moarvmir.Format, "inner table of contents of 2^40 entries", set40(moarvm, func(b []byte) int { return innerTOC(b) + 8 })},
+		{moarvmir.Format, "file metadata of 2^40 bytes", set40(moarvm, func(b []byte) int { return block(b, "filemeta") + 8 })},
 		// Version 2 (Debian's): tagged blocks "coll", "refs", "strs" of a
 		// u64 count each, a trailer ending in the snapshot count.
-		{ir.FormatMoarVM, "v2 collectables 2^40", set40(moarvm2, func(b []byte) int { return tag(b, "coll") + 4 })},
-		{ir.FormatMoarVM, "v2 references 2^40", set40(moarvm2, func(b []byte) int { return tag(b, "refs") + 4 })},
-		{ir.FormatMoarVM, "v2 string of 2^40 bytes", set40(moarvm2, func(b []byte) int { return tag(b, "strs") + 12 })},
-		{ir.FormatMoarVM, "v2 snapshot count 2^40", set40(moarvm2, func(b []byte) int { return len(b) - 8 })},
+		{moarvmir.Format, "v2 collectables 2^40", set40(moarvm2, func(b []byte) int { return tag(b, "coll") + 4 })},
+		{moarvmir.Format, "v2 references 2^40", set40(moarvm2, func(b []byte) int { return tag(b, "refs") + 4 })},
+		{moarvmir.Format, "v2 string of 2^40 bytes", set40(moarvm2, func(b []byte) int { return tag(b, "strs") + 12 })},
+		{moarvmir.Format, "v2 snapshot count 2^40", set40(moarvm2, func(b []byte) int { return len(b) - 8 })},
 		// pprof is protobuf: a field's length is all there is to claim.
-		{ir.FormatFuchsia, "string table entry of 2^40 bytes", func(t *testing.T) []byte {
+		{fuchsiair.Format, "string table entry of 2^40 bytes", func(t *testing.T) []byte {
 			return append(pprof(t), 0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20) // field 6, length 2^40
 		}},
-		{ir.FormatFuchsia, "sample of 2^40 bytes", func(t *testing.T) []byte {
+		{fuchsiair.Format, "sample of 2^40 bytes", func(t *testing.T) []byte {
 			return append(pprof(t), 0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20) // field 2
 		}},
-		{ir.FormatFuchsia, "a packed stack of 2^40 bytes", func(t *testing.T) []byte {
+		{fuchsiair.Format, "a packed stack of 2^40 bytes", func(t *testing.T) []byte {
 			// field 2 (a sample) of 7 bytes: field 1 (location ids), length 2^40
 			return append(pprof(t), 0x12, 0x07, 0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20)
 		}},
@@ -136,8 +139,8 @@ func TestCraftedCounts(t *testing.T) {
 				switch {
 				case r.err != nil:
 					t.Logf("%v (%d bytes allocated)", r.err, r.alloc)
-				case r.f.MoarVM != nil && r.f.MoarVM.Recovery != nil:
-					rc := r.f.MoarVM.Recovery
+				case moarvmir.FileOf(r.f) != nil && moarvmir.FileOf(r.f).Recovery != nil:
+					rc := moarvmir.FileOf(r.f).Recovery
 					t.Logf("recovered %d snapshot(s) after damage at %d: %s (%d bytes allocated)", len(r.f.Snapshots), rc.DamageAt, rc.Reason, r.alloc)
 				default:
 					t.Fatalf("accepted")

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 )
@@ -20,7 +22,7 @@ func dartSectionDiff(fa *ir.File, a *ir.Snapshot, fb *ir.File, b *ir.Snapshot) [
 			out = append(out, fmt.Sprintf(format, args...))
 		}
 	}
-	da, db := a.Dart, b.Dart
+	da, db := dartir.Of(a), dartir.Of(b)
 	if (da == nil) != (db == nil) {
 		return []string{fmt.Sprintf("Dart section present %v != %v", da != nil, db != nil)}
 	}
@@ -124,7 +126,7 @@ func jsonName(s string) string {
 func checkDartConverted(t *testing.T, src, out *ir.File) {
 	t.Helper()
 	s, c := src.Snapshots[0], out.Snapshots[0]
-	d := s.Dart
+	d := dartir.Of(s)
 	n, k := s.Nodes.Len(), len(d.ExternalNode)
 	if c.Nodes.Len() != n+2+k {
 		t.Fatalf("converted graph has %d nodes; want 2 + %d objects + %d external properties", c.Nodes.Len(), n, k)

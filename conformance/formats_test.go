@@ -4,6 +4,11 @@ import (
 	"io"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
@@ -70,7 +75,7 @@ var table = []format{
 		byteExact: true, lossless: true,
 		// A sample of every schema version (their rewrites are the
 		// current version, so they are not fixtures).
-		damage: "ir/testdata/versions/*.heapir",
+		damage: "ir/irstream/testdata/versions/*.heapir",
 		holds: []genCase{
 			{"everything", irtest.Everything(0, 0)},
 			{"v8-section", withV8(irtest.Options{Kinds: irtest.KindsMixed, IDs: irtest.IDsAny, BigSizes: true,
@@ -78,19 +83,19 @@ var table = []format{
 		},
 	},
 	{
-		name: ir.FormatV8, fixtures: "testdata/v8/*.heapsnapshot.zst",
-		read: registryRead(ir.FormatV8), write: registryWrite(ir.FormatV8),
+		name: v8ir.Format, fixtures: "testdata/v8/*.heapsnapshot.zst",
+		read: registryRead(v8ir.Format), write: registryWrite(v8ir.Format),
 		byteExact: true, oneSnapshot: true, v8Output: true,
 		holds: []genCase{
 			// Through devtools.Convert (no V8 section).
 			{"v8-shaped", irtest.V8Shaped(1, 0)},
 			// Through the byte path, in each style V8 writes.
-			{"section-node26", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: ir.V8LayoutCompact,
-				Escape: ir.V8EscapeV8, Detachedness: true, ExtraNativeBytes: true})},
-			{"section-node20", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: ir.V8LayoutRows,
-				Escape: ir.V8EscapeV8, TraceNodeID: true, Detachedness: true})},
-			{"section-tracking", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: ir.V8LayoutCompact,
-				Escape: ir.V8EscapeV8, TraceNodeID: true, Detachedness: true, Trace: true, Locations: true,
+			{"section-node26", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: v8ir.LayoutCompact,
+				Escape: v8ir.EscapeV8, Detachedness: true, ExtraNativeBytes: true})},
+			{"section-node20", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: v8ir.LayoutRows,
+				Escape: v8ir.EscapeV8, TraceNodeID: true, Detachedness: true})},
+			{"section-tracking", withV8(irtest.V8Shaped(1, 0), &irtest.V8Options{Layout: v8ir.LayoutCompact,
+				Escape: v8ir.EscapeV8, TraceNodeID: true, Detachedness: true, Trace: true, Locations: true,
 				ExtraNativeBytes: true})},
 			// Other producers: raw UTF-8, extra keys and columns, fields in
 			// another order, made-up kinds, 64-bit numbers.
@@ -99,8 +104,8 @@ var table = []format{
 		},
 	},
 	{
-		name: ir.FormatDart, fixtures: "testdata/dart/*.dartheap*",
-		read: registryRead(ir.FormatDart), write: registryWrite(ir.FormatDart),
+		name: dartir.Format, fixtures: "testdata/dart/*.dartheap*",
+		read: registryRead(dartir.Format), write: registryWrite(dartir.Format),
 		byteExact: true, oneSnapshot: true,
 		holds: []genCase{
 			{"vm-current", irtest.Options{Dart: &irtest.DartOptions{Hashes: true, ZeroRefs: true, External: true, Data: true}}},
@@ -112,9 +117,9 @@ var table = []format{
 	},
 
 	{
-		name: ir.FormatMoarVM, fixtures: "testdata/moarvm/*.mvmheap*",
-		read: registryRead(ir.FormatMoarVM), write: registryWrite(ir.FormatMoarVM),
-		sameFile: registrySame(ir.FormatMoarVM),
+		name: moarvmir.Format, fixtures: "testdata/moarvm/*.mvmheap*",
+		read: registryRead(moarvmir.Format), write: registryWrite(moarvmir.Format),
+		sameFile: registrySame(moarvmir.Format),
 		holds: []genCase{
 			{"v3", irtest.Options{Snapshots: 3, MoarVM: &irtest.MoarVMOptions{}}},
 			{"bad-refs-no-pid", irtest.Options{Snapshots: 2, MoarVM: &irtest.MoarVMOptions{BadRefs: true, NoPID: true}}},
@@ -122,8 +127,8 @@ var table = []format{
 		},
 	},
 	{
-		name: ir.FormatFuchsia, fixtures: "testdata/fuchsia/*.pb*",
-		read: registryRead(ir.FormatFuchsia), write: registryWrite(ir.FormatFuchsia),
+		name: fuchsiair.Format, fixtures: "testdata/fuchsia/*.pb*",
+		read: registryRead(fuchsiair.Format), write: registryWrite(fuchsiair.Format),
 		sameFile: samePprof, pprofOutput: true, derives: true, judge: pprofJudge,
 		holds: []genCase{
 			{"per-block", irtest.Options{Fuchsia: &irtest.FuchsiaOptions{Tags: true}}},
@@ -132,8 +137,8 @@ var table = []format{
 		},
 	},
 	{
-		name: ir.FormatFuchsiaFIDL, fixtures: "testdata/fuchsia-fidl/*.fidlstream",
-		read: registryRead(ir.FormatFuchsiaFIDL), write: registryWrite(ir.FormatFuchsiaFIDL),
+		name: fuchsiair.FormatFIDL, fixtures: "testdata/fuchsia-fidl/*.fidlstream",
+		read: registryRead(fuchsiair.FormatFIDL), write: registryWrite(fuchsiair.FormatFIDL),
 		byteExact: true, derives: true,
 		holds: []genCase{
 			// Profile-shaped IR is sent as the collector would; what is
@@ -149,7 +154,7 @@ var table = []format{
 	},
 }
 
-var v8Everything = &irtest.V8Options{Layout: ir.V8LayoutRows, Escape: ir.V8EscapeRaw, TraceNodeID: true,
+var v8Everything = &irtest.V8Options{Layout: v8ir.LayoutRows, Escape: v8ir.EscapeRaw, TraceNodeID: true,
 	Detachedness: true, EdgeExtra: true, Trace: true, Locations: true, ExtraNativeBytes: true, ExtraKeys: true,
 	ShuffleFields: true}
 

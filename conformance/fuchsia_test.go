@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/heapconv/heapconv/internal/fuchsiagen"
@@ -230,8 +232,8 @@ func TestFuchsiaFIDLAsFFX(t *testing.T) {
 			}
 			// A profile holds all of the stream but the stream's own
 			// details (and the contents, without a contents directory).
-			loss = slices.DeleteFunc(loss, func(l ir.Loss) bool { return l.Kind == ir.LossFuchsiaStream })
-			if len(loss) > 0 && f.Snapshots[0].Fuchsia.ContentsStart == nil {
+			loss = slices.DeleteFunc(loss, func(l ir.Loss) bool { return l.Kind == fuchsiair.LossStream })
+			if len(loss) > 0 && fuchsiair.Of(f.Snapshots[0]).ContentsStart == nil {
 				t.Errorf("loss report:\n%v", loss)
 			}
 			if so.APILevel != 0 && so.APILevel < 27 {
@@ -271,7 +273,7 @@ func TestFuchsiaFIDLStreamDetails(t *testing.T) {
 			t.Fatal(seed, err)
 		}
 		for k := range f.Snapshots {
-			a, c := norm(f.Snapshots[k].Fuchsia.Stream), norm(g.Snapshots[k].Fuchsia.Stream)
+			a, c := norm(fuchsiair.Of(f.Snapshots[k]).Stream), norm(fuchsiair.Of(g.Snapshots[k]).Stream)
 			if !reflect.DeepEqual(a, c) {
 				t.Fatalf("seed %d snap %d:\n%+v\n%+v", seed, k, a, c)
 			}

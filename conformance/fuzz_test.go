@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irstream"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
 
@@ -34,13 +34,13 @@ func FuzzWriters(f *testing.F) {
 		irtest.V8Shaped(1, 6),
 	} {
 		var b bytes.Buffer
-		if err := ir.Encode(&b, irtest.Random(int64(i), o)); err != nil {
+		if err := irstream.Encode(&b, irtest.Random(int64(i), o)); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := ir.Decode(bytes.NewReader(data))
+		file, err := irstream.Decode(bytes.NewReader(data))
 		if err != nil {
 			return
 		}

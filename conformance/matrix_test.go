@@ -15,6 +15,11 @@ import (
 	"sync"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 )
@@ -232,24 +237,24 @@ var aspects = []aspect{
 	{"values", "primitive values (strings, numbers, lengths)", []string{ir.LossValues},
 		func(m *measured) []string { return one("%d", m.s.Values.Len()) }},
 	{"allocation stacks", "each object's allocation stack (frame names, innermost first)",
-		[]string{ir.LossAllocationStacks, ir.LossV8Section}, allocationStacks},
+		[]string{ir.LossAllocationStacks, v8ir.LossV8Section}, allocationStacks},
 	{"timestamps", "each object's allocation timestamp", []string{ir.LossTimestamps},
-		fuchsiaPerObject(func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool) {
-			if fs.Flags[i]&ir.FuchsiaTimestamp == 0 {
+		fuchsiaPerObject(func(f *ir.File, fs *fuchsiair.Snapshot, i int) (string, bool) {
+			if fs.Flags[i]&fuchsiair.FlagTimestamp == 0 {
 				return "", false
 			}
 			return strconv.FormatInt(fs.Timestamp[i], 10), true
 		})},
 	{"threads", "the thread that allocated each object", []string{ir.LossThreads},
-		fuchsiaPerObject(func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool) {
+		fuchsiaPerObject(func(f *ir.File, fs *fuchsiair.Snapshot, i int) (string, bool) {
 			if len(fs.Thread) == 0 || fs.Thread[i] == 0 {
 				return "", false
 			}
 			t := fs.Thread[i] - 1
 			return fmt.Sprintf("%s[%d]", f.String(fs.ThreadName[t]), fs.ThreadKoid[t]), true
 		})},
-	{"block contents", "each object's bytes", []string{ir.LossFuchsiaContents},
-		fuchsiaPerObject(func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool) {
+	{"block contents", "each object's bytes", []string{fuchsiair.LossContents},
+		fuchsiaPerObject(func(f *ir.File, fs *fuchsiair.Snapshot, i int) (string, bool) {
 			data, ok := fs.ContentsOf(i)
 			return fmt.Sprintf("%x", sha256.Sum256(data)), ok
 		})},
@@ -372,7 +377,7 @@ func classSizes(m *measured) []string  { return m.perClass(m.s.Nodes.SelfSize.At
 var retained = aspect{"retained sizes", "retained size per class (dominator tree from the root)",
 	// DevTools splits a class by allocation location and names detached
 	// DOM nodes: losing those changes its rows.
-	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, ir.LossV8Locations, ir.LossV8Detachedness,
+	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, v8ir.LossV8Locations, v8ir.LossV8Detachedness,
 		ir.LossExternalSizes, ir.LossClasses,
 		ir.LossNodeNames, ir.LossNodeKinds, ir.LossGCRoots, "dart-zero-refs"},
 	func(m *measured) []string {
@@ -764,11 +769,11 @@ func allocationStacks(m *measured) []string {
 		}
 		return strings.Join(names, " < ")
 	}
-	if fs := m.s.Fuchsia; fs != nil && fs.Stacks() > 0 && m.f.Fuchsia != nil {
+	if fs := fuchsiair.Of(m.s); fs != nil && fs.Stacks() > 0 && fuchsiair.FileOf(m.f) != nil {
 		for _, i := range m.real {
 			var frames []ir.Frame
 			for _, l := range fs.StackOf(int(fs.Stack[i])) {
-				fl := m.f.Fuchsia.Frames(m.f, int(l))
+				fl := fuchsiair.FileOf(m.f).Frames(m.f, int(l))
 				slices.Reverse(fl) // innermost first
 				frames = append(frames, fl...)
 			}
@@ -776,7 +781,7 @@ func allocationStacks(m *measured) []string {
 		}
 		return countedStacks(stacks)
 	}
-	t := m.s.V8.Traces(m.f)
+	t := v8ir.Of(m.s).Traces(m.f)
 	if t == nil {
 		return nil
 	}
@@ -797,9 +802,9 @@ func countedStacks(stacks []string) []string {
 
 // fuchsiaPerObject measures what a Fuchsia heapdump says of each object
 // (of, false for nothing), counted; other formats say none of it.
-func fuchsiaPerObject(of func(f *ir.File, fs *ir.FuchsiaSnapshot, i int) (string, bool)) func(m *measured) []string {
+func fuchsiaPerObject(of func(f *ir.File, fs *fuchsiair.Snapshot, i int) (string, bool)) func(m *measured) []string {
 	return func(m *measured) []string {
-		fs := m.s.Fuchsia
+		fs := fuchsiair.Of(m.s)
 		if fs == nil {
 			return nil
 		}
@@ -842,9 +847,9 @@ func differingKinds(kinds, x, y []string) (differ []string, ok bool) {
 }
 
 // sectionKinds are the kinds of the lines sectionFields measures.
-var sectionKinds = []string{ir.LossDartSection, ir.LossV8Detachedness, ir.LossV8Fields, ir.LossV8Locations, ir.LossV8Samples, ir.LossV8Section,
-	ir.LossMoarVMStaticFrames, ir.LossMoarVMMetadata, ir.LossMoarVMHighscores, ir.LossFuchsiaLabels, ir.LossFuchsiaBuildIDs,
-	ir.LossFuchsiaStream}
+var sectionKinds = []string{dartir.LossDartSection, v8ir.LossV8Detachedness, v8ir.LossV8Fields, v8ir.LossV8Locations, v8ir.LossV8Samples, v8ir.LossV8Section,
+	moarvmir.LossStaticFrames, moarvmir.LossMetadata, moarvmir.LossHighscores, fuchsiair.LossLabels, fuchsiair.LossBuildIDs,
+	fuchsiair.LossStream}
 
 // sectionFields measures what only a V8, MoarVM or Fuchsia file has, a
 // sorted line per loss kind that names its loss: the kind, a count and a
@@ -861,7 +866,7 @@ func sectionFields(m *measured) []string {
 	for k, i := range m.real {
 		pos[i] = k + 1
 	}
-	if v := m.s.V8; v != nil {
+	if v := v8ir.Of(m.s); v != nil {
 		var other []string
 		for _, c := range v.NodeExtra {
 			var vals []string
@@ -872,8 +877,8 @@ func sectionFields(m *measured) []string {
 			}
 			switch c.Name {
 			case "detachedness":
-				line(ir.LossV8Detachedness, len(vals), vals)
-			case "trace_node_id", ir.V8DartClassField: // the allocation stacks aspect; a Dart heap's classes
+				line(v8ir.LossV8Detachedness, len(vals), vals)
+			case "trace_node_id", v8ir.DartClassField: // the allocation stacks aspect; a Dart heap's classes
 			default:
 				other = append(other, c.Name+":"+strings.Join(vals, ","))
 			}
@@ -881,7 +886,7 @@ func sectionFields(m *measured) []string {
 		for _, c := range v.EdgeExtra {
 			other = append(other, "edge "+c.Name)
 		}
-		line(ir.LossV8Fields, len(other), other)
+		line(v8ir.LossV8Fields, len(other), other)
 		if fields := v.MetaList("location_fields"); len(fields) > 0 {
 			var locs []string
 			for at := 0; at+len(fields) <= v.Locations.Len(); at += len(fields) {
@@ -895,14 +900,14 @@ func sectionFields(m *measured) []string {
 				locs = append(locs, fmt.Sprint(loc))
 			}
 			sort.Strings(locs)
-			line(ir.LossV8Locations, len(locs), locs)
+			line(v8ir.LossV8Locations, len(locs), locs)
 		}
 		if nf := len(v.MetaList("sample_fields")); nf > 0 && v.Samples.Len() >= nf {
 			samples := make([]uint64, v.Samples.Len())
 			for k := range samples {
 				samples[k] = v.Samples.At(k)
 			}
-			line(ir.LossV8Samples, len(samples)/nf, samples)
+			line(v8ir.LossV8Samples, len(samples)/nf, samples)
 		}
 		var keys []string
 		for _, k := range v.Keys {
@@ -910,16 +915,16 @@ func sectionFields(m *measured) []string {
 				keys = append(keys, k.Name)
 			}
 		}
-		line(ir.LossV8Section, len(keys), keys)
+		line(v8ir.LossV8Section, len(keys), keys)
 	}
-	if mv := m.f.MoarVM; mv != nil {
+	if mv := moarvmir.FileOf(m.f); mv != nil {
 		frames := make([]string, mv.Frames())
 		for k := range frames {
 			frames[k] = fmt.Sprintf("%s %s %s %d", m.f.String(mv.FrameName[k]), m.f.String(mv.FrameCUID[k]),
 				m.f.String(mv.FrameFile[k]), mv.FrameLine[k])
 		}
 		sort.Strings(frames)
-		line(ir.LossMoarVMStaticFrames, len(frames), frames)
+		line(moarvmir.LossStaticFrames, len(frames), frames)
 		var meta []uint64
 		if mv.HasMeta {
 			meta = append(meta, mv.Subversion, mv.StartTime)
@@ -927,15 +932,15 @@ func sectionFields(m *measured) []string {
 				meta = append(meta, mv.PID)
 			}
 		}
-		if ms := m.s.MoarVM; ms != nil {
+		if ms := moarvmir.Of(m.s); ms != nil {
 			if ms.HasMeta {
 				meta = append(meta, ms.SnapTime, ms.GCSeqNum)
 			}
-			line(ir.LossMoarVMHighscores, len(ms.TopIDs), ms.TopIDs, ms.TopScores)
+			line(moarvmir.LossHighscores, len(ms.TopIDs), ms.TopIDs, ms.TopScores)
 		}
-		line(ir.LossMoarVMMetadata, len(meta), meta)
+		line(moarvmir.LossMetadata, len(meta), meta)
 	}
-	if d := m.s.Dart; d != nil {
+	if d := dartir.Of(m.s); d != nil {
 		// The library URI of each class that has objects, and the names
 		// of the external properties.
 		var dart []string
@@ -950,9 +955,9 @@ func sectionFields(m *measured) []string {
 			dart = append(dart, "external "+m.f.String(name))
 		}
 		sort.Strings(dart)
-		line(ir.LossDartSection, len(dart), dart)
+		line(dartir.LossDartSection, len(dart), dart)
 	}
-	if fs := m.s.Fuchsia; fs != nil && len(fs.LabelFirst) > 0 {
+	if fs := fuchsiair.Of(m.s); fs != nil && len(fs.LabelFirst) > 0 {
 		var labels []string
 		for _, i := range m.real {
 			for l := fs.LabelFirst[i]; l < fs.LabelFirst[i+1]; l++ {
@@ -960,9 +965,9 @@ func sectionFields(m *measured) []string {
 					m.f.String(fs.LabelStr[l]), fs.LabelNum[l], m.f.String(fs.LabelUnit[l])))
 			}
 		}
-		line(ir.LossFuchsiaLabels, len(labels), labels)
+		line(fuchsiair.LossLabels, len(labels), labels)
 	}
-	if fs := m.s.Fuchsia; fs != nil && fs.Stream != nil {
+	if fs := fuchsiair.Of(m.s); fs != nil && fs.Stream != nil {
 		// A FIDL stream's details: its records, and what each element
 		// carried beyond the profile (per block in the order of the real
 		// nodes).
@@ -973,19 +978,19 @@ func sectionFields(m *measured) []string {
 				fields = append(fields, st.AllocFields[i])
 			}
 		}
-		line(ir.LossFuchsiaStream, len(st.Records), st.Records, fields, st.StackKey, st.StackChunkSize, st.ThreadKey,
+		line(fuchsiair.LossStream, len(st.Records), st.Records, fields, st.StackKey, st.StackChunkSize, st.ThreadKey,
 			st.RegionFields, st.RegionVaddr, st.ContentsChunkSize, st.OrphanAddress, st.OrphanContents,
 			st.UnknownOrdinal, st.UnknownBytes)
 	}
-	if ff := m.f.Fuchsia; ff != nil {
+	if ff := fuchsiair.FileOf(m.f); ff != nil {
 		var ids []string
 		for k, b := range ff.Mappings.BuildID {
-			if id := m.f.String(b); id != "" && !strings.HasPrefix(id, ir.FuchsiaClassBuildID) {
+			if id := m.f.String(b); id != "" && !strings.HasPrefix(id, fuchsiair.ClassBuildID) {
 				ids = append(ids, id+" "+m.f.String(ff.Mappings.File[k]))
 			}
 		}
 		sort.Strings(ids)
-		line(ir.LossFuchsiaBuildIDs, len(ids), ids)
+		line(fuchsiair.LossBuildIDs, len(ids), ids)
 	}
 	sort.Strings(lines)
 	return lines

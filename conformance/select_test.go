@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 )
@@ -59,7 +61,7 @@ func testSelect(t *testing.T, f *ir.File, n int) {
 		g.Snapshots[0].Edges.Len() != f.Snapshots[n].Edges.Len() {
 		t.Fatalf("the file selected does not hold snapshot %d whole", n)
 	}
-	if g.Fuchsia != nil {
+	if fuchsiair.FileOf(g) != nil {
 		sameFuchsiaSnapshot(t, f, f.Snapshots[n], g, g.Snapshots[0])
 	}
 	if err := f.Validate(); err != nil {
@@ -97,19 +99,19 @@ func testSelect(t *testing.T, f *ir.File, n int) {
 // nothing only the other processes use.
 func sameFuchsiaSnapshot(t *testing.T, f *ir.File, s *ir.Snapshot, g *ir.File, gs *ir.Snapshot) {
 	t.Helper()
-	fl, gl := &f.Fuchsia.Locations, &g.Fuchsia.Locations
-	mapping := func(ff *ir.FuchsiaFile, mi uint32) uint64 {
+	fl, gl := &fuchsiair.FileOf(f).Locations, &fuchsiair.FileOf(g).Locations
+	mapping := func(ff *fuchsiair.File, mi uint32) uint64 {
 		if mi == 0 {
 			return 0
 		}
 		return ff.Mappings.ID[mi-1]
 	}
 	used := make([]bool, gl.Len())
-	for i, l := range s.Fuchsia.StackLocation {
-		k := gs.Fuchsia.StackLocation[i]
+	for i, l := range fuchsiair.Of(s).StackLocation {
+		k := fuchsiair.Of(gs).StackLocation[i]
 		used[k] = true
 		if fl.ID[l] != gl.ID[k] || fl.Address[l] != gl.Address[k] ||
-			mapping(f.Fuchsia, fl.Mapping[l]) != mapping(g.Fuchsia, gl.Mapping[k]) ||
+			mapping(fuchsiair.FileOf(f), fl.Mapping[l]) != mapping(fuchsiair.FileOf(g), gl.Mapping[k]) ||
 			fl.FirstLine[l+1]-fl.FirstLine[l] != gl.FirstLine[k+1]-gl.FirstLine[k] {
 			t.Fatalf("stack frame %d: location %d became %d, not the same", i, fl.ID[l], gl.ID[k])
 		}
@@ -118,7 +120,7 @@ func sameFuchsiaSnapshot(t *testing.T, f *ir.File, s *ir.Snapshot, g *ir.File, g
 	others := map[uint64]bool{}
 	for _, o := range f.Snapshots {
 		if o != s {
-			for _, l := range o.Fuchsia.StackLocation {
+			for _, l := range fuchsiair.Of(o).StackLocation {
 				others[fl.ID[l]] = true
 			}
 		}
@@ -128,13 +130,13 @@ func sameFuchsiaSnapshot(t *testing.T, f *ir.File, s *ir.Snapshot, g *ir.File, g
 			t.Errorf("location %d is only another process's, yet kept", gl.ID[k])
 		}
 	}
-	if st := s.Fuchsia.Stream; st != nil {
-		gst := gs.Fuchsia.Stream
-		if g.Fuchsia.Mappings.Len() != len(st.RegionMapping) {
-			t.Errorf("%d mappings for %d regions", g.Fuchsia.Mappings.Len(), len(st.RegionMapping))
+	if st := fuchsiair.Of(s).Stream; st != nil {
+		gst := fuchsiair.Of(gs).Stream
+		if fuchsiair.FileOf(g).Mappings.Len() != len(st.RegionMapping) {
+			t.Errorf("%d mappings for %d regions", fuchsiair.FileOf(g).Mappings.Len(), len(st.RegionMapping))
 		}
 		for r, mi := range st.RegionMapping {
-			if f.Fuchsia.Mappings.ID[mi] != g.Fuchsia.Mappings.ID[gst.RegionMapping[r]] {
+			if fuchsiair.FileOf(f).Mappings.ID[mi] != fuchsiair.FileOf(g).Mappings.ID[gst.RegionMapping[r]] {
 				t.Errorf("region %d: another mapping", r)
 			}
 		}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 
 	"github.com/google/pprof/profile"
@@ -19,15 +22,15 @@ import (
 // unsymbolized one its module and offset), under DevTools' "(root)".
 func TestFuchsiaStacksInDevTools(t *testing.T) {
 	o := newOracle(t.TempDir())
-	v8 := formatByName(ir.FormatV8)
+	v8 := formatByName(v8ir.Format)
 	for _, glob := range []string{"testdata/fuchsia/*.pb*", "testdata/fuchsia-fidl/*.fidlstream"} {
 		paths, err := filepath.Glob(filepath.Join(moduleRoot, glob))
 		if err != nil || len(paths) == 0 {
 			t.Fatalf("no fixtures match %s", glob)
 		}
-		fm := formatByName(ir.FormatFuchsia)
+		fm := formatByName(fuchsiair.Format)
 		if strings.HasSuffix(glob, ".fidlstream") {
-			fm = formatByName(ir.FormatFuchsiaFIDL)
+			fm = formatByName(fuchsiair.FormatFIDL)
 		}
 		for _, path := range paths {
 			f := read(t, fm, loadFixture(t, path))
@@ -75,7 +78,7 @@ func TestFuchsiaStacksInDevTools(t *testing.T) {
 
 // hasFlagOrThread reports whether src has what the kind names.
 func hasFlagOrThread(src *ir.File, kind string) bool {
-	fs := src.Snapshots[0].Fuchsia
+	fs := fuchsiair.Of(src.Snapshots[0])
 	if kind == ir.LossThreads {
 		for _, th := range fs.Thread {
 			if th > 0 {
@@ -85,7 +88,7 @@ func hasFlagOrThread(src *ir.File, kind string) bool {
 		return false
 	}
 	for _, fl := range fs.Flags {
-		if fl&ir.FuchsiaTimestamp != 0 {
+		if fl&fuchsiair.FlagTimestamp != 0 {
 			return true
 		}
 	}
@@ -97,7 +100,7 @@ func hasFlagOrThread(src *ir.File, kind string) bool {
 // section directly.
 func expectedStacks(f *ir.File) [][]string {
 	s := f.Snapshots[0]
-	fs, lc := s.Fuchsia, &f.Fuchsia.Locations
+	fs, lc := fuchsiair.Of(s), &fuchsiair.FileOf(f).Locations
 	out := make([][]string, s.Nodes.Len())
 	for i := range out {
 		if fs.Stacks() == 0 {
@@ -110,7 +113,7 @@ func expectedStacks(f *ir.File) [][]string {
 				continue
 			}
 			for k := lo; k < hi; k++ {
-				out[i] = append(out[i], f.String(f.Fuchsia.Functions.Name[lc.Function[k]-1]))
+				out[i] = append(out[i], f.String(fuchsiair.FileOf(f).Functions.Name[lc.Function[k]-1]))
 			}
 		}
 	}
@@ -141,11 +144,11 @@ func compareFrames(t *testing.T, what string, got, want []string) {
 }
 
 // checkTraces checks, for every node, the V8 file's own traces (read back
-// by the V8 reader, through ir.V8Traces) against the Fuchsia stacks: the
+// by the V8 reader, through v8ir.Traces) against the Fuchsia stacks: the
 // trace node's path up to the root names the stack's frames.
 func checkTraces(t *testing.T, got *ir.File, want [][]string) {
 	t.Helper()
-	traces := got.Snapshots[0].V8.Traces(got)
+	traces := v8ir.Of(got.Snapshots[0]).Traces(got)
 	if traces == nil {
 		t.Fatal("the V8 file has no allocation traces")
 	}
@@ -195,9 +198,9 @@ func nodeIndexByID(f *ir.File) map[uint64]int {
 // for heapconv's class frames (marked by their mappings' build ids), is
 // the V8 stack, function by function, with files and lines.
 func TestV8TracesToPprof(t *testing.T) {
-	v8, fuchsia := formatByName(ir.FormatV8), formatByName(ir.FormatFuchsia)
+	v8, fuchsia := formatByName(v8ir.Format), formatByName(fuchsiair.Format)
 	src := read(t, v8, loadFixture(t, filepath.Join(moduleRoot, "testdata", "v8", "node26-tracking.heapsnapshot.zst")))
-	traces := src.Snapshots[0].V8.Traces(src)
+	traces := v8ir.Of(src.Snapshots[0]).Traces(src)
 	if traces == nil {
 		t.Fatal("the tracking fixture has no allocation traces")
 	}
@@ -227,7 +230,7 @@ func TestV8TracesToPprof(t *testing.T) {
 	for _, smp := range p.Sample {
 		var frames []string
 		for _, loc := range smp.Location {
-			if loc.Mapping != nil && strings.HasPrefix(loc.Mapping.BuildID, ir.FuchsiaClassBuildID) {
+			if loc.Mapping != nil && strings.HasPrefix(loc.Mapping.BuildID, fuchsiair.ClassBuildID) {
 				continue // heapconv's class frames (the object's, its dominators')
 			}
 			for _, ln := range loc.Line {

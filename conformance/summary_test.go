@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 )
@@ -53,7 +55,7 @@ func TestV8Summary(t *testing.T) {
 	}
 	for _, in := range inputs {
 		name := in.name
-		f := read(t, formatByName(ir.FormatV8), in.data)
+		f := read(t, formatByName(v8ir.Format), in.data)
 		file := o.file(t, name, in.data)
 		o.expect(name, func(t *testing.T, sum func(string) *summary) {
 			dev := sum(file)

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/internal/sampling"
 	"github.com/heapconv/heapconv/ir"
 )
@@ -109,7 +112,7 @@ func sweepCheck(t *testing.T, fm format, what string, data, tail []byte, r sweep
 				t.Fatalf("%s: accepted, but the format's own consumer refuses it: %v", what, err)
 			}
 		}
-		if cut && !(r.f.MoarVM != nil && r.f.MoarVM.Recovery != nil) && !onlyPadding(tail) {
+		if cut && !(moarvmir.FileOf(r.f) != nil && moarvmir.FileOf(r.f).Recovery != nil) && !onlyPadding(tail) {
 			// Only a prefix that is a whole file itself may be accepted
 			// (a Dart file ending before the optional identity hash
 			// codes, a MoarVM file as it stood before its last table of
@@ -129,10 +132,10 @@ func sweepCheck(t *testing.T, fm format, what string, data, tail []byte, r sweep
 			// (The description and the writer's own choice of gzip aside.)
 			g := *back
 			g.FormatVersion = r.f.FormatVersion
-			if g.Fuchsia != nil && r.f.Fuchsia != nil {
-				ff := *g.Fuchsia
-				ff.Gzip = r.f.Fuchsia.Gzip
-				g.Fuchsia = &ff
+			if fuchsiair.FileOf(&g) != nil && fuchsiair.FileOf(r.f) != nil {
+				ff := *fuchsiair.FileOf(&g)
+				ff.Gzip = fuchsiair.FileOf(r.f).Gzip
+				g.SetSection(&ff)
 			}
 			if d := ir.Diff(r.f, &g, 5); len(d) > 0 {
 				t.Fatalf("%s: a truncated file was accepted, and does not read back the same: %v", what, d)
@@ -298,7 +301,7 @@ func TestSweep(t *testing.T) {
 				for i, c := range cuts {
 					what := fmt.Sprintf("%s cut at %d of %d", name, c, len(data))
 					r := damaged(i, what, data[:c], data[c:], true)
-					if r.err == nil && !onlyPadding(data[c:]) && (r.f.MoarVM == nil || r.f.MoarVM.Recovery == nil) {
+					if r.err == nil && !onlyPadding(data[c:]) && (moarvmir.FileOf(r.f) == nil || moarvmir.FileOf(r.f).Recovery == nil) {
 						whole++
 					}
 				}

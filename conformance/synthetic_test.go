@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
@@ -23,7 +26,7 @@ import (
 // the same managed and unmanaged sizes, the same frames and the same
 // references, and the graph as ir.GraphDiff sees it.
 func TestMoarVMThroughV8(t *testing.T) {
-	mv, v8 := formatByName(ir.FormatMoarVM), formatByName(ir.FormatV8)
+	mv, v8 := formatByName(moarvmir.Format), formatByName(v8ir.Format)
 	heaps := fixtures(t, mv)
 	// Random heaps have what the samples lack: references to strings
 	// outside the string heap, of kind 3, unmanaged sizes everywhere.
@@ -71,9 +74,9 @@ func TestMoarVMThroughV8(t *testing.T) {
 // mvmNodeKey is what a collectable is: its kind and type (its class's
 // label), or for a frame its static frame's name, file and line.
 func mvmNodeKey(f *ir.File, s *ir.Snapshot, labels []string, i int) string {
-	if s.Nodes.Kind[i] == ir.MoarVMFrame {
-		t := s.MoarVM.TOFI.At(i)
-		mf := f.MoarVM
+	if s.Nodes.Kind[i] == moarvmir.Frame {
+		t := moarvmir.Of(s).TOFI.At(i)
+		mf := moarvmir.FileOf(f)
 		return fmt.Sprintf("frame %q %q:%d", f.String(mf.FrameName[t]), f.String(mf.FrameFile[t]), mf.FrameLine[t])
 	}
 	return s.NodeKindName(i) + " " + analysis.NodeClass(f, s, i, labels)

@@ -48,16 +48,35 @@ func ClassLabels(f *File) []string {
 }
 
 // ClassLibrary returns the library that tells apart classes of one name:
-// a Dart file's library URI (its library names are often empty), else the
-// class's library (a MoarVM type's REPR name, a Fuchsia module).
+// what a section of the first snapshot says (ClassLibraries: a Dart file's
+// library URI), else the class's library (a MoarVM type's REPR name, a
+// Fuchsia module).
 func ClassLibrary(f *File, k int) string {
-	if len(f.Snapshots) > 0 && f.Snapshots[0].Dart != nil {
-		if uris := f.Snapshots[0].Dart.ClassURI; k < len(uris) && f.String(uris[k]) != "" {
-			return f.String(uris[k])
+	if l := classMark(f, func(x Section) string {
+		if c, ok := x.(ClassLibraries); ok {
+			return c.ClassLibrary(f, k)
 		}
+		return ""
+	}); l != "" {
+		return l
 	}
 	if k < len(f.Classes.Library) {
 		return f.String(f.Classes.Library[k])
+	}
+	return ""
+}
+
+// classMark returns the first answer, not empty, that a section of the
+// file's first snapshot gives to ask: the sections that say more of the
+// file's classes are a snapshot's, and every snapshot's says the same.
+func classMark(f *File, ask func(Section) string) string {
+	if len(f.Snapshots) == 0 {
+		return ""
+	}
+	for _, x := range f.Snapshots[0].Sections {
+		if a := ask(x); a != "" {
+			return a
+		}
 	}
 	return ""
 }

@@ -5,14 +5,25 @@
 // A File holds snapshots that share a string table and a class table. Each
 // Snapshot is a heap graph stored column by column (struct of arrays with
 // integer indices): node kinds, names, ids and sizes; edges grouped by
-// source node in CSR form; sparse primitive values; roots. What a format
-// has beyond the common model lives in a typed per-format section
-// (V8Snapshot for V8), so that reading a file and writing the same format
-// again reproduces it from modelled data alone.
+// source node in CSR form; sparse primitive values; roots; named totals.
 //
-// The on-disk form is a versioned, chunked msgpack stream (Encode, Decode,
-// EncodeZstd); SPEC.md in this directory defines it for readers in other
-// languages. WriteText prints the readable dump form used by golden tests.
-// Dominators, retained sizes and class summaries are package
+// The core knows no format. What a format has beyond the common model
+// lives in a Section its own package defines and registers with
+// RegisterSection (ir/v8, ir/dart, ir/moarvm, ir/fuchsia). A section binds
+// its fields and columns once (Bind, with the Bindings of its version);
+// the stream codec (ir/irstream), the text form (ir/irtext), Diff and
+// Validate work from those bindings alone, so that adding a format adds
+// no code here. A section nobody registered is kept as a RawSection and
+// written back unchanged.
+//
+// Formats leave each other marks through small interfaces rather than by
+// naming each other (marks.go): which nodes a writer invented
+// (SyntheticMarker), where a node was made from (Provenance), which class
+// came from which library (ClassLibraries). A conversion's LossReport
+// names everything the target cannot hold; sections add theirs through
+// LossReporter.
+//
+// SPEC.md in this directory defines the stream for readers in other
+// languages. Dominators, retained sizes and class summaries are package
 // ir/analysis's.
 package ir

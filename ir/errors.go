@@ -42,6 +42,7 @@ func Truncated(format string, offset int64, msg string, args ...any) *FormatErro
 	return e
 }
 
+// Error gives the format, the offset when known, and the message.
 func (e *FormatError) Error() string {
 	switch {
 	case e.Offset < 0:

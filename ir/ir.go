@@ -1,20 +1,22 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
+
+// Version is the IR schema version: the layout of the model and of the
+// sections' columns that package irstream writes. Readers of the stream
+// accept every version up to it and convert older ones.
+const Version = 6
 
 // NoNode marks the absence of a node index (for example a snapshot without a
 // designated root).
 const NoNode = ^uint32(0)
 
-// Format names used in File.Format and by the command line.
-const (
-	FormatV8          = "v8"
-	FormatDart        = "dart"
-	FormatMoarVM      = "moarvm"
-	FormatFuchsia     = "fuchsia"
-	FormatFuchsiaFIDL = "fuchsia-fidl"
-	FormatIR          = "ir"
-)
+// FormatIR is the name of the IR's own format ("ir"). Each format's package
+// under ir names its own (ir/v8's Format is "v8").
+const FormatIR = "ir"
 
 // File is one heap-snapshot file in memory: one or more snapshots that share a
 // string table and a class table, plus where the data came from.
@@ -36,13 +38,10 @@ type File struct {
 	// Snapshots are the heap snapshots, in file order.
 	Snapshots []*Snapshot
 
-	// MoarVM holds what a MoarVM file has beyond the common model and shares
-	// between its snapshots; nil for other formats.
-	MoarVM *MoarVMFile
-	// Fuchsia holds what is file-wide in a Fuchsia heapdump profile (its
-	// sample types, mappings, locations and functions); nil for other
-	// formats.
-	Fuchsia *FuchsiaFile
+	// Sections hold what the file's format has beyond the common model and
+	// its snapshots share (a MoarVM file's static frames, a Fuchsia
+	// profile's mappings), in stream order.
+	Sections []Section
 }
 
 // Snapshot is one heap graph. Nodes and edges are stored column by column;
@@ -73,18 +72,9 @@ type Snapshot struct {
 	Edges  Edges
 	Values Values
 
-	// V8 holds what a V8 .heapsnapshot has beyond the common model; nil for
-	// snapshots read from other formats.
-	V8 *V8Snapshot
-	// Dart holds what a Dart VM heap snapshot has beyond the common model;
-	// nil for snapshots read from other formats.
-	Dart *DartSnapshot
-	// MoarVM holds what a MoarVM snapshot has beyond the common model; nil
-	// for snapshots read from other formats.
-	MoarVM *MoarVMSnapshot
-	// Fuchsia holds what one process of a Fuchsia heapdump profile has
-	// beyond the common model; nil for snapshots read from other formats.
-	Fuchsia *FuchsiaSnapshot
+	// Sections hold what the snapshot's format has beyond the common model
+	// (a V8 file's header and extra node fields), in stream order.
+	Sections []Section
 }
 
 // Total is one named whole-snapshot figure.
@@ -166,6 +156,7 @@ const (
 
 var valueKindNames = [...]string{"", "string", "int", "float", "bool", "length", "null"}
 
+// String gives the kind's name.
 func (k ValueKind) String() string {
 	if int(k) < len(valueKindNames) && k != 0 {
 		return valueKindNames[k]
@@ -225,36 +216,21 @@ func (s *Snapshot) EdgeKindOf(e int) EdgeKind {
 }
 
 // Select returns a File holding only snapshot n, sharing f's tables where
-// they stay as they are. f must be valid; so is the result. A Fuchsia
-// file keeps only the mappings, locations, functions and classes that
-// snapshot n uses, or that no snapshot does (see selectFuchsia).
+// they stay as they are. f must be valid; so is the result. A file's
+// section that depends on which snapshots the file holds adjusts the result
+// (Selecter): a MoarVM file's TOCs, a Fuchsia profile's tables of what each
+// process uses.
 func (f *File) Select(n int) (*File, error) {
 	if n < 0 || n >= len(f.Snapshots) {
 		return nil, fmt.Errorf("snapshot %d does not exist (the file has %d)", n, len(f.Snapshots))
 	}
 	g := *f
 	g.Snapshots = []*Snapshot{f.Snapshots[n]}
-	if m := f.MoarVM; m != nil && len(m.TOCs) == len(f.Snapshots)+1 {
-		// The snapshot's TOC now adds everything the ones before it did.
-		mm := *m
-		var first, rest MoarVMTOC
-		for i, t := range m.TOCs {
-			to := &rest
-			if i <= n {
-				to = &first
-			}
-			to.NewStrings += t.NewStrings
-			to.NewTypes += t.NewTypes
-			to.NewFrames += t.NewFrames
+	g.Sections = slices.Clone(f.Sections)
+	for _, x := range f.Sections {
+		if sel, ok := x.(Selecter); ok {
+			sel.Select(f, n, &g)
 		}
-		if n == 0 {
-			first.Blocks = m.TOCs[0].Blocks
-		}
-		mm.TOCs = []MoarVMTOC{first, rest}
-		g.MoarVM = &mm
-	}
-	if f.Fuchsia != nil {
-		g.Fuchsia, g.Snapshots[0], g.Classes = f.selectFuchsia(n)
 	}
 	return &g, nil
 }

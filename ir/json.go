@@ -191,6 +191,7 @@ func (j *JSON) String() string {
 // jsonKindNames is used in error messages.
 var jsonKindNames = [...]string{"null", "bool", "integer", "float", "string", "array", "object"}
 
+// String gives the kind's name.
 func (k JSONKind) String() string {
 	if int(k) < len(jsonKindNames) {
 		return jsonKindNames[k]

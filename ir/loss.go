@@ -44,7 +44,8 @@ func (l Loss) String() string {
 
 // The kinds of loss that more than one writer reports, or that every
 // writer may meet. A loss only one source format can have is named after
-// that format ("moarvm-tofi", "fuchsia-labels", ...) at its call site.
+// that format ("moarvm-tofi", "fuchsia-labels", ...) by the format's
+// package.
 const (
 	// LossValues: primitive values (strings, numbers, lengths, ...) of
 	// nodes; Count is values.
@@ -97,36 +98,15 @@ const (
 	// LossRecovered: the source was a damaged file read by recovery, and
 	// the output does not say so; Count is 0.
 	LossRecovered = "recovered"
-	// LossV8Section: top-level sections of a V8 file that other producers
-	// added (V8Loss); Count is sections.
-	LossV8Section = "v8-section"
-	// LossDartSection: what only a Dart file has (class flags and URIs,
-	// field flags and slots, external property names); Count is classes,
-	// fields and properties (DartLoss).
-	LossDartSection = "dart-section"
-	// LossMoarVMHighscores: MoarVM's highscore boards (topIDs, topscore);
-	// Count is board entries.
-	LossMoarVMHighscores = "moarvm-highscores"
-	// LossFuchsiaContents: the contents of Fuchsia heap blocks; Count is
-	// blocks.
-	LossFuchsiaContents = "fuchsia-contents"
 	// LossTimestamps: objects' allocation timestamps (a Fuchsia
 	// heapdump's); Count is objects.
 	LossTimestamps = "timestamps"
 	// LossThreads: the threads that allocated objects (a Fuchsia
 	// heapdump's); Count is objects.
 	LossThreads = "threads"
-	// LossFuchsiaLabels: sample labels other than those ffx writes; Count
-	// is labels.
-	LossFuchsiaLabels = "fuchsia-labels"
-	// LossFuchsiaBuildIDs: the build ids of a Fuchsia profile's mappings
-	// (what symbolizing needs); Count is mappings.
-	LossFuchsiaBuildIDs = "fuchsia-build-ids"
-	// LossFuchsiaStream: what a FIDL SnapshotElement stream has beyond a
-	// pprof profile (FuchsiaStream: the records' order and batches, stack
-	// and thread keys, the regions' vaddrs and the fields sent, contents
-	// chunking, orphan chunks, unknown fields); Count is stream records.
-	LossFuchsiaStream = "fuchsia-stream"
+	// LossUnknownSections: sections of a format or version this program
+	// does not know (RawSection); Count is sections.
+	LossUnknownSections = "unknown-sections"
 	// LossAllocationStacks: objects' allocation stacks (a Fuchsia
 	// heapdump's, V8's allocation traces), or what their frames say (a
 	// FIDL stream's frames are addresses); Count is objects, or functions

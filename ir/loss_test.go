@@ -150,3 +150,24 @@ func TestLossReportQueries(t *testing.T) {
 		t.Errorf("empty report: %q", got)
 	}
 }
+
+// TestTotalsChanged counts the totals not carried as they are: lost,
+// changed (lost and added) and computed.
+func TestTotalsChanged(t *testing.T) {
+	a := ir.Total{Name: "a", Value: 1}
+	for _, c := range []struct {
+		from, to []ir.Total
+		n        int
+		example  string
+	}{
+		{nil, nil, 0, ""},
+		{[]ir.Total{a}, []ir.Total{a}, 0, ""},
+		{[]ir.Total{a}, nil, 1, "not kept: a=1"},
+		{nil, []ir.Total{a, {Name: "b"}}, 2, "computed: a=1, b=0"},
+		{[]ir.Total{a, {Name: "b", Value: 2}}, []ir.Total{{Name: "b", Value: 3}, a}, 2, "not kept: b=2; computed: b=3"},
+	} {
+		if n, ex := ir.TotalsChanged(c.from, c.to); n != c.n || ex != c.example {
+			t.Errorf("TotalsChanged(%v, %v) = %d, %q; want %d, %q", c.from, c.to, n, ex, c.n, c.example)
+		}
+	}
+}

@@ -1,29 +1,159 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Validate checks the structural invariants every reader guarantees and every
 // writer relies on: column lengths agree, indices are in range, edges are
-// grouped by source. Readers call it after parsing, as google/pprof's
-// profile package does.
+// grouped by source, and each section's own rules hold. Readers call it
+// after parsing, as google/pprof's profile package does.
 func (f *File) Validate() error {
 	ns := uint32(len(f.Strings))
 	if err := f.Classes.validate(ns); err != nil {
 		return err
 	}
-	if f.MoarVM != nil {
-		if err := f.MoarVM.validate(f); err != nil {
-			return err
-		}
+	v := &validator{f: f}
+	v.tables = append(v.tables, tableLen{TableClass, f.Classes.Len()}, tableLen{TableField, len(f.Classes.FieldName)})
+	if err := v.sections(nil, f.Sections); err != nil {
+		return err
 	}
-	if f.Fuchsia != nil {
-		if err := f.Fuchsia.validate(f); err != nil {
-			return err
-		}
-	}
+	fileTables := v.tables
+	v.fileTables = len(fileTables)
 	for i, s := range f.Snapshots {
 		if err := s.validate(f, ns); err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
+		}
+		v.tables = append(fileTables[:len(fileTables):len(fileTables)], tableLen{TableNode, s.Nodes.Len()},
+			tableLen{TableEdge, s.Edges.Len()}, tableLen{TableRoot, len(s.Roots)}, tableLen{TableValue, s.Values.Len()})
+		if err := v.sections(s, s.Sections); err != nil {
+			return fmt.Errorf("snapshot %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// validator checks sections against their declarations. A file of many
+// snapshots checks each one's: it reuses its declarations' storage.
+type validator struct {
+	f          *File
+	tables     []tableLen // the tables known so far, and their lengths
+	fileTables int        // how many of them are the file's (once known)
+	counted    []string   // the tables of the scope a count column counts
+	binds      []*Bindings
+}
+
+type tableLen struct {
+	name string
+	n    int
+}
+
+// table returns a table's length, and whether it is known.
+func (v *validator) table(name string) (int, bool) {
+	for _, t := range v.tables {
+		if t.name == name {
+			return t.n, true
+		}
+	}
+	return 0, false
+}
+
+// sections checks a scope's sections against their declarations, then by
+// their own rules. Each section table's length is that of its first
+// column present.
+func (v *validator) sections(s *Snapshot, sections []Section) error {
+	for len(v.binds) < len(sections) {
+		v.binds = append(v.binds, new(Bindings))
+	}
+	v.counted = append(v.counted[:0], TableField)
+	if s != nil {
+		v.counted = append(v.counted[:0], TableEdge)
+	}
+	for i, x := range sections {
+		b := v.binds[i]
+		*b = Bindings{Version: sectionVersion(x), fields: b.fields[:0], columns: b.columns[:0]}
+		x.Bind(b)
+		for k := range b.columns {
+			c := &b.columns[k]
+			if !c.Present() {
+				continue
+			}
+			if err := v.declaration(s, c.Decl); err != nil {
+				return fmt.Errorf("%s: %w", x.SectionName(), err)
+			}
+			if _, ok := v.table(c.Decl.Table); !ok {
+				v.tables = append(v.tables, tableLen{c.Decl.Table, c.Len()})
+			}
+		}
+	}
+	for i, x := range sections {
+		b := v.binds[i]
+		for k := range b.columns {
+			if c := &b.columns[k]; c.Present() {
+				if err := v.column(c); err != nil {
+					return fmt.Errorf("%s: %w", x.SectionName(), err)
+				}
+			}
+		}
+		if err := x.Validate(v.f, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// declaration checks what the stream's reader checks of a section column's
+// declaration (SPEC.md, Column declarations), so that what is written reads
+// back: the file's columns belong to no snapshot's table, and a table is
+// counted by at most one column, of its own scope and another table.
+func (v *validator) declaration(s *Snapshot, d ColumnDecl) error {
+	if s == nil && (isSnapshotTable(d.Table) || isSnapshotTable(d.Of)) {
+		return fmt.Errorf("column %s of the file: table %q, refers to %q: a snapshot's table", d.Name, d.Table, d.Of)
+	}
+	if d.Type != TypeCount {
+		return nil
+	}
+	switch {
+	case d.Of == d.Table:
+		return fmt.Errorf("column %s counts its own table", d.Name)
+	case s != nil && slices.ContainsFunc(v.tables[:v.fileTables], func(t tableLen) bool { return t.name == d.Of }):
+		return fmt.Errorf("column %s counts the file's table %s", d.Name, d.Of)
+	case slices.Contains(v.counted, d.Of):
+		return fmt.Errorf("column %s: table %s is already counted", d.Name, d.Of)
+	}
+	v.counted = append(v.counted, d.Of)
+	return nil
+}
+
+func isSnapshotTable(name string) bool {
+	return name == TableNode || name == TableEdge || name == TableValue || name == TableRoot
+}
+
+// column checks a column's length and values against its declaration.
+func (v *validator) column(c *Column) error {
+	d := c.Decl
+	n := c.Len()
+	if want, _ := v.table(d.Table); n != want {
+		return fmt.Errorf("column %s has %d values for the %d entries of table %s", d.Name, n, want, d.Table)
+	}
+	of, _ := v.table(d.Of)
+	var limit uint64
+	switch d.Type {
+	case TypeString:
+		limit = uint64(len(v.f.Strings))
+	case TypeIndex:
+		limit = uint64(of)
+	case TypeIndex1:
+		limit = uint64(of) + 1
+	case TypeCount:
+		return checkCounts(c, of)
+	default:
+		return nil
+	}
+	for i := range n {
+		if v := c.At(i); v >= limit {
+			return fmt.Errorf("column %s: value %d at %d is out of range (below %d)", d.Name, v, i, limit)
 		}
 	}
 	return nil
@@ -59,7 +189,26 @@ func (c *Classes) validate(ns uint32) error {
 	return nil
 }
 
-func checkOffsets(off []uint32, total int, what string) error {
+// checkCounts checks that a count column's counts add up to total: as
+// offsets, that they start at 0, never decrease and end at total.
+func checkCounts(c *Column, total int) error {
+	switch d := c.data.(type) {
+	case *offsets32:
+		return checkOffsets(*d.p, total, c.Decl.Name)
+	case *offsets64:
+		return checkOffsets(*d.p, total, c.Decl.Name)
+	}
+	var sum uint64
+	for i := range c.Len() {
+		sum = SatAdd(sum, c.At(i))
+	}
+	if sum != uint64(total) {
+		return fmt.Errorf("column %s counts %d entries; there are %d", c.Decl.Name, sum, total)
+	}
+	return nil
+}
+
+func checkOffsets[T uint32 | uint64](off []T, total int, what string) error {
 	if off[0] != 0 {
 		return fmt.Errorf("%s offsets must start at 0", what)
 	}
@@ -68,7 +217,7 @@ func checkOffsets(off []uint32, total int, what string) error {
 			return fmt.Errorf("%s offsets decrease at %d", what, i)
 		}
 	}
-	if int(off[len(off)-1]) != total {
+	if uint64(off[len(off)-1]) != uint64(total) {
 		return fmt.Errorf("%s offsets end at %d, but there are %d", what, off[len(off)-1], total)
 	}
 	return nil
@@ -151,73 +300,6 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 	if err := s.Values.validate(n, ns); err != nil {
 		return err
 	}
-	if s.V8 != nil {
-		if err := s.V8.validate(n, m); err != nil {
-			return err
-		}
-	}
-	if s.Dart != nil {
-		if err := s.Dart.validate(f, s, n, ns); err != nil {
-			return err
-		}
-	}
-	if s.MoarVM != nil {
-		if err := s.MoarVM.validate(f, s, n, m); err != nil {
-			return err
-		}
-	}
-	if s.Fuchsia != nil {
-		return s.Fuchsia.validate(f, s, n, ns)
-	}
-	return nil
-}
-
-func (d *DartSnapshot) validate(f *File, s *Snapshot, n int, ns uint32) error {
-	nc, nf := f.Classes.Len(), len(f.Classes.FieldName)
-	if len(s.Nodes.Class) != n {
-		return fmt.Errorf("dart: every object has a class: %d classes for %d nodes", len(s.Nodes.Class), n)
-	}
-	if d.Padding >= DartExportChunk || (d.Padding > 0 && !d.IdentityHashes) {
-		return fmt.Errorf("dart: %d bytes of padding (DevTools pads an export, which has identity hash codes, to a multiple of %d)", d.Padding, DartExportChunk)
-	}
-	if d.ClassFlags.Len() != nc || len(d.ClassURI) != nc || len(d.ClassReserved) != nc {
-		return fmt.Errorf("dart: class columns have %d, %d and %d entries for %d classes",
-			d.ClassFlags.Len(), len(d.ClassURI), len(d.ClassReserved), nc)
-	}
-	if d.FieldFlags.Len() != nf || d.FieldIndex.Len() != nf || len(d.FieldReserved) != nf {
-		return fmt.Errorf("dart: field columns have %d, %d and %d entries for %d fields",
-			d.FieldFlags.Len(), d.FieldIndex.Len(), len(d.FieldReserved), nf)
-	}
-	for _, col := range [][]uint32{d.ClassURI, d.ClassReserved, d.FieldReserved, d.ExternalName} {
-		for i, v := range col {
-			if v >= ns {
-				return fmt.Errorf("dart: string %d out of range at entry %d", v, i)
-			}
-		}
-	}
-	if len(d.ZeroRefNode) != len(d.ZeroRefSlot) {
-		return fmt.Errorf("dart: %d zero-reference nodes for %d slots", len(d.ZeroRefNode), len(d.ZeroRefSlot))
-	}
-	if refs := uint64(s.Edges.Len() + len(d.ZeroRefNode)); d.ReferenceCount < refs || d.ReferenceCount > DartMaxReferenceCount {
-		return fmt.Errorf("dart: referenceCount %d for %d references (it must be at least their number and at most %d)",
-			d.ReferenceCount, refs, uint64(DartMaxReferenceCount))
-	}
-	for i, v := range d.ZeroRefNode {
-		if int(v) >= n {
-			return fmt.Errorf("dart: zero reference %d: node %d out of range", i, v)
-		}
-		if i > 0 && (v < d.ZeroRefNode[i-1] || (v == d.ZeroRefNode[i-1] && d.ZeroRefSlot[i] <= d.ZeroRefSlot[i-1])) {
-			return fmt.Errorf("dart: zero reference %d out of order", i)
-		}
-	}
-	if len(d.ExternalNode) != d.ExternalSize.Len() || len(d.ExternalNode) != len(d.ExternalName) {
-		return fmt.Errorf("dart: external property columns disagree")
-	}
-	for i, v := range d.ExternalNode {
-		if int(v) >= n {
-			return fmt.Errorf("dart: external property %d: node %d out of range", i, v)
-		}
-	}
 	return nil
 }
 
@@ -242,85 +324,3 @@ func (v *Values) validate(n int, ns uint32) error {
 	}
 	return nil
 }
-
-func (v *V8Snapshot) validate(n, m int) error {
-	if v.Header.Kind != JSONObject {
-		return fmt.Errorf("v8: header is not an object")
-	}
-	for _, c := range v.NodeExtra {
-		if c.Values.Len() != n {
-			return fmt.Errorf("v8: node field %q has %d values for %d nodes", c.Name, c.Values.Len(), n)
-		}
-	}
-	for _, c := range v.EdgeExtra {
-		if c.Values.Len() != m {
-			return fmt.Errorf("v8: edge field %q has %d values for %d edges", c.Name, c.Values.Len(), m)
-		}
-	}
-	if err := v.validateTraceTree(); err != nil {
-		return err
-	}
-	if lf := v.MetaList("location_fields"); len(lf) > 0 && v.Locations.Len() > 0 {
-		if v.Locations.Len()%len(lf) != 0 {
-			return fmt.Errorf("v8: %d location values is not a multiple of %d fields", v.Locations.Len(), len(lf))
-		}
-		for fi, name := range lf {
-			if !isLocationNodeField(name) {
-				continue
-			}
-			for i := fi; i < v.Locations.Len(); i += len(lf) {
-				if v.Locations.At(i) >= uint64(n) {
-					return fmt.Errorf("v8: location %d: %s %d out of range", i/len(lf), name, v.Locations.At(i))
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// validateTraceTree checks the shape of the flattened trace tree (see
-// V8Snapshot.TraceTree): every node has its fields and a child count, the
-// counts add up, and nothing is left over; V8Traces walks it trusting so.
-func (v *V8Snapshot) validateTraceTree() error {
-	tt := &v.TraceTree
-	if tt.Len() == 0 {
-		return nil
-	}
-	own := len(v.MetaList("trace_node_fields")) - 1 // the fields before children
-	if own < 0 && (tt.At(0) != 0 || tt.Len() > 1) {
-		return fmt.Errorf("v8: a trace tree without meta.trace_node_fields")
-	}
-	own = max(own, 0)
-	// pending[k] is how many children are still to come at depth k.
-	pending := []uint64{tt.At(0)}
-	pos := 1
-	for len(pending) > 0 {
-		top := len(pending) - 1
-		if pending[top] == 0 {
-			pending = pending[:top]
-			continue
-		}
-		pending[top]--
-		if tt.Len()-pos < own+1 {
-			return fmt.Errorf("v8: trace tree: node at %d cut short (%d values)", pos, tt.Len())
-		}
-		pending = append(pending, tt.At(pos+own))
-		pos += own + 1
-	}
-	if pos != tt.Len() {
-		return fmt.Errorf("v8: trace tree: %d values after the tree's last node", tt.Len()-pos)
-	}
-	return nil
-}
-
-func isLocationNodeField(name string) bool {
-	for _, f := range LocationNodeFields {
-		if f == name {
-			return true
-		}
-	}
-	return false
-}
-
-// IsLocationNodeField reports whether a V8 location field holds a node index.
-func IsLocationNodeField(name string) bool { return isLocationNodeField(name) }

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
@@ -45,13 +48,13 @@ func vtFile() *ir.File {
 	}
 }
 
-func vtV8() *ir.V8Snapshot {
+func vtV8() *v8ir.Snapshot {
 	meta := jsObj(jsF("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column")),
 		jsF("trace_node_fields", ir.JSONStrs("id", "function_info_index", "count", "size", "children")))
-	return &ir.V8Snapshot{
+	return &v8ir.Snapshot{
 		Header:    jsObj(jsF("meta", meta)),
-		NodeExtra: []ir.Column{{Name: "detachedness", Values: ir.UintsOf(0, 1, 2)}},
-		EdgeExtra: []ir.Column{{Name: "extra", Values: ir.UintsOf(0, 0, 0)}},
+		NodeExtra: []v8ir.Field{{Name: "detachedness", Values: ir.UintsOf(0, 1, 2)}},
+		EdgeExtra: []v8ir.Field{{Name: "extra", Values: ir.UintsOf(0, 0, 0)}},
 		Locations: ir.UintsOf(2, 7, 0, 0),
 	}
 }
@@ -68,15 +71,15 @@ func TestValidateAcceptsValid(t *testing.T) {
 		mod  func(f *ir.File)
 	}{
 		{"base", func(f *ir.File) {}},
-		{"with v8 section", func(f *ir.File) { f.Snapshots[0].V8 = vtV8() }},
+		{"with v8 section", func(f *ir.File) { f.Snapshots[0].SetSection(vtV8()) }},
 		{"an empty trace tree without its fields", func(f *ir.File) {
-			f.Snapshots[0].V8 = vtV8()
-			f.Snapshots[0].V8.Header = jsObj(jsF("meta", jsObj()))
-			f.Snapshots[0].V8.TraceTree = vtTree(0)
+			f.Snapshots[0].SetSection(vtV8())
+			v8ir.Of(f.Snapshots[0]).Header = jsObj(jsF("meta", jsObj()))
+			v8ir.Of(f.Snapshots[0]).TraceTree = vtTree(0)
 		}},
 		{"with a trace tree", func(f *ir.File) {
-			f.Snapshots[0].V8 = vtV8()
-			f.Snapshots[0].V8.TraceTree = vtTree(1, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0)
+			f.Snapshots[0].SetSection(vtV8())
+			v8ir.Of(f.Snapshots[0]).TraceTree = vtTree(1, 1, 0, 0, 0, 1, 2, 0, 0, 0, 0)
 		}},
 		{"no root", func(f *ir.File) { f.Snapshots[0].Root = ir.NoNode }},
 		{"no optional columns", func(f *ir.File) {
@@ -150,21 +153,43 @@ func TestValidateRejects(t *testing.T) {
 			f.Classes = ir.Classes{FieldName: []uint32{1}}
 			s.Nodes.Class = nil
 		}, "field names without classes"},
-		{"v8 header not an object", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Header = ir.JSONStr("x") }, "v8: header is not an object"},
-		{"v8 node field length", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.NodeExtra[0].Values = ir.UintsOf(1) }, `v8: node field "detachedness" has 1 values for 3 nodes`},
-		{"v8 edge field length", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.EdgeExtra[0].Values.Append(0) }, `v8: edge field "extra" has 4 values for 3 edges`},
-		{"v8 locations not whole rows", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Locations.Append(1) }, "5 location values is not a multiple of 4 fields"},
+		{"v8 header not an object", func(f *ir.File, s *ir.Snapshot) { s.SetSection(vtV8()); v8ir.Of(s).Header = ir.JSONStr("x") }, "v8: header is not an object"},
+		{"v8 node field length", func(f *ir.File, s *ir.Snapshot) { s.SetSection(vtV8()); v8ir.Of(s).NodeExtra[0].Values = ir.UintsOf(1) }, "v8: column v8.node.detachedness has 1 values for the 3 entries of table node"},
+		{"v8 edge field length", func(f *ir.File, s *ir.Snapshot) { s.SetSection(vtV8()); v8ir.Of(s).EdgeExtra[0].Values.Append(0) }, "v8: column v8.edge.extra has 4 values for the 3 entries of table edge"},
+		{"v8 locations not whole rows", func(f *ir.File, s *ir.Snapshot) { s.SetSection(vtV8()); v8ir.Of(s).Locations.Append(1) }, "5 location values is not a multiple of 4 fields"},
 		{"v8 trace tree cut short", func(f *ir.File, s *ir.Snapshot) {
-			s.V8 = vtV8()
-			s.V8.TraceTree = vtTree(1, 1, 0, 0, 0, 2, 2, 0, 0, 0, 0)
+			s.SetSection(vtV8())
+			v8ir.Of(s).TraceTree = vtTree(1, 1, 0, 0, 0, 2, 2, 0, 0, 0, 0)
 		}, "trace tree: node at 11 cut short"},
-		{"v8 trace tree left over", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.TraceTree = vtTree(1, 1, 0, 0, 0, 0, 9) }, "1 values after the tree's last node"},
+		{"v8 trace tree left over", func(f *ir.File, s *ir.Snapshot) {
+			s.SetSection(vtV8())
+			v8ir.Of(s).TraceTree = vtTree(1, 1, 0, 0, 0, 0, 9)
+		}, "1 values after the tree's last node"},
 		{"v8 trace tree without its fields", func(f *ir.File, s *ir.Snapshot) {
-			s.V8 = vtV8()
-			s.V8.Header = jsObj(jsF("meta", jsObj()))
-			s.V8.TraceTree = vtTree(1, 0)
+			s.SetSection(vtV8())
+			v8ir.Of(s).Header = jsObj(jsF("meta", jsObj()))
+			v8ir.Of(s).TraceTree = vtTree(1, 0)
 		}, "trace tree without meta.trace_node_fields"},
-		{"v8 location node out of range", func(f *ir.File, s *ir.Snapshot) { s.V8 = vtV8(); s.V8.Locations.Set(0, 3) }, "location 0: object_index 3 out of range"},
+		{"v8 location node out of range", func(f *ir.File, s *ir.Snapshot) { s.SetSection(vtV8()); v8ir.Of(s).Locations.Set(0, 3) }, "location 0: object_index 3 out of range"},
+
+		// The tables' rules that the stream's reader checks as the
+		// declarations arrive (SPEC.md, Column declarations).
+		{"a file column of a snapshot's table", func(f *ir.File, s *ir.Snapshot) {
+			f.Sections = []ir.Section{vtRaw("x", "x.n", ir.TypeUint, ir.TableNode, "", 0, 0, 0)}
+		}, "x: column x.n of the file: table \"node\""},
+		{"a file column indexing a snapshot's table", func(f *ir.File, s *ir.Snapshot) {
+			f.Sections = []ir.Section{vtRaw("x", "x.n", ir.TypeIndex, "x.t", ir.TableEdge, 0)}
+		}, "a snapshot's table"},
+		{"a table counted twice", func(f *ir.File, s *ir.Snapshot) {
+			s.Sections = []ir.Section{vtRaw("x", "x.c", ir.TypeCount, ir.TableNode, ir.TableEdge, 1, 1, 1)}
+		}, "table edge is already counted"},
+		{"a column counting its own table", func(f *ir.File, s *ir.Snapshot) {
+			s.Sections = []ir.Section{vtRaw("x", "x.c", ir.TypeCount, "x.t", "x.t", 0)}
+		}, "counts its own table"},
+		{"a snapshot counting the file's table", func(f *ir.File, s *ir.Snapshot) {
+			f.Sections = []ir.Section{vtRaw("x", "x.f", ir.TypeUint, "x.t", "", 7)}
+			s.Sections = []ir.Section{vtRaw("y", "y.c", ir.TypeCount, ir.TableNode, "x.t", 1, 0, 0)}
+		}, "counts the file's table x.t"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,6 +204,12 @@ func TestValidateRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// vtRaw is a section no package registered, of one column.
+func vtRaw(section, name string, typ ir.ColumnType, table, of string, values ...uint64) *ir.RawSection {
+	return &ir.RawSection{Name: section, Version: 1, Columns: []ir.RawColumn{
+		{Decl: ir.ColumnDecl{Name: name, Type: typ, Table: table, Of: of}, Values: ir.UintsOf(values...)}}}
 }
 
 func TestValidateNamesTheSnapshot(t *testing.T) {
@@ -209,13 +240,13 @@ func TestValidateDart(t *testing.T) {
 		want  string
 	}{
 		{"no class column", func(s *ir.Snapshot) { s.Nodes.Class = nil }, "every object has a class"},
-		{"a chunk of padding", func(s *ir.Snapshot) { s.Dart.Padding = ir.DartExportChunk }, "padding"},
-		{"huge padding", func(s *ir.Snapshot) { s.Dart.Padding = 1 << 50 }, "padding"},
-		{"padding without hashes", func(s *ir.Snapshot) { s.Dart.IdentityHashes = false }, "padding"},
+		{"a chunk of padding", func(s *ir.Snapshot) { dartir.Of(s).Padding = dartir.ExportChunk }, "padding"},
+		{"huge padding", func(s *ir.Snapshot) { dartir.Of(s).Padding = 1 << 50 }, "padding"},
+		{"padding without hashes", func(s *ir.Snapshot) { dartir.Of(s).IdentityHashes = false }, "padding"},
 		{"referenceCount below the references", func(s *ir.Snapshot) {
-			s.Dart.ReferenceCount = uint64(s.Edges.Len()+len(s.Dart.ZeroRefNode)) - 1
+			dartir.Of(s).ReferenceCount = uint64(s.Edges.Len()+len(dartir.Of(s).ZeroRefNode)) - 1
 		}, "referenceCount"},
-		{"referenceCount of 2^32", func(s *ir.Snapshot) { s.Dart.ReferenceCount = 1 << 32 }, "referenceCount"},
+		{"referenceCount of 2^32", func(s *ir.Snapshot) { dartir.Of(s).ReferenceCount = 1 << 32 }, "referenceCount"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

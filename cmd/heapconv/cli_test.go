@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heapconv/heapconv/ir/irstream"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/heapconv/heapconv/ir"
@@ -241,9 +244,9 @@ func TestConvertRoundTrip(t *testing.T) {
 				if code, _, stderr := cliRun(t, nil, "convert", in, mid); code != 0 {
 					t.Fatalf("to IR: exit %d: %s", code, stderr)
 				}
-				magic := ir.Magic
+				magic := irstream.Magic
 				if ext == ".heapir.zst" {
-					magic = ir.ZstdMagic
+					magic = irstream.ZstdMagic
 				}
 				if m := cliReadFile(t, mid); !bytes.HasPrefix(m, magic) {
 					t.Errorf("%s starts with % x, want % x", mid, m[:min(8, len(m))], magic)
@@ -265,7 +268,7 @@ func TestConvertStdio(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("V8 -> IR on stdio: exit %d: %s", code, stderr)
 	}
-	if !strings.HasPrefix(irData, string(ir.Magic)) {
+	if !strings.HasPrefix(irData, string(irstream.Magic)) {
 		t.Fatalf("stdout is not an IR stream: %q", irData[:min(16, len(irData))])
 	}
 	code, back, stderr := cliRun(t, []byte(irData), "convert", "--to", "v8", "-", "-")
@@ -281,7 +284,7 @@ func TestConvertStdio(t *testing.T) {
 	if code, _, stderr := cliRun(t, in, "convert", "-", out); code != 0 {
 		t.Fatalf("stdin -> file: exit %d: %s", code, stderr)
 	}
-	if !bytes.HasPrefix(cliReadFile(t, out), ir.ZstdMagic) {
+	if !bytes.HasPrefix(cliReadFile(t, out), irstream.ZstdMagic) {
 		t.Errorf("%s is not zstd", out)
 	}
 	for _, cmd := range [][]string{{"info", "-"}, {"dump", "-"}, {"validate", "-"}} {
@@ -401,7 +404,7 @@ func TestConvertFailureLeavesNothing(t *testing.T) {
 		}, "to_node 8"},
 		{"corrupt IR input", func(t *testing.T) []byte {
 			var b bytes.Buffer
-			if err := ir.Encode(&b, cliSmallIR(t, "rows.heapsnapshot")); err != nil {
+			if err := irstream.Encode(&b, cliSmallIR(t, "rows.heapsnapshot")); err != nil {
 				t.Fatal(err)
 			}
 			return b.Bytes()[:b.Len()-3]
@@ -410,10 +413,10 @@ func TestConvertFailureLeavesNothing(t *testing.T) {
 			// A V8 section whose meta names a node field it has no column
 			// for: reading succeeds, writing fails after it began.
 			f := cliSmallIR(t, "rows.heapsnapshot")
-			v := f.Snapshots[0].V8
+			v := v8ir.Of(f.Snapshots[0])
 			v.NodeExtra = v.NodeExtra[:1]
 			var b bytes.Buffer
-			if err := ir.Encode(&b, f); err != nil {
+			if err := irstream.Encode(&b, f); err != nil {
 				t.Fatal(err)
 			}
 			return b.Bytes()
@@ -500,7 +503,7 @@ func TestSnapshotSelection(t *testing.T) {
 	f.Snapshots = append(f.Snapshots, f.Snapshots[0])
 	multi := filepath.Join(dir, "multi.heapir")
 	var b bytes.Buffer
-	if err := ir.Encode(&b, f); err != nil {
+	if err := irstream.Encode(&b, f); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(multi, b.Bytes(), 0o644); err != nil {

@@ -7,9 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/irtext"
 
 	"github.com/spf13/pflag"
 )
@@ -100,7 +104,7 @@ func runConvert(e *env, args []string) error {
 	if target == "" {
 		target = heapconv.OutputFormat(outName).Name
 	}
-	if target == ir.FormatFuchsiaFIDL && (*noGzip || *outContents != "") {
+	if target == fuchsiair.FormatFIDL && (*noGzip || *outContents != "") {
 		return errors.New("--no-gzip and --out-contents are for pprof profiles: a FIDL stream carries its block contents")
 	}
 	if *noGzip && strings.HasSuffix(strings.ToLower(outName), ".gz") {
@@ -376,7 +380,7 @@ func runInfo(e *env, args []string) error {
 			}
 		}
 	}
-	if out.As == "" && f.Format != ir.FormatV8 && f.Format != ir.FormatIR {
+	if out.As == "" && f.Format != v8ir.Format && f.Format != ir.FormatIR {
 		fmt.Fprintf(w, "\nChrome DevTools groups and sizes objects its own way: heapconv info --as v8 shows\nthe figures it will show for this heap converted to V8.\n")
 	}
 	return nil
@@ -549,7 +553,7 @@ func runDump(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return ir.WriteText(e.stdout, f)
+	return irtext.Write(e.stdout, f)
 }
 
 const formatsUsage = `Usage: heapconv formats

@@ -12,9 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/heapconv/heapconv/ir/irstream"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/heapconv/heapconv/ir"
 )
 
 var testdata = filepath.Join("..", "..", "testdata")
@@ -127,7 +126,7 @@ func TestCompressedInput(t *testing.T) {
 				if fx.format == "fuchsia" && w.name == "gzip" {
 					// A gzipped profile is ffx's own form: read as such,
 					// it is written back gzipped.
-					wantDump = strings.Replace(plainDump, "fuchsia gzip=false", "fuchsia gzip=true", 1)
+					wantDump = strings.Replace(plainDump, "section fuchsia v1\n  gzip=false\n", "section fuchsia v1\n  gzip=true\n", 1)
 				}
 				if code, stdout, stderr := cliRun(t, nil, "dump", path); code != 0 || stdout != wantDump {
 					t.Errorf("dump: exit %d (%s); the same IR as the plain file: %v", code, stderr, stdout == wantDump)
@@ -219,12 +218,12 @@ func TestCompressedOutput(t *testing.T) {
 					if code, _, stderr := cliRun(t, nil, "convert", "-q", in, out); code != 0 {
 						t.Fatal(stderr)
 					}
-					g, err := ir.Decode(bytes.NewReader(cliReadFile(t, out)))
+					g, err := irstream.Decode(bytes.NewReader(cliReadFile(t, out)))
 					if err != nil {
 						t.Fatal(err)
 					}
 					var b bytes.Buffer
-					if err := ir.Encode(&b, g); err != nil || !bytes.Equal(b.Bytes(), want) {
+					if err := irstream.Encode(&b, g); err != nil || !bytes.Equal(b.Bytes(), want) {
 						t.Errorf(".heapir.zst does not hold the .heapir's IR (%v)", err)
 					}
 					return
@@ -288,7 +287,7 @@ func TestCompressedInputEdges(t *testing.T) {
 	flipped[20] ^= 0xff
 	// A zstd frame made by hand, as zstd --long=28 would declare it: no
 	// flags, a window of 2^(10+18) bytes, one raw last block holding v8.
-	window := append(bytes.Clone(ir.ZstdMagic), 0x00, 18<<3)
+	window := append(bytes.Clone(irstream.ZstdMagic), 0x00, 18<<3)
 	hdr := uint32(len(v8))<<3 | 1
 	window = append(append(window, byte(hdr), byte(hdr>>8), byte(hdr>>16)), v8...)
 	mvm := cliReadFile(t, filepath.Join(testdata, "moarvm", "nqp-3snap.mvmheap"))

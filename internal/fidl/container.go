@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"io"
 	"slices"
 
@@ -61,7 +62,7 @@ type Reader struct {
 }
 
 func errorf(off int64, msg string, args ...any) error {
-	return ir.Errorf(ir.FormatFuchsiaFIDL, off, msg, args...)
+	return ir.Errorf(fuchsiair.FormatFIDL, off, msg, args...)
 }
 
 // NewReader reads and checks the file header. size is the number of bytes r
@@ -114,9 +115,9 @@ func (r *Reader) Offset() int64 { return r.off }
 // readError turns a read failure at offset off into an error.
 func (r *Reader) readError(off int64, err error, what string) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return ir.Truncated(ir.FormatFuchsiaFIDL, off, "unexpected end of file in %s", what)
+		return ir.Truncated(fuchsiair.FormatFIDL, off, "unexpected end of file in %s", what)
 	}
-	return fmt.Errorf("%s: offset %d: reading %s: %w", ir.FormatFuchsiaFIDL, off, what, err)
+	return fmt.Errorf("%s: offset %d: reading %s: %w", fuchsiair.FormatFIDL, off, what, err)
 }
 
 // Next reads the next record. For an element record it decodes the element

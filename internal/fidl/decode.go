@@ -2,6 +2,7 @@ package fidl
 
 import (
 	"encoding/binary"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"strconv"
 	"unicode/utf8"
 
@@ -30,7 +31,7 @@ type decoder struct {
 }
 
 func (d *decoder) errorf(at int, msg string, args ...any) error {
-	return ir.Errorf(ir.FormatFuchsiaFIDL, d.base+int64(at), msg, args...)
+	return ir.Errorf(fuchsiair.FormatFIDL, d.base+int64(at), msg, args...)
 }
 
 func (d *decoder) u64(at int) uint64 { return binary.LittleEndian.Uint64(d.b[at:]) }

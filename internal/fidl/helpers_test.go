@@ -3,6 +3,7 @@ package fidl
 import (
 	"encoding/hex"
 	"errors"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -53,7 +54,7 @@ func formatError(tb testing.TB, err error) *ir.FormatError {
 	if !errors.As(err, &fe) {
 		tb.Fatalf("error %v (%T) is not an *ir.FormatError", err, err)
 	}
-	if fe.Format != ir.FormatFuchsiaFIDL {
+	if fe.Format != fuchsiair.FormatFIDL {
 		tb.Fatalf("error format %q", fe.Format)
 	}
 	return fe

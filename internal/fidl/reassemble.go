@@ -2,6 +2,7 @@ package fidl
 
 import (
 	"cmp"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"slices"
 
 	"github.com/heapconv/heapconv/ir"
@@ -59,6 +60,7 @@ type ReceiveError struct {
 	Err  *ir.FormatError
 }
 
+// Error gives the underlying error's message.
 func (e *ReceiveError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the *ir.FormatError.
@@ -151,7 +153,7 @@ type receiver struct {
 }
 
 func (c *receiver) errorf(kind ReceiveErrorKind, element string, off int64, msg string, args ...any) *ReceiveError {
-	return &ReceiveError{Kind: kind, Element: element, Err: ir.Errorf(ir.FormatFuchsiaFIDL, off, "%v: "+msg, append([]any{kind}, args...)...)}
+	return &ReceiveError{Kind: kind, Element: element, Err: ir.Errorf(fuchsiair.FormatFIDL, off, "%v: "+msg, append([]any{kind}, args...)...)}
 }
 
 func (c *receiver) missing(t table, ord int, off int64) *ReceiveError {

@@ -44,6 +44,7 @@ const (
 
 var eraNames = map[Era]string{Era2023: "2023", EraWithTags: "withtags", EraCurrent: "current", EraNewest: "newest"}
 
+// String gives the era's name.
 func (e Era) String() string {
 	if n, ok := eraNames[e]; ok {
 		return n

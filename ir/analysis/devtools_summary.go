@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -44,10 +46,10 @@ const (
 // section), or has V8's node kinds and no other format's section (a graph
 // made for V8). Other formats keep their own class names.
 func devtoolsSummarized(s *ir.Snapshot) bool {
-	if s.V8 != nil {
+	if v8ir.Of(s) != nil {
 		return true
 	}
-	if s.Dart != nil || s.MoarVM != nil || s.Fuchsia != nil {
+	if len(s.Sections) > 0 {
 		return false
 	}
 	return ir.HasV8NodeKinds(s)
@@ -72,11 +74,11 @@ func edgeKindIndex(s *ir.Snapshot, name string) int {
 // weak. The state does not spread through JavaScript objects: every entry
 // from them into the DOM is a native node that knows its own state.
 func devtoolsDetached(s *ir.Snapshot) []bool {
-	col := s.V8.NodeColumn("detachedness")
+	col := v8ir.Of(s).NodeColumn("detachedness")
 	if col == nil || col.Len() != s.Nodes.Len() {
 		return nil
 	}
-	const attached, detached = ir.V8Attached, ir.V8Detached
+	const attached, detached = v8ir.Attached, v8ir.Detached
 	n := s.Nodes.Len()
 	native := kindIndex(s.NodeKinds, ir.KindNative)
 	hidden, weak := edgeKindIndex(s, ir.EdgeHidden), edgeKindIndex(s, ir.EdgeWeak)
@@ -425,16 +427,16 @@ type located struct {
 // in node order, and the distinct locations. A node listed twice takes its
 // last entry, as DevTools' location map does.
 func devtoolsLocations(s *ir.Snapshot, object int) (nodes []located, locs []SourceLocation) {
-	if s.V8 == nil || s.V8.Locations.Len() == 0 || object < 0 {
+	if v8ir.Of(s) == nil || v8ir.Of(s).Locations.Len() == 0 || object < 0 {
 		return nil, nil
 	}
-	fields := s.V8.MetaList("location_fields")
+	fields := v8ir.Of(s).MetaList("location_fields")
 	obj, script := slices.Index(fields, "object_index"), slices.Index(fields, "script_id")
 	line, col := slices.Index(fields, "line"), slices.Index(fields, "column")
 	if obj < 0 || script < 0 || line < 0 || col < 0 {
 		return nil, nil
 	}
-	nf, all := len(fields), &s.V8.Locations
+	nf, all := len(fields), &v8ir.Of(s).Locations
 	ids := map[SourceLocation]int32{}
 	for at := 0; at+nf <= all.Len(); at += nf {
 		v := all.At(at + obj)

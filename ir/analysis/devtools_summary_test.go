@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -89,10 +91,10 @@ func (h *testHeap) build(locations []uint64) (*ir.File, *ir.Snapshot) {
 		meta.Set("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column"))
 		header := ir.JSON{Kind: ir.JSONObject}
 		header.Set("meta", meta)
-		s.V8 = &ir.V8Snapshot{Header: header, NodeExtra: []ir.Column{{Name: "detachedness", Values: det}}}
-		s.V8.Locations.AppendAll(locations)
+		s.SetSection(&v8ir.Snapshot{Header: header, NodeExtra: []v8ir.Field{{Name: "detachedness", Values: det}}})
+		v8ir.Of(s).Locations.AppendAll(locations)
 	}
-	f := &ir.File{Format: ir.FormatV8, Strings: h.strs, Snapshots: []*ir.Snapshot{s}}
+	f := &ir.File{Format: v8ir.Format, Strings: h.strs, Snapshots: []*ir.Snapshot{s}}
 	return f, s
 }
 
@@ -348,7 +350,7 @@ func TestDevToolsDetachedAndLocations(t *testing.T) {
 		t.Errorf("rows %v", rows)
 	}
 	// Without the V8 section nothing is detached or located.
-	s.V8 = nil
+	s.Sections = nil
 	if got := classesOf(f, s); got[2] != "<div>" || got[10] != "Foo" {
 		t.Errorf("without a V8 section: %q", got)
 	}

@@ -361,7 +361,7 @@ func withVirtualRoot(s *ir.Snapshot) *ir.Snapshot {
 		g.NodeKinds = []string{ir.KindSynthetic}
 	}
 	// Format sections describe the original nodes only.
-	g.V8, g.Dart, g.MoarVM, g.Fuchsia = nil, nil, nil, nil
+	g.Sections = nil
 	return &g
 }
 

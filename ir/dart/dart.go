@@ -47,16 +47,16 @@ func IntCoding(class string) uint8 {
 
 // tagValues are the value kinds the data tags carry.
 var tagValues = [...]ir.ValueKind{
-	ir.DartNullData: ir.ValueNull, ir.DartBoolData: ir.ValueBool, ir.DartIntData: ir.ValueInt,
-	ir.DartDoubleData: ir.ValueFloat, ir.DartLatin1Data: ir.ValueString, ir.DartUTF16Data: ir.ValueString,
-	ir.DartLengthData: ir.ValueLength, ir.DartNameData: ir.ValueString,
+	NullData: ir.ValueNull, BoolData: ir.ValueBool, IntData: ir.ValueInt,
+	DoubleData: ir.ValueFloat, Latin1Data: ir.ValueString, UTF16Data: ir.ValueString,
+	LengthData: ir.ValueLength, NameData: ir.ValueString,
 }
 
 // ValueKind returns the kind of the value a data tag (an index into
-// ir.DartNodeKinds) carries, and false for ir.DartNoData and unknown tags,
+// ir.DartNodeKinds) carries, and false for NoData and unknown tags,
 // which carry none.
 func ValueKind(tag uint8) (ir.ValueKind, bool) {
-	if tag == ir.DartNoData || int(tag) >= len(tagValues) {
+	if tag == NoData || int(tag) >= len(tagValues) {
 		return 0, false
 	}
 	return tagValues[tag], true

@@ -71,13 +71,13 @@ func hexBytes(b []byte) string {
 func TestValueKinds(t *testing.T) {
 	want := map[string]ir.ValueKind{"null": ir.ValueNull, "bool": ir.ValueBool, "int": ir.ValueInt, "double": ir.ValueFloat,
 		"latin1": ir.ValueString, "utf16": ir.ValueString, "length": ir.ValueLength, "name": ir.ValueString}
-	for tag, name := range ir.DartNodeKinds {
+	for tag, name := range dartir.NodeKinds {
 		k, ok := dartir.ValueKind(uint8(tag))
 		if w, has := want[name]; ok != has || k != w {
 			t.Errorf("tag %d (%s): %v, %v; want %v, %v", tag, name, k, ok, w, has)
 		}
 	}
-	if _, ok := dartir.ValueKind(uint8(len(ir.DartNodeKinds))); ok {
+	if _, ok := dartir.ValueKind(uint8(len(dartir.NodeKinds))); ok {
 		t.Error("an unknown tag carries a value")
 	}
 }

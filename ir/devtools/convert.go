@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
@@ -17,6 +21,11 @@ import (
 // docs/formats/v8.md, "What Chrome DevTools' loader requires".)
 const MaxNameUnits = 1024
 
+// target is what the loss report says of a V8 snapshot made from another
+// format: it keeps allocation stacks (as allocation traces), static frames
+// (as function nodes) and a Dart heap's classes, for converting back.
+var target = ir.Target{Format: v8ir.Format, Name: "a V8 snapshot", KeepsStacks: true, KeepsFrames: true, KeepsClasses: true}
+
 // Convert turns a one-snapshot file from any format into the V8 shape that
 // Write serializes and Chrome DevTools loads: V8's type tables, a string
 // table starting with "<dummy>", the root at node 0, unique odd 32-bit ids,
@@ -26,15 +35,15 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d", len(f.Snapshots))
 	}
-	if f.Snapshots[0].Dart != nil {
+	if dartir.Of(f.Snapshots[0]) != nil {
 		return fromDart(f)
 	}
-	if f.MoarVM != nil {
+	if moarvmir.FileOf(f) != nil {
 		return fromMoarVM(f)
 	}
 	c := &converter{src: f, s: f.Snapshots[0]}
 	out, err := c.convert()
-	if fx := f.Snapshots[0].Fuchsia; err == nil && fx != nil && fx.DerivedEdges {
+	if fx := fuchsiair.Of(f.Snapshots[0]); err == nil && fx != nil && fx.DerivedEdges {
 		// Not a loss, but the report is where the user hears about it.
 		c.loss.Add(ir.LossDerivedEdges, int64(f.Snapshots[0].Edges.Len()), "references were derived by scanning block contents for pointers: a heuristic (integers that look like addresses count too, and globals, stacks and registers are not seen), so retainers and retained sizes are estimates")
 	}
@@ -240,18 +249,19 @@ func (c *converter) convert() (*ir.File, error) {
 	if src.Classes.Len() > 0 {
 		c.loss.Add(ir.LossClasses, int64(src.Classes.Len()), "classes (the class table, with field names) are not kept; nodes keep their names")
 	}
-	out.V8 = v8ir.NewSection(out)
+	out.SetSection(v8ir.NewSection(out))
 	if traceIDs := c.fuchsiaTraces(out); traceIDs != nil {
 		// Node 20's field order: trace_node_id before detachedness.
-		v8ir.SetNodeFields(&out.V8.Header, out.NodeKinds, v8ir.NodeTraceNodeID, v8ir.NodeDetachedness)
-		out.V8.NodeExtra = append([]ir.Column{{Name: v8ir.NodeTraceNodeID, Values: *traceIDs}}, out.V8.NodeExtra...)
+		v8ir.SetNodeFields(&v8ir.Of(out).Header, out.NodeKinds, v8ir.NodeTraceNodeID, v8ir.NodeDetachedness)
+		v8ir.Of(out).NodeExtra = append([]v8ir.Field{{Name: v8ir.NodeTraceNodeID, Values: *traceIDs}}, v8ir.Of(out).NodeExtra...)
 	}
 	// Its allocation stacks it can hold: fuchsiaTraces.
-	c.loss.Merge(ir.FuchsiaLoss(src, s, "a V8 snapshot", true))
+	c.loss.Merge(ir.SectionLoss(src, s, target))
+	c.loss.Merge(ir.SectionLoss(src, nil, target))
 	if err := c.checkStringsSize(); err != nil {
 		return nil, err
 	}
-	outFile := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + src.Format, Producer: src.Producer, Strings: c.strs.Strings, Snapshots: []*ir.Snapshot{out}}
+	outFile := &ir.File{Format: v8ir.Format, FormatVersion: "converted from " + src.Format, Producer: src.Producer, Strings: c.strs.Strings, Snapshots: []*ir.Snapshot{out}}
 	if err := outFile.Validate(); err != nil {
 		return nil, fmt.Errorf("v8: conversion produced an invalid graph: %w", err)
 	}

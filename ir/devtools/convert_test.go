@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir/devtools"
 	wv8 "github.com/heapconv/heapconv/writers/v8"
 
@@ -38,7 +41,7 @@ func cvFile() *ir.File {
 		},
 	}
 	return &ir.File{
-		Format:    ir.FormatMoarVM,
+		Format:    moarvmir.Format,
 		Producer:  "test",
 		Strings:   []string{"", "Root", "Foo", "text", "stack", "globals", "fld", "unused"},
 		Snapshots: []*ir.Snapshot{s},
@@ -172,11 +175,11 @@ func TestConvertKinds(t *testing.T) {
 		t.Errorf("custom edge kinds %v, want %v (named by string, as DevTools reads them)", got, want)
 	}
 	// The header's meta lists the tables.
-	meta := s.V8.Meta()
+	meta := v8ir.Of(s).Meta()
 	if got := meta.Get("node_types").Elems[0].Strings(); !slices.Equal(got, s.NodeKinds) {
 		t.Errorf("meta node_types[0] %q", got)
 	}
-	if n, _ := s.V8.Header.Get("node_count").Uint(); n != uint64(s.Nodes.Len()) {
+	if n, _ := v8ir.Of(s).Header.Get("node_count").Uint(); n != uint64(s.Nodes.Len()) {
 		t.Errorf("header node_count %d", n)
 	}
 }
@@ -304,7 +307,7 @@ func TestConvertCases(t *testing.T) {
 			irtest.WantLoss(t, loss, ir.LossValues, 1, "primitive values")
 			irtest.WantLoss(t, loss, ir.LossTotals, 1, "capacity=99")
 			irtest.WantLoss(t, loss, ir.LossExternalSizes, 1, "extra_native_bytes (12 bytes)")
-			if v, _ := s.V8.Header.Get("extra_native_bytes").Uint(); v != 12 {
+			if v, _ := v8ir.Of(s).Header.Get("extra_native_bytes").Uint(); v != 12 {
 				t.Errorf("extra_native_bytes %d, want 12", v)
 			}
 		}},

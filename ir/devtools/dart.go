@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
@@ -33,7 +35,7 @@ import (
 //   - VM internals (classes without a library: Code, Function, Class, …)
 //     are "hidden" (DevTools' "(system)"), code-like ones "code";
 //   - classes heapconv made from another format (library URI
-//     ir.DartForeignURI, see writers/dart) are nobody's internals: their
+//     dartir.ForeignURI, see writers/dart) are nobody's internals: their
 //     objects get back the kind the library name names when it is one of
 //     V8's (else "object") and the name their name data holds (else the
 //     class's), and their fields the edge kind their reserved string names
@@ -49,9 +51,9 @@ import (
 //   - node ids come from identity hash codes (2h+1), so objects keep their
 //     id across snapshots of one process; objects without a usable hash get
 //     the free odd ids from 2^32 down;
-//   - the header says the file was made from a Dart heap (ir.V8HeaderFrom
-//     "dart") and keeps its class table (ir.V8HeaderDartClasses), and a
-//     node field each node's class (ir.V8DartClassField), which DevTools
+//   - the header says the file was made from a Dart heap (v8ir.HeaderFrom
+//     "dart") and keeps its class table (v8ir.HeaderDartClasses), and a
+//     node field each node's class (v8ir.DartClassField), which DevTools
 //     ignores: converting the file back to Dart gives every object its
 //     class and every object its external properties again.
 //
@@ -59,9 +61,9 @@ import (
 // that a big heap is not copied twice.
 func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	s := f.Snapshots[0]
-	d := s.Dart
+	d := dartir.Of(s)
 	n := s.Nodes.Len()
-	out := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + f.Format, Producer: f.Producer}
+	out := &ir.File{Format: v8ir.Format, FormatVersion: "converted from " + f.Format, Producer: f.Producer}
 	conv := &converter{src: f, s: s, strs: newInterner(f)}
 	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
 	intern("<dummy>")
@@ -84,7 +86,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	for k := 0; k < c.Len(); k++ {
 		className[k+1] = labels[k]
 		internal[k+1] = f.String(d.ClassURI[k]) == "" && f.String(c.Library[k]) == ""
-		foreign[k+1] = ir.IsDartForeignURI(f.String(d.ClassURI[k]))
+		foreign[k+1] = dartir.IsForeignURI(f.String(d.ClassURI[k]))
 	}
 
 	// The edge kinds of the fields of classes made from another format,
@@ -152,7 +154,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	nd.Name = make([]uint32, 0, total)
 	nd.FirstEdge = make([]uint32, 1, total+1)
 	ids := make([]uint64, 0, total)
-	var dartClass ir.Uints // per node: its Dart class, 0 for none (ir.V8DartClassField)
+	var dartClass ir.Uints // per node: its Dart class, 0 for none (v8ir.DartClassField)
 	dartClass.AppendZeros(shift)
 	classIdx := make([]uint32, len(className)) // interned class names, +1
 	srcIdx := make([]uint32, len(f.Strings))   // interned source strings, +1
@@ -281,7 +283,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		case foreign[cls]:
 			// The source's name, which the Dart writer kept as name data
 			// (a string's and a number's is their value).
-			if hasVal && (s.Nodes.Kind[i] == ir.DartNameData || k == kString || k == kNumber) {
+			if hasVal && (s.Nodes.Kind[i] == dartir.NameData || k == kString || k == kNumber) {
 				name, named = value(), true
 			}
 		case k == kString || k == kNumber:
@@ -290,7 +292,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			}
 		case k == kObject && backing[i]:
 			k = kArray
-		case (k == kCode || k == kHidden) && hasVal && s.Nodes.Kind[i] == ir.DartNameData:
+		case (k == kCode || k == kHidden) && hasVal && s.Nodes.Kind[i] == dartir.NameData:
 			name, named = className[cls]+" "+value(), true
 		}
 		id := uint64(0)
@@ -339,7 +341,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			}
 		}
 		for ext < len(extOrder) && d.ExternalNode[extOrder[ext]] == uint32(i) {
-			edge(eInternal, intern(ir.V8ExternalEdge), nextNative)
+			edge(eInternal, intern(v8ir.ExternalEdge), nextNative)
 			nextNative++
 			ext++
 		}
@@ -385,20 +387,20 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if s.Values.Len() > 0 {
 		loss.Add(ir.LossValues, int64(s.Values.Len()), "values have no place in a V8 snapshot: strings and numbers are named by theirs, the rest is not kept")
 	}
-	loss.Merge(ir.DartLoss(f, s, "a V8 snapshot", true))
+	loss.Merge(ir.SectionLoss(f, s, target))
 	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // external properties are native nodes
-	o.V8 = v8ir.NewSection(o)
+	o.SetSection(v8ir.NewSection(o))
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
 	// external properties from objects.
-	o.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
+	v8ir.Of(o).Header.Set(v8ir.HeaderFrom, ir.JSONStr(dartir.Format))
 	// The Dart classes, for converting back (ir.V8DartClasses).
 	table := make([]string, 0, 3*c.Len())
 	for k := range c.Len() {
 		table = append(table, f.String(c.Name[k]), f.String(c.Library[k]), f.String(d.ClassURI[k]))
 	}
-	o.V8.Header.Set(ir.V8HeaderDartClasses, ir.JSONStrs(table...))
-	v8ir.SetNodeFields(&o.V8.Header, o.NodeKinds, v8ir.NodeDetachedness, ir.V8DartClassField)
-	o.V8.NodeExtra = append(o.V8.NodeExtra, ir.Column{Name: ir.V8DartClassField, Values: dartClass})
+	v8ir.Of(o).Header.Set(v8ir.HeaderDartClasses, ir.JSONStrs(table...))
+	v8ir.SetNodeFields(&v8ir.Of(o).Header, o.NodeKinds, v8ir.NodeDetachedness, v8ir.DartClassField)
+	v8ir.Of(o).NodeExtra = append(v8ir.Of(o).NodeExtra, v8ir.Field{Name: v8ir.DartClassField, Values: dartClass})
 	if err := out.Validate(); err != nil {
 		return nil, loss, fmt.Errorf("v8: the Dart conversion produced an invalid graph: %w", err)
 	}

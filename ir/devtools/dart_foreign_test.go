@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir/devtools"
 
 	"github.com/heapconv/heapconv/ir"
@@ -17,7 +20,7 @@ import (
 // beside classes heapconv made from V8 (library URI heapconv:v8, library
 // name a V8 kind) and from MoarVM (heapconv:moarvm, a REPR name or none).
 func dartForeignFile() *ir.File {
-	f := &ir.File{Format: ir.FormatDart, Strings: []string{"", "Root", "Code", "(string)", "string", "heapconv:v8",
+	f := &ir.File{Format: dartir.Format, Strings: []string{"", "Root", "Code", "(string)", "string", "heapconv:v8",
 		"Foo", "object", "(system)", "hidden", "native", "_OneByteString", "dart:core", "Bar", "P6opaque",
 		"heapconv:moarvm", "hello", "system / Map", "abc", "main"}}
 	type class struct{ name, lib, uri uint32 }
@@ -32,7 +35,7 @@ func dartForeignFile() *ir.File {
 		{13, 14, 15}, // 8 Bar, a MoarVM type
 		{2, 0, 15},   // 9 Code, a MoarVM type without a REPR name
 	}
-	d := &ir.DartSnapshot{}
+	d := &dartir.Snapshot{}
 	f.Classes.FirstField = []uint32{0}
 	for _, c := range classes {
 		f.Classes.Name = append(f.Classes.Name, c.name)
@@ -42,21 +45,21 @@ func dartForeignFile() *ir.File {
 		d.ClassURI = append(d.ClassURI, c.uri)
 		d.ClassReserved = append(d.ClassReserved, 0)
 	}
-	s := &ir.Snapshot{Name: 19, NodeKinds: ir.DartNodeKinds, EdgeKinds: ir.DartEdgeKinds, Root: 0, Dart: d}
+	s := &ir.Snapshot{Name: 19, NodeKinds: dartir.NodeKinds, EdgeKinds: dartir.EdgeKinds, Root: 0, Sections: []ir.Section{d}}
 	nodes := []struct {
 		class uint32
 		tag   uint8
 		value uint64 // a string index
 	}{
-		{1, ir.DartNoData, 0},
-		{2, ir.DartNoData, 0},
-		{3, ir.DartNameData, 16},
-		{4, ir.DartNoData, 0},
-		{5, ir.DartNameData, 17},
-		{6, ir.DartNoData, 0},
-		{7, ir.DartLatin1Data, 18},
-		{8, ir.DartNoData, 0},
-		{9, ir.DartNoData, 0},
+		{1, dartir.NoData, 0},
+		{2, dartir.NoData, 0},
+		{3, dartir.NameData, 16},
+		{4, dartir.NoData, 0},
+		{5, dartir.NameData, 17},
+		{6, dartir.NoData, 0},
+		{7, dartir.Latin1Data, 18},
+		{8, dartir.NoData, 0},
+		{9, dartir.NoData, 0},
 	}
 	s.Nodes.FirstEdge = []uint32{0}
 	for i, n := range nodes {
@@ -66,11 +69,11 @@ func dartForeignFile() *ir.File {
 		s.Nodes.ID.Append(0)
 		s.Nodes.SelfSize.Append(16)
 		if i > 0 { // the root references everything
-			s.Edges.Kind = append(s.Edges.Kind, ir.DartElement)
+			s.Edges.Kind = append(s.Edges.Kind, dartir.Element)
 			s.Edges.Name = append(s.Edges.Name, uint32(i-1))
 			s.Edges.Target = append(s.Edges.Target, uint32(i))
 		}
-		if n.tag != ir.DartNoData {
+		if n.tag != dartir.NoData {
 			s.Values.Node = append(s.Values.Node, uint32(i))
 			s.Values.Kind = append(s.Values.Kind, ir.ValueString)
 			s.Values.Bits = append(s.Values.Bits, n.value)
@@ -126,7 +129,7 @@ func TestDartForeignClasses(t *testing.T) {
 // keep. (A Dart object lists its fields before its indexed references,
 // which it numbers from 0: these are numbered so.)
 func TestV8ThroughDart(t *testing.T) {
-	src := &ir.File{Format: ir.FormatV8, Strings: []string{"<dummy>", "", "(GC roots)", "Foo", "hello", "system / Map",
+	src := &ir.File{Format: v8ir.Format, Strings: []string{"<dummy>", "", "(GC roots)", "Foo", "hello", "system / Map",
 		"a", "map", "w", "Bar"}}
 	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
 	kind, ekind := devtools.V8NodeKind, devtools.V8EdgeKind

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
@@ -56,17 +58,17 @@ import (
 //     reference whose index lies outside the string heap, and reference
 //     kind 3, become internal edges with a made-up name. In a heap made from
 //     V8 (above), a description that keeps an edge's kind
-//     (ir.MoarVMEdgeKindMark: "(weak) name") of an object's or the root's
+//     (moarvmir.EdgeKindMark: "(weak) name") of an object's or the root's
 //     reference gives that edge its kind and name or index again;
 //   - unmanaged memory (colusize) is a "native" node of that size after all
 //     collectables, named "(unmanaged) <owner's name>" ("(unmanaged) Frame"
 //     for all frames), owned through an internal edge "unmanaged"
-//     (ir.V8UnmanagedEdge), as V8's own off-heap backing stores are:
+//     (v8ir.UnmanagedEdge), as V8's own off-heap backing stores are:
 //     DevTools counts it in the owner's retained size and in its native
 //     total, the owner's shallow size stays the managed one, and the
 //     Summary shows unmanaged memory by type;
 //   - the snapshot header says what the file is: its key "heapconv_from"
-//     (ir.V8HeaderFrom) is "moarvm", which DevTools ignores and heapconv's
+//     (v8ir.HeaderFrom) is "moarvm", which DevTools ignores and heapconv's
 //     V8 reader keeps. It marks the native nodes as unmanaged memory
 //     (ir.UnmanagedOwners) and the rest as this mapping, which
 //     writers/moarvm undoes: MoarVM → V8 → MoarVM gives the heap back. A
@@ -81,8 +83,8 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		return nil, nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this MoarVM file has %d", len(f.Snapshots))
 	}
 	s := f.Snapshots[0]
-	m := s.MoarVM
-	mf := f.MoarVM
+	m := moarvmir.Of(s)
+	mf := moarvmir.FileOf(f)
 	n := s.Nodes.Len()
 	var loss ir.LossReport
 	conv := &converter{src: f, s: s, strs: newInterner(f)}
@@ -100,7 +102,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	// colkind of each of the snapshot's node kinds (-1: not MoarVM's).
 	colkind := make([]int, len(s.NodeKinds))
 	for k, name := range s.NodeKinds {
-		colkind[k] = slices.Index(ir.MoarVMNodeKinds, name)
+		colkind[k] = slices.Index(moarvmir.NodeKinds, name)
 	}
 	// What each edge kind becomes.
 	const (
@@ -112,11 +114,11 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	refKind := make([]int, len(s.EdgeKinds))
 	for k, ek := range s.EdgeKinds {
 		switch {
-		case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMStringRef].Name && !ek.Indexed:
+		case ek.Name == moarvmir.EdgeKinds[moarvmir.StringRef].Name && !ek.Indexed:
 			refKind[k] = refString
-		case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMIndexRef].Name && ek.Indexed:
+		case ek.Name == moarvmir.EdgeKinds[moarvmir.IndexRef].Name && ek.Indexed:
 			refKind[k] = refIndex
-		case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMUnknownRef].Name:
+		case ek.Name == moarvmir.EdgeKinds[moarvmir.UnknownRef].Name:
 			refKind[k] = refUnknown
 		default:
 			refKind[k] = refOther
@@ -199,7 +201,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 
 	o := &ir.Snapshot{Name: intern(f.String(s.Name)), CaptureTime: s.CaptureTime, Root: 0,
 		NodeKinds: slices.Clone(ir.V8NodeKinds), EdgeKinds: slices.Clone(ir.V8EdgeKinds)}
-	out := &ir.File{Format: ir.FormatV8, FormatVersion: "converted from " + f.Format, Producer: f.Producer,
+	out := &ir.File{Format: v8ir.Format, FormatVersion: "converted from " + f.Format, Producer: f.Producer,
 		Snapshots: []*ir.Snapshot{o}}
 	nd, ed := &o.Nodes, &o.Edges
 	// The V8 root comes first, unless the heap is one heapconv made from V8
@@ -257,14 +259,14 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 
 	var (
-		threadSeen  [ir.MoarVMCallStackRoots + 1]int // per-thread root kinds met so far
+		threadSeen  [moarvmir.CallStackRoots + 1]int // per-thread root kinds met so far
 		oddKinds    = map[string]int{}               // kinds MoarVM does not write, by name
 		rootTOFI    int                              // root kinds with a colTOFI other than 0
 		badStrings  int
 		renumbered  int // unknown references whose index is not their place
 		otherRefs   = map[string]int{}
 		nativeOwner = make([]uint32, 0, natives) // out node owning each native node
-		unmanaged   = intern(ir.V8UnmanagedEdge)
+		unmanaged   = intern(v8ir.UnmanagedEdge)
 	)
 	for i := 0; i < n; i++ {
 		ck := -1
@@ -273,28 +275,28 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		}
 		size := s.Nodes.SelfSize.At(i)
 		switch ck {
-		case ir.MoarVMObject:
+		case moarvmir.Object:
 			addNode(objKind[classOf(i)], memo(objName, i, ""), size)
-		case ir.MoarVMTypeObject:
+		case moarvmir.TypeObject:
 			addNode(kHidden, memo(typeObjName, i, " (type object)"), size)
-		case ir.MoarVMSTable:
+		case moarvmir.STable:
 			addNode(kHidden, memo(stableName, i, " (STable)"), size)
-		case ir.MoarVMFrame:
+		case moarvmir.Frame:
 			addNode(kClosure, frameNodeName(i), size)
-		case ir.MoarVMPermRoots, ir.MoarVMInstanceRoots, ir.MoarVMCStackRoots, ir.MoarVMThreadRoots,
-			ir.MoarVMRoot, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots:
-			name := "(" + ir.MoarVMRootNames[ck] + ")"
+		case moarvmir.PermRoots, moarvmir.InstanceRoots, moarvmir.CStackRoots, moarvmir.ThreadRoots,
+			moarvmir.Root, moarvmir.InterGenRoots, moarvmir.CallStackRoots:
+			name := "(" + moarvmir.RootNames[ck] + ")"
 			switch ck {
-			case ir.MoarVMRoot:
+			case moarvmir.Root:
 				switch {
 				case i == int(s.Root) && shift == 0:
 					name = "" // V8's root, as V8 names it
 				case i == int(s.Root):
 					name = "(GC roots)"
 				}
-			case ir.MoarVMCStackRoots, ir.MoarVMThreadRoots, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots:
+			case moarvmir.CStackRoots, moarvmir.ThreadRoots, moarvmir.InterGenRoots, moarvmir.CallStackRoots:
 				threadSeen[ck]++
-				name = "(" + ir.MoarVMRootNames[ck] + ", thread " + strconv.Itoa(threadSeen[ck]) + ")"
+				name = "(" + moarvmir.RootNames[ck] + ", thread " + strconv.Itoa(threadSeen[ck]) + ")"
 			}
 			addNode(kSynthetic, intern(name), size)
 			if m != nil && m.TOFI.At(i) != 0 {
@@ -317,9 +319,9 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 			switch refKind[k] {
 			case refString:
 				// A V8 heap's object, and its root, keep their edges'
-				// kinds in their descriptions (ir.MoarVMEdgeKindMark).
-				if ck == ir.MoarVMObject && fromV8[classOf(i)] || ck == ir.MoarVMRoot && i == int(s.Root) && shift == 0 && anyFromV8 {
-					if kn, rest, ok := ir.ParseMoarVMEdgeKindMark(f.String(name)); ok {
+				// kinds in their descriptions (moarvmir.EdgeKindMark).
+				if ck == moarvmir.Object && fromV8[classOf(i)] || ck == moarvmir.Root && i == int(s.Root) && shift == 0 && anyFromV8 {
+					if kn, rest, ok := moarvmir.ParseEdgeKindMark(f.String(name)); ok {
 						if j := slices.IndexFunc(ir.V8EdgeKinds, func(x ir.EdgeKind) bool { return x.Name == kn }); j >= 0 {
 							if !ir.V8EdgeKinds[j].Indexed {
 								edge(uint8(j), intern(rest), to)
@@ -345,7 +347,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 				ek := s.EdgeKinds[k]
 				var text string
 				switch {
-				case ek.Name == ir.MoarVMEdgeKinds[ir.MoarVMBadString].Name:
+				case ek.Name == moarvmir.EdgeKinds[moarvmir.BadString].Name:
 					text = "(string " + strconv.FormatUint(uint64(name), 10) + " out of range)"
 					badStrings++
 				case ek.Indexed:
@@ -411,10 +413,10 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	// Static frames are Function nodes, which writers/moarvm makes frames
 	// again; DevTools' Summary ranks types itself.
-	loss.Merge(ir.MoarVMLoss(f, "a V8 snapshot", true))
+	loss.Merge(ir.SectionLoss(f, nil, target))
 	if mf != nil {
 		if nFrames > 0 {
-			loss.Add(ir.LossMoarVMStaticFrames, int64(nFrames), "static frames keep only their name, file and line, in frame node names; compilation-unit ids (sfcuid) are not kept")
+			loss.Add(moarvmir.LossStaticFrames, int64(nFrames), "static frames keep only their name, file and line, in frame node names; compilation-unit ids (sfcuid) are not kept")
 		}
 		if mf.Recovery != nil {
 			loss.Add(ir.LossRecovered, 0, "the MoarVM file was damaged and read by recovery; the V8 file does not say so").
@@ -459,9 +461,9 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
 		loss.Add(ir.LossTotals, int64(n), "the snapshot totals are not kept, DevTools computes its own; extra_native_bytes is 0, as unmanaged memory is in native nodes").WithExample(example)
 	}
-	o.V8 = v8ir.NewSection(o)
+	o.SetSection(v8ir.NewSection(o))
 	if shift > 0 {
-		o.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatMoarVM))
+		v8ir.Of(o).Header.Set(v8ir.HeaderFrom, ir.JSONStr(moarvmir.Format))
 	}
 	if err := out.Validate(); err != nil {
 		return nil, loss, fmt.Errorf("v8: the MoarVM conversion produced an invalid graph: %w", err)

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir/devtools"
 	wv8 "github.com/heapconv/heapconv/writers/v8"
 
@@ -37,7 +40,7 @@ const (
 
 // mvmRef is one reference of a hand-built collectable.
 type mvmRef struct {
-	kind   uint8 // index into ir.MoarVMEdgeKinds
+	kind   uint8 // index into moarvmir.EdgeKinds
 	name   uint32
 	target uint32
 }
@@ -56,24 +59,24 @@ type mvmCol struct {
 // VMArray) and of an anonymous type, a type object, an STable, a VMString,
 // two frames (one anonymous), references of every kind and unmanaged sizes.
 func mvmCols() []mvmCol {
-	str, idx, unk := uint8(ir.MoarVMStringRef), uint8(ir.MoarVMIndexRef), uint8(ir.MoarVMUnknownRef)
+	str, idx, unk := uint8(moarvmir.StringRef), uint8(moarvmir.IndexRef), uint8(moarvmir.UnknownRef)
 	return []mvmCol{
-		0: {kind: ir.MoarVMRoot, refs: []mvmRef{{str, msPerm, 1}, {str, msInst, 2}, {str, msCStack, 3}, {str, msThread, 4},
+		0: {kind: moarvmir.Root, refs: []mvmRef{{str, msPerm, 1}, {str, msInst, 2}, {str, msCStack, 3}, {str, msThread, 4},
 			{str, msInterGen, 5}, {str, msCallStack, 6}}},
-		1:  {kind: ir.MoarVMPermRoots, refs: []mvmRef{{unk, 0, 7}, {unk, 0, 9}}},
-		2:  {kind: ir.MoarVMInstanceRoots, refs: []mvmRef{{str, msInterned, 10}}},
-		3:  {kind: ir.MoarVMCStackRoots},
-		4:  {kind: ir.MoarVMThreadRoots, refs: []mvmRef{{str, msCurrent, 12}}},
-		5:  {kind: ir.MoarVMInterGenRoots},
-		6:  {kind: ir.MoarVMCallStackRoots, refs: []mvmRef{{idx, 0, 12}, {idx, 1, 13}}},
-		7:  {kind: ir.MoarVMObject, class: 1, tofi: 0, size: 48, refs: []mvmRef{{str, msBar, 8}, {str, msSTable, 11}, {unk, 0, 10}, {ir.MoarVMBadString, 70000, 9}, {ir.MoarVMKind3, 5, 9}, {unk, 0, 14}}},
-		8:  {kind: ir.MoarVMObject, class: 2, tofi: 1, size: 40, ext: 128, refs: []mvmRef{{idx, 0, 10}, {idx, 1, 7}}},
-		9:  {kind: ir.MoarVMTypeObject, class: 1, tofi: 0, size: 32, refs: []mvmRef{{str, msSTable, 11}}},
-		10: {kind: ir.MoarVMObject, class: 4, tofi: 3, size: 24},
-		11: {kind: ir.MoarVMSTable, class: 1, tofi: 0, size: 100, refs: []mvmRef{{str, msHOW, 14}}},
-		12: {kind: ir.MoarVMFrame, tofi: 0, size: 168, ext: 64, refs: []mvmRef{{str, msOuter, 13}, {str, msDollarX, 8}}},
-		13: {kind: ir.MoarVMFrame, tofi: 1, size: 168},
-		14: {kind: ir.MoarVMObject, class: 3, tofi: 2, size: 16, ext: 8},
+		1:  {kind: moarvmir.PermRoots, refs: []mvmRef{{unk, 0, 7}, {unk, 0, 9}}},
+		2:  {kind: moarvmir.InstanceRoots, refs: []mvmRef{{str, msInterned, 10}}},
+		3:  {kind: moarvmir.CStackRoots},
+		4:  {kind: moarvmir.ThreadRoots, refs: []mvmRef{{str, msCurrent, 12}}},
+		5:  {kind: moarvmir.InterGenRoots},
+		6:  {kind: moarvmir.CallStackRoots, refs: []mvmRef{{idx, 0, 12}, {idx, 1, 13}}},
+		7:  {kind: moarvmir.Object, class: 1, tofi: 0, size: 48, refs: []mvmRef{{str, msBar, 8}, {str, msSTable, 11}, {unk, 0, 10}, {moarvmir.BadString, 70000, 9}, {moarvmir.Kind3, 5, 9}, {unk, 0, 14}}},
+		8:  {kind: moarvmir.Object, class: 2, tofi: 1, size: 40, ext: 128, refs: []mvmRef{{idx, 0, 10}, {idx, 1, 7}}},
+		9:  {kind: moarvmir.TypeObject, class: 1, tofi: 0, size: 32, refs: []mvmRef{{str, msSTable, 11}}},
+		10: {kind: moarvmir.Object, class: 4, tofi: 3, size: 24},
+		11: {kind: moarvmir.STable, class: 1, tofi: 0, size: 100, refs: []mvmRef{{str, msHOW, 14}}},
+		12: {kind: moarvmir.Frame, tofi: 0, size: 168, ext: 64, refs: []mvmRef{{str, msOuter, 13}, {str, msDollarX, 8}}},
+		13: {kind: moarvmir.Frame, tofi: 1, size: 168},
+		14: {kind: moarvmir.Object, class: 3, tofi: 2, size: 16, ext: 8},
 	}
 }
 
@@ -81,23 +84,23 @@ func mvmCols() []mvmCol {
 // in reverse collectable order (MoarVM's is not in collectable order
 // either), the node names a reader gives, a snapmeta and highscores.
 func mvmBuild(cols []mvmCol) *ir.File {
-	f := &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3", Strings: slices.Clone(mvmStrings)}
+	f := &ir.File{Format: moarvmir.Format, FormatVersion: "moarvm v3", Strings: slices.Clone(mvmStrings)}
 	f.Classes = ir.Classes{
 		Name:       []uint32{msFoo, msFoo, msAnon, msVMString},
 		Library:    []uint32{msP6opaque, msVMArray, msKnowHOW, msMVMString},
 		FirstField: []uint32{0, 0, 0, 0, 0},
 	}
-	f.MoarVM = &ir.MoarVMFile{
+	f.Sections = []ir.Section{&moarvmir.File{
 		Version: 3, HasMeta: true, Subversion: 1, StartTime: 100, PID: 7, HasPID: true,
-		EntryCount: 1, DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder), StringCount: len(mvmStrings),
+		EntryCount: 1, DataOrder: slices.Clone(moarvmir.DefaultDataOrder), StringCount: len(mvmStrings),
 		FrameName: []uint32{msMain, msEmpty}, FrameCUID: []uint32{msCU1, msCU2},
 		FrameLine: []uint32{12, 3}, FrameFile: []uint32{msX, msY},
-	}
+	}}
 	s := &ir.Snapshot{
-		NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds), Root: 0,
+		NodeKinds: slices.Clone(moarvmir.NodeKinds), EdgeKinds: slices.Clone(moarvmir.EdgeKinds), Root: 0,
 		Totals: []ir.Total{{Name: "total_heap_size", Value: 0}},
-		MoarVM: &ir.MoarVMSnapshot{HasMeta: true, SnapTime: 200, GCSeqNum: 3,
-			TopIDs: []uint64{3, 0, 3, 0}, TopScores: []uint64{1, 1, 24, 168}},
+		Sections: []ir.Section{&moarvmir.Snapshot{HasMeta: true, SnapTime: 200, GCSeqNum: 3,
+			TopIDs: []uint64{3, 0, 3, 0}, TopScores: []uint64{1, 1, 24, 168}}},
 	}
 	nd := &s.Nodes
 	nd.FirstEdge = []uint32{0}
@@ -113,12 +116,12 @@ func mvmBuild(cols []mvmCol) *ir.File {
 		switch {
 		case c.class > 0:
 			name = f.Classes.Name[c.class-1]
-		case c.kind == ir.MoarVMFrame:
-			name = f.MoarVM.FrameName[c.tofi]
-		case c.kind >= ir.MoarVMPermRoots:
-			name = uint32(slices.Index(f.Strings, ir.MoarVMRootNames[int(c.kind)]))
+		case c.kind == moarvmir.Frame:
+			name = moarvmir.FileOf(f).FrameName[c.tofi]
+		case c.kind >= moarvmir.PermRoots:
+			name = uint32(slices.Index(f.Strings, moarvmir.RootNames[int(c.kind)]))
 			if name == math.MaxUint32 { // "Root" is not in the heap: a reader adds it
-				f.Strings = append(f.Strings, ir.MoarVMRootNames[int(c.kind)])
+				f.Strings = append(f.Strings, moarvmir.RootNames[int(c.kind)])
 				name = uint32(len(f.Strings) - 1)
 			}
 		}
@@ -129,8 +132,8 @@ func mvmBuild(cols []mvmCol) *ir.File {
 		nd.ExternalSize.Append(c.ext)
 		heap += c.size + c.ext
 		next -= len(c.refs)
-		s.MoarVM.TOFI.Append(c.tofi)
-		s.MoarVM.RefStart.Append(uint64(next))
+		moarvmir.Of(s).TOFI.Append(c.tofi)
+		moarvmir.Of(s).RefStart.Append(uint64(next))
 		for _, r := range c.refs {
 			s.Edges.Kind = append(s.Edges.Kind, r.kind)
 			s.Edges.Name = append(s.Edges.Name, r.name)
@@ -217,7 +220,7 @@ func TestMoarVMConvert(t *testing.T) {
 			t.Errorf("node %d: id %d, want %d", i, id, 2*i+1)
 		}
 	}
-	if v, _ := s.V8.Header.Get("extra_native_bytes").Uint(); v != 0 {
+	if v, _ := v8ir.Of(s).Header.Get("extra_native_bytes").Uint(); v != 0 {
 		t.Errorf("extra_native_bytes %d: unmanaged memory is counted twice", v)
 	}
 	for _, w := range []struct {
@@ -228,11 +231,11 @@ func TestMoarVMConvert(t *testing.T) {
 		{ir.LossNodeIDs, 0, "no identity across snapshots"},
 		{"moarvm-tofi", 0, "colTOFI"},
 		{"moarvm-ref-order", 0, "colrfstr"},
-		{ir.LossMoarVMHighscores, 4, "highscore board entries"},
+		{moarvmir.LossHighscores, 4, "highscore board entries"},
 		// subversion, start time, pid; snap time, GC number
-		{ir.LossMoarVMMetadata, 5, "file and snapshot metadata"},
+		{moarvmir.LossMetadata, 5, "file and snapshot metadata"},
 		{ir.LossTotals, 2, "not kept: total_heap_size=796; computed: extra_native_bytes=0"},
-		{ir.LossMoarVMStaticFrames, 2, "sfcuid"},
+		{moarvmir.LossStaticFrames, 2, "sfcuid"},
 		// 7 roots, a type object, an STable, 2 frames and the type whose
 		// name gets no-break spaces; 3 native nodes.
 		{ir.LossClasses, 15, "type objects and STables under (system)"},
@@ -256,7 +259,7 @@ func TestMoarVMConvert(t *testing.T) {
 // and an object's retained size holds its unmanaged memory (mvmCheck
 // compares every node's retained size with the MoarVM graph's).
 // TestMoarVMMarks: the V8 file says it holds a MoarVM heap (the header's
-// ir.V8HeaderFrom), and read back each of its native nodes is the
+// v8ir.HeaderFrom), and read back each of its native nodes is the
 // unmanaged memory of the collectable that holds it (ir.UnmanagedOwners)
 // and no node is anything else's; a heap heapconv made from V8 is V8's
 // again and gets no mark.
@@ -275,8 +278,8 @@ func TestMoarVMMarks(t *testing.T) {
 	}
 	g := read(mvmFile())
 	s := g.Snapshots[0]
-	if h := s.V8.Header.Get(ir.V8HeaderFrom); h == nil || h.Kind != ir.JSONString || h.Str != ir.FormatMoarVM {
-		t.Errorf("header %s: no mark", s.V8.Header.String())
+	if h := v8ir.Of(s).Header.Get(v8ir.HeaderFrom); h == nil || h.Kind != ir.JSONString || h.Str != moarvmir.Format {
+		t.Errorf("header %s: no mark", v8ir.Of(s).Header.String())
 	}
 	want := make([]uint32, s.Nodes.Len())
 	for i := range want {
@@ -295,8 +298,8 @@ func TestMoarVMMarks(t *testing.T) {
 	f.Classes.Library[3] = uint32(len(f.Strings) - 1)
 	g = read(f)
 	s = g.Snapshots[0]
-	if h := s.V8.Header.Get(ir.V8HeaderFrom); h != nil {
-		t.Errorf("a V8 heap is marked as MoarVM's: %s", s.V8.Header.String())
+	if h := v8ir.Of(s).Header.Get(v8ir.HeaderFrom); h != nil {
+		t.Errorf("a V8 heap is marked as MoarVM's: %s", v8ir.Of(s).Header.String())
 	}
 	if owners := ir.UnmanagedOwners(g, s); owners != nil {
 		t.Errorf("a V8 heap has unmanaged memory: %v", owners)
@@ -335,13 +338,13 @@ func TestMoarVMCases(t *testing.T) {
 			s.Nodes = ir.Nodes{FirstEdge: []uint32{0}}
 			s.Edges = ir.Edges{}
 			s.Root = ir.NoNode
-			s.MoarVM.TOFI, s.MoarVM.RefStart = ir.Uints{}, ir.Uints{}
+			moarvmir.Of(s).TOFI, moarvmir.Of(s).RefStart = ir.Uints{}, ir.Uints{}
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 			if s.Nodes.Len() != 1 || s.Edges.Len() != 0 {
 				t.Errorf("%d nodes %d edges, want a bare root", s.Nodes.Len(), s.Edges.Len())
 			}
 		}},
-		{"no snapshot section", func(f *ir.File, s *ir.Snapshot) { s.MoarVM = nil },
+		{"no snapshot section", func(f *ir.File, s *ir.Snapshot) { s.Sections = nil },
 			func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 				// Frames keep their names without the frame table's help.
 				if got := out.String(s.Nodes.Name[13]); got != "main" {
@@ -356,7 +359,7 @@ func TestMoarVMCases(t *testing.T) {
 			}},
 		{"references in collectable order", func(f *ir.File, s *ir.Snapshot) {
 			for i := 0; i < s.Nodes.Len(); i++ {
-				s.MoarVM.RefStart.Set(i, uint64(s.Nodes.FirstEdge[i]))
+				moarvmir.Of(s).RefStart.Set(i, uint64(s.Nodes.FirstEdge[i]))
 			}
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 			if l, ok := loss.Get("moarvm-ref-order"); ok {
@@ -376,9 +379,9 @@ func TestMoarVMCases(t *testing.T) {
 			// them, hung from the root.
 			cols := mvmCols()
 			base := uint32(len(cols))
-			for _, k := range []uint8{ir.MoarVMCStackRoots, ir.MoarVMThreadRoots, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots} {
+			for _, k := range []uint8{moarvmir.CStackRoots, moarvmir.ThreadRoots, moarvmir.InterGenRoots, moarvmir.CallStackRoots} {
 				cols = append(cols, mvmCol{kind: k})
-				cols[0].refs = append(cols[0].refs, mvmRef{ir.MoarVMStringRef, uint32(slices.Index(mvmStrings, ir.MoarVMRootNames[int(k)])), base})
+				cols[0].refs = append(cols[0].refs, mvmRef{moarvmir.StringRef, uint32(slices.Index(mvmStrings, moarvmir.RootNames[int(k)])), base})
 				base++
 			}
 			g := mvmBuild(cols)
@@ -396,7 +399,7 @@ func TestMoarVMCases(t *testing.T) {
 			s.Nodes.Kind[10] = 12
 			s.Nodes.Kind[11] = 0                        // "unknown"
 			s.Nodes.Class[10], s.Nodes.Class[11] = 0, 0 // only types have classes
-			s.MoarVM.TOFI.Set(3, 9)
+			moarvmir.Of(s).TOFI.Set(3, 9)
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
 			if got := mvmNode(out, s, 11); got != `hidden "(kind 12)" 24` {
 				t.Errorf("node 11: %s", got)
@@ -484,8 +487,8 @@ func mvmCheck(t *testing.T, src, out *ir.File) {
 	if got := cvEdges(out, c, 0); n > 0 && !slices.Equal(got, []string{fmt.Sprintf("element 1 -> n%d", s.Root+1)}) {
 		t.Errorf("root edges %q", got)
 	}
-	want := map[int]string{ir.MoarVMObject: ir.KindObject, ir.MoarVMTypeObject: ir.KindHidden, ir.MoarVMSTable: ir.KindHidden,
-		ir.MoarVMFrame: ir.KindClosure}
+	want := map[int]string{moarvmir.Object: ir.KindObject, moarvmir.TypeObject: ir.KindHidden, moarvmir.STable: ir.KindHidden,
+		moarvmir.Frame: ir.KindClosure}
 	nfail := 0
 	fail := func(format string, args ...any) { // gives up after 20
 		t.Helper()
@@ -501,11 +504,11 @@ func mvmCheck(t *testing.T, src, out *ir.File) {
 		if s.Nodes.SelfSize.At(i) > math.MaxUint32 || (s.Nodes.ExternalSize.Len() > 0 && s.Nodes.ExternalSize.At(i) > math.MaxUint32) {
 			capped = true
 		}
-		ck := slices.Index(ir.MoarVMNodeKinds, s.NodeKindName(i))
+		ck := slices.Index(moarvmir.NodeKinds, s.NodeKindName(i))
 		wk, ok := want[ck]
 		if !ok {
 			wk = ir.KindSynthetic
-			if ck < ir.MoarVMPermRoots {
+			if ck < moarvmir.PermRoots {
 				wk = ir.KindHidden
 			}
 		}
@@ -644,7 +647,7 @@ func TestMoarVMRandom(t *testing.T) {
 				src := irtest.RandomMoarVM(seed, opts, v.mo)
 				out, loss := cvConvert(t, src)
 				mvmCheck(t, src, out)
-				if v.mo.Recovery && src.MoarVM.Recovery != nil {
+				if v.mo.Recovery && moarvmir.FileOf(src).Recovery != nil {
 					irtest.WantLoss(t, loss, ir.LossRecovered, 0, "damaged at offset")
 				}
 			})
@@ -661,9 +664,9 @@ func mvmSelect(t testing.TB, f *ir.File, k int) *ir.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := *g.MoarVM
+	m := *moarvmir.FileOf(g)
 	m.TOCs = nil
-	g.MoarVM = &m
+	g.SetSection(&m)
 	return g
 }
 

@@ -2,6 +2,7 @@ package devtools
 
 import (
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
@@ -89,13 +90,13 @@ func traceFrameOf(fr ir.Frame, scriptID uint64) traceFrame {
 // node order, or nil when the source has no stacks.
 func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
 	src, s := c.src, c.s
-	fs := s.Fuchsia
-	if src.Fuchsia == nil || fs == nil || fs.Stacks() == 0 || len(fs.Stack) != s.Nodes.Len() {
+	fs := fuchsiair.Of(s)
+	if fuchsiair.FileOf(src) == nil || fs == nil || fs.Stacks() == 0 || len(fs.Stack) != s.Nodes.Len() {
 		return nil
 	}
 	b := newTraceBuilder(c)
 	// Each location's frames once; each stack's tree node once.
-	locFrames := make([][]uint32, src.Fuchsia.Locations.Len())
+	locFrames := make([][]uint32, fuchsiair.FileOf(src).Locations.Len())
 	leafOf := make([]uint32, fs.Stacks())
 	for k := range leafOf {
 		node := uint32(0)
@@ -104,9 +105,9 @@ func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
 			l := stack[j]
 			if locFrames[l] == nil {
 				// The script id is the module's: 1 + its mapping.
-				scriptID := uint64(src.Fuchsia.Locations.Mapping[l])
+				scriptID := uint64(fuchsiair.FileOf(src).Locations.Mapping[l])
 				locFrames[l] = []uint32{} // made: a location of class frames has none
-				for _, fr := range src.Fuchsia.Frames(src, int(l)) {
+				for _, fr := range fuchsiair.FileOf(src).Frames(src, int(l)) {
 					if !fr.Class { // heapconv's class frames are not allocation frames
 						locFrames[l] = append(locFrames[l], b.frameIndex(traceFrameOf(fr, scriptID)))
 					}
@@ -137,13 +138,13 @@ func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
 		b.size[leaf] += s.Nodes.SelfSize.At(i)
 		ids.Append(uint64(leaf) + 1) // trace node ids start at 1
 	}
-	b.write(out.V8)
+	b.write(v8ir.Of(out))
 	return &ids
 }
 
 // write stores the function infos and the tree in v, as the IR keeps V8's
-// (see ir.V8Snapshot.TraceTree).
-func (b *traceBuilder) write(v *ir.V8Snapshot) {
+// (see v8ir.Snapshot.TraceTree).
+func (b *traceBuilder) write(v *v8ir.Snapshot) {
 	for i, f := range b.frames {
 		v.TraceFunctionInfos.Append(uint64(i)) // function_id
 		v.TraceFunctionInfos.Append(uint64(b.c.intern(f.name)))

@@ -3,15 +3,14 @@ package fuchsia_test
 import (
 	"testing"
 
-	"github.com/heapconv/heapconv/ir"
 	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 )
 
 func TestContentsName(t *testing.T) {
-	single := &ir.FuchsiaSnapshot{}
-	multi := &ir.FuchsiaSnapshot{HasProcessKoid: true, ProcessKoid: 4321}
+	single := &fuchsiair.Snapshot{}
+	multi := &fuchsiair.Snapshot{HasProcessKoid: true, ProcessKoid: 4321}
 	for _, c := range []struct {
-		s    *ir.FuchsiaSnapshot
+		s    *fuchsiair.Snapshot
 		addr uint64
 		want string
 	}{{single, 0x2a0f000, "0x2a0f000"}, {multi, 0x10, "4321-0x10"}, {single, 0, "0x0"}} {

@@ -40,7 +40,7 @@ type Site struct {
 // frame's first line whose function is not an allocator frame, or an
 // unsymbolized frame past those the heuristics take for the allocator's.
 // strs is the string table the mappings and functions refer to.
-func ChooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []Site {
+func ChooseSites(ff *File, fs *Snapshot, strs []string) []Site {
 	lc, mp := &ff.Locations, &ff.Mappings
 	isClass := make([]bool, mp.Len())
 	anyClass := false
@@ -89,14 +89,14 @@ func ChooseSites(ff *ir.FuchsiaFile, fs *ir.FuchsiaSnapshot, strs []string) []Si
 // stream (which has no functions). The FIDL writer compares the two to
 // say which blocks a stream puts in other classes.
 func SiteNames(f *ir.File, s *ir.Snapshot, addressesOnly bool) []string {
-	ff := *f.Fuchsia
+	ff := *FileOf(f)
 	if addressesOnly {
 		lc := ff.Locations
 		lc.FirstLine = make([]uint32, lc.Len()+1)
 		lc.Function, lc.Line, lc.Column = nil, nil, nil
 		ff.Locations = lc
 	}
-	fs := s.Fuchsia
+	fs := Of(s)
 	lc, mp := &ff.Locations, &ff.Mappings
 	stackName := make([]string, fs.Stacks())
 	for k, x := range ChooseSites(&ff, fs, f.Strings) {
@@ -127,7 +127,7 @@ func SiteNames(f *ir.File, s *ir.Snapshot, addressesOnly bool) []string {
 // and the frames every stack of a group (of two or more) shares are the
 // hooks and the allocator, never the allocation site. A stack keeps at
 // least its last frame.
-func unsymbolizedSkip(fs *ir.FuchsiaSnapshot, lc *ir.FuchsiaLocations) []int {
+func unsymbolizedSkip(fs *Snapshot, lc *Locations) []int {
 	ns := fs.Stacks()
 	skip := make([]int, ns)
 	type group struct {
@@ -201,7 +201,7 @@ func isLibc(name string) bool {
 // through it and they come to it from at least two callers (at most
 // maxShimFrames). A stack of another shape gets 0; a stack keeps at least
 // its last frame.
-func moduleSkip(fs *ir.FuchsiaSnapshot, lc *ir.FuchsiaLocations, mp *ir.FuchsiaMappings, strs []string) []int {
+func moduleSkip(fs *Snapshot, lc *Locations, mp *Mappings, strs []string) []int {
 	ns := fs.Stacks()
 	skip := make([]int, ns)
 	named := false

@@ -1,6 +1,10 @@
 package irtest
 
-import "github.com/heapconv/heapconv/ir"
+import (
+	"slices"
+
+	"github.com/heapconv/heapconv/ir"
+)
 
 // Node is a node of a graph a test builds by hand: its kind, name (a
 // string index), class (1-origin, 0 for none), self size and edges.
@@ -34,5 +38,30 @@ func Build(s *ir.Snapshot, nodes []Node, classes bool) {
 			s.Edges.Target = append(s.Edges.Target, e[2])
 		}
 		s.Nodes.FirstEdge = append(s.Nodes.FirstEdge, uint32(s.Edges.Len()))
+	}
+}
+
+// Strings returns the indices of ss in f's string table, adding the
+// strings it does not hold yet.
+func Strings(f *ir.File, ss ...string) []uint32 {
+	out := make([]uint32, len(ss))
+	for i, s := range ss {
+		k := slices.Index(f.Strings, s)
+		if k < 0 {
+			k = len(f.Strings)
+			f.Strings = append(f.Strings, s)
+		}
+		out[i] = uint32(k)
+	}
+	return out
+}
+
+// Edgeless gives s n nodes of 8 bytes, id 0 and no edges, whose kinds,
+// names and classes the test sets.
+func Edgeless(s *ir.Snapshot, n int) {
+	s.Nodes.FirstEdge = make([]uint32, n+1)
+	for range n {
+		s.Nodes.SelfSize.Append(8)
+		s.Nodes.ID.Append(0)
 	}
 }

@@ -29,7 +29,7 @@ type DartOptions struct {
 // class fields at each reference slot.
 func (g *gen) dartFile() *ir.File {
 	do := g.o.Dart
-	f := &ir.File{Format: ir.FormatDart, FormatVersion: "irtest dart"}
+	f := &ir.File{Format: dartir.Format, FormatVersion: "irtest dart"}
 	g.f = f
 	index := map[string]uint32{}
 	intern := func(s string) uint32 {
@@ -43,9 +43,9 @@ func (g *gen) dartFile() *ir.File {
 	intern("")
 	text := func() uint32 { return intern(g.str()) }
 
-	s := &ir.Snapshot{Name: text(), Root: 0, NodeKinds: slices.Clone(ir.DartNodeKinds), EdgeKinds: slices.Clone(ir.DartEdgeKinds)}
-	d := &ir.DartSnapshot{Flags: uint64(g.intn(2)), IdentityHashes: do.Hashes}
-	s.Dart = d
+	s := &ir.Snapshot{Name: text(), Root: 0, NodeKinds: slices.Clone(dartir.NodeKinds), EdgeKinds: slices.Clone(dartir.EdgeKinds)}
+	d := &dartir.Snapshot{Flags: uint64(g.intn(2)), IdentityHashes: do.Hashes}
+	s.SetSection(d)
 	f.Snapshots = []*ir.Snapshot{s}
 	for _, name := range dartir.HeaderTotals {
 		s.Totals = append(s.Totals, ir.Total{Name: name, Value: g.size()})
@@ -103,18 +103,18 @@ func (g *gen) dartFile() *ir.File {
 			lo, hi := c.FirstField[cls-1], c.FirstField[cls]
 			for k := lo; k < hi; k++ {
 				if d.FieldIndex.At(int(k)) == uint64(j) {
-					kind := uint8(ir.DartProperty)
+					kind := uint8(dartir.Property)
 					if dartir.IsWeakSlot(f.Strings[c.Name[cls-1]], f.Strings[c.FieldName[k]]) {
-						kind = ir.DartWeak
+						kind = dartir.Weak
 					}
 					return kind, c.FieldName[k]
 				}
 			}
 			if nf := int(hi - lo); j >= nf {
-				return ir.DartElement, uint32(j - nf)
+				return dartir.Element, uint32(j - nf)
 			}
 		}
-		return ir.DartElement, uint32(j)
+		return dartir.Element, uint32(j)
 	}
 
 	n := max(g.o.MinNodes, 1) + g.intn(g.o.MaxNodes-max(g.o.MinNodes, 1)+1)
@@ -135,7 +135,7 @@ func (g *gen) dartFile() *ir.File {
 		} else {
 			nd.SelfSize.Append(g.size())
 		}
-		tag := uint8(ir.DartNoData)
+		tag := uint8(dartir.NoData)
 		if do.Data && g.chance(2) {
 			tag = uint8(1 + g.intn(8))
 		}
@@ -144,7 +144,7 @@ func (g *gen) dartFile() *ir.File {
 		if cls > 0 {
 			className = f.Strings[c.Name[cls-1]]
 		}
-		if tag != ir.DartNoData {
+		if tag != dartir.NoData {
 			kind, bits, aux := g.dartValue(tag, className, intern)
 			v.Node = append(v.Node, uint32(i))
 			v.Kind = append(v.Kind, kind)
@@ -204,18 +204,18 @@ func (g *gen) dartFile() *ir.File {
 // dartValue returns a value for a data tag as the reader stores it.
 func (g *gen) dartValue(tag uint8, class string, intern func(string) uint32) (ir.ValueKind, uint64, uint64) {
 	switch tag {
-	case ir.DartNullData:
+	case dartir.NullData:
 		return ir.ValueNull, 0, 0
-	case ir.DartBoolData:
+	case dartir.BoolData:
 		return ir.ValueBool, uint64(g.intn(2)), 0
-	case ir.DartIntData:
+	case dartir.IntData:
 		vals := []int64{0, 1, -1, 63, 64, 127, 128, -64, -65, math.MaxInt64, math.MinInt64, 1 << 62, -(1 << 62), g.r.Int64(), -g.r.Int64()}
 		x := vals[g.intn(len(vals))]
 		return ir.ValueInt, uint64(x), uint64(dartir.IntCoding(class))
-	case ir.DartDoubleData:
+	case dartir.DoubleData:
 		fs := []float64{0, math.Copysign(0, -1), 1.5, math.Inf(-1), math.NaN(), g.r.NormFloat64()}
 		return ir.ValueFloat, math.Float64bits(fs[g.intn(len(fs))]), 0
-	case ir.DartLatin1Data, ir.DartUTF16Data:
+	case dartir.Latin1Data, dartir.UTF16Data:
 		var b []byte
 		units := 0
 		for k := g.intn(g.o.MaxStringUnits + 1); k > 0; k-- {
@@ -223,7 +223,7 @@ func (g *gen) dartValue(tag uint8, class string, intern func(string) uint32) (ir
 			switch {
 			case g.chance(4):
 				r = rune(0x80 + g.intn(0x80)) // Latin-1 beyond ASCII
-			case tag == ir.DartUTF16Data && g.chance(3):
+			case tag == dartir.UTF16Data && g.chance(3):
 				r = []rune{0x3B1, 0x65E5, 0x1F600, 0xD800, 0xDFFF, 0xFFFF}[g.intn(6)]
 			}
 			if r >= 0xD800 && r < 0xE000 && len(b) >= 3 && b[len(b)-3] == 0xED {
@@ -240,9 +240,9 @@ func (g *gen) dartValue(tag uint8, class string, intern func(string) uint32) (ir
 			aux = uint64(units + 1 + g.intn(1000)) // truncated
 		}
 		return ir.ValueString, uint64(intern(string(b))), aux
-	case ir.DartLengthData:
+	case dartir.LengthData:
 		return ir.ValueLength, uint64(g.intn(1 << 20)), 0
-	case ir.DartNameData:
+	case dartir.NameData:
 		return ir.ValueString, uint64(intern(g.str())), 0
 	}
 	return 0, 0, 0

@@ -111,7 +111,7 @@ func RandomFuchsia(seed int64, opts Options, fo FuchsiaOptions) *ir.File {
 type fuchsiaGen struct {
 	*gen
 	fo      FuchsiaOptions
-	x       *ir.FuchsiaFile
+	x       *fuchsiair.File
 	seen    map[string]uint32
 	classes map[[2]uint32]uint32 // (name, library) -> 1 + class index
 	ids     map[uint64]bool
@@ -165,23 +165,23 @@ func (g *gen) signed() int64 {
 }
 
 func (g *gen) fuchsiaFile(fo FuchsiaOptions) *ir.File {
-	f := &ir.File{Format: ir.FormatFuchsia, FormatVersion: "pprof", Producer: "ffx profile heapdump"}
+	f := &ir.File{Format: fuchsiair.Format, FormatVersion: "pprof", Producer: "ffx profile heapdump"}
 	g.f = f
-	x := &ir.FuchsiaFile{Gzip: fo.Gzip}
-	f.Fuchsia = x
+	x := &fuchsiair.File{Gzip: fo.Gzip}
+	f.SetSection(x)
 	fg := &fuchsiaGen{gen: g, fo: fo, x: x, seen: map[string]uint32{}, classes: map[[2]uint32]uint32{}, ids: map[uint64]bool{}}
 	fg.intern("")
 	if fo.Gzip {
 		f.FormatVersion += " gzip"
 	}
 
-	x.SampleTypes = []ir.FuchsiaValueType{
+	x.SampleTypes = []fuchsiair.ValueType{
 		{Type: fg.intern("objects"), Unit: fg.intern("count")},
 		{Type: fg.intern("allocated"), Unit: fg.intern("bytes")},
 	}
 	if fo.ExtraSampleTypes {
 		for k := 1 + g.intn(2); k > 0; k-- {
-			x.SampleTypes = append(x.SampleTypes, ir.FuchsiaValueType{Type: fg.intern(g.str()), Unit: fg.intern(g.str())})
+			x.SampleTypes = append(x.SampleTypes, fuchsiair.ValueType{Type: fg.intern(g.str()), Unit: fg.intern(g.str())})
 		}
 	}
 	if fo.ProfileFields {
@@ -194,7 +194,7 @@ func (g *gen) fuchsiaFile(fo FuchsiaOptions) *ir.File {
 		}
 		x.TimeNanos = g.r.Int64N(1 << 62)
 		x.DurationNanos = g.signed()
-		x.PeriodType = ir.FuchsiaValueType{Type: fg.intern("space"), Unit: fg.intern("bytes")}
+		x.PeriodType = fuchsiair.ValueType{Type: fg.intern("space"), Unit: fg.intern("bytes")}
 		x.Period = g.signed()
 	}
 
@@ -203,7 +203,7 @@ func (g *gen) fuchsiaFile(fo FuchsiaOptions) *ir.File {
 		for k := 0; k < g.o.Snapshots; k++ {
 			f.Snapshots = append(f.Snapshots, fg.streamSnapshot(k))
 		}
-		f.Format, f.Producer = ir.FormatFuchsiaFIDL, "fuchsia.memory.heapdump.client collector"
+		f.Format, f.Producer = fuchsiair.FormatFIDL, "fuchsia.memory.heapdump.client collector"
 		f.FormatVersion = "FIDL element stream, single-process"
 		if fg.multi {
 			f.FormatVersion = fmt.Sprintf("FIDL element stream, %d processes", len(f.Snapshots))
@@ -325,8 +325,8 @@ func (g *fuchsiaGen) site(stack []uint32) (uint32, uint32) {
 func (g *fuchsiaGen) snapshot(k int) *ir.Snapshot {
 	fo, o := g.fo, &g.o
 	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: slices.Clone(fuchsiair.NodeKinds), EdgeKinds: slices.Clone(fuchsiair.EdgeKinds)}
-	x := &ir.FuchsiaSnapshot{}
-	s.Fuchsia = x
+	x := &fuchsiair.Snapshot{}
+	s.SetSection(x)
 	if fo.MultiProcess {
 		x.HasProcessName, x.HasProcessKoid = !g.chance(6), !g.chance(6)
 		if x.HasProcessName {
@@ -396,9 +396,9 @@ func (g *fuchsiaGen) snapshot(k int) *ir.Snapshot {
 			nd.ID.Append(addrs[i])
 			nd.SelfSize.Append(sizes[i])
 			x.Count.Append(1)
-			flags |= ir.FuchsiaAddress
+			flags |= fuchsiair.FlagAddress
 			if !g.chance(6) {
-				flags |= ir.FuchsiaBytes
+				flags |= fuchsiair.FlagBytes
 			}
 		} else {
 			c := uint64(1 + g.intn(20))
@@ -414,7 +414,7 @@ func (g *fuchsiaGen) snapshot(k int) *ir.Snapshot {
 			if g.chance(6) {
 				ts = 0 // no timestamp label
 			} else {
-				flags |= ir.FuchsiaTimestamp
+				flags |= fuchsiair.FlagTimestamp
 				if g.chance(8) {
 					ts = g.signed()
 				}
@@ -446,7 +446,7 @@ func (g *fuchsiaGen) snapshot(k int) *ir.Snapshot {
 		}
 		if hasContents {
 			if !g.chance(5) {
-				flags |= ir.FuchsiaContents
+				flags |= fuchsiair.FlagContents
 				x.Contents = append(x.Contents, g.contents(sizes[i], addrs)...)
 			}
 			x.ContentsStart = append(x.ContentsStart, uint64(len(x.Contents)))
@@ -491,7 +491,7 @@ func (g *fuchsiaGen) contents(size uint64, addrs []uint64) []byte {
 // cleared, points into another block is an edge named "+0x<offset>", and
 // blocks nothing points to are the roots.
 func (g *fuchsiaGen) derive(s *ir.Snapshot) {
-	x := s.Fuchsia
+	x := fuchsiair.Of(s)
 	n := s.Nodes.Len()
 	order := make([]int, n)
 	for i := range order {

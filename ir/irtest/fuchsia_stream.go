@@ -12,7 +12,7 @@ import (
 )
 
 // This file makes the files of FuchsiaOptions.Stream: what readers/fuchsia
-// makes of a FIDL element stream (see ir/fuchsia.go and ir.FuchsiaStream).
+// makes of a FIDL element stream (see ir/fuchsia.go and fuchsiair.Stream).
 
 // utf8Name returns prefix and a random string as UTF-8 (lone surrogates
 // replaced) of at most limit bytes (no limit when limit is 0), cut at a
@@ -57,17 +57,17 @@ func (g *fuchsiaGen) streamTables() {
 		base := uint64(0x10000000) << g.intn(12)
 		for j := g.intn(4); j > 0; j-- {
 			size := uint64(1+g.intn(64)) << 12
-			fields := uint8(ir.FuchsiaRegionRequired)
+			fields := uint8(fuchsiair.RegionRequired)
 			var vaddr uint64
 			if !g.chance(3) {
-				fields |= ir.FuchsiaRegionVaddr
+				fields |= fuchsiair.RegionVaddr
 				if !g.chance(5) {
 					vaddr = uint64(g.intn(64)) << 12
 				}
 			}
 			file := uint32(0) // "": a region without a name
 			if !g.chance(4) {
-				fields |= ir.FuchsiaRegionName
+				fields |= fuchsiair.RegionName
 				file = g.intern(g.utf8Name([]string{"libc.so", "libfdio.so", "bin/app", "<vDSO>", ""}[g.intn(5)], 0))
 			}
 			id := make([]byte, []int{0, 8, 20, 32, g.intn(33)}[g.intn(5)])
@@ -183,9 +183,10 @@ func (g *fuchsiaGen) merge(lens []int, interleave, ordered bool) []int {
 func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 	fo, o := g.fo, &g.o
 	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: slices.Clone(fuchsiair.NodeKinds), EdgeKinds: slices.Clone(fuchsiair.EdgeKinds)}
-	x := &ir.FuchsiaSnapshot{}
-	st := &ir.FuchsiaStream{}
-	s.Fuchsia, x.Stream = x, st
+	x := &fuchsiair.Snapshot{}
+	st := &fuchsiair.Stream{}
+	x.Stream = st
+	s.SetSection(x)
 	if g.multi {
 		x.HasProcessName, x.HasProcessKoid = true, true
 		x.ProcessName = g.intern(g.utf8Name(fmt.Sprintf("process-%d ", k%3), 32))
@@ -238,12 +239,12 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 		nd.Name = append(nd.Name, name)
 		nd.Class = append(nd.Class, class)
 		x.Stack = append(x.Stack, stack)
-		af := uint8(ir.FuchsiaAllocSize | ir.FuchsiaAllocStackKey)
-		flags := uint8(ir.FuchsiaBytes)
+		af := uint8(fuchsiair.AllocSize | fuchsiair.AllocStackKey)
+		flags := uint8(fuchsiair.FlagBytes)
 		hasAddr := !g.chance(10)
 		if hasAddr {
-			af |= ir.FuchsiaAllocAddress
-			flags |= ir.FuchsiaAddress
+			af |= fuchsiair.AllocAddress
+			flags |= fuchsiair.FlagAddress
 			nd.ID.Append(addrs[i])
 		} else {
 			nd.ID.Append(0)
@@ -251,15 +252,15 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 		nd.SelfSize.Append(sizes[i])
 		count := uint64(1)
 		if g.chance(3) {
-			af |= ir.FuchsiaAllocCount
+			af |= fuchsiair.AllocCount
 			count = []uint64{1, uint64(2 + g.intn(5)), 0, g.r.Uint64()}[g.intn(4)]
 		}
 		x.Count.Append(count)
 		if hasTS {
 			var ts int64
 			if !g.chance(6) {
-				af |= ir.FuchsiaAllocTimestamp
-				flags |= ir.FuchsiaTimestamp
+				af |= fuchsiair.AllocTimestamp
+				flags |= fuchsiair.FlagTimestamp
 				anyTS = true
 				ts = g.r.Int64N(1 << 50)
 				if g.chance(8) {
@@ -271,13 +272,13 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 		if hasThread {
 			t := uint32(g.intn(len(x.ThreadName) + 1))
 			if t > 0 {
-				af |= ir.FuchsiaAllocThreadKey
+				af |= fuchsiair.AllocThreadKey
 				anyThread = true
 			}
 			x.Thread = append(x.Thread, t)
 		}
 		if hasContents && hasAddr && !g.chance(5) {
-			flags |= ir.FuchsiaContents
+			flags |= fuchsiair.FlagContents
 			x.Contents = append(x.Contents, g.contents(sizes[i], addrs)...)
 		}
 		x.ContentsStart = append(x.ContentsStart, uint64(len(x.Contents)))
@@ -293,7 +294,7 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 	}
 	withContents := 0
 	for _, fl := range x.Flags {
-		if fl&ir.FuchsiaContents != 0 {
+		if fl&fuchsiair.FlagContents != 0 {
 			withContents++
 		}
 	}
@@ -345,7 +346,7 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 	var parts [][]uint64
 	lens = lens[:0]
 	for i := 0; i < n; i++ {
-		if x.Flags[i]&ir.FuchsiaContents != 0 {
+		if x.Flags[i]&fuchsiair.FlagContents != 0 {
 			p := g.split(sizes[i])
 			owners = append(owners, uint32(i))
 			parts = append(parts, p)
@@ -356,7 +357,7 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 	if g.chance(2) {
 		taken := map[uint64]bool{}
 		for i := 0; i < n; i++ {
-			if x.Flags[i]&ir.FuchsiaAddress != 0 {
+			if x.Flags[i]&fuchsiair.FlagAddress != 0 {
 				taken[nd.ID.At(i)] = true
 			}
 		}
@@ -369,7 +370,7 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 				continue
 			}
 			orphanAddrs = append(orphanAddrs, a)
-			owners = append(owners, ir.FuchsiaOrphanChunk)
+			owners = append(owners, fuchsiair.OrphanChunk)
 			parts = append(parts, []uint64{uint64(g.intn(41))})
 			lens = append(lens, 1)
 		}
@@ -380,7 +381,7 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 		next[j]++
 		st.ContentsChunkNode = append(st.ContentsChunkNode, owners[j])
 		st.ContentsChunkSize = append(st.ContentsChunkSize, uint32(size))
-		if owners[j] == ir.FuchsiaOrphanChunk {
+		if owners[j] == fuchsiair.OrphanChunk {
 			// Orphan chunks take their addresses and bytes in chunk order.
 			st.OrphanAddress = append(st.OrphanAddress, orphanAddrs[len(st.OrphanAddress)])
 			for b := uint64(0); b < size; b++ {
@@ -396,14 +397,14 @@ func (g *fuchsiaGen) streamSnapshot(k int) *ir.Snapshot {
 // streamRecords makes the records: the elements of every kind, grouped by
 // kind or mixed, in batches; and unknown fields on some of them (and on
 // the SnapshotHeader of a multi-process stream).
-func (g *fuchsiaGen) streamRecords(st *ir.FuchsiaStream, nodes, threads int) {
+func (g *fuchsiaGen) streamRecords(st *fuchsiair.Stream, nodes, threads int) {
 	counts := []struct {
 		kind uint8
 		n    int
 	}{
-		{ir.FuchsiaRecordThread, threads}, {ir.FuchsiaRecordRegion, len(st.RegionMapping)},
-		{ir.FuchsiaRecordStackTrace, len(st.StackChunkStack)}, {ir.FuchsiaRecordAllocation, nodes},
-		{ir.FuchsiaRecordContents, len(st.ContentsChunkNode)},
+		{fuchsiair.RecordThread, threads}, {fuchsiair.RecordRegion, len(st.RegionMapping)},
+		{fuchsiair.RecordStackTrace, len(st.StackChunkStack)}, {fuchsiair.RecordAllocation, nodes},
+		{fuchsiair.RecordContents, len(st.ContentsChunkNode)},
 	}
 	g.r.Shuffle(len(counts), func(i, j int) { counts[i], counts[j] = counts[j], counts[i] })
 	var elems []uint8
@@ -422,27 +423,27 @@ func (g *fuchsiaGen) streamRecords(st *ir.FuchsiaStream, nodes, threads int) {
 			st.Records = append(st.Records, elems[i])
 			i++
 		}
-		st.Records = append(st.Records, ir.FuchsiaRecordEndOfBatch)
+		st.Records = append(st.Records, fuchsiair.RecordEndOfBatch)
 	}
 
 	// Unknown fields: ordinals beyond the table's known fields.
 	if !g.chance(3) {
 		return
 	}
-	known := map[uint8]int{ir.FuchsiaRecordAllocation: 6, ir.FuchsiaRecordStackTrace: 2, ir.FuchsiaRecordRegion: 6,
-		ir.FuchsiaRecordContents: 2, ir.FuchsiaRecordThread: 3}
+	known := map[uint8]int{fuchsiair.RecordAllocation: 6, fuchsiair.RecordStackTrace: 2, fuchsiair.RecordRegion: 6,
+		fuchsiair.RecordContents: 2, fuchsiair.RecordThread: 3}
 	var recs []uint32
 	for r, kind := range st.Records {
-		if kind != ir.FuchsiaRecordEndOfBatch && g.chance(4) {
+		if kind != fuchsiair.RecordEndOfBatch && g.chance(4) {
 			recs = append(recs, uint32(r))
 		}
 	}
 	if g.multi && !g.chance(3) {
-		recs = append(recs, ir.FuchsiaHeaderRecord)
+		recs = append(recs, fuchsiair.HeaderRecord)
 	}
 	for _, r := range recs {
 		k := 2 // the SnapshotHeader's
-		if r != ir.FuchsiaHeaderRecord {
+		if r != fuchsiair.HeaderRecord {
 			k = known[st.Records[r]]
 		}
 		ord := uint64(k)

@@ -52,14 +52,14 @@ func TestRandomFuchsia(t *testing.T) {
 				if d := ir.Diff(f, irtest.Random(seed, o), 5); len(d) > 0 {
 					t.Fatalf("seed %d: Random with Options.Fuchsia differs from RandomFuchsia: %v", seed, d)
 				}
-				format := ir.FormatFuchsia
+				format := fuchsiair.Format
 				if tc.fo.Stream {
-					format = ir.FormatFuchsiaFIDL
+					format = fuchsiair.FormatFIDL
 				}
-				if f.Format != format || f.Fuchsia == nil || len(f.Snapshots) != max(tc.opts.Snapshots, 1) {
+				if f.Format != format || fuchsiair.FileOf(f) == nil || len(f.Snapshots) != max(tc.opts.Snapshots, 1) {
 					t.Fatalf("seed %d: not a Fuchsia file of %d snapshots", seed, max(tc.opts.Snapshots, 1))
 				}
-				x := f.Fuchsia
+				x := fuchsiair.FileOf(f)
 				if len(x.SampleTypes) > 2 {
 					extra++
 				}
@@ -70,7 +70,7 @@ func TestRandomFuchsia(t *testing.T) {
 					lines++
 				}
 				for k, s := range f.Snapshots {
-					fs := s.Fuchsia
+					fs := fuchsiair.Of(s)
 					if fs == nil || !slices.Equal(s.NodeKinds, fuchsiair.NodeKinds) || !slices.Equal(s.EdgeKinds, fuchsiair.EdgeKinds) {
 						t.Fatalf("seed %d snapshot %d: section or kind tables missing", seed, k)
 					}
@@ -90,7 +90,7 @@ func TestRandomFuchsia(t *testing.T) {
 						t.Fatalf("seed %d snapshot %d: stream details %v with Stream %v", seed, k, fs.Stream != nil, tc.fo.Stream)
 					}
 					for i := 0; i < s.Nodes.Len(); i++ {
-						if !tc.fo.Stream && tc.fo.Tags != (fs.Flags[i]&ir.FuchsiaAddress != 0) {
+						if !tc.fo.Stream && tc.fo.Tags != (fs.Flags[i]&fuchsiair.FlagAddress != 0) {
 							t.Fatalf("seed %d snapshot %d node %d: flags %#x with tags %v", seed, k, i, fs.Flags[i], tc.fo.Tags)
 						}
 					}
@@ -142,7 +142,7 @@ func TestRandomFuchsia(t *testing.T) {
 type streamSeen map[string]int
 
 // streamFeatures counts what st has of the shapes Stream asks for.
-func streamFeatures(st *ir.FuchsiaStream, seen *streamSeen) {
+func streamFeatures(st *fuchsiair.Stream, seen *streamSeen) {
 	if *seen == nil {
 		*seen = streamSeen{}
 	}
@@ -155,7 +155,7 @@ func streamFeatures(st *ir.FuchsiaStream, seen *streamSeen) {
 	}
 	batches := 0
 	for _, r := range st.Records {
-		if r == ir.FuchsiaRecordEndOfBatch {
+		if r == fuchsiair.RecordEndOfBatch {
 			batches++
 		}
 	}
@@ -175,7 +175,7 @@ func streamFeatures(st *ir.FuchsiaStream, seen *streamSeen) {
 	interleaved, zeroContents := false, false
 	last = map[uint32]int{}
 	for c, node := range st.ContentsChunkNode {
-		if p, ok := last[node]; ok && p != c-1 && node != ir.FuchsiaOrphanChunk {
+		if p, ok := last[node]; ok && p != c-1 && node != fuchsiair.OrphanChunk {
 			interleaved = true
 		}
 		last[node] = c
@@ -186,18 +186,18 @@ func streamFeatures(st *ir.FuchsiaStream, seen *streamSeen) {
 	add("orphan chunks", len(st.OrphanAddress) > 0)
 	header := false
 	for _, r := range st.UnknownRecord {
-		header = header || r == ir.FuchsiaHeaderRecord
+		header = header || r == fuchsiair.HeaderRecord
 	}
 	add("unknown fields", len(st.UnknownRecord) > 0)
 	add("unknown SnapshotHeader fields", header)
 	count, noAddress, vaddr, name := false, false, false, false
 	for _, af := range st.AllocFields {
-		count = count || af&ir.FuchsiaAllocCount != 0
-		noAddress = noAddress || af&ir.FuchsiaAllocAddress == 0
+		count = count || af&fuchsiair.AllocCount != 0
+		noAddress = noAddress || af&fuchsiair.AllocAddress == 0
 	}
 	for _, rf := range st.RegionFields {
-		vaddr = vaddr || rf&ir.FuchsiaRegionVaddr != 0
-		name = name || rf&ir.FuchsiaRegionName != 0
+		vaddr = vaddr || rf&fuchsiair.RegionVaddr != 0
+		name = name || rf&fuchsiair.RegionName != 0
 	}
 	add("allocation counts", count)
 	add("allocations without an address", noAddress)

@@ -15,7 +15,7 @@
 //   - unique odd ids below 2^32 (V8's) or arbitrary 64-bit ids;
 //   - strings with non-ASCII, astral (4-byte UTF-8) and control characters
 //     and lone UTF-16 surrogates (WTF-8 bytes ED A0 80 .. ED BF BF);
-//   - a V8 section (ir.V8Snapshot: header and key list, compact or rows
+//   - a V8 section (v8ir.Snapshot: header and key list, compact or rows
 //     layout, V8 or raw escaping, extra node and edge columns such as
 //     trace_node_id and detachedness, allocation traces, locations), so that
 //     the V8 writer's byte path runs on random data.
@@ -129,10 +129,10 @@ type Options struct {
 
 // V8Options describe the V8 section Random attaches.
 type V8Options struct {
-	// Layout is ir.V8LayoutCompact or ir.V8LayoutRows.
-	Layout ir.V8Layout
-	// Escape is ir.V8EscapeV8 or ir.V8EscapeRaw.
-	Escape ir.V8Escape
+	// Layout is v8ir.LayoutCompact or v8ir.LayoutRows.
+	Layout v8ir.Layout
+	// Escape is v8ir.EscapeV8 or v8ir.EscapeRaw.
+	Escape v8ir.Escape
 	// TraceNodeID and Detachedness add those node columns (V8's extras;
 	// detachedness holds 0, 1 or 2).
 	TraceNodeID, Detachedness bool
@@ -237,7 +237,7 @@ func (g *gen) file() *ir.File {
 	f := &ir.File{Format: "irtest", FormatVersion: fmt.Sprintf("irtest seed %d", g.seed),
 		Producer: "heapconv irtest"}
 	if g.o.V8 != nil {
-		f.Format = ir.FormatV8
+		f.Format = v8ir.Format
 	}
 	g.f = f
 	// V8 files start their strings with "<dummy>" and "" (the root's name).
@@ -535,20 +535,20 @@ func (g *gen) values(s *ir.Snapshot, n int) {
 func (g *gen) v8(s *ir.Snapshot) {
 	vo := g.o.V8
 	n, m := s.Nodes.Len(), s.Edges.Len()
-	v := &ir.V8Snapshot{Layout: vo.Layout, Escape: vo.Escape}
+	v := &v8ir.Snapshot{Layout: vo.Layout, Escape: vo.Escape}
 
 	nodeFields := []string{"type", "name", "id", "self_size", "edge_count"}
 	if vo.TraceNodeID {
-		v.NodeExtra = append(v.NodeExtra, ir.Column{Name: "trace_node_id", Values: g.column(n, func() uint64 { return uint64(g.intn(64)) })})
+		v.NodeExtra = append(v.NodeExtra, v8ir.Field{Name: "trace_node_id", Values: g.column(n, func() uint64 { return uint64(g.intn(64)) })})
 		nodeFields = append(nodeFields, "trace_node_id")
 	}
 	if vo.Detachedness {
-		v.NodeExtra = append(v.NodeExtra, ir.Column{Name: "detachedness", Values: g.column(n, func() uint64 { return uint64(g.intn(3)) })})
+		v.NodeExtra = append(v.NodeExtra, v8ir.Field{Name: "detachedness", Values: g.column(n, func() uint64 { return uint64(g.intn(3)) })})
 		nodeFields = append(nodeFields, "detachedness")
 	}
 	edgeFields := []string{"type", "name_or_index", "to_node"}
 	if vo.EdgeExtra {
-		v.EdgeExtra = append(v.EdgeExtra, ir.Column{Name: "irtest_edge_flags", Values: g.column(m, func() uint64 { return g.r.Uint64() >> g.intn(64) })})
+		v.EdgeExtra = append(v.EdgeExtra, v8ir.Field{Name: "irtest_edge_flags", Values: g.column(m, func() uint64 { return g.r.Uint64() >> g.intn(64) })})
 		edgeFields = append(edgeFields, "irtest_edge_flags")
 	}
 	if vo.ShuffleFields {
@@ -559,7 +559,7 @@ func (g *gen) v8(s *ir.Snapshot) {
 		g.r.Shuffle(len(ef), func(i, j int) { ef[i], ef[j] = ef[j], ef[i] })
 	}
 	// Extra columns are kept in meta order, as the reader does.
-	slices.SortStableFunc(v.NodeExtra, func(a, b ir.Column) int {
+	slices.SortStableFunc(v.NodeExtra, func(a, b v8ir.Field) int {
 		return slices.Index(nodeFields, a.Name) - slices.Index(nodeFields, b.Name)
 	})
 
@@ -676,7 +676,7 @@ func (g *gen) v8(s *ir.Snapshot) {
 
 	for _, k := range v8ir.Keys {
 		if k != v8ir.KeyStrings { // last, after the extra keys
-			v.Keys = append(v.Keys, ir.V8Key{Name: k})
+			v.Keys = append(v.Keys, v8ir.Key{Name: k})
 		}
 	}
 	if vo.ExtraKeys {
@@ -685,8 +685,8 @@ func (g *gen) v8(s *ir.Snapshot) {
 		extra.Set("values", ir.JSON{Kind: ir.JSONArray, Elems: []ir.JSON{
 			ir.JSONNum(-7), {Kind: ir.JSONFloat, Float: 2.5}, {Kind: ir.JSONBool, Bool: true}, {}, ir.JSONStr(g.str()),
 		}})
-		v.Keys = append(v.Keys, ir.V8Key{Name: "irtest_extra", Value: &extra})
+		v.Keys = append(v.Keys, v8ir.Key{Name: "irtest_extra", Value: &extra})
 	}
-	v.Keys = append(v.Keys, ir.V8Key{Name: v8ir.KeyStrings})
-	s.V8 = v
+	v.Keys = append(v.Keys, v8ir.Key{Name: v8ir.KeyStrings})
+	s.SetSection(v)
 }

@@ -7,11 +7,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irstream"
 	"github.com/heapconv/heapconv/ir/irtest"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
-var v8All = &irtest.V8Options{Layout: ir.V8LayoutRows, Escape: ir.V8EscapeRaw, TraceNodeID: true, Detachedness: true,
+var v8All = &irtest.V8Options{Layout: v8ir.LayoutRows, Escape: v8ir.EscapeRaw, TraceNodeID: true, Detachedness: true,
 	EdgeExtra: true, Trace: true, Locations: true, ExtraNativeBytes: true, ExtraKeys: true, ShuffleFields: true}
 
 var optionCases = []struct {
@@ -133,7 +134,7 @@ func TestOptionsHonoured(t *testing.T) {
 		if s.Root == 0 {
 			t.Errorf("seed %d: root is node 0 without RootFirst", i)
 		}
-		if len(s.Nodes.Class) != 0 || s.Nodes.ExternalSize.Len() != 0 || s.Values.Len() != 0 || len(s.Roots) != 0 || s.V8 != nil {
+		if len(s.Nodes.Class) != 0 || s.Nodes.ExternalSize.Len() != 0 || s.Values.Len() != 0 || len(s.Roots) != 0 || v8ir.Of(s) != nil {
 			t.Errorf("seed %d: optional data without the option", i)
 		}
 		if len(f.Snapshots) != 1 {
@@ -209,7 +210,7 @@ func TestV8Section(t *testing.T) {
 	for seed := int64(0); seed < 30; seed++ {
 		f := irtest.Random(seed, irtest.Options{MaxNodes: 80, Kinds: irtest.KindsMixed, V8: v8All})
 		s := f.Snapshots[0]
-		v := s.V8
+		v := v8ir.Of(s)
 		if v == nil || s.Root != 0 {
 			t.Fatalf("seed %d: no V8 section or root %d", seed, s.Root)
 		}
@@ -272,10 +273,10 @@ func TestEncodable(t *testing.T) {
 	for _, tc := range optionCases {
 		f := irtest.Random(7, tc.opts)
 		var b bytes.Buffer
-		if err := ir.Encode(&b, f); err != nil {
+		if err := irstream.Encode(&b, f); err != nil {
 			t.Fatalf("%s: encode: %v", tc.name, err)
 		}
-		g, err := ir.Decode(&b)
+		g, err := irstream.Decode(&b)
 		if err != nil {
 			t.Fatalf("%s: decode: %v", tc.name, err)
 		}

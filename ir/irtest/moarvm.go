@@ -3,6 +3,7 @@ package irtest
 import (
 	"cmp"
 	"fmt"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 	"math/rand/v2"
 	"slices"
 
@@ -29,8 +30,8 @@ type MoarVMOptions struct {
 // The root categories MoarVM names with a string reference from the root,
 // in the order it writes them: two for the VM, then four per thread.
 var (
-	moarVMVMRoots     = []int{ir.MoarVMPermRoots, ir.MoarVMInstanceRoots}
-	moarVMThreadRoots = []int{ir.MoarVMCStackRoots, ir.MoarVMThreadRoots, ir.MoarVMInterGenRoots, ir.MoarVMCallStackRoots}
+	moarVMVMRoots     = []int{moarvmir.PermRoots, moarvmir.InstanceRoots}
+	moarVMThreadRoots = []int{moarvmir.CStackRoots, moarvmir.ThreadRoots, moarvmir.InterGenRoots, moarvmir.CallStackRoots}
 )
 
 // moarVMReprs are REPR names for the type table.
@@ -60,13 +61,13 @@ func RandomMoarVM(seed int64, opts Options, mo MoarVMOptions) *ir.File {
 type moarVMTables struct{ strings, types, frames int }
 
 func (g *gen) moarVMFile(mo MoarVMOptions) *ir.File {
-	f := &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3"}
+	f := &ir.File{Format: moarvmir.Format, FormatVersion: "moarvm v3"}
 	g.f = f
-	m := &ir.MoarVMFile{Version: 3, HasMeta: true, Subversion: 1, StartTime: uint64(g.r.Int64N(1 << 40)),
-		EntryCount: uint64(1 + g.intn(5)), DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder)}
+	m := &moarvmir.File{Version: 3, HasMeta: true, Subversion: 1, StartTime: uint64(g.r.Int64N(1 << 40)),
+		EntryCount: uint64(1 + g.intn(5)), DataOrder: slices.Clone(moarvmir.DefaultDataOrder)}
 	if mo.V2 {
 		f.FormatVersion = "moarvm v2"
-		m = &ir.MoarVMFile{Version: 2}
+		m = &moarvmir.File{Version: 2}
 	} else {
 		if !mo.NoPID {
 			m.PID, m.HasPID = uint64(1+g.intn(1<<22)), true
@@ -75,7 +76,7 @@ func (g *gen) moarVMFile(mo MoarVMOptions) *ir.File {
 			m.EntryCount = 0 // boards of no entries: present, but empty
 		}
 	}
-	f.MoarVM = m
+	f.SetSection(m)
 	nsnap := g.o.Snapshots
 
 	// The string heap is deduplicated file-wide, as MoarVM keeps it.
@@ -112,7 +113,7 @@ func (g *gen) moarVMFile(mo MoarVMOptions) *ir.File {
 		s0, t0, f0 := len(f.Strings), c.Len(), len(m.FrameName)
 		if k == 0 {
 			for _, kind := range append(slices.Clone(moarVMVMRoots), moarVMThreadRoots...) {
-				intern(ir.MoarVMRootNames[kind])
+				intern(moarvmir.RootNames[kind])
 			}
 			intern("<STable>")
 		}
@@ -152,7 +153,7 @@ func (g *gen) moarVMFile(mo MoarVMOptions) *ir.File {
 			m.FrameLine = append(m.FrameLine, uint32(1+g.intn(2000)))
 			m.FrameFile = append(m.FrameFile, intern([]string{"gen/moar/stage2/NQPCORE.setting", "src/core.c/Any.rakumod", "-e", "<null>"}[g.intn(4)]))
 		}
-		toc := ir.MoarVMTOC{NewStrings: uint32(len(f.Strings) - s0), NewTypes: uint32(c.Len() - t0),
+		toc := moarvmir.TOC{NewStrings: uint32(len(f.Strings) - s0), NewTypes: uint32(c.Len() - t0),
 			NewFrames: uint32(len(m.FrameName) - f0)}
 		toc.Blocks = moarVMBlocks(mo.V2, final, toc)
 		m.TOCs = append(m.TOCs, toc)
@@ -164,9 +165,9 @@ func (g *gen) moarVMFile(mo MoarVMOptions) *ir.File {
 	// Strings the reader adds beyond the heap: the root's name (and the
 	// categories' and "", which the heap holds here).
 	root := uint32(len(f.Strings))
-	f.Strings = append(f.Strings, ir.MoarVMRootNames[ir.MoarVMRoot])
+	f.Strings = append(f.Strings, moarvmir.RootNames[moarvmir.Root])
 	cats := map[int]uint32{}
-	for kind, name := range ir.MoarVMRootNames {
+	for kind, name := range moarvmir.RootNames {
 		if i, ok := seen[name]; ok && name != "" {
 			cats[kind] = i
 		}
@@ -179,13 +180,13 @@ func (g *gen) moarVMFile(mo MoarVMOptions) *ir.File {
 		s := g.moarVMSnapshot(mo, m, avail[k], root, cats)
 		s.Name = seen[""] // snapshots have no names
 		if !mo.V2 {
-			s.MoarVM.SnapTime, s.MoarVM.GCSeqNum = snapTime, seq
+			moarvmir.Of(s).SnapTime, moarvmir.Of(s).GCSeqNum = snapTime, seq
 		}
 		f.Snapshots = append(f.Snapshots, s)
 	}
 
 	if mo.Recovery {
-		m.Recovery = &ir.MoarVMRecovery{DamageAt: int64(16 + g.intn(1<<20)), Reason: "irtest: " + g.str(), Lost: 1 + g.intn(3)}
+		m.Recovery = &moarvmir.Recovery{DamageAt: int64(16 + g.intn(1<<20)), Reason: "irtest: " + g.str(), Lost: 1 + g.intn(3)}
 		if g.chance(2) {
 			m.TOCs = nil // the TOCs were lost with the tail
 		}
@@ -195,7 +196,7 @@ func (g *gen) moarVMFile(mo MoarVMOptions) *ir.File {
 
 // moarVMBlocks returns the names of an inner TOC's blocks, as MoarVM writes
 // them (none for version 2).
-func moarVMBlocks(v2, final bool, t ir.MoarVMTOC) []string {
+func moarVMBlocks(v2, final bool, t moarvmir.TOC) []string {
 	if v2 {
 		return nil
 	}
@@ -221,11 +222,11 @@ func moarVMBlocks(v2, final bool, t ir.MoarVMTOC) []string {
 // moarVMSnapshot makes one snapshot using the tables in av: the root, the
 // root kinds of one or two threads, then objects, type objects, STables and
 // frames.
-func (g *gen) moarVMSnapshot(mo MoarVMOptions, m *ir.MoarVMFile, av moarVMTables, root uint32, cats map[int]uint32) *ir.Snapshot {
+func (g *gen) moarVMSnapshot(mo MoarVMOptions, m *moarvmir.File, av moarVMTables, root uint32, cats map[int]uint32) *ir.Snapshot {
 	f := g.f
-	s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds)}
-	ms := &ir.MoarVMSnapshot{HasMeta: !mo.V2}
-	s.MoarVM = ms
+	s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(moarvmir.NodeKinds), EdgeKinds: slices.Clone(moarvmir.EdgeKinds)}
+	ms := &moarvmir.Snapshot{HasMeta: !mo.V2}
+	s.SetSection(ms)
 	nd := &s.Nodes
 
 	add := func(kind int, name uint32, class uint32, tofi uint64, self, unmanaged uint64) {
@@ -237,7 +238,7 @@ func (g *gen) moarVMSnapshot(mo MoarVMOptions, m *ir.MoarVMFile, av moarVMTables
 		nd.ExternalSize.Append(unmanaged)
 		ms.TOFI.Append(tofi)
 	}
-	add(ir.MoarVMRoot, root, 0, 0, 0, 0)
+	add(moarvmir.Root, root, 0, 0, 0, 0)
 	roots := slices.Clone(moarVMVMRoots)
 	for t := 1 + g.intn(2); t > 0; t-- {
 		roots = append(roots, moarVMThreadRoots...)
@@ -250,13 +251,13 @@ func (g *gen) moarVMSnapshot(mo MoarVMOptions, m *ir.MoarVMFile, av moarVMTables
 	for len(nd.Kind) < n {
 		kind := 1 + g.intn(4)
 		switch kind {
-		case ir.MoarVMFrame:
+		case moarvmir.Frame:
 			fr := g.intn(av.frames)
 			add(kind, m.FrameName[fr], 0, uint64(fr), 168, uint64(g.intn(4))*64)
 		default:
 			t := g.intn(av.types)
 			unmanaged := uint64(0)
-			if kind == ir.MoarVMObject && g.chance(4) {
+			if kind == moarvmir.Object && g.chance(4) {
 				unmanaged = g.size()
 			}
 			add(kind, f.Classes.Name[t], uint32(1+t), uint64(t), uint64(8*(1+g.intn(64))), unmanaged)
@@ -275,26 +276,26 @@ func (g *gen) moarVMSnapshot(mo MoarVMOptions, m *ir.MoarVMFile, av moarVMTables
 		switch kind := int(nd.Kind[i]); {
 		case i == 0:
 			for j, k := range roots {
-				ref(ir.MoarVMStringRef, cats[k], 1+j)
+				ref(moarvmir.StringRef, cats[k], 1+j)
 			}
-		case kind == ir.MoarVMCallStackRoots:
+		case kind == moarvmir.CallStackRoots:
 			for j := g.intn(3); j > 0 && n > nroot; j-- {
-				ref(ir.MoarVMIndexRef, uint32(j), nroot+g.intn(n-nroot))
+				ref(moarvmir.IndexRef, uint32(j), nroot+g.intn(n-nroot))
 			}
 		default:
 			for j := g.intn(g.o.MaxOutDegree + 1); j > 0; j-- {
 				target := g.intn(n)
 				switch k := g.intn(8); {
 				case k == 0:
-					ref(ir.MoarVMUnknownRef, 0, target)
+					ref(moarvmir.UnknownRef, 0, target)
 				case k <= 2:
-					ref(ir.MoarVMIndexRef, uint32(g.intn(32)), target)
+					ref(moarvmir.IndexRef, uint32(g.intn(32)), target)
 				case mo.BadRefs && k == 3:
-					ref(ir.MoarVMBadString, uint32(m.StringCount+g.intn(1<<16)), target)
+					ref(moarvmir.BadString, uint32(m.StringCount+g.intn(1<<16)), target)
 				case mo.BadRefs && k == 4:
-					ref(ir.MoarVMKind3, uint32(g.intn(1<<10)), target)
+					ref(moarvmir.Kind3, uint32(g.intn(1<<10)), target)
 				default:
-					ref(ir.MoarVMStringRef, uint32(g.intn(av.strings)), target)
+					ref(moarvmir.StringRef, uint32(g.intn(av.strings)), target)
 				}
 			}
 		}
@@ -324,17 +325,17 @@ func (g *gen) moarVMSnapshot(mo MoarVMOptions, m *ir.MoarVMFile, av moarVMTables
 
 	if !mo.V2 {
 		var heap uint64
-		var counts [ir.MoarVMFrame + 1]uint64
+		var counts [moarvmir.Frame + 1]uint64
 		for i := 0; i < n; i++ {
 			k := nd.Kind[i]
 			heap += nd.SelfSize.At(i) + nd.ExternalSize.At(i)
-			if k >= ir.MoarVMObject && k <= ir.MoarVMFrame {
+			if k >= moarvmir.Object && k <= moarvmir.Frame {
 				counts[k]++
 			}
 		}
-		for i, v := range []uint64{heap, counts[ir.MoarVMObject], counts[ir.MoarVMTypeObject], counts[ir.MoarVMSTable],
-			counts[ir.MoarVMFrame], uint64(ed.Len())} {
-			s.Totals = append(s.Totals, ir.Total{Name: ir.MoarVMTotalNames[i], Value: v})
+		for i, v := range []uint64{heap, counts[moarvmir.Object], counts[moarvmir.TypeObject], counts[moarvmir.STable],
+			counts[moarvmir.Frame], uint64(ed.Len())} {
+			s.Totals = append(s.Totals, ir.Total{Name: moarvmir.TotalNames[i], Value: v})
 		}
 		g.moarVMBoards(s, m, av)
 	}
@@ -344,8 +345,8 @@ func (g *gen) moarVMSnapshot(mo MoarVMOptions, m *ir.MoarVMFile, av moarVMTables
 // moarVMBoards fills the highscore boards as MoarVM computes them: concrete
 // objects by type and frames by static frame, by count and by size
 // (colsize + colusize), entry_count entries each, padded with zero scores.
-func (g *gen) moarVMBoards(s *ir.Snapshot, m *ir.MoarVMFile, av moarVMTables) {
-	ms := s.MoarVM
+func (g *gen) moarVMBoards(s *ir.Snapshot, m *moarvmir.File, av moarVMTables) {
+	ms := moarvmir.Of(s)
 	ms.TopIDs, ms.TopScores = []uint64{}, []uint64{}
 	for _, board := range m.DataOrder {
 		byType := board == "types_by_count" || board == "types_by_size"
@@ -353,7 +354,7 @@ func (g *gen) moarVMBoards(s *ir.Snapshot, m *ir.MoarVMFile, av moarVMTables) {
 		scores := map[uint64]uint64{}
 		for i := 0; i < s.Nodes.Len(); i++ {
 			k := s.Nodes.Kind[i]
-			if byType && k != ir.MoarVMObject || !byType && k != ir.MoarVMFrame {
+			if byType && k != moarvmir.Object || !byType && k != moarvmir.Frame {
 				continue
 			}
 			v := uint64(1)

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/heapconv/heapconv/ir/irstream"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
@@ -44,8 +47,8 @@ func TestRandomMoarVM(t *testing.T) {
 
 // checkMoarVMShape returns what is wrong with f as a MoarVM file, or "".
 func checkMoarVMShape(f *ir.File, o irtest.Options, mo irtest.MoarVMOptions) string {
-	m := f.MoarVM
-	if f.Format != ir.FormatMoarVM || m == nil {
+	m := moarvmir.FileOf(f)
+	if f.Format != moarvmir.Format || m == nil {
 		return "not a MoarVM file"
 	}
 	if want := max(o.Snapshots, 1); len(f.Snapshots) != want {
@@ -65,14 +68,14 @@ func checkMoarVMShape(f *ir.File, o irtest.Options, mo irtest.MoarVMOptions) str
 		strs, types, frames = append(strs, s), append(types, ty), append(frames, fr)
 	}
 	for k, snap := range f.Snapshots {
-		ms := snap.MoarVM
+		ms := moarvmir.Of(snap)
 		if ms == nil || ms.HasMeta == mo.V2 {
 			return "snapshot section missing or its snapmeta not as asked"
 		}
-		if !slices.Equal(snap.NodeKinds, ir.MoarVMNodeKinds) || !slices.Equal(snap.EdgeKinds, ir.MoarVMEdgeKinds) {
+		if !slices.Equal(snap.NodeKinds, moarvmir.NodeKinds) || !slices.Equal(snap.EdgeKinds, moarvmir.EdgeKinds) {
 			return "kind tables are not MoarVM's"
 		}
-		if snap.Root != 0 || snap.Nodes.Kind[0] != ir.MoarVMRoot {
+		if snap.Root != 0 || snap.Nodes.Kind[0] != moarvmir.Root {
 			return "collectable 0 is not the root"
 		}
 		nt, nf, ns := f.Classes.Len(), m.Frames(), m.StringCount
@@ -82,16 +85,16 @@ func checkMoarVMShape(f *ir.File, o irtest.Options, mo irtest.MoarVMOptions) str
 		for i := 0; i < snap.Nodes.Len(); i++ {
 			kind, tofi, class := int(snap.Nodes.Kind[i]), ms.TOFI.At(i), snap.Nodes.Class[i]
 			switch {
-			case kind >= ir.MoarVMObject && kind <= ir.MoarVMSTable:
+			case kind >= moarvmir.Object && kind <= moarvmir.STable:
 				if tofi >= uint64(nt) || uint64(class) != 1+tofi {
 					return "an object's type is not its class, or not yet in the TOCs"
 				}
-			case kind == ir.MoarVMFrame:
+			case kind == moarvmir.Frame:
 				if tofi >= uint64(nf) || class != 0 || snap.Nodes.Name[i] != m.FrameName[tofi] {
 					return "a frame's static frame is wrong"
 				}
-			case kind >= ir.MoarVMPermRoots && kind <= ir.MoarVMCallStackRoots:
-				if tofi != 0 || class != 0 || f.Strings[snap.Nodes.Name[i]] != ir.MoarVMRootNames[kind] {
+			case kind >= moarvmir.PermRoots && kind <= moarvmir.CallStackRoots:
+				if tofi != 0 || class != 0 || f.Strings[snap.Nodes.Name[i]] != moarvmir.RootNames[kind] {
 					return "a root kind has a type, class or name of its own"
 				}
 			default:
@@ -100,15 +103,15 @@ func checkMoarVMShape(f *ir.File, o irtest.Options, mo irtest.MoarVMOptions) str
 		}
 		for e := 0; e < snap.Edges.Len(); e++ {
 			switch snap.Edges.Kind[e] {
-			case ir.MoarVMStringRef:
+			case moarvmir.StringRef:
 				if int(snap.Edges.Name[e]) >= ns {
 					return "a string reference beyond the strings of the snapshot's TOCs"
 				}
-			case ir.MoarVMBadString:
+			case moarvmir.BadString:
 				if !mo.BadRefs || int(snap.Edges.Name[e]) < m.StringCount {
 					return "an out-of-range string reference in range, or not asked for"
 				}
-			case ir.MoarVMKind3:
+			case moarvmir.Kind3:
 				if !mo.BadRefs {
 					return "a kind 3 reference not asked for"
 				}
@@ -119,7 +122,7 @@ func checkMoarVMShape(f *ir.File, o irtest.Options, mo irtest.MoarVMOptions) str
 				return "a v2 snapshot with highscores or totals"
 			}
 		} else if uint64(len(ms.TopIDs)) != uint64(len(m.DataOrder))*m.EntryCount || ms.TopIDs == nil ||
-			len(snap.Totals) != len(ir.MoarVMTotalNames) {
+			len(snap.Totals) != len(moarvmir.TotalNames) {
 			return "highscores or totals do not have filemeta's shape"
 		}
 	}
@@ -132,22 +135,22 @@ func TestRandomMoarVMOptions(t *testing.T) {
 	for seed := int64(0); seed < 40; seed++ {
 		f := irtest.RandomMoarVM(seed, irtest.Options{MaxNodes: 30, Snapshots: 2},
 			irtest.MoarVMOptions{BadRefs: true, Recovery: true})
-		m := f.MoarVM
+		m := moarvmir.FileOf(f)
 		for _, s := range f.Snapshots {
 			for _, k := range s.Edges.Kind {
 				switch k {
-				case ir.MoarVMBadString:
+				case moarvmir.BadString:
 					bad++
-				case ir.MoarVMKind3:
+				case moarvmir.Kind3:
 					kind3++
 				}
 			}
 			for _, k := range s.Nodes.Kind {
-				if k == ir.MoarVMFrame {
+				if k == moarvmir.Frame {
 					frames++
 				}
 			}
-			if s.MoarVM.TopIDs != nil && len(s.MoarVM.TopIDs) == 0 {
+			if moarvmir.Of(s).TopIDs != nil && len(moarvmir.Of(s).TopIDs) == 0 {
 				emptyBoards++
 			}
 		}
@@ -174,10 +177,10 @@ func TestRandomMoarVMEncodable(t *testing.T) {
 	for _, tc := range moarVMCases {
 		f := irtest.RandomMoarVM(7, tc.opts, tc.mo)
 		var b bytes.Buffer
-		if err := ir.Encode(&b, f); err != nil {
+		if err := irstream.Encode(&b, f); err != nil {
 			t.Fatalf("%s: encode: %v", tc.name, err)
 		}
-		g, err := ir.Decode(&b)
+		g, err := irstream.Decode(&b)
 		if err != nil {
 			t.Fatalf("%s: decode: %v", tc.name, err)
 		}

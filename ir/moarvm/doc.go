@@ -1,17 +1,18 @@
-// Package moarvm holds the facts of the MoarVM heap snapshot format that
-// both readers/moarvm and writers/moarvm need: the magic numbers of format
-// versions 3 and 2, the version 3 block layout (block names and their
-// 8-byte name field, the sizes of headers and table-of-contents entries,
-// the entry size of every column), the refdescr packing of a reference's
-// kind and index, the colsize/colusize split of self sizes too big for 16
-// bits, and the filemeta and snapmeta JSON as MoarVM lays it out. Spelled
-// once here, the reader and the writer cannot drift apart on any of them.
+// Package moarvm is the MoarVM heap snapshot format (.mvmheap, version 3,
+// and the version 2 Debian's MoarVM writes) as far as the IR is concerned,
+// stated once for readers/moarvm and writers/moarvm.
 //
-// The format is described in docs/formats/moarvm.md; ir/moarvm.go says how
-// it maps into the IR, whose MoarVM sections (ir.MoarVMFile,
-// ir.MoarVMSnapshot) and node and edge kinds stay in package ir, which
-// validates and encodes them.
+// It holds the IR's MoarVM sections: the file's (File, "moarvm": the
+// metadata, the static frames, what each snapshot's table of contents
+// added, what recovery did) and each snapshot's (Snapshot,
+// "moarvm.snapshot": its metadata, each collectable's type-or-frame index
+// and where its references start, the highscores), with their validation, selection of
+// snapshots and loss report. It also holds the wire facts: the magic
+// numbers of both versions, the version 3 block layout (block names,
+// header and table-of-contents sizes, every column's entry size), the
+// packing of a reference's kind and index, the split of self sizes too big
+// for 16 bits, and the filemeta and snapmeta JSON as MoarVM lays it out.
 //
-// Importers name it moarvmir, as readers/moarvm and writers/moarvm are package
-// moarvm too.
+// The format is described in docs/formats/moarvm.md. This package imports
+// no other format's package.
 package moarvm

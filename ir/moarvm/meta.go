@@ -10,7 +10,7 @@ import (
 // (heapsnapshot.c's snprintf layout), without the terminating NUL: the
 // writer writes it, and the reader compares a file's with it to tell
 // whether writing the file back changes the text.
-func FileMetaJSON(m *ir.MoarVMFile) string {
+func FileMetaJSON(m *File) string {
 	b := []byte(`{ "subversion": `)
 	b = strconv.AppendUint(b, m.Subversion, 10)
 	b = append(b, `, "start_time": `...)
@@ -35,7 +35,7 @@ func FileMetaJSON(m *ir.MoarVMFile) string {
 // SnapMetaJSON renders a snapshot's snapmeta JSON as MoarVM's writer does,
 // from its section and its Totals, without the terminating NUL (used as
 // FileMetaJSON is).
-func SnapMetaJSON(m *ir.MoarVMSnapshot, totals []ir.Total) string {
+func SnapMetaJSON(m *Snapshot, totals []ir.Total) string {
 	b := []byte(`{ "snap_time": `)
 	b = strconv.AppendUint(b, m.SnapTime, 10)
 	b = append(b, `, "gc_seq_num": `...)

@@ -94,21 +94,21 @@ func TestRefs(t *testing.T) {
 		t.Errorf("PackRef(5, string) = %d", d)
 	}
 	const heap = 10
-	for ek := range uint8(len(ir.MoarVMEdgeKinds)) {
+	for ek := range uint8(len(moarvmir.EdgeKinds)) {
 		rk, ok := moarvmir.RefKind(ek)
 		if !ok {
-			t.Errorf("edge kind %d (%s) has no reference kind", ek, ir.MoarVMEdgeKinds[ek].Name)
+			t.Errorf("edge kind %d (%s) has no reference kind", ek, moarvmir.EdgeKinds[ek].Name)
 			continue
 		}
 		index := uint64(3)
-		if ek == ir.MoarVMBadString {
+		if ek == moarvmir.BadString {
 			index = heap
 		}
 		if back := moarvmir.EdgeKind(rk, index, heap); back != ek {
 			t.Errorf("edge kind %d is written as %d, which reads back as %d", ek, rk, back)
 		}
 	}
-	if _, ok := moarvmir.RefKind(uint8(len(ir.MoarVMEdgeKinds))); ok {
+	if _, ok := moarvmir.RefKind(uint8(len(moarvmir.EdgeKinds))); ok {
 		t.Error("a kind beyond MoarVM's has a reference kind")
 	}
 }
@@ -146,8 +146,8 @@ func TestContinuedSizes(t *testing.T) {
 // TestMetaJSON: filemeta and snapmeta come out in heapsnapshot.c's
 // layout, byte for byte.
 func TestMetaJSON(t *testing.T) {
-	m := &ir.MoarVMFile{Subversion: 1, StartTime: 1, PID: 2, HasPID: true, EntryCount: 40,
-		DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder)}
+	m := &moarvmir.File{Subversion: 1, StartTime: 1, PID: 2, HasPID: true, EntryCount: 40,
+		DataOrder: slices.Clone(moarvmir.DefaultDataOrder)}
 	want := `{ "subversion": 1, "start_time": 1, "pid": 2, "highscore_structure": { "entry_count": 40, "data_order": ["types_by_count", "frames_by_count", "types_by_size", "frames_by_size"]}}`
 	if got := moarvmir.FileMetaJSON(m); got != want {
 		t.Errorf("filemeta\n%s\nwant\n%s", got, want)
@@ -156,7 +156,7 @@ func TestMetaJSON(t *testing.T) {
 	if got := moarvmir.FileMetaJSON(m); got != `{ "subversion": 1, "start_time": 1, "highscore_structure": { "entry_count": 40, "data_order": ["types_by_count", "frames_by_count", "types_by_size", "frames_by_size"]}}` {
 		t.Errorf("filemeta without pid: %s", got)
 	}
-	s := &ir.MoarVMSnapshot{SnapTime: 3, GCSeqNum: 1}
+	s := &moarvmir.Snapshot{SnapTime: 3, GCSeqNum: 1}
 	totals := []ir.Total{{Name: "total_heap_size", Value: 10}, {Name: "total_refs", Value: 2}}
 	if got, want := moarvmir.SnapMetaJSON(s, totals), `{ "snap_time": 3, "gc_seq_num": 1, "total_heap_size": 10, "total_refs": 2 }`; got != want {
 		t.Errorf("snapmeta\n%s\nwant\n%s", got, want)

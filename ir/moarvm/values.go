@@ -2,13 +2,11 @@ package moarvm
 
 import (
 	"math"
-
-	"github.com/heapconv/heapconv/ir"
 )
 
 // The reference kinds: the low two bits of a refdescr entry. Kinds 0–2
-// are the IR's edge kinds of the same numbers (ir.MoarVMUnknownRef,
-// ir.MoarVMIndexRef, ir.MoarVMStringRef).
+// are the IR's edge kinds of the same numbers (UnknownRef,
+// IndexRef, StringRef).
 const (
 	RefUnknown = 0 // described by nothing
 	RefIndex   = 1 // described by an index
@@ -35,9 +33,9 @@ func UnpackRef(d uint64) (index uint64, kind uint8) { return d >> 2, uint8(d & 3
 func EdgeKind(k uint8, index, strings uint64) uint8 {
 	switch {
 	case k == RefString && index >= strings:
-		return ir.MoarVMBadString
+		return BadString
 	case k == RefUnused:
-		return ir.MoarVMKind3
+		return Kind3
 	}
 	return k
 }
@@ -47,11 +45,11 @@ func EdgeKind(k uint8, index, strings uint64) uint8 {
 // for: EdgeKind's inverse.
 func RefKind(edgeKind uint8) (uint8, bool) {
 	switch edgeKind {
-	case ir.MoarVMUnknownRef, ir.MoarVMIndexRef, ir.MoarVMStringRef:
+	case UnknownRef, IndexRef, StringRef:
 		return edgeKind, true
-	case ir.MoarVMBadString:
+	case BadString:
 		return RefString, true
-	case ir.MoarVMKind3:
+	case Kind3:
 		return RefUnused, true
 	}
 	return 0, false

@@ -1,13 +1,16 @@
-// Package v8 holds the facts of the V8 heap snapshot format
-// (.heapsnapshot) that both readers/v8 and writers/v8 need, so that each is
-// stated once: the top-level keys and their order, the keys of the header
-// and of its meta object, the names of the node and edge fields, the field
-// lists V8 writes, which meta list lays out the rows of each number array,
-// and the size of the strings section Chrome DevTools can load.
+// Package v8 is the V8 heap snapshot format (.heapsnapshot, as V8 and
+// Chrome DevTools write it) as far as the IR is concerned, stated once for
+// readers/v8, writers/v8 and ir/devtools.
 //
-// The format is described in docs/formats/v8.md. The IR's V8 section
-// (ir.V8Snapshot, with its layout and escaping styles), V8's node and edge
-// kinds and the location fields that hold node indexes
-// (ir.IsLocationNodeField) stay in package ir, whose own code uses them.
-// This package imports no other format's package.
+// It holds the IR's V8 section (Snapshot, registered as "v8"): the header
+// with its meta object, the node and edge fields beyond the core's, the
+// allocation traces, samples and locations, and the layout and escaping of
+// the file, so that writing a V8 heap again gives the same bytes. It also
+// holds the wire facts: the top-level keys and their order, the keys of
+// the header and of its meta object, the field lists V8 writes and the
+// node and edge kinds; the marks a V8 file leaves for other formats
+// (marks.go) and what V8 loses when written elsewhere (loss.go).
+//
+// The format is described in docs/formats/v8.md. This package imports no
+// other format's package.
 package v8

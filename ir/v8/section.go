@@ -10,7 +10,7 @@ import (
 // NewSection builds the V8 section of a snapshot V8 14 would write (Node
 // 26: the header with six node fields, the keys in order, compact layout,
 // V8's escaping, no node detached), for a heap made into a V8 one.
-func NewSection(s *ir.Snapshot) *ir.V8Snapshot {
+func NewSection(s *ir.Snapshot) *Snapshot {
 	meta := ir.JSON{Kind: ir.JSONObject}
 	edgeNames := make([]string, len(s.EdgeKinds))
 	for i, k := range s.EdgeKinds {
@@ -38,13 +38,13 @@ func NewSection(s *ir.Snapshot) *ir.V8Snapshot {
 			h.Set(HeaderExtraNativeBytes, ir.JSONNum(int64(min(t.Value, math.MaxInt64))))
 		}
 	}
-	v := &ir.V8Snapshot{Header: h, Layout: ir.V8LayoutCompact, Escape: ir.V8EscapeV8}
+	v := &Snapshot{Header: h, Layout: LayoutCompact, Escape: EscapeV8}
 	for _, k := range Keys {
-		v.Keys = append(v.Keys, ir.V8Key{Name: k})
+		v.Keys = append(v.Keys, Key{Name: k})
 	}
 	var det ir.Uints
 	det.AppendZeros(s.Nodes.Len())
-	v.NodeExtra = []ir.Column{{Name: NodeDetachedness, Values: det}}
+	v.NodeExtra = []Field{{Name: NodeDetachedness, Values: det}}
 	return v
 }
 

@@ -97,7 +97,7 @@ var (
 // array of top-level key key (nodes, edges, trace_function_infos, samples,
 // locations), or "" for the others: the trace tree is nested, not rows. A
 // row is one value per field; V8 ≤ 12 ends every row with a newline
-// (ir.V8LayoutRows).
+// (LayoutRows).
 func RowFields(key string) string {
 	switch key {
 	case KeyNodes:
@@ -117,7 +117,7 @@ func RowFields(key string) string {
 // RowWidth returns how many values make a row of the number array of
 // top-level key key, as v's meta declares (RowFields); 0 when it declares
 // none or key has no rows.
-func RowWidth(v *ir.V8Snapshot, key string) int {
+func RowWidth(v *Snapshot, key string) int {
 	if f := RowFields(key); f != "" {
 		return len(v.MetaList(f))
 	}

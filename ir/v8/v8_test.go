@@ -94,7 +94,7 @@ func TestNamesMatchAFile(t *testing.T) {
 }
 
 func TestRowWidth(t *testing.T) {
-	v := &ir.V8Snapshot{Header: ir.JSON{Kind: ir.JSONObject}}
+	v := &v8ir.Snapshot{Header: ir.JSON{Kind: ir.JSONObject}}
 	meta := ir.JSON{Kind: ir.JSONObject}
 	meta.Set(v8ir.MetaNodeFields, ir.JSONStrs(v8ir.NodeFields...))
 	meta.Set(v8ir.MetaEdgeFields, ir.JSONStrs(v8ir.EdgeFields...))

@@ -107,7 +107,7 @@ func TestReadTruncated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cut at the hashes: %v", err)
 			}
-			if f.Snapshots[0].Dart.IdentityHashes || !strings.Contains(f.FormatVersion, "without identity hash codes") {
+			if dartir.Of(f.Snapshots[0]).IdentityHashes || !strings.Contains(f.FormatVersion, "without identity hash codes") {
 				t.Errorf("cut at the hashes: read as %q", f.FormatVersion)
 			}
 			continue
@@ -151,14 +151,14 @@ func TestReadTail(t *testing.T) {
 		t.Errorf("a read error before the hashes gave %v, want the read error", err)
 	}
 	pad := func(n int) []byte { return append(bytes.Clone(sample), make([]byte, n)...) }
-	f, err := rdart.Read(bytes.NewReader(pad(ir.DartExportChunk-1)), rdart.Options{})
-	if err != nil || f.Snapshots[0].Dart.Padding != ir.DartExportChunk-1 {
+	f, err := rdart.Read(bytes.NewReader(pad(dartir.ExportChunk-1)), rdart.Options{})
+	if err != nil || dartir.Of(f.Snapshots[0]).Padding != dartir.ExportChunk-1 {
 		t.Fatalf("the largest padding DevTools writes: %v", err)
 	}
-	_, err = rdart.Read(bytes.NewReader(pad(ir.DartExportChunk)), rdart.Options{})
+	_, err = rdart.Read(bytes.NewReader(pad(dartir.ExportChunk)), rdart.Options{})
 	var fe *ir.FormatError
-	if !errors.As(err, &fe) || fe.Offset != int64(len(sample)+ir.DartExportChunk-1) {
-		t.Errorf("a chunk of padding: %v, want an error at offset %d", err, len(sample)+ir.DartExportChunk-1)
+	if !errors.As(err, &fe) || fe.Offset != int64(len(sample)+dartir.ExportChunk-1) {
+		t.Errorf("a chunk of padding: %v, want an error at offset %d", err, len(sample)+dartir.ExportChunk-1)
 	}
 }
 
@@ -183,7 +183,7 @@ func TestSparseFieldIndices(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.Snapshots[0]
-	if got := s.Dart.FieldIndex.At(int(f.Classes.FirstField[8]) + 3); got != 1000 {
+	if got := dartir.Of(s).FieldIndex.At(int(f.Classes.FirstField[8]) + 3); got != 1000 {
 		t.Fatalf("d's index %d, want 1000", got)
 	}
 	lo, hi := s.Nodes.EdgeRange(4)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+
 	"github.com/heapconv/heapconv/internal/dartgen"
 	"github.com/heapconv/heapconv/ir"
 	rdart "github.com/heapconv/heapconv/readers/dart"
@@ -38,14 +40,14 @@ func TestAgainstGenerator(t *testing.T) {
 			for k, c := range classes {
 				lo, hi := f.Classes.FirstField[k], f.Classes.FirstField[k+1]
 				if f.String(f.Classes.Name[k]) != c.Name || f.String(f.Classes.Library[k]) != c.LibraryName ||
-					f.String(s.Dart.ClassURI[k]) != c.LibraryURI || int(hi-lo) != len(c.Fields) {
+					f.String(dartir.Of(s).ClassURI[k]) != c.LibraryURI || int(hi-lo) != len(c.Fields) {
 					t.Fatalf("class %d: %q %q %q %d fields, want %+v", k+1, f.String(f.Classes.Name[k]),
-						f.String(f.Classes.Library[k]), f.String(s.Dart.ClassURI[k]), hi-lo, c)
+						f.String(f.Classes.Library[k]), f.String(dartir.Of(s).ClassURI[k]), hi-lo, c)
 				}
 				for j, fl := range c.Fields {
 					x := int(lo) + j
-					if f.String(f.Classes.FieldName[x]) != fl.Name || s.Dart.FieldIndex.At(x) != uint64(fl.Index) ||
-						s.Dart.FieldFlags.At(x) != uint64(fl.Flags) {
+					if f.String(f.Classes.FieldName[x]) != fl.Name || dartir.Of(s).FieldIndex.At(x) != uint64(fl.Index) ||
+						dartir.Of(s).FieldFlags.At(x) != uint64(fl.Flags) {
 						t.Fatalf("class %d field %d differs from %+v", k+1, j, fl)
 					}
 				}
@@ -84,11 +86,11 @@ func TestAgainstGenerator(t *testing.T) {
 				}
 			}
 			ext := h.ExternalProperties()
-			if len(ext) != len(s.Dart.ExternalNode) {
-				t.Fatalf("%d external properties, want %d", len(s.Dart.ExternalNode), len(ext))
+			if len(ext) != len(dartir.Of(s).ExternalNode) {
+				t.Fatalf("%d external properties, want %d", len(dartir.Of(s).ExternalNode), len(ext))
 			}
 			for k, e := range ext {
-				if int(s.Dart.ExternalNode[k])+1 != e.Object || s.Dart.ExternalSize.At(k) != e.Size || f.String(s.Dart.ExternalName[k]) != e.Name {
+				if int(dartir.Of(s).ExternalNode[k])+1 != e.Object || dartir.Of(s).ExternalSize.At(k) != e.Size || f.String(dartir.Of(s).ExternalName[k]) != e.Name {
 					t.Fatalf("external property %d differs from %+v", k, e)
 				}
 			}
@@ -138,7 +140,7 @@ func checkGenValue(t *testing.T, f *ir.File, s *ir.Snapshot, j, id int, d dartge
 			units = append(units, uint16(r))
 		}
 		want := d.UTF16
-		if d.Latin1 != nil || d.Tag == dartgen.DataTag(ir.DartLatin1Data) {
+		if d.Latin1 != nil || d.Tag == dartgen.DataTag(dartir.Latin1Data) {
 			want = nil
 			for _, b := range d.Latin1 {
 				want = append(want, uint16(b))

@@ -3,6 +3,8 @@ package dart
 import (
 	"io"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -94,7 +96,7 @@ func (in *input) remaining() int64 {
 }
 
 func (in *input) errorf(off int64, format string, args ...any) error {
-	return ir.Errorf(ir.FormatDart, off, format, args...)
+	return ir.Errorf(dartir.Format, off, format, args...)
 }
 
 // eofError reports the input ending where more was needed.
@@ -102,7 +104,7 @@ func (in *input) eofError(what string) error {
 	if in.err != nil {
 		return in.err
 	}
-	return ir.Truncated(ir.FormatDart, in.offset(), "unexpected end of file in %s", what)
+	return ir.Truncated(dartir.Format, in.offset(), "unexpected end of file in %s", what)
 }
 
 // uleb reads an unsigned LEB128 value of at most 64 bits.
@@ -188,7 +190,7 @@ func (in *input) count(what string, minBytes int64) (uint64, error) {
 		return 0, err
 	}
 	if rem := in.remaining(); rem >= 0 && n > uint64(rem/minBytes) {
-		return 0, ir.Truncated(ir.FormatDart, off, "%s %d: the %d bytes left cannot hold that many", what, n, rem)
+		return 0, ir.Truncated(dartir.Format, off, "%s %d: the %d bytes left cannot hold that many", what, n, rem)
 	}
 	return n, nil
 }

@@ -42,7 +42,7 @@ type parser struct {
 	in      *input
 	f       *ir.File
 	s       *ir.Snapshot
-	d       *ir.DartSnapshot
+	d       *dartir.Snapshot
 	strs    *ir.Interner // the string table; File.Strings once read
 	classes []classInfo
 	scratch []byte
@@ -94,7 +94,7 @@ func (p *parser) utf8(what string) (uint32, error) {
 		return 0, err
 	}
 	if rem := p.in.remaining(); rem >= 0 && n > uint64(rem) {
-		return 0, ir.Truncated(ir.FormatDart, off, "%s: length %d, but only %d bytes are left", what, n, rem)
+		return 0, ir.Truncated(dartir.Format, off, "%s: length %d, but only %d bytes are left", what, n, rem)
 	}
 	if n > math.MaxInt32 {
 		return 0, p.in.errorf(off, "%s: length %d", what, n)
@@ -112,15 +112,15 @@ func (p *parser) file() error {
 	if err != nil || string(magic) != dartir.Magic {
 		return in.errorf(0, "not a Dart heap snapshot (the file does not start with %q)", dartir.Magic)
 	}
-	p.f = &ir.File{Format: ir.FormatDart}
+	p.f = &ir.File{Format: dartir.Format}
 	p.intern(nil) // string 0 is ""
 	p.s = &ir.Snapshot{
 		Root:      0,
-		NodeKinds: append([]string(nil), ir.DartNodeKinds...),
-		EdgeKinds: append([]ir.EdgeKind(nil), ir.DartEdgeKinds...),
+		NodeKinds: append([]string(nil), dartir.NodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), dartir.EdgeKinds...),
 	}
-	p.d = &ir.DartSnapshot{}
-	p.s.Dart = p.d
+	p.d = &dartir.Snapshot{}
+	p.s.SetSection(p.d)
 	p.f.Snapshots = []*ir.Snapshot{p.s}
 
 	if p.d.Flags, err = in.uleb("flags"); err != nil {
@@ -143,7 +143,7 @@ func (p *parser) file() error {
 	if p.d.ReferenceCount, err = in.uleb("referenceCount"); err != nil {
 		return err
 	}
-	if p.d.ReferenceCount > ir.DartMaxReferenceCount {
+	if p.d.ReferenceCount > dartir.MaxReferenceCount {
 		// More than a file can hold is tolerated ("at least"), but Dart's
 		// readers allocate a Uint32List of this length.
 		return in.errorf(refOff, "referenceCount %d: Dart's readers hold at most 2^32-1 references", p.d.ReferenceCount)
@@ -246,9 +246,9 @@ func (p *parser) readClasses() error {
 		}
 		for j := first; j < len(c.FieldName); j++ {
 			fname := c.FieldName[j]
-			sl := slot{kind: ir.DartProperty, name: fname, ok: true}
+			sl := slot{kind: dartir.Property, name: fname, ok: true}
 			if dartir.IsWeakSlot(className, p.strs.Strings[fname]) {
-				sl.kind = ir.DartWeak
+				sl.kind = dartir.Weak
 			}
 			idx := d.FieldIndex.At(j)
 			if info.dense != nil {
@@ -289,9 +289,9 @@ func (info *classInfo) edge(j int) (uint8, uint32) {
 		}
 	}
 	if j >= info.nFields {
-		return ir.DartElement, uint32(j - info.nFields)
+		return dartir.Element, uint32(j - info.nFields)
 	}
-	return ir.DartElement, uint32(j)
+	return dartir.Element, uint32(j)
 }
 
 func (p *parser) readObjects() error {
@@ -360,14 +360,14 @@ func (p *parser) readObjects() error {
 		if err != nil {
 			return err
 		}
-		if tag > ir.DartNameData {
+		if tag > dartir.NameData {
 			return in.errorf(tagOff, "object %d: unknown data tag %d", i+1, tag)
 		}
 		nd.Kind = append(nd.Kind, uint8(tag))
 		nd.Name = append(nd.Name, name)
 		nd.Class = append(nd.Class, uint32(cls))
 		sizes.add(size)
-		if tag != ir.DartNoData {
+		if tag != dartir.NoData {
 			if err := p.readData(uint32(i), uint8(tag), info); err != nil {
 				return err
 			}
@@ -378,7 +378,7 @@ func (p *parser) readObjects() error {
 			return err
 		}
 		if rem := in.remaining(); rem >= 0 && rc > uint64(rem) {
-			return ir.Truncated(ir.FormatDart, rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
+			return ir.Truncated(dartir.Format, rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
 		}
 		if uint64(ed.Len())+rc > math.MaxUint32 {
 			return in.errorf(rcOff, "more than 2^32 references")
@@ -459,27 +459,27 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 		v.Aux = append(v.Aux, aux)
 	}
 	switch tag {
-	case ir.DartNullData:
+	case dartir.NullData:
 		add(0, 0)
-	case ir.DartBoolData:
+	case dartir.BoolData:
 		b, err := in.uleb("bool")
 		if err != nil {
 			return err
 		}
 		add(b, 0)
-	case ir.DartIntData:
+	case dartir.IntData:
 		bits, coding, err := p.readInt(info.intCoding)
 		if err != nil {
 			return err
 		}
 		add(bits, uint64(coding))
-	case ir.DartDoubleData:
+	case dartir.DoubleData:
 		b, err := in.bytes(8, "double")
 		if err != nil {
 			return err
 		}
 		add(binary.LittleEndian.Uint64(b), 0)
-	case ir.DartLatin1Data, ir.DartUTF16Data:
+	case dartir.Latin1Data, dartir.UTF16Data:
 		off := in.offset()
 		length, err := in.uleb("string length")
 		if err != nil {
@@ -493,7 +493,7 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 			return in.errorf(off, "object %d: string of %d code units stores %d of them", i+1, length, trunc)
 		}
 		unit := uint64(1)
-		if tag == ir.DartUTF16Data {
+		if tag == dartir.UTF16Data {
 			unit = 2
 		}
 		if rem := in.remaining(); (rem >= 0 && trunc > uint64(rem)/unit) || trunc > math.MaxInt32/2 {
@@ -514,13 +514,13 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 			aux = length
 		}
 		add(uint64(p.intern(p.scratch)), aux)
-	case ir.DartLengthData:
+	case dartir.LengthData:
 		l, err := in.uleb("length")
 		if err != nil {
 			return err
 		}
 		add(l, 0)
-	case ir.DartNameData:
+	case dartir.NameData:
 		s, err := p.utf8("name")
 		if err != nil {
 			return err
@@ -719,9 +719,9 @@ func (p *parser) readTail() error {
 		}
 		p.d.Padding += uint64(in.end - in.pos)
 		in.pos = in.end
-		if p.d.Padding >= ir.DartExportChunk {
+		if p.d.Padding >= dartir.ExportChunk {
 			// DevTools pads to the next multiple of its chunk size only.
-			return in.errorf(padStart+ir.DartExportChunk-1, "%d or more zero bytes after the identity hash codes (DevTools pads exports with fewer than %d)", ir.DartExportChunk, ir.DartExportChunk)
+			return in.errorf(padStart+dartir.ExportChunk-1, "%d or more zero bytes after the identity hash codes (DevTools pads exports with fewer than %d)", dartir.ExportChunk, dartir.ExportChunk)
 		}
 	}
 	if in.err != nil {

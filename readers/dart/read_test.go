@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+
 	"github.com/heapconv/heapconv/ir"
 	rdart "github.com/heapconv/heapconv/readers/dart"
 )
@@ -17,9 +19,9 @@ import (
 func references(s *ir.Snapshot, i int) []uint64 {
 	lo, hi := s.Nodes.EdgeRange(i)
 	var zs []uint32
-	for k, n := range s.Dart.ZeroRefNode {
+	for k, n := range dartir.Of(s).ZeroRefNode {
 		if n == uint32(i) {
-			zs = append(zs, s.Dart.ZeroRefSlot[k])
+			zs = append(zs, dartir.Of(s).ZeroRefSlot[k])
 		}
 	}
 	total := hi - lo + len(zs)
@@ -98,8 +100,8 @@ func TestSharedSample(t *testing.T) {
 	if got := f.String(s.Name); got != want.Name {
 		t.Errorf("name %q, want %q", got, want.Name)
 	}
-	if s.Dart.Flags != want.Flags || s.Dart.ReferenceCount != want.ReferenceCount {
-		t.Errorf("flags %d referenceCount %d, want %d %d", s.Dart.Flags, s.Dart.ReferenceCount, want.Flags, want.ReferenceCount)
+	if dartir.Of(s).Flags != want.Flags || dartir.Of(s).ReferenceCount != want.ReferenceCount {
+		t.Errorf("flags %d referenceCount %d, want %d %d", dartir.Of(s).Flags, dartir.Of(s).ReferenceCount, want.Flags, want.ReferenceCount)
 	}
 	if f.Classes.Len() != want.ClassCount || s.Nodes.Len() != want.ObjectCount {
 		t.Fatalf("%d classes %d objects, want %d %d", f.Classes.Len(), s.Nodes.Len(), want.ClassCount, want.ObjectCount)
@@ -123,23 +125,23 @@ func TestSharedSample(t *testing.T) {
 			continue
 		}
 		j := value(s, i)
-		if (j >= 0) != (tag != ir.DartNoData) {
+		if (j >= 0) != (tag != dartir.NoData) {
 			t.Errorf("object %d: value %d for tag %d", o.ID, j, tag)
 			continue
 		}
 		v := &s.Values
 		switch tag {
-		case ir.DartIntData:
+		case dartir.IntData:
 			w, _ := strconv.ParseInt(text(o.Data[1]), 10, 64)
 			if int64(v.Bits[j]) != w {
 				t.Errorf("object %d: int %d, want %d", o.ID, int64(v.Bits[j]), w)
 			}
-		case ir.DartDoubleData:
+		case dartir.DoubleData:
 			w, _ := strconv.ParseFloat(text(o.Data[1]), 64)
 			if math.Float64frombits(v.Bits[j]) != w {
 				t.Errorf("object %d: double %v, want %v", o.ID, math.Float64frombits(v.Bits[j]), w)
 			}
-		case ir.DartLatin1Data, ir.DartUTF16Data:
+		case dartir.Latin1Data, dartir.UTF16Data:
 			l, _ := strconv.ParseUint(text(o.Data[1]), 10, 64)
 			str := f.String(uint32(v.Bits[j]))
 			full := v.Aux[j]
@@ -149,17 +151,17 @@ func TestSharedSample(t *testing.T) {
 			if str != text(o.Data[2]) || full != l {
 				t.Errorf("object %d: string %q of length %d, want %q %d", o.ID, str, full, o.Data[2], l)
 			}
-		case ir.DartNameData:
+		case dartir.NameData:
 			if got := f.String(uint32(v.Bits[j])); got != text(o.Data[1]) {
 				t.Errorf("object %d: name %q, want %q", o.ID, got, o.Data[1])
 			}
-		case ir.DartNullData:
+		case dartir.NullData:
 			if v.Kind[j] != ir.ValueNull {
 				t.Errorf("object %d: value kind %v, want null", o.ID, v.Kind[j])
 			}
 		}
 	}
-	d := s.Dart
+	d := dartir.Of(s)
 	if len(d.ExternalNode) != len(want.ExternalProperties) {
 		t.Fatalf("%d external properties, want %d", len(d.ExternalNode), len(want.ExternalProperties))
 	}

@@ -19,7 +19,7 @@ import (
 // several goroutines: a contents directory holds one file per block, and
 // opening them dominates.
 func readContents(br blockReader, path func(string) string, s *ir.Snapshot) error {
-	fx := s.Fuchsia
+	fx := fuchsiair.Of(s)
 	n := s.Nodes.Len()
 	got := make([][]byte, n)
 	var next atomic.Int64
@@ -40,7 +40,7 @@ func readContents(br blockReader, path func(string) string, s *ir.Snapshot) erro
 					return
 				}
 				for i := lo; i < min(lo+batch, n); i++ {
-					if fx.Flags[i]&ir.FuchsiaAddress == 0 {
+					if fx.Flags[i]&fuchsiair.FlagAddress == 0 {
 						continue
 					}
 					size := s.Nodes.SelfSize.At(i)
@@ -80,7 +80,7 @@ func readContents(br blockReader, path func(string) string, s *ir.Snapshot) erro
 	for i, b := range got {
 		if b != nil {
 			fx.Contents = append(fx.Contents, b...)
-			fx.Flags[i] |= ir.FuchsiaContents
+			fx.Flags[i] |= fuchsiair.FlagContents
 		}
 		fx.ContentsStart[i+1] = uint64(len(fx.Contents))
 	}

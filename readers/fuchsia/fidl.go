@@ -31,7 +31,7 @@ func IsFIDL(head []byte) bool { return fidl.IsContainer(head) }
 // Options.ScanPointers derives edges from them as for a profile.
 func ReadFIDL(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.ContentsDir != "" || opts.Contents != nil {
-		return nil, fmt.Errorf("%s: a FIDL element stream carries its block contents; a contents directory is for pprof profiles", ir.FormatFuchsiaFIDL)
+		return nil, fmt.Errorf("%s: a FIDL element stream carries its block contents; a contents directory is for pprof profiles", fuchsiair.FormatFIDL)
 	}
 	st, err := fidl.ReadStream(r, opts.Size)
 	if err != nil {
@@ -42,7 +42,7 @@ func ReadFIDL(r io.Reader, opts Options) (*ir.File, error) {
 		return nil, err
 	}
 	if len(snaps) == 0 {
-		return nil, ir.Errorf(ir.FormatFuchsiaFIDL, fidl.HeaderSize, "the multi-process stream holds no process")
+		return nil, ir.Errorf(fuchsiair.FormatFIDL, fidl.HeaderSize, "the multi-process stream holds no process")
 	}
 	b := newFIDLBuilder(st)
 	for i := range snaps {
@@ -55,7 +55,7 @@ func ReadFIDL(r io.Reader, opts Options) (*ir.File, error) {
 		b.d.finish(sb)
 		f.Snapshots = append(f.Snapshots, sb.s)
 		for _, fl := range sb.fs.Flags {
-			if fl&ir.FuchsiaContents != 0 {
+			if fl&fuchsiair.FlagContents != 0 {
 				contents++
 			}
 		}
@@ -81,7 +81,7 @@ func ReadFIDL(r io.Reader, opts Options) (*ir.File, error) {
 	}
 	f.FormatVersion = v
 	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: internal error: the IR read is invalid: %w", ir.FormatFuchsiaFIDL, err)
+		return nil, fmt.Errorf("%s: internal error: the IR read is invalid: %w", fuchsiair.FormatFIDL, err)
 	}
 	return f, nil
 }
@@ -95,12 +95,12 @@ type fidlBuilder struct {
 
 func newFIDLBuilder(st *fidl.Stream) *fidlBuilder {
 	d := &decoder{strs: ir.NewInterner(nil)}
-	d.f = &ir.File{Format: ir.FormatFuchsiaFIDL, Producer: "fuchsia.memory.heapdump.client collector"}
-	d.ff = &ir.FuchsiaFile{}
-	d.f.Fuchsia = d.ff
+	d.f = &ir.File{Format: fuchsiair.FormatFIDL, Producer: "fuchsia.memory.heapdump.client collector"}
+	d.ff = &fuchsiair.File{}
+	d.f.SetSection(d.ff)
 	d.internString("")
 	// The sample types ffx writes, interned in its order.
-	d.ff.SampleTypes = []ir.FuchsiaValueType{
+	d.ff.SampleTypes = []fuchsiair.ValueType{
 		{Type: d.internString(fuchsiair.ObjectsType), Unit: d.internString(fuchsiair.CountUnit)},
 		{Type: d.internString(fuchsiair.AllocatedType), Unit: d.internString(fuchsiair.BytesUnit)},
 	}
@@ -112,9 +112,10 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 	st, d := b.st, b.d
 	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), fuchsiair.NodeKinds...),
 		EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...)}
-	fs := &ir.FuchsiaSnapshot{StackFirst: []uint32{0}}
-	x := &ir.FuchsiaStream{}
-	s.Fuchsia, fs.Stream = fs, x
+	fs := &fuchsiair.Snapshot{StackFirst: []uint32{0}}
+	x := &fuchsiair.Stream{}
+	fs.Stream = x
+	s.SetSection(fs)
 	if sn.Header >= 0 {
 		h := &st.SnapshotHeaders[sn.Header]
 		fs.HasProcessName, fs.HasProcessKoid = true, true
@@ -168,7 +169,7 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 		var unknown []fidl.RawField
 		switch r.Kind {
 		case fidl.KindEndOfBatch:
-			x.Records = append(x.Records, ir.FuchsiaRecordEndOfBatch)
+			x.Records = append(x.Records, fuchsiair.RecordEndOfBatch)
 			continue
 		case fidl.KindAllocation:
 			unknown = st.Allocations[r.Index].Unknown
@@ -207,7 +208,7 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 			if ok {
 				contentsTotal += len(c.Contents)
 			} else {
-				node = ir.FuchsiaOrphanChunk
+				node = fuchsiair.OrphanChunk
 				x.OrphanAddress = append(x.OrphanAddress, c.Address)
 				x.OrphanContents = append(x.OrphanContents, c.Contents...)
 			}
@@ -218,7 +219,7 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 		x.Records = append(x.Records, uint8(r.Kind))
 	}
 	if sn.Header >= 0 {
-		b.addUnknown(x, ir.FuchsiaHeaderRecord, st.SnapshotHeaders[sn.Header].Unknown)
+		b.addUnknown(x, fuchsiair.HeaderRecord, st.SnapshotHeaders[sn.Header].Unknown)
 	}
 
 	// Locations: one per distinct program address of the process, first
@@ -270,10 +271,10 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 	for i, ai := range sn.Allocations {
 		a := &st.Allocations[ai]
 		x.AllocFields[i] = uint8(a.Present)
-		fl := uint8(ir.FuchsiaBytes)
+		fl := uint8(fuchsiair.FlagBytes)
 		id := uint64(0)
 		if a.Present.Has(fidl.AllocationAddress) {
-			fl |= ir.FuchsiaAddress
+			fl |= fuchsiair.FlagAddress
 			id = a.Address
 		}
 		nd.ID.Append(id)
@@ -285,7 +286,7 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 				fs.Timestamp = make([]int64, n)
 			}
 			fs.Timestamp[i] = a.Timestamp
-			fl |= ir.FuchsiaTimestamp
+			fl |= fuchsiair.FlagTimestamp
 		}
 		if a.Present.Has(fidl.AllocationThreadInfoKey) {
 			if fs.Thread == nil {
@@ -293,13 +294,13 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 			}
 			fs.Thread[i] = threadOf[a.ThreadInfoKey]
 		}
-		if fl&ir.FuchsiaAddress != 0 {
+		if fl&fuchsiair.FlagAddress != 0 {
 			if data, ok := sn.Contents[a.Address]; ok {
 				if contentsStart == nil {
 					contentsStart = make([]uint64, i+1, n+1)
 					contents = make([]byte, 0, contentsTotal)
 				}
-				fl |= ir.FuchsiaContents
+				fl |= fuchsiair.FlagContents
 				contents = append(contents, data...)
 			}
 		}
@@ -318,7 +319,7 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 }
 
 // addUnknown records the unknown fields of the element that is record r.
-func (b *fidlBuilder) addUnknown(x *ir.FuchsiaStream, r uint32, fields []fidl.RawField) {
+func (b *fidlBuilder) addUnknown(x *fuchsiair.Stream, r uint32, fields []fidl.RawField) {
 	for _, u := range fields {
 		if x.UnknownFirst == nil {
 			x.UnknownFirst = []uint32{0}
@@ -331,7 +332,7 @@ func (b *fidlBuilder) addUnknown(x *ir.FuchsiaStream, r uint32, fields []fidl.Ra
 }
 
 // symbolizeClasses gives every location in a class mapping
-// (ir.FuchsiaClassBuildID) one line, whose function is named by the class,
+// (fuchsiair.ClassBuildID) one line, whose function is named by the class,
 // as in the profile heapconv converts a graph heap to: the stream carries
 // the class in the region, having no functions. Other locations have no
 // lines.

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/heapconv/heapconv/internal/fidl"
 	"github.com/heapconv/heapconv/internal/fuchsiagen"
 	"github.com/heapconv/heapconv/ir"
@@ -131,7 +133,7 @@ func TestHostileHeaderUnknownFieldsRoundTrip(t *testing.T) {
 }
 
 // Regression: an unknown table field with an ordinal above 64 passed the
-// decoder but not ir.FuchsiaStream's validation, so ReadFIDL failed with an
+// decoder but not fuchsiair.Stream's validation, so ReadFIDL failed with an
 // internal error naming no offset. The decoder now refuses such tables.
 func TestHostileUnknownOrdinalOver64(t *testing.T) {
 	// 64 is the last ordinal a FIDL table has: read and written back.
@@ -164,7 +166,7 @@ func TestHostileRandomStreamIRRoundTrip(t *testing.T) {
 			t.Fatalf("seed %d: written, read and written again, the stream differs (%v)", seed, err)
 		}
 		for k := range f.Snapshots {
-			a, b := f.Snapshots[k].Fuchsia.Stream, g.Snapshots[k].Fuchsia.Stream
+			a, b := fuchsiair.Of(f.Snapshots[k]).Stream, fuchsiair.Of(g.Snapshots[k]).Stream
 			if fmt.Sprint(a.UnknownRecord, a.UnknownOrdinal, a.UnknownBytes) != fmt.Sprint(b.UnknownRecord, b.UnknownOrdinal, b.UnknownBytes) {
 				if lost++; lost <= 3 {
 					t.Errorf("seed %d, snapshot %d: unknown fields on records %v written, %v read back", seed, k, a.UnknownRecord, b.UnknownRecord)
@@ -183,24 +185,24 @@ func TestHostileRandomStreamIRRoundTrip(t *testing.T) {
 // WriteFIDL without a panic or an error, reads back, and writes back the
 // same bytes.
 func TestHostileMutatedStreamIR(t *testing.T) {
-	type mutation func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool
+	type mutation func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool
 	one := func(r *rand.Rand, n int) int { return r.IntN(n) }
 	muts := map[string]mutation{
-		"stack key": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"stack key": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.StackKey) == 0 {
 				return false
 			}
 			x.StackKey[one(r, len(x.StackKey))] = []uint64{0, 1, r.Uint64()}[r.IntN(3)]
 			return true
 		},
-		"thread key": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"thread key": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.ThreadKey) == 0 {
 				return false
 			}
 			x.ThreadKey[one(r, len(x.ThreadKey))] = uint64(r.IntN(4))
 			return true
 		},
-		"swap records": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"swap records": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.Records) < 2 {
 				return false
 			}
@@ -208,36 +210,36 @@ func TestHostileMutatedStreamIR(t *testing.T) {
 			x.Records[i], x.Records[j] = x.Records[j], x.Records[i]
 			return true
 		},
-		"insert end of batch": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"insert end of batch": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.Records) == 0 || len(x.UnknownRecord) > 0 {
 				return false
 			}
 			i := one(r, len(x.Records))
-			x.Records = append(x.Records[:i:i], append([]uint8{ir.FuchsiaRecordEndOfBatch}, x.Records[i:]...)...)
+			x.Records = append(x.Records[:i:i], append([]uint8{fuchsiair.RecordEndOfBatch}, x.Records[i:]...)...)
 			return true
 		},
-		"region fields": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"region fields": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.RegionFields) == 0 {
 				return false
 			}
 			x.RegionFields[one(r, len(x.RegionFields))] ^= 1 << r.IntN(8)
 			return true
 		},
-		"region vaddr": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"region vaddr": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.RegionVaddr) == 0 {
 				return false
 			}
 			x.RegionVaddr[one(r, len(x.RegionVaddr))] = r.Uint64()
 			return true
 		},
-		"alloc fields": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"alloc fields": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.AllocFields) == 0 {
 				return false
 			}
 			x.AllocFields[one(r, len(x.AllocFields))] ^= 1 << r.IntN(8)
 			return true
 		},
-		"stack chunk sizes": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"stack chunk sizes": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.StackChunkSize) < 2 {
 				return false
 			}
@@ -249,7 +251,7 @@ func TestHostileMutatedStreamIR(t *testing.T) {
 			x.StackChunkSize[j]++
 			return true
 		},
-		"contents chunk sizes": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"contents chunk sizes": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.ContentsChunkSize) < 2 {
 				return false
 			}
@@ -261,19 +263,19 @@ func TestHostileMutatedStreamIR(t *testing.T) {
 			x.ContentsChunkSize[j]++
 			return true
 		},
-		"contents chunk node": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"contents chunk node": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.ContentsChunkNode) == 0 {
 				return false
 			}
 			i := one(r, len(x.ContentsChunkNode))
 			if r.IntN(2) == 0 {
-				x.ContentsChunkNode[i] = ir.FuchsiaOrphanChunk
+				x.ContentsChunkNode[i] = fuchsiair.OrphanChunk
 			} else {
 				x.ContentsChunkNode[i] = uint32(r.IntN(s.Nodes.Len() + 1))
 			}
 			return true
 		},
-		"orphan address": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"orphan address": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.OrphanAddress) == 0 {
 				return false
 			}
@@ -285,43 +287,43 @@ func TestHostileMutatedStreamIR(t *testing.T) {
 			}
 			return true
 		},
-		"unknown ordinal": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"unknown ordinal": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.UnknownOrdinal) == 0 {
 				return false
 			}
 			x.UnknownOrdinal[one(r, len(x.UnknownOrdinal))] += uint64(r.IntN(3)) - 1
 			return true
 		},
-		"unknown record": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"unknown record": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if len(x.UnknownRecord) == 0 {
 				return false
 			}
 			x.UnknownRecord[one(r, len(x.UnknownRecord))] += uint32(r.IntN(3)) - 1
 			return true
 		},
-		"count": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"count": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if s.Nodes.Len() == 0 {
 				return false
 			}
-			s.Fuchsia.Count.Set(one(r, s.Nodes.Len()), uint64(r.IntN(3)))
+			fuchsiair.Of(s).Count.Set(one(r, s.Nodes.Len()), uint64(r.IntN(3)))
 			return true
 		},
-		"id": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"id": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if s.Nodes.Len() == 0 {
 				return false
 			}
 			s.Nodes.ID.Set(one(r, s.Nodes.Len()), s.Nodes.ID.At(one(r, s.Nodes.Len())))
 			return true
 		},
-		"size": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
+		"size": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
 			if s.Nodes.Len() == 0 {
 				return false
 			}
 			s.Nodes.SelfSize.Set(one(r, s.Nodes.Len()), uint64(r.IntN(3)))
 			return true
 		},
-		"mapping": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
-			mp := &f.Fuchsia.Mappings
+		"mapping": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
+			mp := &fuchsiair.FileOf(f).Mappings
 			if mp.Len() == 0 {
 				return false
 			}
@@ -338,44 +340,44 @@ func TestHostileMutatedStreamIR(t *testing.T) {
 			}
 			return true
 		},
-		"stack locations": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
-			fs := s.Fuchsia
+		"stack locations": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
+			fs := fuchsiair.Of(s)
 			if len(fs.StackLocation) == 0 {
 				return false
 			}
-			fs.StackLocation[one(r, len(fs.StackLocation))] = uint32(r.IntN(f.Fuchsia.Locations.Len()))
+			fs.StackLocation[one(r, len(fs.StackLocation))] = uint32(r.IntN(fuchsiair.FileOf(f).Locations.Len()))
 			return true
 		},
-		"location address": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
-			lc := &f.Fuchsia.Locations
+		"location address": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
+			lc := &fuchsiair.FileOf(f).Locations
 			if lc.Len() < 2 {
 				return false
 			}
 			lc.Address[one(r, lc.Len())] = lc.Address[one(r, lc.Len())]
 			return true
 		},
-		"thread name": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
-			fs := s.Fuchsia
+		"thread name": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
+			fs := fuchsiair.Of(s)
 			if len(fs.ThreadName) == 0 {
 				return false
 			}
 			fs.ThreadName[one(r, len(fs.ThreadName))] = uint32(r.IntN(len(f.Strings)))
 			return true
 		},
-		"process name": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
-			s.Fuchsia.ProcessName = uint32(r.IntN(len(f.Strings)))
+		"process name": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
+			fuchsiair.Of(s).ProcessName = uint32(r.IntN(len(f.Strings)))
 			return true
 		},
-		"node thread": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
-			fs := s.Fuchsia
+		"node thread": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
+			fs := fuchsiair.Of(s)
 			if len(fs.Thread) == 0 {
 				return false
 			}
 			fs.Thread[one(r, len(fs.Thread))] = uint32(r.IntN(len(fs.ThreadName) + 1))
 			return true
 		},
-		"node stack": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *ir.FuchsiaStream) bool {
-			fs := s.Fuchsia
+		"node stack": func(r *rand.Rand, f *ir.File, s *ir.Snapshot, x *fuchsiair.Stream) bool {
+			fs := fuchsiair.Of(s)
 			if len(fs.Stack) == 0 {
 				return false
 			}
@@ -397,7 +399,7 @@ func TestHostileMutatedStreamIR(t *testing.T) {
 		for k := 1 + r.IntN(2); k > 0; k-- {
 			s := f.Snapshots[r.IntN(len(f.Snapshots))]
 			name := names[r.IntN(len(names))]
-			if muts[name](r, f, s, s.Fuchsia.Stream) {
+			if muts[name](r, f, s, fuchsiair.Of(s).Stream) {
 				applied += name + "; "
 			}
 		}

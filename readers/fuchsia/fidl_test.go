@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/heapconv/heapconv/internal/fuchsiagen"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/readers/fuchsia"
@@ -34,7 +36,7 @@ func TestReadFIDLEdges(t *testing.T) {
 		t.Fatalf("%d snapshots, want 2", len(f.Snapshots))
 	}
 	s := f.Snapshots[0]
-	fs, x := s.Fuchsia, s.Fuchsia.Stream
+	fs, x := fuchsiair.Of(s), fuchsiair.Of(s).Stream
 	if f.Strings[s.Name] != "edge-process" || fs.ProcessKoid != 4242 {
 		t.Errorf("process %q %d", f.Strings[s.Name], fs.ProcessKoid)
 	}
@@ -56,14 +58,14 @@ func TestReadFIDLEdges(t *testing.T) {
 		t.Errorf("threads %v of nodes %v", fs.ThreadName, fs.Thread)
 	}
 	// Regions sorted into mappings; the first sent has no vaddr.
-	mp := &f.Fuchsia.Mappings
-	if mp.Len() != 2 || x.RegionFields[0]&ir.FuchsiaRegionVaddr != 0 || x.RegionVaddr[1] != 0x2000 || f.Strings[mp.BuildID[x.RegionMapping[0]]] != "deadbeef00010203" {
+	mp := &fuchsiair.FileOf(f).Mappings
+	if mp.Len() != 2 || x.RegionFields[0]&fuchsiair.RegionVaddr != 0 || x.RegionVaddr[1] != 0x2000 || f.Strings[mp.BuildID[x.RegionMapping[0]]] != "deadbeef00010203" {
 		t.Errorf("regions %v %v %v", x.RegionMapping, x.RegionFields, x.RegionVaddr)
 	}
 	if len(x.UnknownRecord) != 2 || x.UnknownOrdinal[0] != 9 || x.UnknownOrdinal[1] != 4 {
 		t.Errorf("unknown fields %v %v", x.UnknownRecord, x.UnknownOrdinal)
 	}
-	if y := f.Snapshots[1].Fuchsia.Stream; len(y.UnknownRecord) != 1 || y.UnknownRecord[0] != ir.FuchsiaHeaderRecord {
+	if y := fuchsiair.Of(f.Snapshots[1]).Stream; len(y.UnknownRecord) != 1 || y.UnknownRecord[0] != fuchsiair.HeaderRecord {
 		t.Errorf("second process's unknown fields %v", y.UnknownRecord)
 	}
 	var out bytes.Buffer

@@ -8,6 +8,10 @@ import (
 	"slices"
 	"testing"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/heapconv/heapconv"
@@ -37,7 +41,7 @@ func gunzipped(t *testing.T, data []byte) []byte {
 func readBack(t *testing.T, f *ir.File) (compressed, decompressed int) {
 	t.Helper()
 	var out bytes.Buffer
-	if _, err := heapconv.FormatByName(ir.FormatFuchsia).Write(&out, f, nil); err != nil {
+	if _, err := heapconv.FormatByName(fuchsiair.Format).Write(&out, f, nil); err != nil {
 		t.Fatal(err)
 	}
 	data := out.Bytes()
@@ -83,7 +87,7 @@ func TestReadBackConvertedMoarVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	f, err := heapconv.FormatByName(ir.FormatMoarVM).Read(in, nil)
+	f, err := heapconv.FormatByName(moarvmir.Format).Read(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +100,7 @@ func TestReadBackConvertedMoarVM(t *testing.T) {
 // fixed ratio, and it still reads back.
 func TestReadBackHighRatio(t *testing.T) {
 	const n = 1 << 20
-	f := &ir.File{Format: ir.FormatV8, Strings: []string{"", "Thing"}}
+	f := &ir.File{Format: v8ir.Format, Strings: []string{"", "Thing"}}
 	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: []string{ir.KindObject}, EdgeKinds: []ir.EdgeKind{{Name: "property"}}}
 	s.Nodes.Kind = make([]uint8, n)
 	s.Nodes.Name = slices.Repeat([]uint32{1}, n)

@@ -100,10 +100,10 @@ func TestContentsSymlinkOut(t *testing.T) {
 	if err := os.WriteFile(outside, make([]byte, s.Nodes.SelfSize.At(0)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, fuchsiair.ContentsName(s.Fuchsia, s.Nodes.ID.At(0)))); err != nil {
+	if err := os.Symlink(outside, filepath.Join(dir, fuchsiair.ContentsName(fuchsiair.Of(s), s.Nodes.ID.At(0)))); err != nil {
 		t.Fatal(err)
 	}
-	if g, err := fuchsia.ReadBytes(data, fuchsia.Options{ContentsDir: dir}); err == nil && len(g.Snapshots[0].Fuchsia.Contents) > 0 {
+	if g, err := fuchsia.ReadBytes(data, fuchsia.Options{ContentsDir: dir}); err == nil && len(fuchsiair.Of(g.Snapshots[0]).Contents) > 0 {
 		t.Fatal("a symlink out of the contents directory was followed")
 	}
 }

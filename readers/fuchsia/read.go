@@ -72,7 +72,7 @@ func ReadBytes(data []byte, opts Options) (*ir.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Fuchsia.Gzip = gz
+	fuchsiair.FileOf(f).Gzip = gz
 	var br blockReader
 	name := func(n string) string { return n }
 	switch {
@@ -131,7 +131,7 @@ func gunzip(data []byte, limit int64) ([]byte, error) {
 	consumed := func() int64 { return in.Size() - int64(in.Len()) }
 	zr, err := gzip.NewReader(in)
 	if err != nil {
-		return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: %v", err)
+		return nil, ir.Errorf(fuchsiair.Format, consumed(), "gzip: %v", err)
 	}
 	// The uncompressed size is in the trailer (mod 2^32): believed only
 	// as far as deflate can expand (1032:1), and even then only to size
@@ -151,7 +151,7 @@ func gunzip(data []byte, limit int64) ([]byte, error) {
 			// the decoder checks the last piece (its own rules are the
 			// same), so only what makes the buffer grow is checked twice.
 			if off, err := check.feed(out); err != nil {
-				return nil, &ir.FormatError{Format: ir.FormatFuchsia, Offset: int64(off), Within: ir.Decompressed, Msg: err.Error()}
+				return nil, &ir.FormatError{Format: fuchsiair.Format, Offset: int64(off), Within: ir.Decompressed, Msg: err.Error()}
 			}
 			c := 2 * cap(out)
 			if hint > int64(len(out)) && hint <= 16*int64(len(out)) {
@@ -167,16 +167,16 @@ func gunzip(data []byte, limit int64) ([]byte, error) {
 		n, rerr := zr.Read(out[len(out):cap(out)])
 		out = out[:len(out)+n]
 		if limit > 0 && int64(len(out)) > limit {
-			return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: decompresses to more than %d bytes", limit)
+			return nil, ir.Errorf(fuchsiair.Format, consumed(), "gzip: decompresses to more than %d bytes", limit)
 		}
 		if len(out) > math.MaxUint32 {
-			return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: decompresses to more than 4 GiB (a profile holds at most that)")
+			return nil, ir.Errorf(fuchsiair.Format, consumed(), "gzip: decompresses to more than 4 GiB (a profile holds at most that)")
 		}
 		if rerr == io.EOF {
 			return out, nil
 		}
 		if rerr != nil {
-			return nil, ir.Errorf(ir.FormatFuchsia, consumed(), "gzip: after %d uncompressed bytes: %v", len(out), rerr)
+			return nil, ir.Errorf(fuchsiair.Format, consumed(), "gzip: after %d uncompressed bytes: %v", len(out), rerr)
 		}
 	}
 }
@@ -209,7 +209,7 @@ type decoder struct {
 	// offsets count the decompressed bytes of a gzipped profile.
 	within string
 	f      *ir.File
-	ff     *ir.FuchsiaFile
+	ff     *fuchsiair.File
 
 	strStart, strEnd []uint32     // the pprof string table, as spans of data
 	known            []uint8      // per pprof string: key | unit bits
@@ -248,7 +248,7 @@ type procKey struct {
 }
 
 func (d *decoder) errorf(off int, format string, args ...any) error {
-	e := ir.Errorf(ir.FormatFuchsia, int64(off), format, args...)
+	e := ir.Errorf(fuchsiair.Format, int64(off), format, args...)
 	e.Within = d.within
 	for _, a := range args {
 		if err, ok := a.(error); ok && errors.Is(err, errTruncated) {
@@ -287,9 +287,9 @@ func (d *decoder) decode() (*ir.File, error) {
 	if len(d.data) > math.MaxUint32 {
 		return nil, d.errorf(-1, "uncompressed profile of %d bytes (at most 4 GiB)", len(d.data))
 	}
-	d.f = &ir.File{Format: ir.FormatFuchsia, Producer: "ffx profile heapdump"}
-	d.ff = &ir.FuchsiaFile{}
-	d.f.Fuchsia = d.ff
+	d.f = &ir.File{Format: fuchsiair.Format, Producer: "ffx profile heapdump"}
+	d.ff = &fuchsiair.File{}
+	d.f.SetSection(d.ff)
 	d.strs = ir.NewInterner(nil)
 	d.internString("")
 
@@ -374,8 +374,8 @@ func (d *decoder) decode() (*ir.File, error) {
 	}
 	ff := d.ff
 	var err error
-	pt := func(sp span) (ir.FuchsiaValueType, error) {
-		var vt ir.FuchsiaValueType
+	pt := func(sp span) (fuchsiair.ValueType, error) {
+		var vt fuchsiair.ValueType
 		var t, u int64
 		q := pbuf{data: d.data, pos: sp.start, end: sp.end}
 		for q.pos < q.end {
@@ -484,8 +484,8 @@ func (d *decoder) version() string {
 	v := "pprof"
 	tagged, merged := false, false
 	for _, s := range d.f.Snapshots {
-		for _, fl := range s.Fuchsia.Flags {
-			if fl&(ir.FuchsiaAddress|ir.FuchsiaBytes) != 0 {
+		for _, fl := range fuchsiair.Of(s).Flags {
+			if fl&(fuchsiair.FlagAddress|fuchsiair.FlagBytes) != 0 {
 				tagged = true
 			} else {
 				merged = true
@@ -500,7 +500,7 @@ func (d *decoder) version() string {
 	case tagged:
 		v += ", per-block and merged samples"
 	}
-	if len(d.f.Snapshots) > 1 || d.f.Snapshots[0].Fuchsia.HasProcessKoid || d.f.Snapshots[0].Fuchsia.HasProcessName {
+	if len(d.f.Snapshots) > 1 || fuchsiair.Of(d.f.Snapshots[0]).HasProcessKoid || fuchsiair.Of(d.f.Snapshots[0]).HasProcessName {
 		v += ", " + processes(len(d.f.Snapshots))
 	}
 	if d.ff.Functions.Len() > 0 {

@@ -28,7 +28,7 @@ func roundTrip(t testing.TB, data []byte, f *ir.File, noGzip bool) []byte {
 		t.Fatal(err)
 	}
 	for _, l := range loss {
-		if l.Kind != ir.LossDerivedEdges && l.Kind != ir.LossFuchsiaContents {
+		if l.Kind != ir.LossDerivedEdges && l.Kind != fuchsiair.LossContents {
 			t.Errorf("unexpected loss: %v", l)
 		}
 	}
@@ -55,8 +55,8 @@ func TestFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Fuchsia.Gzip != fuchsia.IsGzip(data) {
-				t.Errorf("gzip flag %v", f.Fuchsia.Gzip)
+			if fuchsiair.FileOf(f).Gzip != fuchsia.IsGzip(data) {
+				t.Errorf("gzip flag %v", fuchsiair.FileOf(f).Gzip)
 			}
 			nodes := 0
 			for _, s := range f.Snapshots {
@@ -104,7 +104,7 @@ func TestFFXUnitSnapshot(t *testing.T) {
 		t.Fatalf("%d snapshots", len(f.Snapshots))
 	}
 	s := f.Snapshots[0]
-	fx := s.Fuchsia
+	fx := fuchsiair.Of(s)
 	if s.Nodes.Len() != 3 {
 		t.Fatalf("%d nodes", s.Nodes.Len())
 	}
@@ -126,17 +126,17 @@ func TestFFXUnitSnapshot(t *testing.T) {
 		if f.Strings[fx.ThreadName[th]] != w.thread || fx.ThreadKoid[th] != w.koid || fx.ThreadBare[th] {
 			t.Errorf("node %d: thread %q %d", i, f.Strings[fx.ThreadName[th]], fx.ThreadKoid[th])
 		}
-		if (fx.Flags[i]&ir.FuchsiaAddress != 0) != (w.addr != 0) {
+		if (fx.Flags[i]&fuchsiair.FlagAddress != 0) != (w.addr != 0) {
 			t.Errorf("node %d: flags %#x", i, fx.Flags[i])
 		}
 	}
-	m := &f.Fuchsia.Mappings
+	m := &fuchsiair.FileOf(f).Mappings
 	if m.Len() != 2 || m.Start[0] != 0x2000 || m.Limit[0] != 0x3000 || m.Offset[0] != 0x1000 ||
 		f.Strings[m.BuildID[0]] != "112233441122334411223344" || f.Strings[m.File[0]] != "map-1" {
 		t.Errorf("mappings: %+v", m)
 	}
 	// Addresses 0 and 0x5123 lie in no mapping.
-	lc := &f.Fuchsia.Locations
+	lc := &fuchsiair.FileOf(f).Locations
 	for i := 0; i < lc.Len(); i++ {
 		if (lc.Address[i] == 0 || lc.Address[i] == 0x5123) != (lc.Mapping[i] == 0) {
 			t.Errorf("location %#x: mapping %d", lc.Address[i], lc.Mapping[i])
@@ -202,7 +202,7 @@ func TestContentsScan(t *testing.T) {
 		}
 		for k, s := range f.Snapshots {
 			gs := h.Snapshots[k]
-			fx := s.Fuchsia
+			fx := fuchsiair.Of(s)
 			if !fx.DerivedEdges {
 				t.Fatal("no derived edges")
 			}
@@ -335,7 +335,7 @@ func TestContentsWrongSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.Snapshots[0].Fuchsia.ContentsOf(5); ok {
+	if _, ok := fuchsiair.Of(f.Snapshots[0]).ContentsOf(5); ok {
 		t.Error("block 5 has contents")
 	}
 }
@@ -447,10 +447,10 @@ func TestUnsymbolizedSites(t *testing.T) {
 				t.Fatal(err)
 			}
 			sp, ss := fp.Snapshots[0], fsym.Snapshots[0]
-			lc := &fsym.Fuchsia.Locations
+			lc := &fuchsiair.FileOf(fsym).Locations
 			allocator := func(l uint32) bool {
 				for _, fn := range lc.Function[lc.FirstLine[l]:lc.FirstLine[l+1]] {
-					if !fuchsiair.IsAllocatorFrame(fsym.Strings[fsym.Fuchsia.Functions.Name[fn-1]]) {
+					if !fuchsiair.IsAllocatorFrame(fsym.Strings[fuchsiair.FileOf(fsym).Functions.Name[fn-1]]) {
 						return false
 					}
 				}
@@ -459,7 +459,7 @@ func TestUnsymbolizedSites(t *testing.T) {
 			bad, exact := 0, 0
 			classes, symClasses := map[uint32]bool{}, map[uint32]bool{}
 			for i := 0; i < ss.Nodes.Len(); i++ {
-				stack := ss.Fuchsia.StackOf(int(ss.Fuchsia.Stack[i]))
+				stack := fuchsiair.Of(ss).StackOf(int(fuchsiair.Of(ss).Stack[i]))
 				site := -1 // the symbolized site's frame
 				for j, l := range stack {
 					if !allocator(l) && lc.FirstLine[l] < lc.FirstLine[l+1] {

@@ -12,7 +12,7 @@ import (
 // snapBuilder collects one process's samples.
 type snapBuilder struct {
 	s      *ir.Snapshot
-	fs     *ir.FuchsiaSnapshot
+	fs     *fuchsiair.Snapshot
 	stacks map[string]uint32
 	thread map[int64]uint32 // pprof string of the label -> 1 + thread index
 }
@@ -20,12 +20,12 @@ type snapBuilder struct {
 func (d *decoder) newSnap(k procKey, hint int) int {
 	s := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), fuchsiair.NodeKinds...),
 		EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...)}
-	fs := &ir.FuchsiaSnapshot{HasProcessName: k.hasName, HasProcessKoid: k.hasKoid, ProcessKoid: k.koid, StackFirst: []uint32{0}}
+	fs := &fuchsiair.Snapshot{HasProcessName: k.hasName, HasProcessKoid: k.hasKoid, ProcessKoid: k.koid, StackFirst: []uint32{0}}
 	if k.hasName {
 		fs.ProcessName = k.name
 		s.Name = k.name
 	}
-	s.Fuchsia = fs
+	s.SetSection(fs)
 	if len(d.snaps) == 0 {
 		// Most profiles are one process: reserve for all the samples.
 		s.Nodes.Kind = make([]uint8, 0, hint)
@@ -153,18 +153,18 @@ func (d *decoder) sample(start, end, hint int) error {
 	var addr uint64
 	if l, ok := use(keyAddress); ok {
 		if a, ok := fuchsiair.ParseAddress(d.strBytes(l.str)); ok {
-			addr, flags, special[keyAddress] = a, flags|ir.FuchsiaAddress, true
+			addr, flags, special[keyAddress] = a, flags|fuchsiair.FlagAddress, true
 		}
 	}
 	if _, ok := use(keyBytes); ok {
-		flags, special[keyBytes] = flags|ir.FuchsiaBytes, true
+		flags, special[keyBytes] = flags|fuchsiair.FlagBytes, true
 	}
 	if l, ok := use(keyTimestamp); ok {
 		if fs.Timestamp == nil {
 			fs.Timestamp = make([]int64, node, max(node+1, cap(fs.Flags)))
 		}
 		fs.Timestamp = append(fs.Timestamp, l.num)
-		flags, special[keyTimestamp] = flags|ir.FuchsiaTimestamp, true
+		flags, special[keyTimestamp] = flags|fuchsiair.FlagTimestamp, true
 	} else if fs.Timestamp != nil {
 		fs.Timestamp = append(fs.Timestamp, 0)
 	}
@@ -316,7 +316,7 @@ func (d *decoder) siteClass(k siteKey) uint32 {
 // sites names every stack of the snapshot by its allocation site
 // (fuchsiair.ChooseSites), returning per stack the IR name and 1 + class
 // index.
-func (d *decoder) sites(fs *ir.FuchsiaSnapshot) (names, classes []uint32) {
+func (d *decoder) sites(fs *fuchsiair.Snapshot) (names, classes []uint32) {
 	ff := d.ff
 	lc, mp := &ff.Locations, &ff.Mappings
 	strs := d.strs.Strings

@@ -27,7 +27,7 @@ type blockIndex struct {
 }
 
 func newBlockIndex(s *ir.Snapshot) *blockIndex {
-	fx := s.Fuchsia
+	fx := fuchsiair.Of(s)
 	n := s.Nodes.Len()
 	type blk struct {
 		start, end uint64
@@ -35,7 +35,7 @@ func newBlockIndex(s *ir.Snapshot) *blockIndex {
 	}
 	bs := make([]blk, 0, n)
 	for i := 0; i < n; i++ {
-		if fx.Flags[i]&ir.FuchsiaAddress == 0 {
+		if fx.Flags[i]&fuchsiair.FlagAddress == 0 {
 			continue
 		}
 		a := s.Nodes.ID.At(i) & tagMask
@@ -119,7 +119,7 @@ func (ix *blockIndex) find(v uint64) int {
 // scan derives edges from the snapshot's block contents (see
 // ir/fuchsia.go).
 func scan(f *ir.File, s *ir.Snapshot) error {
-	fx := s.Fuchsia
+	fx := fuchsiair.Of(s)
 	ix := newBlockIndex(s)
 	n := s.Nodes.Len()
 	var names []uint32 // word index -> 1 + string index of "+0x<offset>"
@@ -180,7 +180,7 @@ func internFile(f *ir.File, s string) uint32 {
 func deriveEdges(f *ir.File, scanPointers bool) (int, error) {
 	edges := 0
 	for _, s := range f.Snapshots {
-		if scanPointers && len(s.Fuchsia.ContentsStart) > 0 {
+		if scanPointers && len(fuchsiair.Of(s).ContentsStart) > 0 {
 			if err := scan(f, s); err != nil {
 				return 0, err
 			}

@@ -21,9 +21,9 @@ func encodeV2(f *ir.File) []byte {
 	var b bytes.Buffer
 	u64 := func(v uint64) { b.Write(binary.LittleEndian.AppendUint64(nil, v)) }
 	b.WriteString(moarvmir.Magic2)
-	m := f.MoarVM
+	m := moarvmir.FileOf(f)
 	strs, types, frames := 0, 0, 0
-	group := func(toc ir.MoarVMTOC) {
+	group := func(toc moarvmir.TOC) {
 		b.WriteString("strs")
 		u64(uint64(strs)) // the count field holds the strings written before
 		for _, s := range f.Strings[strs : strs+int(toc.NewStrings)] {
@@ -59,10 +59,10 @@ func encodeV2(f *ir.File) []byte {
 		for i := 0; i < n; i++ {
 			lo, hi := s.Nodes.EdgeRange(i)
 			b.Write(binary.LittleEndian.AppendUint16(nil, uint16(s.Nodes.Kind[i])))
-			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(s.MoarVM.TOFI.At(i))))
+			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(moarvmir.Of(s).TOFI.At(i))))
 			b.Write(binary.LittleEndian.AppendUint16(nil, uint16(s.Nodes.SelfSize.At(i))))
 			u64(s.Nodes.ExternalSize.At(i))
-			u64(s.MoarVM.RefStart.At(i))
+			u64(moarvmir.Of(s).RefStart.At(i))
 			b.Write(binary.LittleEndian.AppendUint32(nil, uint32(hi-lo)))
 		}
 		// The reference table, in file order.
@@ -71,7 +71,7 @@ func encodeV2(f *ir.File) []byte {
 		for i := 0; i < n; i++ {
 			lo, hi := s.Nodes.EdgeRange(i)
 			for e := lo; e < hi; e++ {
-				order[int(s.MoarVM.RefStart.At(i))+e-lo] = e
+				order[int(moarvmir.Of(s).RefStart.At(i))+e-lo] = e
 			}
 		}
 		b.WriteString("refs")
@@ -80,9 +80,9 @@ func encodeV2(f *ir.File) []byte {
 		for _, e := range order {
 			kind := uint64(s.Edges.Kind[e])
 			switch kind {
-			case ir.MoarVMBadString:
+			case moarvmir.BadString:
 				kind = 2
-			case ir.MoarVMKind3:
+			case moarvmir.Kind3:
 				kind = 3
 			}
 			idx, tgt := uint64(s.Edges.Name[e]), uint64(s.Edges.Target[e])
@@ -173,7 +173,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatalf("reading what was written: %v", err)
 		}
-		if g.MoarVM.Version == 3 && g.MoarVM.Recovery == nil {
+		if moarvmir.FileOf(g).Version == 3 && moarvmir.FileOf(g).Recovery == nil {
 			h.FormatVersion = g.FormatVersion
 			if d := ir.Diff(g, h, 5); len(d) > 0 {
 				t.Fatalf("written and read again, the file differs:\n%s", strings.Join(d, "\n"))

@@ -242,8 +242,8 @@ func TestRepeatedInnerTOC(t *testing.T) {
 	data := f.finish()
 	g, err := moarvm.Read(bytes.NewReader(data), moarvm.Options{})
 	// The outer TOC is damaged; the one snapshot may be recovered.
-	if err == nil && (len(g.Snapshots) != 1 || g.MoarVM.Recovery == nil) {
-		t.Fatalf("%d-byte file read as %d snapshots, recovery %+v", len(data), len(g.Snapshots), g.MoarVM.Recovery)
+	if err == nil && (len(g.Snapshots) != 1 || moarvmir.FileOf(g).Recovery == nil) {
+		t.Fatalf("%d-byte file read as %d snapshots, recovery %+v", len(data), len(g.Snapshots), moarvmir.FileOf(g).Recovery)
 	}
 }
 
@@ -303,8 +303,8 @@ func TestTOCSplitRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.MoarVM.TOCs[0].NewStrings -= 100
-	f.MoarVM.TOCs[1].NewStrings += 100
+	moarvmir.FileOf(f).TOCs[0].NewStrings -= 100
+	moarvmir.FileOf(f).TOCs[1].NewStrings += 100
 	if err := f.Validate(); err != nil {
 		return // not a valid file
 	}
@@ -368,8 +368,8 @@ func TestZstdBomb(t *testing.T) {
 	switch {
 	case err != nil && !strings.Contains(err.Error(), want):
 		t.Fatalf("a %d-byte file holding 256 MiB of strings: %v", len(data), err)
-	case err == nil && (g.MoarVM.Recovery == nil || !strings.Contains(g.MoarVM.Recovery.Reason, want) || len(g.Snapshots) != 1):
-		t.Fatalf("a %d-byte file holding 256 MiB of strings read, %d snapshots, recovery %+v", len(data), len(g.Snapshots), g.MoarVM.Recovery)
+	case err == nil && (moarvmir.FileOf(g).Recovery == nil || !strings.Contains(moarvmir.FileOf(g).Recovery.Reason, want) || len(g.Snapshots) != 1):
+		t.Fatalf("a %d-byte file holding 256 MiB of strings read, %d snapshots, recovery %+v", len(data), len(g.Snapshots), moarvmir.FileOf(g).Recovery)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 4*(64*uint64(len(data))+32<<20) {
 		t.Fatalf("a %d-byte bomb allocated %d bytes", len(data), n)

@@ -36,7 +36,7 @@ func Index(ra io.ReaderAt, size int64) ([]SnapshotInfo, error) {
 	r := &reader{ra: ra, size: size}
 	var magic [moarvmir.MagicSize]byte
 	if size < int64(len(magic)) || r.readAt(magic[:], 0) != nil || string(magic[:]) != moarvmir.Magic3 {
-		return nil, ir.Errorf(ir.FormatMoarVM, 0, "not a MoarVM heap snapshot of version 3")
+		return nil, ir.Errorf(moarvmir.Format, 0, "not a MoarVM heap snapshot of version 3")
 	}
 	_, tocs, err := r.tocs()
 	if err != nil {
@@ -53,7 +53,7 @@ func Index(ra io.ReaderAt, size int64) ([]SnapshotInfo, error) {
 			if err != nil {
 				return nil, err
 			}
-			var m ir.MoarVMSnapshot
+			var m moarvmir.Snapshot
 			if info.Totals, _, err = parseSnapMeta(js, &m); err != nil {
 				return nil, errorf(b.start+moarvmir.HeaderSize, "snapmeta: %v", err)
 			}

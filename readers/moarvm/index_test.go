@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir/irtest"
 	"github.com/heapconv/heapconv/readers/moarvm"
 )
@@ -26,7 +28,7 @@ func TestIndex(t *testing.T) {
 			t.Fatalf("%s: Index lists %d snapshots, Read reads %d", name, len(snaps), len(f.Snapshots))
 		}
 		for i, s := range snaps {
-			if m := f.Snapshots[i].MoarVM; s.GCSeqNum != m.GCSeqNum {
+			if m := moarvmir.Of(f.Snapshots[i]); s.GCSeqNum != m.GCSeqNum {
 				t.Errorf("%s snapshot %d: gc_seq_num %d, Read says %d", name, i, s.GCSeqNum, m.GCSeqNum)
 			}
 			for _, tot := range f.Snapshots[i].Totals {

@@ -56,7 +56,7 @@ func parseUint(f metaField) (uint64, error) {
 
 // parseFileMeta reads filemeta's fields into m. It returns a note when the
 // JSON is not exactly what MoarVM writes, so that writing it back changes it.
-func parseFileMeta(js []byte, m *ir.MoarVMFile) (string, error) {
+func parseFileMeta(js []byte, m *moarvmir.File) (string, error) {
 	fields, err := parseObject(js)
 	if err != nil {
 		return "", err
@@ -91,8 +91,8 @@ func parseFileMeta(js []byte, m *ir.MoarVMFile) (string, error) {
 	if !hasHS {
 		return "", fmt.Errorf("no highscore_structure (every MoarVM writes one, and readers need it)")
 	}
-	if m.EntryCount > ir.MoarVMMaxHighscores || uint64(len(m.DataOrder))*m.EntryCount > ir.MoarVMMaxHighscores {
-		return "", fmt.Errorf("highscore_structure of %d boards of %d entries (MoarVM writes 4 of 40; at most %d in all)", len(m.DataOrder), m.EntryCount, ir.MoarVMMaxHighscores)
+	if m.EntryCount > moarvmir.MaxHighscores || uint64(len(m.DataOrder))*m.EntryCount > moarvmir.MaxHighscores {
+		return "", fmt.Errorf("highscore_structure of %d boards of %d entries (MoarVM writes 4 of 40; at most %d in all)", len(m.DataOrder), m.EntryCount, moarvmir.MaxHighscores)
 	}
 	if moarvmir.FileMetaJSON(m) != string(js) {
 		return "filemeta JSON not in MoarVM's layout: written back in it", nil
@@ -102,7 +102,7 @@ func parseFileMeta(js []byte, m *ir.MoarVMFile) (string, error) {
 
 // parseSnapMeta reads snapmeta: snap_time and gc_seq_num into m, the other
 // (integer) fields into totals, in order.
-func parseSnapMeta(js []byte, m *ir.MoarVMSnapshot) ([]ir.Total, string, error) {
+func parseSnapMeta(js []byte, m *moarvmir.Snapshot) ([]ir.Total, string, error) {
 	fields, err := parseObject(js)
 	if err != nil {
 		return nil, "", err

@@ -54,7 +54,7 @@ func readAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
 	r.budget.Store(64*size + 32<<20)
 	var magic [moarvmir.MagicSize]byte
 	if size < int64(len(magic)) || r.readAt(magic[:], 0) != nil {
-		return nil, ir.Errorf(ir.FormatMoarVM, 0, "not a MoarVM heap snapshot (shorter than its %d-byte magic)", len(magic))
+		return nil, ir.Errorf(moarvmir.Format, 0, "not a MoarVM heap snapshot (shorter than its %d-byte magic)", len(magic))
 	}
 	var f *ir.File
 	var err error
@@ -64,7 +64,7 @@ func readAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
 	case moarvmir.Magic2:
 		f, err = r.readV2()
 	default:
-		return nil, ir.Errorf(ir.FormatMoarVM, 0, "not a MoarVM heap snapshot of version 2 or 3 (magic %q)", magic[:])
+		return nil, ir.Errorf(moarvmir.Format, 0, "not a MoarVM heap snapshot of version 2 or 3 (magic %q)", magic[:])
 	}
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ type reader struct {
 // file.
 func (r *reader) readAt(b []byte, off int64) error {
 	if off < 0 || off > r.size || int64(len(b)) > r.size-off {
-		return ir.Errorf(ir.FormatMoarVM, off, "read of %d bytes past the end of the file (%d bytes)", len(b), r.size)
+		return ir.Errorf(moarvmir.Format, off, "read of %d bytes past the end of the file (%d bytes)", len(b), r.size)
 	}
 	n, err := r.ra.ReadAt(b, off)
 	if n == len(b) {
@@ -108,14 +108,14 @@ func (r *reader) readAt(b []byte, off int64) error {
 // bytesAt returns a fresh copy of [start, end).
 func (r *reader) bytesAt(start, end int64) ([]byte, error) {
 	if start < 0 || end < start || end > r.size {
-		return nil, ir.Errorf(ir.FormatMoarVM, start, "range [%d, %d) outside the file (%d bytes)", start, end, r.size)
+		return nil, ir.Errorf(moarvmir.Format, start, "range [%d, %d) outside the file (%d bytes)", start, end, r.size)
 	}
 	b := make([]byte, end-start)
 	return b, r.readAt(b, start)
 }
 
 func errorf(off int64, format string, args ...any) error {
-	return ir.Errorf(ir.FormatMoarVM, off, format, args...)
+	return ir.Errorf(moarvmir.Format, off, format, args...)
 }
 
 // initPools makes the decoder pools: DecodeAll decoders, and streaming

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	"github.com/heapconv/heapconv/readers/moarvm"
@@ -76,7 +78,7 @@ func TestSamples(t *testing.T) {
 }
 
 func checkSample(t *testing.T, f *ir.File, want *expected) {
-	m := f.MoarVM
+	m := moarvmir.FileOf(f)
 	if got := "v00" + strconv.Itoa(m.Version); got != want.Format {
 		t.Errorf("version %s, want %s", got, want.Format)
 	}
@@ -115,7 +117,7 @@ func checkSample(t *testing.T, f *ir.File, want *expected) {
 			t.Errorf("snapshot %d: blocks %q, want %q", k, m.TOCs[k].Blocks, ws.Blocks)
 		}
 		if ws.Snapmeta != nil {
-			got := map[string]uint64{"snap_time": s.MoarVM.SnapTime, "gc_seq_num": s.MoarVM.GCSeqNum}
+			got := map[string]uint64{"snap_time": moarvmir.Of(s).SnapTime, "gc_seq_num": moarvmir.Of(s).GCSeqNum}
 			for _, tot := range s.Totals {
 				got[tot.Name] = tot.Value
 			}
@@ -142,8 +144,8 @@ func checkSample(t *testing.T, f *ir.File, want *expected) {
 			rh := map[string]int{}
 			for e := 0; e < s.Edges.Len(); e++ {
 				k := s.Edges.Kind[e]
-				if k == ir.MoarVMBadString {
-					k = ir.MoarVMStringRef
+				if k == moarvmir.BadString {
+					k = moarvmir.StringRef
 				}
 				rh[strconv.Itoa(int(k))]++
 			}
@@ -170,7 +172,7 @@ func checkSample(t *testing.T, f *ir.File, want *expected) {
 			for j, rr := range ws.RootRefs {
 				e := lo + j
 				to := int(s.Edges.Target[e])
-				if s.Edges.Kind[e] != ir.MoarVMStringRef || f.Strings[s.Edges.Name[e]] != rr.Ref || to != rr.To || int(s.Nodes.Kind[to]) != rr.ToKind {
+				if s.Edges.Kind[e] != moarvmir.StringRef || f.Strings[s.Edges.Name[e]] != rr.Ref || to != rr.To || int(s.Nodes.Kind[to]) != rr.ToKind {
 					t.Errorf("snapshot %d: root reference %d: %q to %d (kind %d), want %q to %d (kind %d)", k, j,
 						f.String(s.Edges.Name[e]), to, s.Nodes.Kind[to], rr.Ref, rr.To, rr.ToKind)
 				}
@@ -184,13 +186,13 @@ func checkSample(t *testing.T, f *ir.File, want *expected) {
 				name := entry[1].(string)
 				var gotName string
 				if board == "types_by_count" || board == "types_by_size" {
-					gotName = f.String(f.Classes.Name[s.MoarVM.TopIDs[at]])
+					gotName = f.String(f.Classes.Name[moarvmir.Of(s).TopIDs[at]])
 				} else {
-					gotName = f.String(m.FrameName[s.MoarVM.TopIDs[at]])
+					gotName = f.String(m.FrameName[moarvmir.Of(s).TopIDs[at]])
 				}
-				if s.MoarVM.TopIDs[at] != id || s.MoarVM.TopScores[at] != score || gotName != name {
+				if moarvmir.Of(s).TopIDs[at] != id || moarvmir.Of(s).TopScores[at] != score || gotName != name {
 					t.Errorf("snapshot %d: %s[%d] = %d %q %d, want %d %q %d", k, board, j,
-						s.MoarVM.TopIDs[at], gotName, s.MoarVM.TopScores[at], id, name, score)
+						moarvmir.Of(s).TopIDs[at], gotName, moarvmir.Of(s).TopScores[at], id, name, score)
 				}
 			}
 		}

@@ -58,7 +58,7 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 	for len(tocs) > 0 {
 		f, bad, err := r.build(meta, tocs, true)
 		if err == nil {
-			f.MoarVM.Recovery = &ir.MoarVMRecovery{DamageAt: damage, Reason: fmt.Sprintf("%v; %s", cause, why), Lost: started - len(f.Snapshots)}
+			moarvmir.FileOf(f).Recovery = &moarvmir.Recovery{DamageAt: damage, Reason: fmt.Sprintf("%v; %s", cause, why), Lost: started - len(f.Snapshots)}
 			f.FormatVersion += fmt.Sprintf(", recovered from a damaged file: %d of %s read, damage at offset %d", len(f.Snapshots), snapshots(started), damage)
 			return f, nil
 		}

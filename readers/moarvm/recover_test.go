@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	"github.com/heapconv/heapconv/readers/moarvm"
@@ -63,7 +65,7 @@ func TestRecoverTruncated(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)
 		}
-		rec := f.MoarVM.Recovery
+		rec := moarvmir.FileOf(f).Recovery
 		if len(f.Snapshots) != 2 || rec == nil || rec.Lost != 1 || rec.DamageAt > int64(cut) || rec.DamageAt < int64(third) {
 			t.Fatalf("cut at %d: %d snapshots, recovery %+v", cut, len(f.Snapshots), rec)
 		}
@@ -81,7 +83,7 @@ func TestRecoverTruncated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec := f.MoarVM.Recovery; len(f.Snapshots) != 3 || rec == nil || rec.Lost != 0 || rec.DamageAt > int64(cut) {
+		if rec := moarvmir.FileOf(f).Recovery; len(f.Snapshots) != 3 || rec == nil || rec.Lost != 0 || rec.DamageAt > int64(cut) {
 			t.Fatalf("cut at %d: %d snapshots, recovery %+v", cut, len(f.Snapshots), rec)
 		}
 		sameSnapshot(t, full, f, full.Snapshots[2], f.Snapshots[2])
@@ -102,7 +104,7 @@ func TestTruncationSweep(t *testing.T) {
 				}
 				continue
 			}
-			if f.MoarVM.Recovery == nil || len(f.Snapshots) == 0 {
+			if moarvmir.FileOf(f).Recovery == nil || len(f.Snapshots) == 0 {
 				t.Errorf("%s cut at %d: read without a recovery report", name, cut)
 			}
 		}

@@ -18,9 +18,9 @@ type namer struct {
 }
 
 func newNamer(f *ir.File) *namer {
-	n := &namer{f: f, roots: make([]uint32, len(ir.MoarVMRootNames))}
+	n := &namer{f: f, roots: make([]uint32, len(moarvmir.RootNames))}
 	n.empty = n.intern("")
-	for k, name := range ir.MoarVMRootNames {
+	for k, name := range moarvmir.RootNames {
 		if name != "" {
 			n.roots[k] = n.intern(name)
 		}
@@ -33,8 +33,8 @@ func newNamer(f *ir.File) *namer {
 func (n *namer) apply(s *ir.Snapshot) {
 	s.Name = n.empty
 	for i, k := range s.Nodes.Kind {
-		if k < ir.MoarVMObject || k > ir.MoarVMFrame {
-			if int(k) < len(n.roots) && ir.MoarVMRootNames[k] != "" {
+		if k < moarvmir.Object || k > moarvmir.Frame {
+			if int(k) < len(n.roots) && moarvmir.RootNames[k] != "" {
 				s.Nodes.Name[i] = n.roots[k]
 			} else {
 				s.Nodes.Name[i] = n.empty
@@ -78,12 +78,12 @@ func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- 
 		bs[k] = b
 	}
 	s := &ir.Snapshot{
-		NodeKinds: append([]string(nil), ir.MoarVMNodeKinds...),
-		EdgeKinds: append([]ir.EdgeKind(nil), ir.MoarVMEdgeKinds...),
+		NodeKinds: append([]string(nil), moarvmir.NodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), moarvmir.EdgeKinds...),
 		Root:      ir.NoNode,
 	}
-	m := &ir.MoarVMSnapshot{}
-	s.MoarVM = m
+	m := &moarvmir.Snapshot{}
+	s.SetSection(m)
 	var note string
 	if b, ok := t.find(moarvmir.BlockSnapMeta); ok {
 		js, err := r.readMeta(b)
@@ -144,7 +144,7 @@ func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- 
 	}
 	if okI {
 		// The boards are bounded by highscore_structure: no budget.
-		boards := int64(len(f.MoarVM.DataOrder)) * int64(f.MoarVM.EntryCount)
+		boards := int64(len(moarvmir.FileOf(f).DataOrder)) * int64(moarvmir.FileOf(f).EntryCount)
 		jobs = append(jobs,
 			func() (err error) { topIDs, err = r.readColumn(tb, boards); return },
 			func() (err error) { topScores, err = r.readColumn(sb, boards); return },
@@ -157,7 +157,7 @@ func (r *reader) snapshot(f *ir.File, t *toc, mine <-chan struct{}, next chan<- 
 		if topIDs.len() != topScores.len() {
 			return nil, "", errorf(sb.start, "topscore has %d entries, topIDs %d", topScores.len(), topIDs.len())
 		}
-		if fm := f.MoarVM; topIDs.len() > 0 && uint64(topIDs.len()) != uint64(len(fm.DataOrder))*fm.EntryCount {
+		if fm := moarvmir.FileOf(f); topIDs.len() > 0 && uint64(topIDs.len()) != uint64(len(fm.DataOrder))*fm.EntryCount {
 			return nil, "", errorf(tb.start, "topIDs has %d entries, but highscore_structure says %d boards of %d", topIDs.len(), len(fm.DataOrder), fm.EntryCount)
 		}
 		m.TopIDs, m.TopScores = make([]uint64, topIDs.len()), make([]uint64, topIDs.len())
@@ -240,8 +240,8 @@ func nodes(f *ir.File, s *ir.Snapshot, kind, size, tofi, usize, rfstr *column) e
 	nd.Kind = make([]uint8, n)
 	nd.Name = make([]uint32, n)
 	nd.Class = make([]uint32, n)
-	nTypes, nFrames := uint64(f.Classes.Len()), uint64(len(f.MoarVM.FrameName))
-	maxKind := uint64(len(ir.MoarVMNodeKinds) - 1)
+	nTypes, nFrames := uint64(f.Classes.Len()), uint64(len(moarvmir.FileOf(f).FrameName))
+	maxKind := uint64(len(moarvmir.NodeKinds) - 1)
 	ks, tfs := make([]uint64, min(n, 8192)), make([]uint64, min(n, 8192))
 	for base := 0; base < n; base += len(ks) {
 		kb, tb := ks[:min(len(ks), n-base)], tfs[:min(len(ks), n-base)]
@@ -255,17 +255,17 @@ func nodes(f *ir.File, s *ir.Snapshot, kind, size, tofi, usize, rfstr *column) e
 			maxKind = max(maxKind, k)
 			nd.Kind[i] = uint8(k)
 			switch tf := tb[j]; {
-			case k >= ir.MoarVMObject && k <= ir.MoarVMSTable:
+			case k >= moarvmir.Object && k <= moarvmir.STable:
 				if tf >= nTypes {
 					return tofi.errorf(i, "type %d of a collectable of kind %d, but there are %d types", tf, k, nTypes)
 				}
 				nd.Class[i] = uint32(tf) + 1
 				nd.Name[i] = f.Classes.Name[tf]
-			case k == ir.MoarVMFrame:
+			case k == moarvmir.Frame:
 				if tf >= nFrames {
 					return tofi.errorf(i, "static frame %d of a frame, but there are %d static frames", tf, nFrames)
 				}
-				nd.Name[i] = f.MoarVM.FrameName[tf]
+				nd.Name[i] = moarvmir.FileOf(f).FrameName[tf]
 			}
 		}
 	}
@@ -283,8 +283,8 @@ func nodes(f *ir.File, s *ir.Snapshot, kind, size, tofi, usize, rfstr *column) e
 	appendColumn(&nd.SelfSize, size)
 	appendColumn(&nd.ExternalSize, usize)
 	joinContinuedSizes(nd)
-	appendColumn(&s.MoarVM.TOFI, tofi)
-	appendColumn(&s.MoarVM.RefStart, rfstr)
+	appendColumn(&moarvmir.Of(s).TOFI, tofi)
+	appendColumn(&moarvmir.Of(s).RefStart, rfstr)
 	return nil
 }
 
@@ -322,7 +322,7 @@ func edges(f *ir.File, s *ir.Snapshot, n int, rfcnt, rfstr, descr, target *colum
 				if st > uint64(refs) || cnt > uint64(refs)-st {
 					return rfstr.errorf(i, "references [%d, %d+%d) beyond the %d references", st, st, cnt, refs)
 				}
-				if !ir.MarkRange(used, st, st+cnt) {
+				if !moarvmir.MarkRange(used, st, st+cnt) {
 					return rfstr.errorf(i, "references [%d, %d+%d) overlap another collectable's", st, st, cnt)
 				}
 			}

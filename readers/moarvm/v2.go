@@ -37,7 +37,7 @@ func (p *v2) errorf(off int, format string, args ...any) error {
 
 func (p *v2) u64(what string) (uint64, error) {
 	if p.end-p.off < 8 {
-		return 0, ir.Truncated(ir.FormatMoarVM, int64(p.off), "%s cut short", what)
+		return 0, ir.Truncated(moarvmir.Format, int64(p.off), "%s cut short", what)
 	}
 	v := binary.LittleEndian.Uint64(p.data[p.off:])
 	p.off += 8
@@ -88,11 +88,11 @@ func (r *reader) readV2() (*ir.File, error) {
 		return nil, errorf(int64(len(data)-8), "trailer for %d snapshots, more than the file can hold", n)
 	}
 	p := &v2{data: data, off: 16, end: len(data) - 32 - 32*int(n)}
-	f := &ir.File{Format: ir.FormatMoarVM}
-	m := &ir.MoarVMFile{Version: 2}
-	f.MoarVM = m
+	f := &ir.File{Format: moarvmir.Format}
+	m := &moarvmir.File{Version: 2}
+	f.SetSection(m)
 	for {
-		var inc ir.MoarVMTOC
+		var inc moarvmir.TOC
 		var q *pending
 		if p.off+4 <= p.end && string(data[p.off:p.off+4]) == "coll" {
 			q = &pending{at: p.off}
@@ -125,7 +125,7 @@ func (r *reader) readV2() (*ir.File, error) {
 	}
 	if len(f.Snapshots) == len(m.TOCs) {
 		// The last group belonged to a snapshot: there was no final one.
-		m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
+		m.TOCs = append(m.TOCs, moarvmir.TOC{})
 	}
 	if uint64(len(f.Snapshots)) != n {
 		return nil, p.errorf(len(data)-8, "the trailer counts %d snapshots, the file holds %d", n, len(f.Snapshots))
@@ -148,11 +148,11 @@ type pending struct {
 
 func (q *pending) snapshot(f *ir.File, k int) (*ir.Snapshot, error) {
 	s := &ir.Snapshot{
-		NodeKinds: append([]string(nil), ir.MoarVMNodeKinds...),
-		EdgeKinds: append([]ir.EdgeKind(nil), ir.MoarVMEdgeKinds...),
+		NodeKinds: append([]string(nil), moarvmir.NodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), moarvmir.EdgeKinds...),
 		Root:      ir.NoNode,
-		MoarVM:    &ir.MoarVMSnapshot{},
 	}
+	s.SetSection(&moarvmir.Snapshot{})
 	var refs uint64
 	for i := 0; i < q.rfcnt.len(); i++ {
 		refs += q.rfcnt.at(i)
@@ -255,7 +255,7 @@ func leUint(b []byte) uint64 {
 
 // tables reads a strs, type and fram group: the strings, types and frames
 // new since the last group.
-func (p *v2) tables(f *ir.File, inc *ir.MoarVMTOC) error {
+func (p *v2) tables(f *ir.File, inc *moarvmir.TOC) error {
 	if p.end-p.off < 12 || string(p.data[p.off:p.off+4]) != "strs" {
 		return p.errorf(p.off, "expected the \"strs\" table")
 	}
@@ -298,7 +298,7 @@ func (p *v2) tables(f *ir.File, inc *ir.MoarVMTOC) error {
 	if err != nil {
 		return err
 	}
-	m := f.MoarVM
+	m := moarvmir.FileOf(f)
 	for i := 0; i < n; i++ {
 		var v [4]uint32
 		for k := range v {

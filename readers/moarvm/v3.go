@@ -323,9 +323,9 @@ func parallel(jobs ...func() error) error {
 // is not in one), so that recovery can keep the snapshots before it;
 // recovering says the TOCs came from walking a damaged file.
 func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int, error) {
-	f := &ir.File{Format: ir.FormatMoarVM}
-	m := &ir.MoarVMFile{Version: 3, HasMeta: true}
-	f.MoarVM = m
+	f := &ir.File{Format: moarvmir.Format}
+	m := &moarvmir.File{Version: 3, HasMeta: true}
+	f.SetSection(m)
 	var notes []string
 	js, err := r.readMeta(meta)
 	if err != nil {
@@ -356,7 +356,7 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 		if t.isSnapshot() && !seen[moarvmir.BlockSnapMeta] {
 			return nil, i, errorf(t.start, "inner table of contents %d: a snapshot without snapmeta", i)
 		}
-		var inc ir.MoarVMTOC
+		var inc moarvmir.TOC
 		for _, b := range t.blocks {
 			inc.Blocks = append(inc.Blocks, b.name)
 		}
@@ -382,7 +382,7 @@ func (r *reader) build(meta block, tocs []*toc, recovering bool) (*ir.File, int,
 	}
 	if len(tocs) == 0 || tocs[len(tocs)-1].isSnapshot() {
 		// No final TOC (only hand-made files lack it): MoarVM's is empty.
-		m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
+		m.TOCs = append(m.TOCs, moarvmir.TOC{})
 		if !recovering {
 			notes = append(notes, "no final table of contents")
 		}
@@ -494,7 +494,7 @@ func (r *reader) readTypes(f *ir.File, t *toc) (int, error) {
 
 // readFrames reads a TOC's static-frame blocks and returns how many frames
 // they add.
-func (r *reader) readFrames(m *ir.MoarVMFile, t *toc, ns uint64) (int, error) {
+func (r *reader) readFrames(m *moarvmir.File, t *toc, ns uint64) (int, error) {
 	var bs []block
 	for _, name := range moarvmir.FrameColumns {
 		if b, ok := t.find(name); ok {

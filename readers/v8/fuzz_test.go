@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
@@ -147,7 +149,7 @@ func seedCorpus(t testing.TB) [][]byte {
 	for seed := int64(0); seed < 4; seed++ {
 		o := irtest.V8Shaped(1, 6)
 		o.MaxStringUnits = 8
-		o.V8 = &irtest.V8Options{Layout: ir.V8Layout(seed % 2), Escape: ir.V8Escape(seed / 2 % 2), TraceNodeID: seed%2 == 0,
+		o.V8 = &irtest.V8Options{Layout: v8ir.Layout(seed % 2), Escape: v8ir.Escape(seed / 2 % 2), TraceNodeID: seed%2 == 0,
 			Detachedness: true, Trace: seed == 1, Locations: true, ExtraNativeBytes: seed > 1, ExtraKeys: seed == 3, EdgeExtra: seed == 3}
 		var b bytes.Buffer
 		if _, err := wv8.Write(&b, irtest.Random(seed, o), wv8.Options{}); err != nil {
@@ -178,11 +180,11 @@ func checkRoundTrip(t *testing.T, input []byte, f *ir.File) {
 	want := *f
 	want.FormatVersion = g.FormatVersion
 	ws := *f.Snapshots[0]
-	wv := *ws.V8
-	if wv.Layout == ir.V8LayoutOther {
-		wv.Layout = ir.V8LayoutCompact
+	wv := *v8ir.Of(&ws)
+	if wv.Layout == v8ir.LayoutOther {
+		wv.Layout = v8ir.LayoutCompact
 	}
-	ws.V8 = &wv
+	ws.SetSection(&wv)
 	want.Snapshots = []*ir.Snapshot{&ws}
 	if d := ir.Diff(&want, g, 10); len(d) > 0 {
 		t.Fatalf("written and read back, the file differs:\n%s\ninput:   %q\nwritten: %q", strings.Join(d, "\n"), clip(input), clip(b.Bytes()))

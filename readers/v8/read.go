@@ -41,7 +41,7 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 		return nil, err
 	}
 	if err := f.Validate(); err != nil {
-		return nil, ir.Errorf(ir.FormatV8, -1, "%v", err)
+		return nil, ir.Errorf(v8ir.Format, -1, "%v", err)
 	}
 	return f, nil
 }
@@ -53,7 +53,7 @@ type parser struct {
 
 	f    *ir.File
 	snap *ir.Snapshot
-	v8   *ir.V8Snapshot
+	v8   *v8ir.Snapshot
 
 	// meta, resolved from the header
 	nodeFields, edgeFields, locationFields []string
@@ -86,13 +86,13 @@ type parser struct {
 // error, which stops reading; with it, the error is collected and reading
 // goes on (nil), until there are too many.
 func (p *parser) violation(off int64, format string, args ...any) error {
-	err := ir.Errorf(ir.FormatV8, off, format, args...)
+	err := ir.Errorf(v8ir.Format, off, format, args...)
 	if p.opts.Collect == nil {
 		return err
 	}
 	p.violations++
 	if p.violations > maxViolations {
-		return ir.Errorf(ir.FormatV8, off, "more than %d violations; stopping", maxViolations)
+		return ir.Errorf(v8ir.Format, off, "more than %d violations; stopping", maxViolations)
 	}
 	p.opts.Collect(err)
 	return nil
@@ -112,10 +112,10 @@ func (p *parser) at(k int) int64 {
 
 func (p *parser) file() (*ir.File, error) {
 	s := p.s
-	p.f = &ir.File{Format: ir.FormatV8}
+	p.f = &ir.File{Format: v8ir.Format}
 	p.snap = &ir.Snapshot{Root: ir.NoNode}
-	p.v8 = &ir.V8Snapshot{}
-	p.snap.V8 = p.v8
+	p.v8 = &v8ir.Snapshot{}
+	p.snap.SetSection(p.v8)
 	p.f.Snapshots = []*ir.Snapshot{p.snap}
 	p.seen = map[string]bool{}
 	p.arrays = map[string]arrayState{}
@@ -253,10 +253,10 @@ func (p *parser) section(key string, keyOff int64) error {
 		known = false
 		var v ir.JSON
 		v, err = s.value(0, &p.es)
-		p.v8.Keys = append(p.v8.Keys, ir.V8Key{Name: key, Value: &v})
+		p.v8.Keys = append(p.v8.Keys, v8ir.Key{Name: key, Value: &v})
 	}
 	if known {
-		p.v8.Keys = append(p.v8.Keys, ir.V8Key{Name: key})
+		p.v8.Keys = append(p.v8.Keys, v8ir.Key{Name: key})
 	}
 	return err
 }
@@ -493,7 +493,7 @@ func (p *parser) parallel(st *arrayState, emit func([]uint64) error) error {
 		st.newlines += r.st.newlines
 		st.other += r.st.other
 		if r.errPos >= 0 {
-			return ir.Errorf(ir.FormatV8, r.off+int64(r.errPos), "%s", r.errMsg)
+			return ir.Errorf(v8ir.Format, r.off+int64(r.errPos), "%s", r.errMsg)
 		}
 		if err := emit(r.vals); err != nil {
 			return err
@@ -531,7 +531,7 @@ func (p *parser) nodes() error {
 			iEdges = i
 		default:
 			extras = append(extras, i)
-			p.v8.NodeExtra = append(p.v8.NodeExtra, ir.Column{Name: f})
+			p.v8.NodeExtra = append(p.v8.NodeExtra, v8ir.Field{Name: f})
 			p.v8.NodeExtra[len(p.v8.NodeExtra)-1].Values.Reserve(capN)
 		}
 	}
@@ -548,7 +548,7 @@ func (p *parser) nodes() error {
 			}
 		}
 		if uint64(nd.Len()+n) > p.nodeCount {
-			return ir.Errorf(ir.FormatV8, p.at(k0+(int(p.nodeCount)-nd.Len())*nf), "the nodes array holds more than node_count (%d) nodes", p.nodeCount)
+			return ir.Errorf(v8ir.Format, p.at(k0+(int(p.nodeCount)-nd.Len())*nf), "the nodes array holds more than node_count (%d) nodes", p.nodeCount)
 		}
 		ids, sizes = ids[:0], sizes[:0]
 		for i := range extraVals {
@@ -566,13 +566,13 @@ func (p *parser) nodes() error {
 			name := row[iName]
 			if name >= uint64(p.maxString) {
 				if name > math.MaxUint32 {
-					return ir.Errorf(ir.FormatV8, p.at(k0+r*nf+iName), "node name index %d beyond 2^32", name)
+					return ir.Errorf(v8ir.Format, p.at(k0+r*nf+iName), "node name index %d beyond 2^32", name)
 				}
 				p.noteString(uint32(name), k0+r*nf+iName)
 			}
 			edgeSum += row[iEdges]
 			if edgeSum > p.edgeCount {
-				return ir.Errorf(ir.FormatV8, p.at(k0+r*nf+iEdges), "node %d: edge_counts add up to more than edge_count (%d)", nd.Len(), p.edgeCount)
+				return ir.Errorf(v8ir.Format, p.at(k0+r*nf+iEdges), "node %d: edge_counts add up to more than edge_count (%d)", nd.Len(), p.edgeCount)
 			}
 			nd.Kind = append(nd.Kind, uint8(t))
 			nd.Name = append(nd.Name, uint32(name))
@@ -683,7 +683,7 @@ func (p *parser) edges() error {
 			iTo = i
 		default:
 			extras = append(extras, i)
-			p.v8.EdgeExtra = append(p.v8.EdgeExtra, ir.Column{Name: f})
+			p.v8.EdgeExtra = append(p.v8.EdgeExtra, v8ir.Field{Name: f})
 			p.v8.EdgeExtra[len(p.v8.EdgeExtra)-1].Values.Reserve(capE)
 		}
 	}
@@ -703,7 +703,7 @@ func (p *parser) edges() error {
 			}
 		}
 		if uint64(ed.Len()+m) > p.edgeCount {
-			return ir.Errorf(ir.FormatV8, p.at(k0+(int(p.edgeCount)-ed.Len())*ef), "the edges array holds more than edge_count (%d) edges", p.edgeCount)
+			return ir.Errorf(v8ir.Format, p.at(k0+(int(p.edgeCount)-ed.Len())*ef), "the edges array holds more than edge_count (%d) edges", p.edgeCount)
 		}
 		for i := range extraVals {
 			extraVals[i] = extraVals[i][:0]
@@ -727,11 +727,11 @@ func (p *parser) edges() error {
 			name := row[iName]
 			if name >= uint64(p.maxString) && !indexed[t] {
 				if name > math.MaxUint32 {
-					return ir.Errorf(ir.FormatV8, p.at(k0+r*ef+iName), "edge name %d beyond 2^32", name)
+					return ir.Errorf(v8ir.Format, p.at(k0+r*ef+iName), "edge name %d beyond 2^32", name)
 				}
 				p.noteString(uint32(name), k0+r*ef+iName)
 			} else if name > math.MaxUint32 {
-				return ir.Errorf(ir.FormatV8, p.at(k0+r*ef+iName), "edge index %d beyond 2^32", name)
+				return ir.Errorf(v8ir.Format, p.at(k0+r*ef+iName), "edge index %d beyond 2^32", name)
 			}
 			ed.Kind = append(ed.Kind, uint8(t))
 			ed.Name = append(ed.Name, uint32(name))
@@ -765,7 +765,7 @@ func (p *parser) flat(key string, dst *ir.Uints) error {
 }
 
 // traceTree reads the nested trace_tree array, flattening it in pre-order
-// (see ir.V8Snapshot.TraceTree).
+// (see v8ir.Snapshot.TraceTree).
 func (p *parser) traceTree() error {
 	s := p.s
 	if err := s.expect('['); err != nil {
@@ -919,7 +919,7 @@ func (p *parser) strings() error {
 func (p *parser) finish(sepExact bool) (*ir.File, error) {
 	for _, k := range []string{v8ir.KeyNodes, v8ir.KeyEdges, v8ir.KeyStrings} {
 		if !p.seen[k] {
-			return nil, ir.Errorf(ir.FormatV8, p.s.offset(), "no %q section", k)
+			return nil, ir.Errorf(v8ir.Format, p.s.offset(), "no %q section", k)
 		}
 	}
 	meta := p.v8.Meta()
@@ -952,7 +952,7 @@ func (p *parser) finish(sepExact bool) (*ir.File, error) {
 	n := p.snap.Nodes.Len()
 	switch {
 	case n == 0:
-		return nil, ir.Errorf(ir.FormatV8, -1, "snapshot has no nodes (DevTools needs a root node)")
+		return nil, ir.Errorf(v8ir.Format, -1, "snapshot has no nodes (DevTools needs a root node)")
 	case p.rootIndex >= 0:
 		// root_index is an offset into the nodes array, like to_node.
 		nf := int64(len(p.nodeFields))
@@ -971,7 +971,7 @@ func (p *parser) finish(sepExact bool) (*ir.File, error) {
 		return nil, err
 	}
 	if p.es.rawNonASCII {
-		p.v8.Escape = ir.V8EscapeRaw
+		p.v8.Escape = v8ir.EscapeRaw
 	}
 	p.v8.Layout = p.layout(sepExact)
 	p.f.FormatVersion = p.describe()
@@ -986,12 +986,12 @@ func (p *parser) locations() error {
 		return nil
 	}
 	if len(lf) == 0 || loc.Len()%len(lf) != 0 {
-		return ir.Errorf(ir.FormatV8, -1, "locations: %d values do not make rows of %d location_fields", loc.Len(), len(lf))
+		return ir.Errorf(v8ir.Format, -1, "locations: %d values do not make rows of %d location_fields", loc.Len(), len(lf))
 	}
 	nf := uint64(len(p.nodeFields))
 	n := uint64(p.snap.Nodes.Len())
 	for fi, name := range lf {
-		if !ir.IsLocationNodeField(name) {
+		if !slices.Contains(v8ir.LocationNodeFields, name) {
 			continue
 		}
 		for i := fi; i < loc.Len(); i += len(lf) {
@@ -1013,14 +1013,14 @@ func (p *parser) locations() error {
 // string after the first, "compact" when arrays and strings have none, and
 // "other" otherwise (and whenever the header or the separators differ from
 // what V8 writes).
-func (p *parser) layout(sepExact bool) ir.V8Layout {
+func (p *parser) layout(sepExact bool) v8ir.Layout {
 	if !sepExact || !p.headerCompact || p.es.nonV8 || p.strWSo != 0 {
-		return ir.V8LayoutOther
+		return v8ir.LayoutOther
 	}
 	compact, rowStyle := p.strWS == 0, len(p.f.Strings) > 0 && p.strWS == int64(len(p.f.Strings)-1)
 	for key, st := range p.arrays {
 		if st.other != 0 {
-			return ir.V8LayoutOther
+			return v8ir.LayoutOther
 		}
 		if st.newlines != 0 {
 			compact = false
@@ -1038,11 +1038,11 @@ func (p *parser) layout(sepExact bool) ir.V8Layout {
 	}
 	switch {
 	case compact:
-		return ir.V8LayoutCompact
+		return v8ir.LayoutCompact
 	case rowStyle:
-		return ir.V8LayoutRows
+		return v8ir.LayoutRows
 	}
-	return ir.V8LayoutOther
+	return v8ir.LayoutOther
 }
 
 // describe names the variant for `info`: the V8 generation it looks like
@@ -1051,11 +1051,11 @@ func (p *parser) describe() string {
 	h := &p.v8.Header
 	nt := len(p.snap.NodeKinds)
 	gen := "other producer"
-	if p.v8.Layout != ir.V8LayoutOther && p.v8.Escape == ir.V8EscapeV8 {
+	if p.v8.Layout != v8ir.LayoutOther && p.v8.Escape == v8ir.EscapeV8 {
 		switch {
-		case p.v8.Layout == ir.V8LayoutRows && nt == 16:
+		case p.v8.Layout == v8ir.LayoutRows && nt == 16:
 			gen = "V8 11 (Node 20)"
-		case p.v8.Layout == ir.V8LayoutRows:
+		case p.v8.Layout == v8ir.LayoutRows:
 			gen = "V8 12 (Node 22)"
 		case len(p.locationFields) == 5:
 			gen = "V8 15"

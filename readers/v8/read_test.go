@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
@@ -89,7 +91,7 @@ func rdRead(t *testing.T, text string) *ir.File {
 
 func TestReadBase(t *testing.T) {
 	f := rdRead(t, rdBase().String())
-	if f.Format != ir.FormatV8 || len(f.Snapshots) != 1 {
+	if f.Format != v8ir.Format || len(f.Snapshots) != 1 {
 		t.Fatalf("format %q, %d snapshots", f.Format, len(f.Snapshots))
 	}
 	s := f.Snapshots[0]
@@ -123,7 +125,7 @@ func TestReadBase(t *testing.T) {
 			t.Errorf("edge %d: target %d name %d", e, s.Edges.Target[e], s.Edges.Name[e])
 		}
 	}
-	v := s.V8
+	v := v8ir.Of(s)
 	var keys []string
 	for _, k := range v.Keys {
 		keys = append(keys, k.Name)
@@ -147,37 +149,37 @@ func TestReadLayoutDetection(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want ir.V8Layout
+		want v8ir.Layout
 	}{
-		{"compact", rdBase().String(), ir.V8LayoutCompact},
-		{"rows", rdRows().String(), ir.V8LayoutRows},
+		{"compact", rdBase().String(), v8ir.LayoutCompact},
+		{"rows", rdRows().String(), v8ir.LayoutRows},
 		{"rows with one string", mod(rdRows(), func(p *rdParts) {
 			p.strs = `[""]`
 			p.nodes = "[2,0,1,0,2\n,1,0,3,10,1\n,1,0,5,20,0\n]"
 			p.edges = "[0,1,5\n,0,4,10\n,0,4,10\n]"
-		}), ir.V8LayoutRows},
-		{"compact with trailing newline", mod(rdBase(), func(p *rdParts) { p.trailer = "\n" }), ir.V8LayoutOther},
-		{"rows with trailing newline", mod(rdRows(), func(p *rdParts) { p.trailer = "\n" }), ir.V8LayoutOther},
-		{"CRLF separators", mod(rdBase(), func(p *rdParts) { p.sep = ",\r\n" }), ir.V8LayoutOther},
-		{"no newline separators", mod(rdBase(), func(p *rdParts) { p.sep = "," }), ir.V8LayoutOther},
-		{"two newlines between sections", mod(rdBase(), func(p *rdParts) { p.sep = ",\n\n" }), ir.V8LayoutOther},
-		{"space after colon", strings.Replace(rdBase().String(), `"nodes":[`, `"nodes": [`, 1), ir.V8LayoutOther},
-		{"space in header", strings.Replace(rdBase().String(), `"node_count":3`, `"node_count": 3`, 1), ir.V8LayoutOther},
-		{"space in nodes", strings.Replace(rdBase().String(), `[2,1,1,0,2,1`, `[2,1,1,0,2, 1`, 1), ir.V8LayoutOther},
-		{"rows with a row missing its newline", strings.Replace(rdRows().String(), "[2,1,1,0,2\n,1,2,3,10,1\n", "[2,1,1,0,2,1,2,3,10,1\n", 1), ir.V8LayoutOther},
-		{"rows with a newline inside a row", strings.Replace(rdRows().String(), "\n,1,2,3,10,1\n", "\n,1,2,3,\n10,1\n", 1), ir.V8LayoutOther},
-		{"rows arrays but strings on one line", mod(rdRows(), func(p *rdParts) { p.strs = rdBase().strs }), ir.V8LayoutOther},
-		{"flat arrays but strings in rows", mod(rdBase(), func(p *rdParts) { p.strs = rdRows().strs }), ir.V8LayoutOther},
-		{"leading BOM", "\xef\xbb\xbf" + rdBase().String(), ir.V8LayoutOther},
-		{"leading newline", "\n" + rdBase().String(), ir.V8LayoutOther},
-		{"pretty printed", "{\n  \"snapshot\": {\"meta\": " + rdMeta() + ", \"node_count\": 3, \"edge_count\": 3},\n  \"nodes\": [2,1,1,0,2, 1,2,3,10,1, 1,3,5,20,0],\n  \"edges\": [0,1,5, 1,4,10, 1,4,10],\n  \"strings\": [\"<dummy>\", \"\", \"A\", \"B\", \"p\"]\n}\n", ir.V8LayoutOther},
-		{"lowercase escape", mod(rdBase(), func(p *rdParts) { p.strs = `["<dummy>","","A\u00e9","B","p"]` }), ir.V8LayoutOther},
-		{"uppercase escape", mod(rdBase(), func(p *rdParts) { p.strs = `["<dummy>","","A\u00E9","B","p"]` }), ir.V8LayoutCompact},
+		}), v8ir.LayoutRows},
+		{"compact with trailing newline", mod(rdBase(), func(p *rdParts) { p.trailer = "\n" }), v8ir.LayoutOther},
+		{"rows with trailing newline", mod(rdRows(), func(p *rdParts) { p.trailer = "\n" }), v8ir.LayoutOther},
+		{"CRLF separators", mod(rdBase(), func(p *rdParts) { p.sep = ",\r\n" }), v8ir.LayoutOther},
+		{"no newline separators", mod(rdBase(), func(p *rdParts) { p.sep = "," }), v8ir.LayoutOther},
+		{"two newlines between sections", mod(rdBase(), func(p *rdParts) { p.sep = ",\n\n" }), v8ir.LayoutOther},
+		{"space after colon", strings.Replace(rdBase().String(), `"nodes":[`, `"nodes": [`, 1), v8ir.LayoutOther},
+		{"space in header", strings.Replace(rdBase().String(), `"node_count":3`, `"node_count": 3`, 1), v8ir.LayoutOther},
+		{"space in nodes", strings.Replace(rdBase().String(), `[2,1,1,0,2,1`, `[2,1,1,0,2, 1`, 1), v8ir.LayoutOther},
+		{"rows with a row missing its newline", strings.Replace(rdRows().String(), "[2,1,1,0,2\n,1,2,3,10,1\n", "[2,1,1,0,2,1,2,3,10,1\n", 1), v8ir.LayoutOther},
+		{"rows with a newline inside a row", strings.Replace(rdRows().String(), "\n,1,2,3,10,1\n", "\n,1,2,3,\n10,1\n", 1), v8ir.LayoutOther},
+		{"rows arrays but strings on one line", mod(rdRows(), func(p *rdParts) { p.strs = rdBase().strs }), v8ir.LayoutOther},
+		{"flat arrays but strings in rows", mod(rdBase(), func(p *rdParts) { p.strs = rdRows().strs }), v8ir.LayoutOther},
+		{"leading BOM", "\xef\xbb\xbf" + rdBase().String(), v8ir.LayoutOther},
+		{"leading newline", "\n" + rdBase().String(), v8ir.LayoutOther},
+		{"pretty printed", "{\n  \"snapshot\": {\"meta\": " + rdMeta() + ", \"node_count\": 3, \"edge_count\": 3},\n  \"nodes\": [2,1,1,0,2, 1,2,3,10,1, 1,3,5,20,0],\n  \"edges\": [0,1,5, 1,4,10, 1,4,10],\n  \"strings\": [\"<dummy>\", \"\", \"A\", \"B\", \"p\"]\n}\n", v8ir.LayoutOther},
+		{"lowercase escape", mod(rdBase(), func(p *rdParts) { p.strs = `["<dummy>","","A\u00e9","B","p"]` }), v8ir.LayoutOther},
+		{"uppercase escape", mod(rdBase(), func(p *rdParts) { p.strs = `["<dummy>","","A\u00E9","B","p"]` }), v8ir.LayoutCompact},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := rdRead(t, tc.in)
-			if got := f.Snapshots[0].V8.Layout; got != tc.want {
+			if got := v8ir.Of(f.Snapshots[0]).Layout; got != tc.want {
 				t.Errorf("layout %v, want %v", got, tc.want)
 			}
 			if !strings.Contains(f.FormatVersion, "layout="+tc.want.String()) {
@@ -194,40 +196,40 @@ func TestReadStrings(t *testing.T) {
 		name   string
 		lit    string // JSON literal as in the file
 		want   string // WTF-8 bytes
-		escape ir.V8Escape
-		layout ir.V8Layout
+		escape v8ir.Escape
+		layout v8ir.Layout
 	}{
-		{"plain", `"abc"`, "abc", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"empty", `""`, "", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"short escapes", `"\b\f\n\r\t"`, "\b\f\n\r\t", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"quote and backslash", `"a\"b\\c"`, "a\"b\\c", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"escaped slash", `"a\/b"`, "a/b", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"raw slash and DEL", "\"a/b\x7f\"", "a/b\x7f", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"control \\u00XX uppercase", `"\u0001\u001F\u007F"`, "\x01\x1f\x7f", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"control \\u00XX as V8 writes", `"\u0001\u001F"`, "\x01\x1f", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"control \\u00xx lowercase", `"\u001f"`, "\x1f", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"NUL", `"a\u0000b"`, "a\x00b", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"escaped short-escape character", `"\u000A"`, "\n", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"escaped printable ASCII", `"\u0041"`, "A", ir.V8EscapeV8, ir.V8LayoutOther},
+		{"plain", `"abc"`, "abc", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"empty", `""`, "", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"short escapes", `"\b\f\n\r\t"`, "\b\f\n\r\t", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"quote and backslash", `"a\"b\\c"`, "a\"b\\c", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"escaped slash", `"a\/b"`, "a/b", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"raw slash and DEL", "\"a/b\x7f\"", "a/b\x7f", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"control \\u00XX uppercase", `"\u0001\u001F\u007F"`, "\x01\x1f\x7f", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"control \\u00XX as V8 writes", `"\u0001\u001F"`, "\x01\x1f", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"control \\u00xx lowercase", `"\u001f"`, "\x1f", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"NUL", `"a\u0000b"`, "a\x00b", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"escaped short-escape character", `"\u000A"`, "\n", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"escaped printable ASCII", `"\u0041"`, "A", v8ir.EscapeV8, v8ir.LayoutOther},
 		// V8 writes \" and \\, never their \u escapes: a file with one is
 		// not in V8's style (written again, it would not be the same bytes).
-		{"escaped quote", `"\u0022"`, "\"", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"escaped backslash", `"\u005C"`, "\\", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"2-byte uppercase", `"Caf\u00E9"`, "Café", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"2-byte lowercase", `"Caf\u00e9"`, "Café", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"3-byte", `"\u540D\u524D"`, "名前", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"mixed case hex", `"\u00eA"`, "ê", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"V8-truncated astral", `"\uF600"`, "\uf600", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"surrogate pair uppercase", `"\uD83D\uDE00"`, "😀", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"surrogate pair lowercase", `"x\ud834\udd1ey"`, "x𝄞y", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"lone high surrogate", `"a\uD800b"`, "a\xed\xa0\x80b", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"lone high surrogate at end", `"a\uDBFF"`, "a\xed\xaf\xbf", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"lone low surrogate", `"\uDC00"`, "\xed\xb0\x80", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"high then ASCII escape", `"\uD800\u0041"`, "\xed\xa0\x80A", ir.V8EscapeV8, ir.V8LayoutOther},
-		{"two high surrogates", `"\uD800\uD801"`, "\xed\xa0\x80\xed\xa0\x81", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"low then high", `"\uDE00\uD83D"`, "\xed\xb8\x80\xed\xa0\xbd", ir.V8EscapeV8, ir.V8LayoutCompact},
-		{"raw UTF-8", `"café ☃ 😀"`, "café ☃ 😀", ir.V8EscapeRaw, ir.V8LayoutCompact},
-		{"raw UTF-8 with escapes", `"é\n\u00E9"`, "é\né", ir.V8EscapeRaw, ir.V8LayoutCompact},
+		{"escaped quote", `"\u0022"`, "\"", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"escaped backslash", `"\u005C"`, "\\", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"2-byte uppercase", `"Caf\u00E9"`, "Café", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"2-byte lowercase", `"Caf\u00e9"`, "Café", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"3-byte", `"\u540D\u524D"`, "名前", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"mixed case hex", `"\u00eA"`, "ê", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"V8-truncated astral", `"\uF600"`, "\uf600", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"surrogate pair uppercase", `"\uD83D\uDE00"`, "😀", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"surrogate pair lowercase", `"x\ud834\udd1ey"`, "x𝄞y", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"lone high surrogate", `"a\uD800b"`, "a\xed\xa0\x80b", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"lone high surrogate at end", `"a\uDBFF"`, "a\xed\xaf\xbf", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"lone low surrogate", `"\uDC00"`, "\xed\xb0\x80", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"high then ASCII escape", `"\uD800\u0041"`, "\xed\xa0\x80A", v8ir.EscapeV8, v8ir.LayoutOther},
+		{"two high surrogates", `"\uD800\uD801"`, "\xed\xa0\x80\xed\xa0\x81", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"low then high", `"\uDE00\uD83D"`, "\xed\xb8\x80\xed\xa0\xbd", v8ir.EscapeV8, v8ir.LayoutCompact},
+		{"raw UTF-8", `"café ☃ 😀"`, "café ☃ 😀", v8ir.EscapeRaw, v8ir.LayoutCompact},
+		{"raw UTF-8 with escapes", `"é\n\u00E9"`, "é\né", v8ir.EscapeRaw, v8ir.LayoutCompact},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,7 +242,7 @@ func TestReadStrings(t *testing.T) {
 			if got := f.Strings[5]; got != tc.want {
 				t.Errorf("string = %q (% x), want %q (% x)", got, got, tc.want, tc.want)
 			}
-			v := f.Snapshots[0].V8
+			v := v8ir.Of(f.Snapshots[0])
 			if v.Escape != tc.escape {
 				t.Errorf("escape %v, want %v", v.Escape, tc.escape)
 			}
@@ -292,7 +294,7 @@ func TestReadTraceTree(t *testing.T) {
 			p.meta = rdMeta(traceMeta)
 			p.more = []string{`"trace_function_infos":[0,4,1,0,0,0]`, `"trace_tree":` + tc.tree}
 			f := rdRead(t, p.String())
-			v := f.Snapshots[0].V8
+			v := v8ir.Of(f.Snapshots[0])
 			want := ir.UintsOf(tc.want...)
 			if !v.TraceTree.Equal(&want) {
 				var got []uint64
@@ -325,7 +327,7 @@ func TestReadLocations(t *testing.T) {
 			p := rdBase()
 			p.meta = rdMeta(`"location_fields":` + tc.fields)
 			p.more = []string{`"locations":` + tc.locs}
-			v := rdRead(t, p.String()).Snapshots[0].V8
+			v := v8ir.Of(rdRead(t, p.String()).Snapshots[0])
 			want := ir.UintsOf(tc.want...)
 			if !v.Locations.Equal(&want) {
 				t.Errorf("locations: first difference at %d (length %d, want %d)", v.Locations.FirstDiff(&want), v.Locations.Len(), want.Len())
@@ -391,7 +393,7 @@ func TestReadKeepsExtras(t *testing.T) {
 	p.more = []string{`"x_first":{"a":[1,{"b":"c"}],"n":-3}`, `"x_second":"s\u00E9"`}
 	f := rdRead(t, p.String())
 	s := f.Snapshots[0]
-	v := s.V8
+	v := v8ir.Of(s)
 	var names []string
 	for _, k := range v.Keys {
 		names = append(names, k.Name)
@@ -484,10 +486,10 @@ func TestReadMetaVariants(t *testing.T) {
 				t.Errorf("nodes read wrongly: kinds %v names %v", s.Nodes.Kind, s.Nodes.Name)
 			}
 			for name, want := range tc.nodeExtra {
-				checkColumn(t, "node", s.V8.NodeExtra, name, want)
+				checkColumn(t, "node", v8ir.Of(s).NodeExtra, name, want)
 			}
 			for name, want := range tc.edgeExtra {
-				checkColumn(t, "edge", s.V8.EdgeExtra, name, want)
+				checkColumn(t, "edge", v8ir.Of(s).EdgeExtra, name, want)
 			}
 			for e, w := range tc.edgeNames {
 				if s.Edges.Name[e] != w || s.Edges.Target[e] != tc.edgeTarget[e] {
@@ -498,7 +500,7 @@ func TestReadMetaVariants(t *testing.T) {
 	}
 }
 
-func checkColumn(t *testing.T, what string, cols []ir.Column, name string, want []uint64) {
+func checkColumn(t *testing.T, what string, cols []v8ir.Field, name string, want []uint64) {
 	t.Helper()
 	for _, c := range cols {
 		if c.Name == name {
@@ -639,7 +641,7 @@ func TestReadErrors(t *testing.T) {
 				if !ok {
 					t.Fatalf("error %T (%v) is not a *ir.FormatError", err, err)
 				}
-				if fe.Format != ir.FormatV8 {
+				if fe.Format != v8ir.Format {
 					t.Errorf("error format %q", fe.Format)
 				}
 				if fe.Offset != off {

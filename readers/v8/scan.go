@@ -101,11 +101,11 @@ func (s *scanner) errorf(format string, args ...any) error {
 		// What the input's reader said, kept as the cause: damage to a
 		// compressed file's data is the error to report (and a cut-short
 		// one is ir.ErrTruncated).
-		e := ir.Errorf(ir.FormatV8, s.offset(), "read error: %v", s.err)
+		e := ir.Errorf(v8ir.Format, s.offset(), "read error: %v", s.err)
 		e.Err = s.err
 		return e
 	}
-	return ir.Errorf(ir.FormatV8, s.offset(), format, args...)
+	return ir.Errorf(v8ir.Format, s.offset(), format, args...)
 }
 
 // eofErrorf is errorf for input that ends where more was needed.
@@ -113,7 +113,7 @@ func (s *scanner) eofErrorf(format string, args ...any) error {
 	if s.err != nil {
 		return s.errorf(format, args...)
 	}
-	return ir.Truncated(ir.FormatV8, s.offset(), format, args...)
+	return ir.Truncated(v8ir.Format, s.offset(), format, args...)
 }
 
 // ensure reads until n bytes are buffered or the input ends; it reports

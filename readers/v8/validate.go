@@ -24,7 +24,7 @@ func Validate(r io.Reader, opts Options) []error {
 		// when the graph is still inconsistent at the end.
 		return append(errs, err)
 	}
-	v := f.Snapshots[0].V8
+	v := v8ir.Of(f.Snapshots[0])
 	var order []string
 	for _, k := range v.Keys {
 		if k.Value == nil {
@@ -36,12 +36,12 @@ func Validate(r io.Reader, opts Options) []error {
 	for _, k := range order {
 		i := slices.Index(want, k)
 		if i < pos {
-			errs = append(errs, ir.Errorf(ir.FormatV8, -1, "key %q comes after %q; DevTools finds the sections in the order %v", k, want[pos], want))
+			errs = append(errs, ir.Errorf(v8ir.Format, -1, "key %q comes after %q; DevTools finds the sections in the order %v", k, want[pos], want))
 		}
 		pos = max(pos, i)
 	}
 	if units := v8ir.StringsUnits(f.Strings); units > v8ir.MaxStringsUnits {
-		errs = append(errs, ir.Errorf(ir.FormatV8, -1, "the strings section is about %d UTF-16 units; Chrome cannot hold more than %d in one string", units, v8ir.MaxStringsUnits))
+		errs = append(errs, ir.Errorf(v8ir.Format, -1, "the strings section is about %d UTF-16 units; Chrome cannot hold more than %d in one string", units, v8ir.MaxStringsUnits))
 	}
 	return errs
 }

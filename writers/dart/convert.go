@@ -27,7 +27,7 @@ import (
 //     libraries share the name), or for a node without one the class
 //     DevTools gives it (objects and natives by name, "(string)",
 //     "(system)", "Function", …), a class per kind, since Dart has no node
-//     kinds. Every such class's library URI is ir.DartForeignURI of the
+//     kinds. Every such class's library URI is dartir.ForeignURI of the
 //     source's format, so that it is not taken for a VM internal (which has
 //     no library), and its library name is the source class's library or
 //     the nodes' kind: converting back to V8 restores the kinds;
@@ -60,7 +60,7 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
-	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: ir.FormatDart, FormatVersion: "dartheap, converted from " + f.Format}, strs: ir.NewInterner(f)}
+	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: dartir.Format, FormatVersion: "dartheap, converted from " + f.Format}, strs: ir.NewInterner(f)}
 	if err := c.convert(); err != nil {
 		return nil, nil, err
 	}
@@ -70,12 +70,17 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	return c.out, c.loss, nil
 }
 
+// target is what the loss report says of a Dart file: it keeps neither
+// allocation stacks nor static frames, and a source's classes only as its
+// own.
+var target = ir.Target{Format: dartir.Format, Name: "a Dart file"}
+
 type converter struct {
 	src  *ir.File
 	s    *ir.Snapshot
 	out  *ir.File
 	o    *ir.Snapshot
-	d    *ir.DartSnapshot
+	d    *dartir.Snapshot
 	strs *ir.Interner // c.out.Strings is strs.Strings
 	loss ir.LossReport
 }
@@ -113,11 +118,11 @@ func (c *converter) convert() error {
 	c.o = &ir.Snapshot{
 		Name:      c.str(c.src.String(s.Name)),
 		Root:      0,
-		NodeKinds: append([]string(nil), ir.DartNodeKinds...),
-		EdgeKinds: append([]ir.EdgeKind(nil), ir.DartEdgeKinds...),
+		NodeKinds: append([]string(nil), dartir.NodeKinds...),
+		EdgeKinds: append([]ir.EdgeKind(nil), dartir.EdgeKinds...),
 	}
-	c.d = &ir.DartSnapshot{IdentityHashes: true}
-	c.o.Dart = c.d
+	c.d = &dartir.Snapshot{IdentityHashes: true}
+	c.o.SetSection(c.d)
 	c.out.Snapshots = []*ir.Snapshot{c.o}
 
 	// A V8 snapshot made from a Dart heap keeps its classes, and its
@@ -127,9 +132,9 @@ func (c *converter) convert() error {
 	// A native node is folded only when it is that and nothing else: no
 	// root, held by one edge, holding nothing (so its holder, which holds
 	// it, is never folded itself).
-	dartClasses, dartClassOf := ir.V8DartClasses(s)
-	fromDart := ir.V8MadeFrom(s) == ir.FormatDart
-	if fromDart && dartClasses == nil && s.V8.Header.Get(ir.V8HeaderDartClasses) != nil {
+	dartClasses, dartClassOf, kept := ir.SourceClasses(s)
+	fromDart := ir.MadeFrom(s) == dartir.Format
+	if fromDart && dartClasses == nil && kept {
 		c.loss.Add(ir.LossClasses, 0, "the Dart class table the V8 file keeps (heapconv_dart_classes, heapconv_class) does not fit its nodes: objects get the classes DevTools counts them under")
 	}
 	owner := ir.UnmanagedOwners(c.src, s)
@@ -259,7 +264,7 @@ func (c *converter) convert() error {
 			namesReplaced++
 		}
 	}
-	if kindsLost > 0 && c.src.Format != ir.FormatDart {
+	if kindsLost > 0 && c.src.Format != dartir.Format {
 		c.loss.Add(ir.LossNodeKinds, int64(kindsLost), "Dart has no node kinds: nodes without a class get the class DevTools counts them under, with their kind as its library name")
 	}
 	if namesReplaced > 0 {
@@ -268,7 +273,7 @@ func (c *converter) convert() error {
 
 	oc := &c.out.Classes
 	oc.FirstField = []uint32{0}
-	foreign := c.str(ir.DartForeignURI(c.src.Format))
+	foreign := c.str(dartir.ForeignURI(c.src.Format))
 	for id, k := range keys {
 		oc.Name = append(oc.Name, c.str(k.name))
 		oc.Library = append(oc.Library, c.str(k.lib))
@@ -292,7 +297,7 @@ func (c *converter) convert() error {
 					continue
 				}
 				kind := ""
-				if k.Name != ir.DartEdgeKinds[ir.DartProperty].Name {
+				if k.Name != dartir.EdgeKinds[dartir.Property].Name {
 					kind = k.Name
 				}
 				oc.FieldName = append(oc.FieldName, c.str(c.fieldName(s, e)))
@@ -320,13 +325,13 @@ func (c *converter) convert() error {
 	}
 	nd.FirstEdge = []uint32{0}
 	if synthetic {
-		addNode(rootClass, c.str(dartir.RootClass), ir.DartNoData, 0, 0)
+		addNode(rootClass, c.str(dartir.RootClass), dartir.NoData, 0, 0)
 		if s.Root != ir.NoNode && newIndex[s.Root] != ir.NoNode {
-			c.edge(ir.DartElement, 0, newIndex[s.Root])
+			c.edge(dartir.Element, 0, newIndex[s.Root])
 		}
 		for _, r := range s.Roots {
 			if newIndex[r.Node] != ir.NoNode {
-				c.edge(ir.DartElement, uint32(ed.Len()), newIndex[r.Node])
+				c.edge(dartir.Element, uint32(ed.Len()), newIndex[r.Node])
 			}
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
@@ -342,7 +347,7 @@ func (c *converter) convert() error {
 			continue // memory its owner holds: one of the owner's external properties
 		}
 		cls := classOf[i]
-		kind := uint8(ir.DartNoData)
+		kind := uint8(dartir.NoData)
 		name := c.str(c.src.String(s.Nodes.Name[i]))
 		for vi < len(v.Node) && v.Node[vi] < uint32(i) {
 			vi++
@@ -351,7 +356,7 @@ func (c *converter) convert() error {
 		if vi < len(v.Node) && v.Node[vi] == uint32(i) {
 			kind = c.value(node, v.Kind[vi], v.Bits[vi], v.Aux[vi], oc.Name[cls-1])
 		} else if oc.Name[cls-1] != name {
-			kind = ir.DartNameData
+			kind = dartir.NameData
 			c.addValue(node, ir.ValueString, uint64(name), 0)
 			nameData++
 		}
@@ -406,11 +411,11 @@ func (c *converter) convert() error {
 				}
 				to := newIndex[s.Edges.Target[e]]
 				if pass == 0 {
-					c.edge(ir.DartProperty, oc.FieldName[int(oc.FirstField[cls-1])+named], to)
+					c.edge(dartir.Property, oc.FieldName[int(oc.FirstField[cls-1])+named], to)
 					named++
 				} else {
 					slot := uint32(ed.Len() - int(nd.FirstEdge[len(nd.FirstEdge)-1]))
-					c.edge(ir.DartElement, slot-uint32(nf), to)
+					c.edge(dartir.Element, slot-uint32(nf), to)
 					if s.Edges.Name[e] != slot-uint32(nf) {
 						renumbered++
 					}
@@ -435,7 +440,7 @@ func (c *converter) convert() error {
 	if reordered > 0 {
 		c.loss.Add(ir.LossEdgeOrder, int64(reordered), "objects list their references in another order than the source's edges: a Dart object's fields come before its variable part")
 	}
-	c.loss.Merge(ir.V8Loss(c.src, s, "a Dart file", false))
+	c.loss.Merge(ir.SectionLoss(c.src, s, target))
 	if s.CaptureTime != 0 {
 		c.loss.Add(ir.LossCaptureTime, 1, "capture times have no place in a Dart file").
 			WithExample(time.Unix(0, s.CaptureTime).UTC().Format(time.RFC3339Nano))
@@ -465,8 +470,7 @@ func (c *converter) convert() error {
 	if extTotals > 0 {
 		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no object: a Dart file has external sizes only as objects' external properties", extTotals)
 	}
-	c.loss.Merge(ir.FuchsiaLoss(c.src, s, "a Dart file", false))
-	c.loss.Merge(ir.MoarVMLoss(c.src, "a Dart file", false))
+	c.loss.Merge(ir.SectionLoss(c.src, nil, target))
 	if len(c.d.ExternalNode) > 0 {
 		sums := make([]uint64, nd.Len())
 		for k, node := range c.d.ExternalNode {
@@ -506,33 +510,33 @@ func (c *converter) value(node uint32, k ir.ValueKind, bits, aux uint64, class u
 	switch k {
 	case ir.ValueNull:
 		c.addValue(node, k, 0, 0)
-		return ir.DartNullData
+		return dartir.NullData
 	case ir.ValueBool:
 		c.addValue(node, k, bits, 0)
-		return ir.DartBoolData
+		return dartir.BoolData
 	case ir.ValueInt:
 		// The reader decodes the values of a class as the VM encodes them.
 		c.addValue(node, k, bits, uint64(dartir.IntCoding(c.out.Strings[class])))
-		return ir.DartIntData
+		return dartir.IntData
 	case ir.ValueFloat:
 		c.addValue(node, k, bits, 0)
-		return ir.DartDoubleData
+		return dartir.DoubleData
 	case ir.ValueLength:
 		c.addValue(node, k, bits, 0)
-		return ir.DartLengthData
+		return dartir.LengthData
 	case ir.ValueString:
 		str := c.src.String(uint32(bits))
-		tag := uint8(ir.DartLatin1Data)
+		tag := uint8(dartir.Latin1Data)
 		units := 0
 		for i := 0; i < len(str); {
 			r, size := ir.DecodeWTF8(str[i:])
 			if r < 0 {
 				// Not text: keep the bytes as a name.
 				c.addValue(node, k, uint64(c.str(str)), 0)
-				return ir.DartNameData
+				return dartir.NameData
 			}
 			if r > 0xFF {
-				tag = ir.DartUTF16Data
+				tag = dartir.UTF16Data
 			}
 			if r > 0xFFFF {
 				units += 2
@@ -549,5 +553,5 @@ func (c *converter) value(node uint32, k ir.ValueKind, bits, aux uint64, class u
 		return tag
 	}
 	c.loss.Add(ir.LossValues, 1, "values of kinds that have no Dart form").WithExample(fmt.Sprintf("node %d: kind %v", node, k))
-	return ir.DartNoData
+	return dartir.NoData
 }

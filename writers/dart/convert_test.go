@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rdart "github.com/heapconv/heapconv/readers/dart"
@@ -61,7 +64,7 @@ func TestConvert(t *testing.T) {
 		k := s.Nodes.Class[i] - 1
 		var out []string
 		for j := f.Classes.FirstField[k]; j < f.Classes.FirstField[k+1]; j++ {
-			out = append(out, f.String(f.Classes.FieldName[j])+"/"+f.String(s.Dart.FieldReserved[j]))
+			out = append(out, f.String(f.Classes.FieldName[j])+"/"+f.String(dartir.Of(s).FieldReserved[j]))
 		}
 		return out
 	}
@@ -77,7 +80,7 @@ func TestConvert(t *testing.T) {
 	if bag1 != "a/,b/weak" || bag2 != "b/,a/" || class(5) != "Bag" || class(6) != "Bag" {
 		t.Errorf("Bag classes %q %q with fields %q and %q, want Bag a,b (weak) and Bag b,a", class(5), class(6), bag1, bag2)
 	}
-	if class(7) != "(string)" || s.Nodes.Kind[7] != ir.DartLatin1Data {
+	if class(7) != "(string)" || s.Nodes.Kind[7] != dartir.Latin1Data {
 		t.Errorf("the string is %q with tag %d, want (string) with Latin-1 data", class(7), s.Nodes.Kind[7])
 	}
 	if l, ok := loss.Get(ir.LossEdgeNames); ok {
@@ -89,7 +92,7 @@ func TestConvert(t *testing.T) {
 	if s.Nodes.ID.At(3) != 5 || s.Nodes.SelfSize.At(3) != 16 {
 		t.Errorf("Point 1: hash %d size %d, want the source's id 5 and size 16", s.Nodes.ID.At(3), s.Nodes.SelfSize.At(3))
 	}
-	if d := s.Dart; len(d.ExternalNode) != 1 || d.ExternalNode[0] != 5 || d.ExternalSize.At(0) != 4096 {
+	if d := dartir.Of(s); len(d.ExternalNode) != 1 || d.ExternalNode[0] != 5 || d.ExternalSize.At(0) != 4096 {
 		t.Errorf("external properties %v, want one of 4096 bytes on the first Bag", d.ExternalNode)
 	}
 	// The root's references: the source root, then the GC root.
@@ -155,7 +158,7 @@ func TestConvertClassesOfKinds(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the converted file does not read back: %v", err)
 	}
-	o, d := g.Snapshots[0], g.Snapshots[0].Dart
+	o, d := g.Snapshots[0], dartir.Of(g.Snapshots[0])
 	want := []string{"(synthetic) synthetic", "Foo object", "Foo native", "<div> object", "(string) string", "(string) string",
 		"(system) hidden", "Function closure", "Point lib"}
 	if o.Nodes.Len() != len(want) {
@@ -175,7 +178,7 @@ func TestConvertClassesOfKinds(t *testing.T) {
 	// hello, world, system / Map, bar (and the root's "").
 	var kept []string
 	for j := range o.Values.Node {
-		if o.Nodes.Kind[o.Values.Node[j]] == ir.DartNameData {
+		if o.Nodes.Kind[o.Values.Node[j]] == dartir.NameData {
 			kept = append(kept, g.String(uint32(o.Values.Bits[j])))
 		}
 	}
@@ -196,9 +199,9 @@ func TestConvertClassesOfKinds(t *testing.T) {
 // nothing, its holder an object); other native nodes stay objects, with
 // their edges, so nothing is dropped.
 func TestConvertFoldsOnlyPlainNatives(t *testing.T) {
-	f := &ir.File{Format: ir.FormatV8, Strings: []string{"", "A", "B", ir.V8ExternalEdge, "n1", "n2", "n3", "n4", "x"}}
-	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0, V8: &ir.V8Snapshot{Header: ir.JSON{Kind: ir.JSONObject}}}
-	s.V8.Header.Set(ir.V8HeaderFrom, ir.JSONStr(ir.FormatDart))
+	f := &ir.File{Format: v8ir.Format, Strings: []string{"", "A", "B", v8ir.ExternalEdge, "n1", "n2", "n3", "n4", "x"}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0, Sections: []ir.Section{&v8ir.Snapshot{Header: ir.JSON{Kind: ir.JSONObject}}}}
+	v8ir.Of(s).Header.Set(v8ir.HeaderFrom, ir.JSONStr(dartir.Format))
 	kind := func(name string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, name)) }
 	synthetic, object, native := kind(ir.KindSynthetic), kind(ir.KindObject), kind(ir.KindNative)
 	const element, property, internal = 1, 2, 3
@@ -222,7 +225,7 @@ func TestConvertFoldsOnlyPlainNatives(t *testing.T) {
 	for i := range o.Nodes.Len() {
 		objects = append(objects, out.String(out.Classes.Name[o.Nodes.Class[i]-1]))
 	}
-	d := o.Dart
+	d := dartir.Of(o)
 	var props []string
 	for k, node := range d.ExternalNode {
 		props = append(props, objects[node]+" "+out.String(d.ExternalName[k]))

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	dartir "github.com/heapconv/heapconv/ir/dart"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rdart "github.com/heapconv/heapconv/readers/dart"
@@ -32,10 +34,10 @@ func TestConvertMarksSynthetic(t *testing.T) {
 	if got := ir.SyntheticNodes(f, g); !slices.Equal(got, want) {
 		t.Errorf("synthetic %v, want %v (the Root, then the source's synthetic node)", got, want)
 	}
-	if k := g.Nodes.Class[0] - 1; f.String(f.Classes.Name[k]) != "Root" || f.String(g.Dart.ClassURI[k]) != "" ||
+	if k := g.Nodes.Class[0] - 1; f.String(f.Classes.Name[k]) != "Root" || f.String(dartir.Of(g).ClassURI[k]) != "" ||
 		f.String(f.Classes.Library[k]) != ir.KindSynthetic {
 		t.Errorf("the Root's class is %q of library %q (URI %q), want Root of library synthetic without a URI",
-			f.String(f.Classes.Name[k]), f.String(f.Classes.Library[k]), f.String(g.Dart.ClassURI[k]))
+			f.String(f.Classes.Name[k]), f.String(f.Classes.Library[k]), f.String(dartir.Of(g).ClassURI[k]))
 	}
 }
 

@@ -34,14 +34,14 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 		return nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
 	var loss ir.LossReport
-	if f.Snapshots[0].Dart == nil {
+	if dartir.Of(f.Snapshots[0]) == nil {
 		var err error
 		if f, loss, err = Convert(f); err != nil {
 			return nil, err
 		}
 	}
 	s := f.Snapshots[0]
-	wr := &writer{w: bufio.NewWriterSize(w, 1<<20), f: f, s: s, d: s.Dart, progress: opts.Progress}
+	wr := &writer{w: bufio.NewWriterSize(w, 1<<20), f: f, s: s, d: dartir.Of(s), progress: opts.Progress}
 	if err := wr.file(); err != nil {
 		return loss, err
 	}
@@ -52,7 +52,7 @@ type writer struct {
 	w        *bufio.Writer
 	f        *ir.File
 	s        *ir.Snapshot
-	d        *ir.DartSnapshot
+	d        *dartir.Snapshot
 	buf      []byte
 	written  int64
 	progress func(int64)
@@ -105,7 +105,7 @@ func (w *writer) file() error {
 	tags := make([]uint8, len(s.NodeKinds))
 	for k, name := range s.NodeKinds {
 		tags[k] = 255
-		for t, dn := range ir.DartNodeKinds {
+		for t, dn := range dartir.NodeKinds {
 			if dn == name {
 				tags[k] = uint8(t)
 			}
@@ -159,9 +159,9 @@ func (w *writer) file() error {
 		tag := tags[nd.Kind[i]]
 		w.uleb(uint64(tag))
 		hasValue := vi < len(v.Node) && v.Node[vi] == uint32(i)
-		if tag != ir.DartNoData {
+		if tag != dartir.NoData {
 			if !hasValue {
-				return fmt.Errorf("dart: node %d has data tag %s but no value", i, ir.DartNodeKinds[tag])
+				return fmt.Errorf("dart: node %d has data tag %s but no value", i, dartir.NodeKinds[tag])
 			}
 			if err := w.data(i, tag, v.Kind[vi], v.Bits[vi], v.Aux[vi]); err != nil {
 				return err
@@ -230,26 +230,26 @@ func (w *writer) file() error {
 // data writes the NonReferenceData payload of node i.
 func (w *writer) data(i int, tag uint8, kind ir.ValueKind, bits, aux uint64) error {
 	if want, _ := dartir.ValueKind(tag); kind != want {
-		return fmt.Errorf("dart: node %d: a %s value cannot be written with data tag %s", i, kind, ir.DartNodeKinds[tag])
+		return fmt.Errorf("dart: node %d: a %s value cannot be written with data tag %s", i, kind, dartir.NodeKinds[tag])
 	}
 	switch tag {
-	case ir.DartNullData:
-	case ir.DartBoolData, ir.DartLengthData:
+	case dartir.NullData:
+	case dartir.BoolData, dartir.LengthData:
 		w.uleb(bits)
-	case ir.DartIntData:
+	case dartir.IntData:
 		if aux == dartir.IntSLEB {
 			w.sleb(int64(bits))
 		} else {
 			w.uleb(bits)
 		}
-	case ir.DartDoubleData:
+	case dartir.DoubleData:
 		w.buf = binary.LittleEndian.AppendUint64(w.buf, bits)
-	case ir.DartNameData:
+	case dartir.NameData:
 		if bits > math.MaxUint32 {
 			return fmt.Errorf("dart: node %d: string index %d", i, bits)
 		}
 		w.utf8(uint32(bits))
-	case ir.DartLatin1Data, ir.DartUTF16Data:
+	case dartir.Latin1Data, dartir.UTF16Data:
 		if bits > math.MaxUint32 {
 			return fmt.Errorf("dart: node %d: string index %d", i, bits)
 		}
@@ -262,7 +262,7 @@ func (w *writer) data(i int, tag uint8, kind ir.ValueKind, bits, aux uint64) err
 				return fmt.Errorf("dart: node %d: string holds a byte that is not WTF-8", i)
 			}
 			k += size
-			if tag == ir.DartLatin1Data {
+			if tag == dartir.Latin1Data {
 				if r > 0xFF {
 					return fmt.Errorf("dart: node %d: %U cannot be written as Latin-1", i, r)
 				}

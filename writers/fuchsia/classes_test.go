@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/zstd"
 
@@ -42,8 +44,8 @@ func classTally(f *ir.File, s *ir.Snapshot) map[string]tally {
 		}
 		t := out[key]
 		t.objects++
-		if s.Fuchsia != nil { // a sample may stand for several blocks
-			t.objects += s.Fuchsia.Count.At(i) - 1
+		if fuchsiair.Of(s) != nil { // a sample may stand for several blocks
+			t.objects += fuchsiair.Of(s).Count.At(i) - 1
 		}
 		t.bytes += s.Nodes.SelfSize.At(i)
 		out[key] = t
@@ -244,7 +246,7 @@ func TestFIDLClassFunctions(t *testing.T) {
 		}
 	}
 	// Only the stream's own details, which a profile has no place for.
-	if len(loss) != 1 || loss[0].Kind != ir.LossFuchsiaStream {
+	if len(loss) != 1 || loss[0].Kind != fuchsiair.LossStream {
 		t.Errorf("a stream-read profile written as a profile loses:\n%v", loss)
 	}
 }

@@ -39,8 +39,8 @@ type classKey struct{ name, library string }
 //   - every class (name and library, as ir.ClassLabels tells classes
 //     apart) is one Function named by it, one Location at a program
 //     address of its own (one Line), and one Mapping around that address:
-//     a class mapping (ir.FuchsiaClassMappingID), whose module name and
-//     file offset say the class and library (ir.FuchsiaClassModule). The
+//     a class mapping (fuchsiair.ClassMappingID), whose module name and
+//     file offset say the class and library (fuchsiair.ClassModule). The
 //     reader names a block by the class mapping of its leaf frame, in a
 //     profile as in a FIDL stream (which has the addresses and regions but
 //     no functions);
@@ -61,11 +61,11 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) { return convert(f, "a
 // convert is Convert for a file written as into ("a FIDL stream"), which
 // the loss report names.
 func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
-	if f.Fuchsia != nil {
+	if fuchsiair.FileOf(f) != nil {
 		return f, nil, nil
 	}
 	var loss ir.LossReport
-	out := &ir.File{Format: ir.FormatFuchsia, FormatVersion: "pprof, converted from " + f.Format, Producer: f.Producer}
+	out := &ir.File{Format: fuchsiair.Format, FormatVersion: "pprof, converted from " + f.Format, Producer: f.Producer}
 	strs := map[string]uint32{}
 	intern := func(s string) uint32 {
 		if v, ok := strs[s]; ok {
@@ -77,10 +77,10 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		return v
 	}
 	intern("")
-	ff := &ir.FuchsiaFile{Gzip: true, SampleTypes: []ir.FuchsiaValueType{
+	ff := &fuchsiair.File{Gzip: true, SampleTypes: []fuchsiair.ValueType{
 		{Type: intern(fuchsiair.ObjectsType), Unit: intern(fuchsiair.CountUnit)},
 		{Type: intern(fuchsiair.AllocatedType), Unit: intern(fuchsiair.BytesUnit)}}}
-	out.Fuchsia = ff
+	out.SetSection(ff)
 	// addLocation adds a location at address pc of mapping (1 + its index,
 	// 0 for none) with one line: fr's function (a new one), file, line and
 	// column. It returns the location's index.
@@ -113,14 +113,14 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		mp := &ff.Mappings
 		l := uint32(ff.Locations.Len())
 		pc := classBase + classSpan*uint64(l)
-		module, offset := ir.FuchsiaClassModule(c.name, c.library)
+		module, offset := fuchsiair.ClassModule(c.name, c.library)
 		mp.ID = append(mp.ID, uint64(mp.Len()+1))
 		mp.Start = append(mp.Start, pc)
 		mp.Limit = append(mp.Limit, pc+classSpan)
 		mp.Offset = append(mp.Offset, offset)
 		mp.File = append(mp.File, intern(module))
-		mp.BuildID = append(mp.BuildID, intern(ir.FuchsiaClassMappingID(l)))
-		mp.Flags = append(mp.Flags, ir.FuchsiaHasFunctions)
+		mp.BuildID = append(mp.BuildID, intern(fuchsiair.ClassMappingID(l)))
+		mp.Flags = append(mp.Flags, fuchsiair.HasFunctions)
 		locs[c] = addLocation(uint32(mp.Len()), pc, ir.Frame{Function: c.name})
 		return locs[c]
 	}
@@ -143,8 +143,8 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		n := s.Nodes.Len()
 		o := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), fuchsiair.NodeKinds...),
 			EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...), CaptureTime: s.CaptureTime}
-		fs := &ir.FuchsiaSnapshot{StackFirst: []uint32{0}}
-		o.Fuchsia = fs
+		fs := &fuchsiair.Snapshot{StackFirst: []uint32{0}}
+		o.SetSection(fs)
 		if len(f.Snapshots) > 1 {
 			name := f.String(s.Name)
 			if name == "" {
@@ -173,9 +173,10 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		if idom == nil && n > 0 {
 			noDom++
 		}
-		// A V8 snapshot taken with allocation tracking has each object's
-		// allocation stack: that is its stack, under its class frame.
-		traces := s.V8.Traces(f)
+		// A snapshot taken with allocation tracking (V8's) has each
+		// object's allocation stack: that is its stack, under its class
+		// frame.
+		stackOf := ir.AllocationStacks(f, s)
 		stacks := map[string]uint32{}
 		var key []byte
 		var frames []uint32
@@ -187,8 +188,8 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 			}
 			frames = append(frames[:0], loc(uint32(i)))
 			var traced []ir.Frame
-			if traces != nil {
-				traced = traces.Stack(traces.NodeIDs.At(i))
+			if stackOf != nil {
+				traced = stackOf(i)
 			}
 			for _, fr := range traced {
 				frames = append(frames, frameLoc(fr))
@@ -218,7 +219,7 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 				hasObjects[s.Nodes.Class[i]-1] = true
 			}
 			fs.Stack = append(fs.Stack, st)
-			fs.Flags = append(fs.Flags, ir.FuchsiaBytes)
+			fs.Flags = append(fs.Flags, fuchsiair.FlagBytes)
 			name := ff.Functions.Name[ff.Locations.Function[classLoc[i]]-1]
 			o.Nodes.Name = append(o.Nodes.Name, name)
 			if f.String(s.Nodes.Name[i]) != out.Strings[name] {
@@ -305,11 +306,11 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		loss.Add(ir.LossTotals, int64(totals), "snapshot totals are not kept: a profile has none")
 	}
 	// A V8 heap's allocation traces are its samples' stacks.
+	t := ir.Target{Format: fuchsiair.Format, Name: into, KeepsStacks: true}
 	for _, s := range f.Snapshots {
-		loss.Merge(ir.V8Loss(f, s, into, true))
-		loss.Merge(ir.DartLoss(f, s, into, false))
+		loss.Merge(ir.SectionLoss(f, s, t))
 	}
-	loss.Merge(ir.MoarVMLoss(f, into, false))
+	loss.Merge(ir.SectionLoss(f, nil, t))
 	if len(f.Snapshots) == 0 {
 		return nil, nil, fmt.Errorf("fuchsia: the file has no snapshots")
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	"github.com/heapconv/heapconv/writers/fuchsia"
@@ -87,7 +89,7 @@ func TestConvertLosses(t *testing.T) {
 		s := f.Snapshots[0]
 		roots := 0
 		for i := range s.Nodes.Len() {
-			if k := s.Nodes.Kind[i]; k >= ir.MoarVMPermRoots && k != ir.MoarVMFrame {
+			if k := s.Nodes.Kind[i]; k >= moarvmir.PermRoots && k != moarvmir.Frame {
 				roots++
 			}
 		}

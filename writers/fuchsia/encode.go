@@ -2,6 +2,7 @@ package fuchsia
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/heapconv/heapconv/ir"
 	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
@@ -128,9 +129,9 @@ func (e *encoder) text(s string) uint64 {
 	return uint64(v)
 }
 
-// Encode returns the uncompressed profile of Fuchsia IR (f.Fuchsia set).
+// Encode returns the uncompressed profile of Fuchsia IR (fuchsiair.FileOf(f) set).
 func Encode(f *ir.File) ([]byte, error) {
-	ff := f.Fuchsia
+	ff := fuchsiair.FileOf(f)
 	if ff == nil {
 		return nil, fmt.Errorf("fuchsia: the IR has no Fuchsia section (use Convert)")
 	}
@@ -244,8 +245,8 @@ func Encode(f *ir.File) ([]byte, error) {
 
 // sample writes node i of s as a Sample.
 func (e *encoder) sample(s *ir.Snapshot, i int) {
-	fx := s.Fuchsia
-	ff := e.f.Fuchsia
+	fx := fuchsiair.Of(s)
+	ff := fuchsiair.FileOf(e.f)
 	p := &e.p
 	at := p.begin(fuchsiair.ProfileSample)
 	// Location ids, packed.
@@ -258,8 +259,9 @@ func (e *encoder) sample(s *ir.Snapshot, i int) {
 		p.end(lat)
 	}
 	vat := p.begin(fuchsiair.SampleValue)
-	p.varint(fx.Count.At(i))
-	p.varint(s.Nodes.SelfSize.At(i))
+	// pprof's values are int64 (prepare reports the capped ones).
+	p.varint(min(fx.Count.At(i), math.MaxInt64))
+	p.varint(min(s.Nodes.SelfSize.At(i), math.MaxInt64))
 	if extra := len(ff.SampleTypes) - 2; extra > 0 {
 		for _, v := range fx.ExtraValues[i*extra : (i+1)*extra] {
 			p.varint(uint64(v))
@@ -289,17 +291,17 @@ func (e *encoder) sample(s *ir.Snapshot, i int) {
 	if fx.HasProcessKoid {
 		numLabel(fuchsiair.ProcessKoidLabel, fx.ProcessKoid, "")
 	}
-	if fl&ir.FuchsiaAddress != 0 {
+	if fl&fuchsiair.FlagAddress != 0 {
 		// Addresses are unique: not worth a map entry each. Spelled on
 		// the stack, kept in one allocation of their size.
 		var buf [18]byte
 		e.strs = append(e.strs, append([]byte(nil), fuchsiair.AppendAddress(buf[:0], s.Nodes.ID.At(i))...))
 		strLabel(fuchsiair.AddressLabel, uint64(len(e.strs)-1))
 	}
-	if fl&ir.FuchsiaBytes != 0 {
+	if fl&fuchsiair.FlagBytes != 0 {
 		numLabel(fuchsiair.BytesLabel, int64(s.Nodes.SelfSize.At(i)), fuchsiair.BytesUnit)
 	}
-	if fl&ir.FuchsiaTimestamp != 0 {
+	if fl&fuchsiair.FlagTimestamp != 0 {
 		numLabel(fuchsiair.TimestampLabel, fx.Timestamp[i], fuchsiair.NanosecondsUnit)
 	}
 	if len(fx.Thread) > 0 && fx.Thread[i] != 0 {

@@ -26,14 +26,14 @@ import (
 // function named are read back in another class (counted exactly, by the
 // reader's own naming of sites from addresses).
 func WriteFIDL(w io.Writer, f *ir.File) (ir.LossReport, error) {
-	f, loss, err := prepare(f, ir.FormatFuchsiaFIDL, "a FIDL stream")
+	f, loss, err := prepare(f, fuchsiair.FormatFIDL, "a FIDL stream")
 	if err != nil {
 		return loss, err
 	}
 	if len(f.Snapshots) == 0 {
-		return loss, fmt.Errorf("%s: the file has no snapshots", ir.FormatFuchsiaFIDL)
+		return loss, fmt.Errorf("%s: the file has no snapshots", fuchsiair.FormatFIDL)
 	}
-	if f.Snapshots[0].Fuchsia.Stream != nil {
+	if fuchsiair.Of(f.Snapshots[0]).Stream != nil {
 		err = replay(w, f) // Validate saw to it that all snapshots have one
 	} else {
 		err = emit(w, f, &loss)
@@ -43,7 +43,7 @@ func WriteFIDL(w io.Writer, f *ir.File) (ir.LossReport, error) {
 
 // replay writes the elements a stream-read IR describes.
 func replay(w io.Writer, f *ir.File) error {
-	multi := f.Snapshots[0].Fuchsia.HasProcessName
+	multi := fuchsiair.Of(f.Snapshots[0]).HasProcessName
 	wr, err := fidl.NewWriter(w, multi)
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func replay(w io.Writer, f *ir.File) error {
 	for _, s := range f.Snapshots {
 		r := newReplayer(f, s)
 		if multi {
-			fs := s.Fuchsia
+			fs := fuchsiair.Of(s)
 			e = fidl.Element{Kind: fidl.KindSnapshotHeader, SnapshotHeader: fidl.SnapshotHeader{
 				ProcessName: f.Strings[fs.ProcessName], ProcessKoid: uint64(fs.ProcessKoid)}}
 			e.SnapshotHeader.Present.Set(fidl.SnapshotHeaderProcessName)
@@ -66,7 +66,7 @@ func replay(w io.Writer, f *ir.File) error {
 			}
 		}
 		for i, kind := range r.x.Records {
-			if kind == ir.FuchsiaRecordEndOfBatch {
+			if kind == fuchsiair.RecordEndOfBatch {
 				err = wr.EndBatch()
 			} else {
 				r.element(uint32(i), kind, &e)
@@ -92,8 +92,8 @@ func replay(w io.Writer, f *ir.File) error {
 type replayer struct {
 	f  *ir.File
 	s  *ir.Snapshot
-	fs *ir.FuchsiaSnapshot
-	x  *ir.FuchsiaStream
+	fs *fuchsiair.Snapshot
+	x  *fuchsiair.Stream
 
 	alloc, stackChunk, thread, region, contentsChunk, orphan, unknownAt int
 	stackDone                                                           []uint32 // per stack: addresses written
@@ -103,7 +103,7 @@ type replayer struct {
 }
 
 func newReplayer(f *ir.File, s *ir.Snapshot) *replayer {
-	fs := s.Fuchsia
+	fs := fuchsiair.Of(s)
 	return &replayer{f: f, s: s, fs: fs, x: fs.Stream,
 		stackDone: make([]uint32, fs.Stacks()), contentsDone: make([]uint64, s.Nodes.Len())}
 }
@@ -126,7 +126,7 @@ func (r *replayer) unknown(rec uint32) []fidl.RawField {
 func (r *replayer) headerUnknown() []fidl.RawField {
 	x := r.x
 	k := len(x.UnknownRecord)
-	for k > 0 && x.UnknownRecord[k-1] == ir.FuchsiaHeaderRecord {
+	for k > 0 && x.UnknownRecord[k-1] == fuchsiair.HeaderRecord {
 		k--
 	}
 	var out []fidl.RawField
@@ -142,26 +142,26 @@ func (r *replayer) element(i uint32, kind uint8, e *fidl.Element) {
 	f, s, fs, x := r.f, r.s, r.fs, r.x
 	unknown := r.unknown(i)
 	switch kind {
-	case ir.FuchsiaRecordAllocation:
+	case fuchsiair.RecordAllocation:
 		n := r.alloc
 		r.alloc++
 		af := x.AllocFields[n]
 		a := fidl.Allocation{Present: fidl.Fields(af), Size: s.Nodes.SelfSize.At(n),
 			StackTraceKey: x.StackKey[fs.Stack[n]], Unknown: unknown}
-		if af&ir.FuchsiaAllocAddress != 0 {
+		if af&fuchsiair.AllocAddress != 0 {
 			a.Address = s.Nodes.ID.At(n)
 		}
-		if af&ir.FuchsiaAllocTimestamp != 0 {
+		if af&fuchsiair.AllocTimestamp != 0 {
 			a.Timestamp = fs.Timestamp[n]
 		}
-		if af&ir.FuchsiaAllocThreadKey != 0 {
+		if af&fuchsiair.AllocThreadKey != 0 {
 			a.ThreadInfoKey = x.ThreadKey[fs.Thread[n]-1]
 		}
-		if af&ir.FuchsiaAllocCount != 0 {
+		if af&fuchsiair.AllocCount != 0 {
 			a.Count = fs.Count.At(n)
 		}
 		*e = fidl.Element{Kind: fidl.KindAllocation, Allocation: a}
-	case ir.FuchsiaRecordStackTrace:
+	case fuchsiair.RecordStackTrace:
 		c := r.stackChunk
 		r.stackChunk++
 		k := x.StackChunkStack[c]
@@ -171,13 +171,13 @@ func (r *replayer) element(i uint32, kind uint8, e *fidl.Element) {
 		r.stackDone[k] = to
 		r.pcs = r.pcs[:0]
 		for _, l := range locs[from:to] {
-			r.pcs = append(r.pcs, f.Fuchsia.Locations.Address[l])
+			r.pcs = append(r.pcs, fuchsiair.FileOf(f).Locations.Address[l])
 		}
 		t := fidl.StackTrace{Key: x.StackKey[k], ProgramAddresses: r.pcs, Unknown: unknown}
 		t.Present.Set(fidl.StackTraceKey)
 		t.Present.Set(fidl.StackTraceProgramAddresses)
 		*e = fidl.Element{Kind: fidl.KindStackTrace, StackTrace: t}
-	case ir.FuchsiaRecordThread:
+	case fuchsiair.RecordThread:
 		t := r.thread
 		r.thread++
 		ti := fidl.ThreadInfo{Key: x.ThreadKey[t], Koid: fs.ThreadKoid[t], Name: f.Strings[fs.ThreadName[t]], Unknown: unknown}
@@ -185,10 +185,10 @@ func (r *replayer) element(i uint32, kind uint8, e *fidl.Element) {
 		ti.Present.Set(fidl.ThreadInfoKoid)
 		ti.Present.Set(fidl.ThreadInfoName)
 		*e = fidl.Element{Kind: fidl.KindThreadInfo, ThreadInfo: ti}
-	case ir.FuchsiaRecordRegion:
+	case fuchsiair.RecordRegion:
 		g := r.region
 		r.region++
-		mp := &f.Fuchsia.Mappings
+		mp := &fuchsiair.FileOf(f).Mappings
 		m := x.RegionMapping[g]
 		id, _ := hex.DecodeString(f.Strings[mp.BuildID[m]]) // validated hex
 		reg := fidl.ExecutableRegion{Present: fidl.Fields(x.RegionFields[g]), Address: mp.Start[m],
@@ -198,12 +198,12 @@ func (r *replayer) element(i uint32, kind uint8, e *fidl.Element) {
 			reg.Name = f.Strings[mp.File[m]]
 		}
 		*e = fidl.Element{Kind: fidl.KindExecutableRegion, ExecutableRegion: reg}
-	case ir.FuchsiaRecordContents:
+	case fuchsiair.RecordContents:
 		c := r.contentsChunk
 		r.contentsChunk++
 		size := uint64(x.ContentsChunkSize[c])
 		var b fidl.BlockContents
-		if node := x.ContentsChunkNode[c]; node == ir.FuchsiaOrphanChunk {
+		if node := x.ContentsChunkNode[c]; node == fuchsiair.OrphanChunk {
 			b.Address = x.OrphanAddress[r.orphan]
 			b.Contents = x.OrphanContents[r.orphanAt : r.orphanAt+int(size)]
 			r.orphan++
@@ -224,10 +224,10 @@ func (r *replayer) element(i uint32, kind uint8, e *fidl.Element) {
 
 // emit writes profile-shaped Fuchsia IR as the collector would stream it.
 func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
-	ff := f.Fuchsia
+	ff := fuchsiair.FileOf(f)
 	multi := len(f.Snapshots) > 1
 	for _, s := range f.Snapshots {
-		if s.Fuchsia.HasProcessName || s.Fuchsia.HasProcessKoid {
+		if fuchsiair.Of(s).HasProcessName || fuchsiair.Of(s).HasProcessKoid {
 			multi = true
 		}
 	}
@@ -277,7 +277,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	var procs []fidl.Process
 	sent, nsent := make([]bool, ff.Mappings.Len()), 0 // mappings sent as some process's region
 	for _, s := range f.Snapshots {
-		fs := s.Fuchsia
+		fs := fuchsiair.Of(s)
 		if symbolized {
 			// The reader names the sites of a stream from program
 			// addresses alone: a site named by a function becomes
@@ -347,7 +347,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 				// Made valid part by part, so that the offset still
 				// parts the name from the library; one name counted.
 				bad := invalidUTF8
-				g.Name, g.FileOffset = ir.FuchsiaClassModule(text(name, 1<<30), text(lib, 1<<30))
+				g.Name, g.FileOffset = fuchsiair.ClassModule(text(name, 1<<30), text(lib, 1<<30))
 				invalidUTF8 = bad + 1
 				g.Present.Set(fidl.RegionName)
 			} else if name := f.Strings[mp.File[m]]; name != "" {
@@ -381,7 +381,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 			a.Present.Set(fidl.AllocationSize)
 			a.Present.Set(fidl.AllocationStackTraceKey)
 			hasAddr := false
-			if fl&ir.FuchsiaAddress != 0 {
+			if fl&fuchsiair.FlagAddress != 0 {
 				if addr := s.Nodes.ID.At(i); addrs[addr] {
 					dupAddress++
 				} else {
@@ -391,7 +391,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 					hasAddr = true
 				}
 			}
-			if fl&ir.FuchsiaTimestamp != 0 {
+			if fl&fuchsiair.FlagTimestamp != 0 {
 				a.Timestamp = fs.Timestamp[i]
 				a.Present.Set(fidl.AllocationTimestamp)
 			}
@@ -445,20 +445,20 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		loss.Add("fuchsia-vaddr", 0, "the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
 	}
 	if unused := ff.Mappings.Len() - nsent; unused > 0 {
-		loss.Add(ir.LossFuchsiaBuildIDs, int64(unused), "mappings no process's stacks use are not sent, with their build ids (a stream's regions belong to a process)")
+		loss.Add(fuchsiair.LossBuildIDs, int64(unused), "mappings no process's stacks use are not sent, with their build ids (a stream's regions belong to a process)")
 	}
 	labels, extra := 0, 0
 	for _, s := range f.Snapshots {
-		labels += len(s.Fuchsia.LabelKey)
-		extra += len(s.Fuchsia.ExtraValues)
+		labels += len(fuchsiair.Of(s).LabelKey)
+		extra += len(fuchsiair.Of(s).ExtraValues)
 	}
 	if labels > 0 {
-		loss.Add(ir.LossFuchsiaLabels, int64(labels), "sample labels other than ffx's are not kept")
+		loss.Add(fuchsiair.LossLabels, int64(labels), "sample labels other than ffx's are not kept")
 	}
 	if extra > 0 {
 		loss.Add("fuchsia-sample-values", int64(extra), "sample values beyond count and bytes are not kept")
 	}
-	if len(ff.Comments) > 0 || ff.TimeNanos != 0 || ff.DurationNanos != 0 || ff.Period != 0 || ff.DropFrames != 0 || ff.KeepFrames != 0 || ff.DocURL != 0 || ff.DefaultSampleType != 0 || ff.PeriodType != (ir.FuchsiaValueType{}) {
+	if len(ff.Comments) > 0 || ff.TimeNanos != 0 || ff.DurationNanos != 0 || ff.Period != 0 || ff.DropFrames != 0 || ff.KeepFrames != 0 || ff.DocURL != 0 || ff.DefaultSampleType != 0 || ff.PeriodType != (fuchsiair.ValueType{}) {
 		loss.Add("fuchsia-profile", 0, "the profile's own fields (comments, time, period, frame filters, doc url, default sample type) are not kept")
 	}
 	for _, c := range []struct {
@@ -467,11 +467,11 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	}{
 		{truncated, ir.LossTruncatedNames, "names longer than the stream's bound (32 bytes for threads and processes) are truncated"},
 		{invalidUTF8, "invalid-utf8", "names that are not UTF-8 have their bad bytes replaced with U+FFFD"},
-		{badBuildID, ir.LossFuchsiaBuildIDs, "build ids that are not the hex of at most 32 bytes are sent empty"},
+		{badBuildID, fuchsiair.LossBuildIDs, "build ids that are not the hex of at most 32 bytes are sent empty"},
 		{dupRegion, "fuchsia-regions", "regions starting where another of the same process starts are dropped (the receiver rejects them)"},
 		// An allocation's address is its node id.
 		{dupAddress, ir.LossNodeIDs, "allocations at the address of an earlier one are sent without an address (the receiver rejects duplicates)"},
-		{noAddressContents, ir.LossFuchsiaContents, "block contents of allocations sent without an address are dropped"},
+		{noAddressContents, fuchsiair.LossContents, "block contents of allocations sent without an address are dropped"},
 	} {
 		if c.n > 0 {
 			loss.Add(c.kind, int64(c.n), c.what)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+
 	"github.com/heapconv/heapconv/internal/fidl"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
@@ -42,14 +44,14 @@ func TestFIDLFromProfile(t *testing.T) {
 	}
 	labels, extra := 0, 0
 	for _, s := range f.Snapshots {
-		labels += len(s.Fuchsia.LabelKey)
-		extra += len(s.Fuchsia.ExtraValues)
+		labels += len(fuchsiair.Of(s).LabelKey)
+		extra += len(fuchsiair.Of(s).ExtraValues)
 	}
 	for _, w := range []struct {
 		kind  string
 		count int
 	}{
-		{ir.LossAllocationStacks, f.Fuchsia.Functions.Len()},
+		{ir.LossAllocationStacks, fuchsiair.FileOf(f).Functions.Len()},
 		{"fuchsia-labels", labels},
 		{"fuchsia-sample-values", extra},
 		{"fuchsia-vaddr", 0},
@@ -69,10 +71,10 @@ func TestFIDLFromProfile(t *testing.T) {
 		}
 		for i, ai := range sn.Allocations {
 			a := &st.Allocations[ai]
-			if a.Size != s.Nodes.SelfSize.At(i) || a.CountOrDefault() != s.Fuchsia.Count.At(i) {
+			if a.Size != s.Nodes.SelfSize.At(i) || a.CountOrDefault() != fuchsiair.Of(s).Count.At(i) {
 				t.Fatalf("snapshot %d node %d: size %d count %d", k, i, a.Size, a.CountOrDefault())
 			}
-			want, ok := s.Fuchsia.ContentsOf(i)
+			want, ok := fuchsiair.Of(s).ContentsOf(i)
 			if got := sn.Contents[a.Address]; ok && !bytes.Equal(got, want) {
 				t.Fatalf("snapshot %d node %d: contents differ", k, i)
 			}
@@ -111,7 +113,7 @@ func TestFIDLFromGraph(t *testing.T) {
 			t.Errorf("snapshot %d: %d allocations for %d objects", k, n, objects)
 		}
 		for _, ri := range snaps[k].Regions {
-			if id := hex.EncodeToString(st.ExecutableRegions[ri].BuildID.Value); !strings.HasPrefix(id, ir.FuchsiaClassBuildID) {
+			if id := hex.EncodeToString(st.ExecutableRegions[ri].BuildID.Value); !strings.HasPrefix(id, fuchsiair.ClassBuildID) {
 				t.Errorf("snapshot %d: a region of build id %s", k, id)
 			}
 		}
@@ -203,20 +205,20 @@ func TestFIDLFromPprofFixture(t *testing.T) {
 	}
 	for i := 0; i < s.Nodes.Len(); i++ {
 		// The fixture has a zero-byte block with (empty) contents.
-		ca, oka := s.Fuchsia.ContentsOf(i)
-		cb, okb := b.Fuchsia.ContentsOf(i)
+		ca, oka := fuchsiair.Of(s).ContentsOf(i)
+		cb, okb := fuchsiair.Of(b).ContentsOf(i)
 		if oka != okb {
 			t.Fatalf("node %d (%d bytes): contents %v, read back %v", i, s.Nodes.SelfSize.At(i), oka, okb)
 		}
 		if !bytes.Equal(ca, cb) || s.Nodes.ID.At(i) != b.Nodes.ID.At(i) {
 			t.Fatalf("node %d differs", i)
 		}
-		la, lb := s.Fuchsia.StackOf(int(s.Fuchsia.Stack[i])), b.Fuchsia.StackOf(int(b.Fuchsia.Stack[i]))
+		la, lb := fuchsiair.Of(s).StackOf(int(fuchsiair.Of(s).Stack[i])), fuchsiair.Of(b).StackOf(int(fuchsiair.Of(b).Stack[i]))
 		if len(la) != len(lb) {
 			t.Fatalf("node %d: stack of %d frames, want %d", i, len(lb), len(la))
 		}
 		for j := range la {
-			if f.Fuchsia.Locations.Address[la[j]] != g.Fuchsia.Locations.Address[lb[j]] {
+			if fuchsiair.FileOf(f).Locations.Address[la[j]] != fuchsiair.FileOf(g).Locations.Address[lb[j]] {
 				t.Fatalf("node %d frame %d differs", i, j)
 			}
 		}

@@ -29,6 +29,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -53,7 +54,7 @@ type Options struct {
 // is converted first (Convert); the loss report lists what the profile
 // cannot hold.
 func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
-	f, loss, err := prepare(f, ir.FormatFuchsia, "a pprof profile")
+	f, loss, err := prepare(f, fuchsiair.Format, "a pprof profile")
 	if err != nil {
 		return loss, err
 	}
@@ -83,16 +84,16 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	} else {
 		blocks := 0
 		for _, s := range f.Snapshots {
-			if len(s.Fuchsia.Contents) > 0 {
-				for _, fl := range s.Fuchsia.Flags {
-					if fl&ir.FuchsiaContents != 0 {
+			if len(fuchsiair.Of(s).Contents) > 0 {
+				for _, fl := range fuchsiair.Of(s).Flags {
+					if fl&fuchsiair.FlagContents != 0 {
 						blocks++
 					}
 				}
 			}
 		}
 		if blocks > 0 {
-			loss.Add(ir.LossFuchsiaContents, int64(blocks), "block contents are not written (no contents directory given)")
+			loss.Add(fuchsiair.LossContents, int64(blocks), "block contents are not written (no contents directory given)")
 		}
 	}
 	return loss, nil
@@ -103,7 +104,7 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 // format, and for the loss report by what) has no place for.
 func prepare(f *ir.File, format, what string) (*ir.File, ir.LossReport, error) {
 	var loss ir.LossReport
-	if f.Fuchsia == nil {
+	if fuchsiair.FileOf(f) == nil {
 		var err error
 		if f, loss, err = convert(f, what); err != nil {
 			return nil, nil, err
@@ -113,13 +114,23 @@ func prepare(f *ir.File, format, what string) (*ir.File, ir.LossReport, error) {
 		return nil, loss, fmt.Errorf("%s: the IR is invalid: %w", format, err)
 	}
 	for k, s := range f.Snapshots {
-		if s.Fuchsia == nil {
+		if fuchsiair.Of(s) == nil {
 			return nil, loss, fmt.Errorf("%s: snapshot %d has no Fuchsia section", format, k)
 		}
-		if format == ir.FormatFuchsia {
-			loss.Merge(ir.FuchsiaStreamLoss(s, what))
+		if format == fuchsiair.Format {
+			loss.Merge(fuchsiair.Of(s).StreamLoss(what))
+			// A stream's counts and sizes are uint64, a profile's int64.
+			capped := 0
+			for i := range s.Nodes.Len() {
+				if fuchsiair.Of(s).Count.At(i) > math.MaxInt64 || s.Nodes.SelfSize.At(i) > math.MaxInt64 {
+					capped++
+				}
+			}
+			if capped > 0 {
+				loss.Add(ir.LossSizesCapped, int64(capped), "counts and sizes of 2^63 or more are capped at 2^63-1 (a profile's sample values are int64)")
+			}
 		}
-		if s.Fuchsia.DerivedEdges && s.Edges.Len() > 0 {
+		if fuchsiair.Of(s).DerivedEdges && s.Edges.Len() > 0 {
 			loss.Addf(ir.LossDerivedEdges, int64(s.Edges.Len()), "edges derived from block contents (heuristic) are not written: %s has no edges", what)
 		}
 	}
@@ -136,7 +147,7 @@ func WriteContents(dir string, f *ir.File) error {
 	}
 	var name []byte
 	for _, s := range f.Snapshots {
-		fx := s.Fuchsia
+		fx := fuchsiair.Of(s)
 		if fx == nil {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	wmoar "github.com/heapconv/heapconv/writers/moarvm"
 )
@@ -23,7 +25,7 @@ var (
 // collectables' (as MoarVM's work list makes them).
 func bigFile(n int) *ir.File {
 	r := rand.New(rand.NewPCG(1, 2))
-	f := &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3 (benchmark)"}
+	f := &ir.File{Format: moarvmir.Format, FormatVersion: "moarvm v3 (benchmark)"}
 	const nStrings, nTypes, nFrames = 4000, 600, 400
 	for i := range nStrings {
 		f.Strings = append(f.Strings, "string number "+string(rune('a'+i%26))+itoa(i))
@@ -34,19 +36,19 @@ func bigFile(n int) *ir.File {
 		c.Name = append(c.Name, uint32(r.IntN(nStrings)))
 		c.Library = append(c.Library, uint32(r.IntN(40)))
 	}
-	m := &ir.MoarVMFile{Version: 3, HasMeta: true, Subversion: 1, StartTime: 1, HasPID: true, PID: 2,
-		EntryCount: 40, DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder), StringCount: nStrings,
-		TOCs: []ir.MoarVMTOC{{NewStrings: nStrings, NewTypes: nTypes, NewFrames: nFrames}, {}}}
+	m := &moarvmir.File{Version: 3, HasMeta: true, Subversion: 1, StartTime: 1, HasPID: true, PID: 2,
+		EntryCount: 40, DataOrder: slices.Clone(moarvmir.DefaultDataOrder), StringCount: nStrings,
+		TOCs: []moarvmir.TOC{{NewStrings: nStrings, NewTypes: nTypes, NewFrames: nFrames}, {}}}
 	for range nFrames {
 		m.FrameName = append(m.FrameName, uint32(r.IntN(nStrings)))
 		m.FrameCUID = append(m.FrameCUID, uint32(r.IntN(nStrings)))
 		m.FrameLine = append(m.FrameLine, uint32(r.IntN(5000)))
 		m.FrameFile = append(m.FrameFile, uint32(r.IntN(50)))
 	}
-	f.MoarVM = m
-	s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds)}
-	ms := &ir.MoarVMSnapshot{HasMeta: true, SnapTime: 5, GCSeqNum: 1}
-	s.MoarVM = ms
+	f.SetSection(m)
+	s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(moarvmir.NodeKinds), EdgeKinds: slices.Clone(moarvmir.EdgeKinds)}
+	ms := &moarvmir.Snapshot{HasMeta: true, SnapTime: 5, GCSeqNum: 1}
+	s.SetSection(ms)
 	nd, ed := &s.Nodes, &s.Edges
 	nd.Kind = make([]uint8, n)
 	nd.Name = make([]uint32, n)
@@ -56,25 +58,25 @@ func bigFile(n int) *ir.File {
 	usize := make([]uint64, n)
 	tofi := make([]uint64, n)
 	for i := range n {
-		k := uint8(ir.MoarVMObject)
+		k := uint8(moarvmir.Object)
 		switch x := r.IntN(100); {
 		case i == 0:
-			k = ir.MoarVMRoot
+			k = moarvmir.Root
 		case x < 3:
-			k = ir.MoarVMTypeObject
+			k = moarvmir.TypeObject
 		case x < 6:
-			k = ir.MoarVMSTable
+			k = moarvmir.STable
 		case x < 10:
-			k = ir.MoarVMFrame
+			k = moarvmir.Frame
 		}
 		nd.Kind[i] = k
 		switch k {
-		case ir.MoarVMFrame:
+		case moarvmir.Frame:
 			tofi[i] = uint64(r.IntN(nFrames))
 			size[i] = 168
 			usize[i] = uint64(r.IntN(4)) * 64
 			nd.Name[i] = m.FrameName[tofi[i]]
-		case ir.MoarVMRoot:
+		case moarvmir.Root:
 		default:
 			tofi[i] = uint64(r.IntN(nTypes))
 			size[i] = uint64(16 + 8*r.IntN(12))
@@ -89,11 +91,11 @@ func bigFile(n int) *ir.File {
 			var name uint32
 			switch x := r.IntN(100); {
 			case x < 18:
-				kind = ir.MoarVMUnknownRef
+				kind = moarvmir.UnknownRef
 			case x < 30:
-				kind, name = ir.MoarVMIndexRef, uint32(r.IntN(64))
+				kind, name = moarvmir.IndexRef, uint32(r.IntN(64))
 			default:
-				kind, name = ir.MoarVMStringRef, uint32(r.IntN(nStrings/4))
+				kind, name = moarvmir.StringRef, uint32(r.IntN(nStrings/4))
 			}
 			ed.Kind = append(ed.Kind, kind)
 			ed.Name = append(ed.Name, name)
@@ -122,7 +124,7 @@ func bigFile(n int) *ir.File {
 	}
 	ms.RefStart.AppendAll(starts)
 	s.Totals = wmoar.Totals(s)
-	ms.TopIDs, ms.TopScores, _ = wmoar.Leaderboards(s, 40, ir.MoarVMDefaultDataOrder)
+	ms.TopIDs, ms.TopScores, _ = wmoar.Leaderboards(s, 40, moarvmir.DefaultDataOrder)
 	f.Snapshots = []*ir.Snapshot{s}
 	return f
 }
@@ -172,9 +174,9 @@ func BenchmarkWrite(b *testing.B) {
 func BenchmarkConvert(b *testing.B) {
 	benchOnce.Do(func() { benchFile = bigFile(1 << 20) })
 	f := *benchFile
-	f.MoarVM = nil
+	f.Sections = nil
 	s := *f.Snapshots[0]
-	s.MoarVM = nil
+	s.Sections = nil
 	s.Root = 1 // a synthetic root goes in front
 	f.Snapshots = []*ir.Snapshot{&s}
 	b.ReportAllocs()

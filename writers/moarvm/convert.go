@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 )
@@ -48,7 +50,7 @@ const RootEdgeName = "Heap Root"
 //     by the edge name, edges of indexed kinds index references; V8's kinds
 //     other than property and element (weak, internal, hidden, …) become
 //     string references whose description keeps the kind,
-//     ir.MoarVMEdgeKindMark ("(weak) name", "(hidden) 3"), which converting
+//     moarvmir.EdgeKindMark ("(weak) name", "(hidden) 3"), which converting
 //     back to V8 reads;
 //   - colsize is 16 bits: a self size above 65535 is written as 65535
 //     (ir/moarvm's SizeContinued) and the rest is added to the unmanaged size
@@ -71,21 +73,21 @@ const RootEdgeName = "Heap Root"
 // computes in their place (snapmeta's totals, ids) is listed in the loss
 // report.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
-	if f.MoarVM != nil {
+	if moarvmir.FileOf(f) != nil {
 		return f, nil, nil
 	}
 	c := &converter{
 		src:       f,
-		out:       &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3, converted from " + f.Format, Producer: f.Producer},
+		out:       &ir.File{Format: moarvmir.Format, FormatVersion: "moarvm v3, converted from " + f.Format, Producer: f.Producer},
 		strs:      ir.NewInterner(f),
 		types:     map[typeKey]uint32{},
 		frames:    map[[3]string]uint32{},
 		edgeKinds: map[string]int{},
 		labels:    ir.ClassLabels(f),
 	}
-	m := &ir.MoarVMFile{Version: 3, HasMeta: true, Subversion: 1, EntryCount: DefaultEntryCount,
-		DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder)}
-	c.out.MoarVM = m
+	m := &moarvmir.File{Version: 3, HasMeta: true, Subversion: 1, EntryCount: DefaultEntryCount,
+		DataOrder: slices.Clone(moarvmir.DefaultDataOrder)}
+	c.out.SetSection(m)
 	for k, s := range f.Snapshots {
 		ns, nt, nf := len(c.out.Strings), c.out.Classes.Len(), m.Frames()
 		var o *ir.Snapshot
@@ -99,10 +101,10 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 			return nil, nil, err
 		}
 		c.out.Snapshots = append(c.out.Snapshots, o)
-		m.TOCs = append(m.TOCs, ir.MoarVMTOC{NewStrings: uint32(len(c.out.Strings) - ns), NewTypes: uint32(c.out.Classes.Len() - nt),
+		m.TOCs = append(m.TOCs, moarvmir.TOC{NewStrings: uint32(len(c.out.Strings) - ns), NewTypes: uint32(c.out.Classes.Len() - nt),
 			NewFrames: uint32(m.Frames() - nf)})
 	}
-	m.TOCs = append(m.TOCs, ir.MoarVMTOC{})
+	m.TOCs = append(m.TOCs, moarvmir.TOC{})
 	if uint64(len(c.out.Strings)) > math.MaxUint32 {
 		return nil, nil, fmt.Errorf("moarvm: %d strings are more than the string heap can index", len(c.out.Strings))
 	}
@@ -133,11 +135,11 @@ type converter struct {
 	kindsInREPR          int // … whose kind their type's REPR name keeps
 	gcRoots              int
 	extTotals            uint64 // external memory the source's totals count (extra_native_bytes)
-	markedKinds          bool   // edge kinds kept in descriptions (ir.MoarVMEdgeKindMark)
+	markedKinds          bool   // edge kinds kept in descriptions (moarvmir.EdgeKindMark)
 }
 
 // rootClass is the class analysis.ClassName counts MoarVM's Root under.
-var rootClass = "(" + ir.MoarVMNodeKinds[ir.MoarVMRoot] + ")"
+var rootClass = "(" + moarvmir.NodeKinds[moarvmir.Root] + ")"
 
 // typeKey names a MoarVM type made for source nodes: the label of the class
 // they are counted under.
@@ -201,9 +203,9 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 		return nil, fmt.Errorf("moarvm: snapshot %d: %d nodes and %d edges are more than the IR can index", k, n, s.Edges.Len())
 	}
 
-	o := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds)}
-	ms := &ir.MoarVMSnapshot{HasMeta: true, GCSeqNum: uint64(k) + 1}
-	o.MoarVM = ms
+	o := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(moarvmir.NodeKinds), EdgeKinds: slices.Clone(moarvmir.EdgeKinds)}
+	ms := &moarvmir.Snapshot{HasMeta: true, GCSeqNum: uint64(k) + 1}
+	o.SetSection(ms)
 	nd, ed := &o.Nodes, &o.Edges
 	nd.Kind = make([]uint8, 0, total)
 	nd.Name = make([]uint32, 0, total)
@@ -237,14 +239,14 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 		ed.Name = append(ed.Name, name)
 		ed.Target = append(ed.Target, target)
 	}
-	rootName := c.intern(ir.MoarVMRootNames[ir.MoarVMRoot])
+	rootName := c.intern(moarvmir.RootNames[moarvmir.Root])
 	if !reuse {
-		addNode(ir.MoarVMRoot, rootName, 0, 0, 0, 0)
+		addNode(moarvmir.Root, rootName, 0, 0, 0, 0)
 		if s.Root != ir.NoNode {
-			edge(ir.MoarVMStringRef, c.intern(RootEdgeName), s.Root+1)
+			edge(moarvmir.StringRef, c.intern(RootEdgeName), s.Root+1)
 		}
 		for _, r := range s.Roots {
-			edge(ir.MoarVMStringRef, c.internSrc(r.Category), r.Node+1)
+			edge(moarvmir.StringRef, c.internSrc(r.Category), r.Node+1)
 		}
 		c.gcRoots += len(s.Roots)
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
@@ -297,7 +299,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			markHere = v8Heap
 			c.loss.Add("root-node", 1, "the source's root (node 0) becomes MoarVM's Root; its kind and name are not kept").
 				WithExample(fmt.Sprintf("snapshot %d: kind %q, name %q", k, s.NodeKindName(0), src.String(sn.Name[0])))
-			addNode(ir.MoarVMRoot, rootName, 0, 0, size, x)
+			addNode(moarvmir.Root, rootName, 0, 0, size, x)
 		} else {
 			kind := sn.Kind[i]
 			var ty typed
@@ -306,7 +308,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 				key := uint64(cl)<<8 | uint64(kind)
 				var ok bool
 				if ty, ok = byClass[key]; !ok {
-					repr := c.repr(s, int(cl-1))
+					repr := c.repr(int(cl - 1))
 					switch {
 					case repr == "" && synthetic[i]:
 						repr = ir.KindSynthetic
@@ -342,7 +344,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			}
 			t := ty.t
 			markHere = v8Heap && slices.Contains(ir.V8NodeKinds, c.out.String(c.out.Classes.Library[t]))
-			addNode(ir.MoarVMObject, c.out.Classes.Name[t], t+1, t, size, x)
+			addNode(moarvmir.Object, c.out.Classes.Name[t], t+1, t, size, x)
 		}
 		lo, hi := sn.EdgeRange(i)
 		for e := lo; e < hi; e++ {
@@ -352,24 +354,24 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 				kindCount[ek]++
 				switch {
 				case markHere && marked[ek] && indexed[ek]:
-					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(s.EdgeKinds[ek].Name, strconv.FormatUint(uint64(s.Edges.Name[e]), 10))), to)
+					edge(moarvmir.StringRef, c.intern(moarvmir.EdgeKindMark(s.EdgeKinds[ek].Name, strconv.FormatUint(uint64(s.Edges.Name[e]), 10))), to)
 					continue
 				case markHere && marked[ek]:
-					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(s.EdgeKinds[ek].Name, src.String(s.Edges.Name[e]))), to)
+					edge(moarvmir.StringRef, c.intern(moarvmir.EdgeKindMark(s.EdgeKinds[ek].Name, src.String(s.Edges.Name[e]))), to)
 					continue
 				case indexed[ek]:
-					edge(ir.MoarVMIndexRef, s.Edges.Name[e], to)
+					edge(moarvmir.IndexRef, s.Edges.Name[e], to)
 					continue
 				}
 			}
 			if name := src.String(s.Edges.Name[e]); markHere {
-				if _, _, ok := ir.ParseMoarVMEdgeKindMark(name); ok {
+				if _, _, ok := moarvmir.ParseEdgeKindMark(name); ok {
 					// A name that reads as a mark is marked a property.
-					edge(ir.MoarVMStringRef, c.intern(ir.MoarVMEdgeKindMark(ir.EdgeProperty, name)), to)
+					edge(moarvmir.StringRef, c.intern(moarvmir.EdgeKindMark(ir.EdgeProperty, name)), to)
 					continue
 				}
 			}
-			edge(ir.MoarVMStringRef, c.internSrc(s.Edges.Name[e]), to)
+			edge(moarvmir.StringRef, c.internSrc(s.Edges.Name[e]), to)
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
@@ -392,12 +394,12 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 }
 
 // repr returns the REPR name of the type made for the source's class k: its
-// library (ir.ClassLibrary). For a Dart class heapconv made from another
-// format (ir.DartForeignURI) that is its library name, when it has one,
+// library (ir.ClassLibrary), or for a class heapconv made from another
+// format (ir.ClassMadeFrom, as a Dart file marks them) the library name,
 // which keeps the source class's library or its nodes' kind, as the REPR
 // name does.
-func (c *converter) repr(s *ir.Snapshot, k int) string {
-	if d := s.Dart; d != nil && k < len(d.ClassURI) && ir.IsDartForeignURI(c.src.String(d.ClassURI[k])) {
+func (c *converter) repr(k int) string {
+	if ir.ClassMadeFrom(c.src, k) != "" {
 		if lib := c.src.String(c.src.Classes.Library[k]); lib != "" {
 			return lib
 		}
@@ -427,15 +429,18 @@ func (c *converter) finish(k int, s, o *ir.Snapshot) {
 			c.extTotals = satAdd(c.extTotals, t.Value)
 		}
 	}
-	c.loss.Merge(ir.FuchsiaLoss(c.src, s, "a MoarVM file", false))
-	c.loss.Merge(ir.V8Loss(c.src, s, "a MoarVM file", false))
-	c.loss.Merge(ir.DartLoss(c.src, s, "a MoarVM file", false))
-	ms := o.MoarVM
-	ms.TopIDs, ms.TopScores, _ = Leaderboards(o, DefaultEntryCount, ir.MoarVMDefaultDataOrder)
+	c.loss.Merge(ir.SectionLoss(c.src, s, target))
+	ms := moarvmir.Of(o)
+	ms.TopIDs, ms.TopScores, _ = Leaderboards(o, DefaultEntryCount, moarvmir.DefaultDataOrder)
 }
+
+// target is what the loss report says of a MoarVM file: it keeps neither
+// allocation stacks nor another format's code locations.
+var target = ir.Target{Format: moarvmir.Format, Name: "a MoarVM file"}
 
 // report adds the summed losses to the loss report.
 func (c *converter) report() {
+	c.loss.Merge(ir.SectionLoss(c.src, nil, target))
 	if c.gcRoots > 0 {
 		c.loss.Add(ir.LossGCRoots, int64(c.gcRoots), "GC roots become references of the Root (collectable 0) described by their category")
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
@@ -103,7 +105,7 @@ func checkConvert(t *testing.T, seed int64, src *ir.File) bool {
 		t.Errorf("seed %d: Write(source) differs from Write(Convert(source))", seed)
 		return false
 	}
-	m := out.MoarVM
+	m := moarvmir.FileOf(out)
 	if len(d.strings) != m.StringCount || len(d.tnames) != out.Classes.Len() || len(d.snaps) != len(src.Snapshots) {
 		t.Errorf("seed %d: %d strings, %d types, %d snapshots written; want %d, %d, %d", seed,
 			len(d.strings), len(d.tnames), len(d.snaps), m.StringCount, out.Classes.Len(), len(src.Snapshots))
@@ -179,7 +181,7 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 	labels := ir.ClassLabels(srcF)
 	n := s.Nodes.Len()
 	shift := len(ds.kind) - n
-	if shift != 0 && shift != 1 || ds.kind[0] != ir.MoarVMRoot {
+	if shift != 0 && shift != 1 || ds.kind[0] != moarvmir.Root {
 		return fmt.Errorf("%d collectables for %d nodes, collectable 0 of kind %d", len(ds.kind), n, ds.kind[0])
 	}
 	if shift == 1 {
@@ -226,7 +228,7 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 		markHere := v8Heap && c == 0
 		if c > 0 {
 			markHere = v8Heap && slices.Contains(ir.V8NodeKinds, d.strings[d.reprs[ds.tofi[c]]])
-			if ds.kind[c] != ir.MoarVMObject {
+			if ds.kind[c] != moarvmir.Object {
 				return fmt.Errorf("node %d: kind %d, want an object", i, ds.kind[c])
 			}
 			// The type is named by the class and its REPR name is the
@@ -256,7 +258,7 @@ func checkSemantics(srcF *ir.File, s *ir.Snapshot, outF *ir.File, o *ir.Snapshot
 				name = strconv.FormatUint(uint64(s.Edges.Name[e]), 10)
 			}
 			marked := markHere && ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
-			if _, _, looksMarked := ir.ParseMoarVMEdgeKindMark(name); markHere && !ek.Indexed && !marked && looksMarked {
+			if _, _, looksMarked := moarvmir.ParseEdgeKindMark(name); markHere && !ek.Indexed && !marked && looksMarked {
 				name = "(property) " + name
 			}
 			if marked {
@@ -353,7 +355,7 @@ func TestConvert(t *testing.T) {
 			}
 			out, loss, _ := wmoar.Convert(src)
 			o := out.Snapshots[0]
-			if o.Nodes.Len() != 4+tc.shift || o.Nodes.Kind[0] != ir.MoarVMRoot {
+			if o.Nodes.Len() != 4+tc.shift || o.Nodes.Kind[0] != moarvmir.Root {
 				t.Fatalf("%d collectables, the first of kind %d", o.Nodes.Len(), o.Nodes.Kind[0])
 			}
 			big := 3 + tc.shift
@@ -445,7 +447,7 @@ func TestConvertTypesAreClasses(t *testing.T) {
 	f.Classes.Name[2] = 9
 	s.Nodes.Class[0] = 3
 	out, _, _ = wmoar.Convert(f)
-	if o := out.Snapshots[0]; o.Nodes.Len() != len(nodes) || o.Nodes.Kind[0] != ir.MoarVMRoot {
+	if o := out.Snapshots[0]; o.Nodes.Len() != len(nodes) || o.Nodes.Kind[0] != moarvmir.Root {
 		t.Errorf("%d collectables, the first of kind %d: want node 0 as the Root", o.Nodes.Len(), o.Nodes.Kind[0])
 	}
 }

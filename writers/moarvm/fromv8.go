@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
 // fromV8 converts a V8 snapshot that writers/v8 made from a MoarVM heap (its
-// header's ir.V8HeaderFrom is "moarvm"; owner is ir.UnmanagedOwners of it)
+// header's v8ir.HeaderFrom is "moarvm"; owner is ir.UnmanagedOwners of it)
 // back into that heap, undoing the mapping writers/v8/moarvm.go describes:
 //
 //   - the synthetic root "" in front (node 0) is dropped, and every other
@@ -39,7 +41,7 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 	src := c.src
 	sn := &s.Nodes
 	n := sn.Len()
-	mf := c.out.MoarVM
+	mf := moarvmir.FileOf(c.out)
 
 	// Collectable index of each node (NoNode: dropped or folded).
 	col := make([]uint32, n)
@@ -61,9 +63,9 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 	if root == ir.NoNode && cols > 0 {
 		root = 0
 	}
-	o := &ir.Snapshot{Root: root, NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds)}
-	ms := &ir.MoarVMSnapshot{HasMeta: true, GCSeqNum: uint64(k) + 1}
-	o.MoarVM = ms
+	o := &ir.Snapshot{Root: root, NodeKinds: slices.Clone(moarvmir.NodeKinds), EdgeKinds: slices.Clone(moarvmir.EdgeKinds)}
+	ms := &moarvmir.Snapshot{HasMeta: true, GCSeqNum: uint64(k) + 1}
+	o.SetSection(ms)
 	nd, ed := &o.Nodes, &o.Edges
 	nd.FirstEdge = []uint32{0}
 	ext := make([]uint64, cols)
@@ -80,8 +82,8 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 		return -1
 	}
 	kSynthetic, kHidden, kClosure, kObject := kindIdx(ir.KindSynthetic), kindIdx(ir.KindHidden), kindIdx(ir.KindClosure), kindIdx(ir.KindObject)
-	rootKind := map[string]uint8{"(GC roots)": ir.MoarVMRoot}
-	for ck, name := range ir.MoarVMRootNames {
+	rootKind := map[string]uint8{"(GC roots)": moarvmir.Root}
+	for ck, name := range moarvmir.RootNames {
 		if name != "" {
 			rootKind["("+name+")"] = uint8(ck)
 		}
@@ -100,19 +102,19 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 			if ck, ok := rootKind[cat]; ok {
 				return ck, "", ""
 			}
-			return ir.MoarVMObject, name, ir.KindSynthetic
+			return moarvmir.Object, name, ir.KindSynthetic
 		case kj == kHidden && strings.HasSuffix(name, " (type object)"):
-			return ir.MoarVMTypeObject, undoDevToolsName(strings.TrimSuffix(name, " (type object)")), ""
+			return moarvmir.TypeObject, undoDevToolsName(strings.TrimSuffix(name, " (type object)")), ""
 		case kj == kHidden && strings.HasSuffix(name, " (STable)"):
-			return ir.MoarVMSTable, undoDevToolsName(strings.TrimSuffix(name, " (STable)")), ""
+			return moarvmir.STable, undoDevToolsName(strings.TrimSuffix(name, " (STable)")), ""
 		case kj == kHidden && oddKind(name) >= 0:
 			return uint8(oddKind(name)), "", ""
 		case kj == kClosure:
-			return ir.MoarVMFrame, "", ""
+			return moarvmir.Frame, "", ""
 		case kj == kObject:
-			return ir.MoarVMObject, undoDevToolsName(name), ""
+			return moarvmir.Object, undoDevToolsName(name), ""
 		}
-		return ir.MoarVMObject, undoDevToolsName(name), s.NodeKindName(j)
+		return moarvmir.Object, undoDevToolsName(name), s.NodeKindName(j)
 	}
 	// A label "T (R)" is type T of REPR R where writers/v8 qualified T by
 	// REPR: two types of the name T are there (ir.ClassLabels).
@@ -122,7 +124,7 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 		if col[j] == ir.NoNode {
 			continue
 		}
-		if kind, label, _ := classify(j); kind >= ir.MoarVMObject && kind <= ir.MoarVMSTable {
+		if kind, label, _ := classify(j); kind >= moarvmir.Object && kind <= moarvmir.STable {
 			plain[label] = true
 			if name, repr, ok := splitLabel(label); ok {
 				if reprs[name] == nil {
@@ -144,7 +146,7 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 		kind, label, repr := classify(j)
 		tofi, class, nodeName := uint32(0), uint32(0), empty
 		switch {
-		case kind >= ir.MoarVMObject && kind <= ir.MoarVMSTable:
+		case kind >= moarvmir.Object && kind <= moarvmir.STable:
 			if repr == ir.KindSynthetic {
 				odd++ // a synthetic node writers/v8 does not make
 			}
@@ -154,7 +156,7 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 			}
 			t := c.typeNamed(typeKey(label), name, repr)
 			tofi, class, nodeName = t, t+1, c.out.Classes.Name[t]
-		case kind == ir.MoarVMFrame:
+		case kind == moarvmir.Frame:
 			fname, file, line := frameOf(src.String(sn.Name[j]))
 			key := [3]string{fname, file, strconv.FormatUint(uint64(line), 10)}
 			t, ok := c.frames[key]
@@ -167,8 +169,8 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 				mf.FrameFile = append(mf.FrameFile, c.intern(file))
 			}
 			tofi, nodeName = t, mf.FrameName[t]
-		case int(kind) < len(ir.MoarVMRootNames) && ir.MoarVMRootNames[kind] != "":
-			nodeName = c.intern(ir.MoarVMRootNames[kind])
+		case int(kind) < len(moarvmir.RootNames) && moarvmir.RootNames[kind] != "":
+			nodeName = c.intern(moarvmir.RootNames[kind])
 		}
 		size := sn.SelfSize.At(j) // the writer continues one above 65535 in colusize
 		nd.Kind = append(nd.Kind, kind)
@@ -191,11 +193,11 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 			ek := s.EdgeKindOf(e)
 			switch {
 			case ek.Name == ir.EdgeProperty:
-				c.ref(ir.MoarVMStringRef, c.internSrc(s.Edges.Name[e]), col[to], o)
+				c.ref(moarvmir.StringRef, c.internSrc(s.Edges.Name[e]), col[to], o)
 			case ek.Name == ir.EdgeElement:
-				c.ref(ir.MoarVMIndexRef, s.Edges.Name[e], col[to], o)
+				c.ref(moarvmir.IndexRef, s.Edges.Name[e], col[to], o)
 			case ek.Name == ir.EdgeHidden:
-				c.ref(ir.MoarVMUnknownRef, 0, col[to], o)
+				c.ref(moarvmir.UnknownRef, 0, col[to], o)
 			default:
 				text := src.EdgeName(s, e)
 				if ek.Name == ir.EdgeInternal {
@@ -205,7 +207,7 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 					}
 				}
 				c.edgeKinds[ek.Name]++
-				c.ref(ir.MoarVMStringRef, c.intern(text), col[to], o)
+				c.ref(moarvmir.StringRef, c.intern(text), col[to], o)
 			}
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
@@ -263,11 +265,11 @@ func oddKind(name string) int {
 	if inner, ok = strings.CutSuffix(inner, ")"); !ok {
 		return -1
 	}
-	if inner == ir.MoarVMNodeKinds[0] {
+	if inner == moarvmir.NodeKinds[0] {
 		return 0
 	}
 	if v, ok := strings.CutPrefix(inner, "kind "); ok {
-		if k, err := strconv.ParseUint(v, 10, 8); err == nil && int(k) >= len(ir.MoarVMNodeKinds) {
+		if k, err := strconv.ParseUint(v, 10, 8); err == nil && int(k) >= len(moarvmir.NodeKinds) {
 			return int(k)
 		}
 	}
@@ -302,9 +304,9 @@ func otherRef(text string) (kind uint8, idx uint32, ok bool) {
 	var num string
 	switch {
 	case strings.HasPrefix(text, "(string ") && strings.HasSuffix(text, " out of range)"):
-		num, kind = strings.TrimSuffix(strings.TrimPrefix(text, "(string "), " out of range)"), ir.MoarVMBadString
+		num, kind = strings.TrimSuffix(strings.TrimPrefix(text, "(string "), " out of range)"), moarvmir.BadString
 	case strings.HasPrefix(text, "(kind 3 ") && strings.HasSuffix(text, ")"):
-		num, kind = strings.TrimSuffix(strings.TrimPrefix(text, "(kind 3 "), ")"), ir.MoarVMKind3
+		num, kind = strings.TrimSuffix(strings.TrimPrefix(text, "(kind 3 "), ")"), moarvmir.Kind3
 	default:
 		return 0, 0, false
 	}
@@ -327,7 +329,7 @@ func undoDevToolsName(name string) string {
 // unmanagedNodes is ir.UnmanagedOwners when the snapshot is one writers/v8
 // made from a MoarVM heap, else nil.
 func unmanagedNodes(f *ir.File, s *ir.Snapshot) []uint32 {
-	if ir.V8MadeFrom(s) != ir.FormatMoarVM {
+	if ir.MadeFrom(s) != moarvmir.Format {
 		return nil
 	}
 	owner := ir.UnmanagedOwners(f, s)

@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"slices"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 )
 
 // Leaderboards computes a snapshot's highscores as MoarVM's
 // make_leaderboards does (docs/formats/moarvm.md, Highscores), for boards
-// named by order (normally ir.MoarVMDefaultDataOrder) of entryCount entries
+// named by order (normally moarvmir.DefaultDataOrder) of entryCount entries
 // each, laid out board after board as topIDs and topscore hold them:
 //
 //   - types_by_count / types_by_size: objects (kind 1) grouped by type index
@@ -24,7 +26,7 @@ import (
 // are returned in unknown.
 func Leaderboards(s *ir.Snapshot, entryCount int, order []string) (ids, scores []uint64, unknown []string) {
 	nd := &s.Nodes
-	tofi := &s.MoarVM.TOFI
+	tofi := &moarvmir.Of(s).TOFI
 	type stat struct{ count, size uint64 }
 	types := map[uint64]*stat{}
 	frames := map[uint64]*stat{}
@@ -35,9 +37,9 @@ func Leaderboards(s *ir.Snapshot, entryCount int, order []string) (ids, scores [
 	for i := 0; i < n; i++ {
 		var g int
 		switch nd.Kind[i] {
-		case ir.MoarVMObject:
+		case moarvmir.Object:
 			g = 0
-		case ir.MoarVMFrame:
+		case moarvmir.Frame:
 			g = 1
 		default:
 			continue

@@ -91,14 +91,14 @@ func TestRoundTripSamples(t *testing.T) {
 func TestV2ToV3(t *testing.T) {
 	orig := irtest.ReadSample(t, testdata, "nqp-1snap-v002.mvmheap.gz")
 	f := read(t, orig)
-	if f.MoarVM.Version != 2 {
-		t.Fatalf("the sample reads as version %d", f.MoarVM.Version)
+	if moarvmir.FileOf(f).Version != 2 {
+		t.Fatalf("the sample reads as version %d", moarvmir.FileOf(f).Version)
 	}
 	out, p, d, loss := writeParse(t, f)
 	want := map[string]int64{
-		ir.LossTotals:           int64(len(ir.MoarVMTotalNames) * len(f.Snapshots)),
-		ir.LossMoarVMMetadata:   int64(2 + 2*len(f.Snapshots)), // subversion, start time; snap time, GC number
-		ir.LossMoarVMHighscores: int64(len(ir.MoarVMDefaultDataOrder)*wmoar.DefaultEntryCount) * int64(len(f.Snapshots)),
+		ir.LossTotals:           int64(len(moarvmir.TotalNames) * len(f.Snapshots)),
+		moarvmir.LossMetadata:   int64(2 + 2*len(f.Snapshots)), // subversion, start time; snap time, GC number
+		moarvmir.LossHighscores: int64(len(moarvmir.DefaultDataOrder)*wmoar.DefaultEntryCount) * int64(len(f.Snapshots)),
 	}
 	for kind, n := range want {
 		if l, ok := loss.Get(kind); !ok || l.Count != n {
@@ -151,9 +151,9 @@ func TestV2ToV3(t *testing.T) {
 	}
 	// The v3 file reads back to the same graph and tables.
 	g := read(t, out)
-	if g.MoarVM.Version != 3 || !slices.Equal(g.Strings[:g.MoarVM.StringCount], f.Strings[:f.MoarVM.StringCount]) ||
+	if moarvmir.FileOf(g).Version != 3 || !slices.Equal(g.Strings[:moarvmir.FileOf(g).StringCount], f.Strings[:moarvmir.FileOf(f).StringCount]) ||
 		!slices.Equal(g.Classes.Name, f.Classes.Name) || !slices.Equal(g.Classes.Library, f.Classes.Library) ||
-		!slices.Equal(g.MoarVM.FrameName, f.MoarVM.FrameName) || !slices.Equal(g.MoarVM.FrameLine, f.MoarVM.FrameLine) {
+		!slices.Equal(moarvmir.FileOf(g).FrameName, moarvmir.FileOf(f).FrameName) || !slices.Equal(moarvmir.FileOf(g).FrameLine, moarvmir.FileOf(f).FrameLine) {
 		t.Errorf("the tables do not read back")
 	}
 	for k := range f.Snapshots {
@@ -200,8 +200,8 @@ func TestRecoveredWritesComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := read(t, orig[:1200000])
-	if f.MoarVM.Recovery == nil || len(f.Snapshots) != 2 {
-		t.Fatalf("the cut file reads as %d snapshots, recovery %v", len(f.Snapshots), f.MoarVM.Recovery)
+	if moarvmir.FileOf(f).Recovery == nil || len(f.Snapshots) != 2 {
+		t.Fatalf("the cut file reads as %d snapshots, recovery %v", len(f.Snapshots), moarvmir.FileOf(f).Recovery)
 	}
 	_, got, _, _ := writeParse(t, f)
 	if len(got.inner) != 3 || len(got.inner[2]) != 0 {
@@ -217,8 +217,8 @@ func TestRecoveredWritesComplete(t *testing.T) {
 // reads back.
 func TestHalfColumnGroup(t *testing.T) {
 	f := read(t, irtest.ReadSample(t, testdata, "nqp-3snap.mvmheap"))
-	b := f.MoarVM.TOCs[1].Blocks
-	f.MoarVM.TOCs[1].Blocks = append(append(append([]string{}, b[:len(b)-2]...), "reprname"), b[len(b)-2:]...)
+	b := moarvmir.FileOf(f).TOCs[1].Blocks
+	moarvmir.FileOf(f).TOCs[1].Blocks = append(append(append([]string{}, b[:len(b)-2]...), "reprname"), b[len(b)-2:]...)
 	var buf bytes.Buffer
 	if _, err := wmoar.Write(&buf, f, wmoar.Options{}); err != nil {
 		t.Fatal(err)

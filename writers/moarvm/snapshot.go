@@ -13,7 +13,7 @@ import (
 type snapCols struct {
 	w  *writer
 	s  *ir.Snapshot
-	ms *ir.MoarVMSnapshot
+	ms *moarvmir.Snapshot
 	// identity is true when every collectable's references start at its
 	// first edge (RefStart equals FirstEdge where there are references).
 	identity bool
@@ -28,7 +28,7 @@ type snapCols struct {
 // prepareSnapshot checks snapshot k's columns and reference ranges and
 // settles its snapmeta and highscores.
 func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
-	ms := s.MoarVM
+	ms := moarvmir.Of(s)
 	nd := &s.Nodes
 	n, r := nd.Len(), s.Edges.Len()
 	switch {
@@ -75,7 +75,7 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 		sc.snapMeta = moarvmir.SnapMetaJSON(ms, s.Totals)
 	} else {
 		// Version 2 snapshots have no snapmeta: write what MoarVM would.
-		sc.snapMeta = moarvmir.SnapMetaJSON(&ir.MoarVMSnapshot{GCSeqNum: uint64(k) + 1}, Totals(s))
+		sc.snapMeta = moarvmir.SnapMetaJSON(&moarvmir.Snapshot{GCSeqNum: uint64(k) + 1}, Totals(s))
 	}
 	if ms.TopIDs != nil || ms.TopScores != nil {
 		if len(ms.TopIDs) != len(ms.TopScores) {
@@ -83,16 +83,16 @@ func (w *writer) prepareSnapshot(k int, s *ir.Snapshot) (*snapCols, error) {
 		}
 		sc.topIDs, sc.topScore = ms.TopIDs, ms.TopScores
 	} else {
-		if w.meta.EntryCount > ir.MoarVMMaxHighscores || uint64(len(w.meta.DataOrder))*w.meta.EntryCount > ir.MoarVMMaxHighscores {
-			return nil, fmt.Errorf("moarvm: snapshot %d: highscore boards of %d × %d entries are too big to compute (at most %d)", k, len(w.meta.DataOrder), w.meta.EntryCount, ir.MoarVMMaxHighscores)
+		if w.meta.EntryCount > moarvmir.MaxHighscores || uint64(len(w.meta.DataOrder))*w.meta.EntryCount > moarvmir.MaxHighscores {
+			return nil, fmt.Errorf("moarvm: snapshot %d: highscore boards of %d × %d entries are too big to compute (at most %d)", k, len(w.meta.DataOrder), w.meta.EntryCount, moarvmir.MaxHighscores)
 		}
 		var unknown []string
 		sc.topIDs, sc.topScore, unknown = Leaderboards(s, int(w.meta.EntryCount), w.meta.DataOrder)
 		if !ms.HasMeta {
-			w.loss.Add(ir.LossMoarVMHighscores, int64(len(sc.topIDs)), "version 2 snapshots have no highscore boards: those written are computed from the graph, as MoarVM computes them, and reading the file back finds them")
+			w.loss.Add(moarvmir.LossHighscores, int64(len(sc.topIDs)), "version 2 snapshots have no highscore boards: those written are computed from the graph, as MoarVM computes them, and reading the file back finds them")
 		}
 		for _, b := range unknown {
-			w.loss.Add(ir.LossMoarVMHighscores, int64(w.meta.EntryCount), "entries of highscore boards MoarVM does not compute are written as zeros").
+			w.loss.Add(moarvmir.LossHighscores, int64(w.meta.EntryCount), "entries of highscore boards MoarVM does not compute are written as zeros").
 				WithExample(fmt.Sprintf("snapshot %d: board %q", k, b))
 		}
 	}
@@ -125,7 +125,7 @@ func (sc *snapCols) checkRanges() error {
 		if st > r || cnt > r-st {
 			return fmt.Errorf("collectable %d: references [%d, %d+%d) beyond the %d references", i, st, st, cnt, r)
 		}
-		if !ir.MarkRange(used, st, st+cnt) {
+		if !moarvmir.MarkRange(used, st, st+cnt) {
 			return fmt.Errorf("collectable %d: references [%d, %d+%d) overlap another collectable's", i, st, st, cnt)
 		}
 	}
@@ -218,7 +218,7 @@ func (sc *snapCols) refDescr() ([]byte, error) {
 	for k := range tags {
 		tags[k] = 255
 	}
-	for k := range min(len(s.EdgeKinds), len(ir.MoarVMEdgeKinds)) {
+	for k := range min(len(s.EdgeKinds), len(moarvmir.EdgeKinds)) {
 		if tag, ok := moarvmir.RefKind(uint8(k)); ok {
 			tags[k] = tag
 		}
@@ -230,7 +230,7 @@ func (sc *snapCols) refDescr() ([]byte, error) {
 		kinds, idxs := ed.Kind[lo:hi], ed.Name[lo:hi]
 		for j, k := range kinds {
 			idx, tag := uint64(idxs[j]), tags[k]
-			if tag == 255 || (k == ir.MoarVMStringRef && idx >= heap) {
+			if tag == 255 || (k == moarvmir.StringRef && idx >= heap) {
 				if tag == 255 {
 					fail = fmt.Errorf("edge %d: edge kind %d is not a MoarVM reference kind", lo+j, k)
 				} else {
@@ -328,7 +328,7 @@ func putInts[T uint8 | uint32 | uint64](b []byte, vs []T, width int, limit uint6
 }
 
 // Totals returns the snapmeta totals MoarVM computes for a snapshot, in its
-// order (ir.MoarVMTotalNames): the heap size Σ(self + unmanaged size), the
+// order (moarvmir.TotalNames): the heap size Σ(self + unmanaged size), the
 // numbers of objects, type objects, STables and frames (collectables of
 // kinds 1–4), and the number of references.
 func Totals(s *ir.Snapshot) []ir.Total {
@@ -340,14 +340,14 @@ func Totals(s *ir.Snapshot) []ir.Total {
 		if nd.ExternalSize.Len() > 0 {
 			heap = satAdd(heap, nd.ExternalSize.At(i))
 		}
-		if k := nd.Kind[i]; k >= ir.MoarVMObject && k <= ir.MoarVMFrame {
+		if k := nd.Kind[i]; k >= moarvmir.Object && k <= moarvmir.Frame {
 			counts[k]++
 		}
 	}
 	vals := []uint64{heap, counts[1], counts[2], counts[3], counts[4], uint64(s.Edges.Len())}
 	out := make([]ir.Total, len(vals))
 	for i, v := range vals {
-		out[i] = ir.Total{Name: ir.MoarVMTotalNames[i], Value: v}
+		out[i] = ir.Total{Name: moarvmir.TotalNames[i], Value: v}
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
+
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
@@ -62,7 +64,7 @@ func TestConvertNamesWhatItMakes(t *testing.T) {
 	}{
 		// Source nodes 0–3 are collectables 1–4: none keeps its id 0.
 		{ir.LossNodeIDs, 4, "a collectable's identity is its index"},
-		{ir.LossTotals, int64(len(ir.MoarVMTotalNames)), "computed: total_heap_size="},
+		{ir.LossTotals, int64(len(moarvmir.TotalNames)), "computed: total_heap_size="},
 		{ir.LossExternalSizes, 1, "colsize 65535 marks a self size continued in colusize"},
 	} {
 		irtest.WantLoss(t, loss, want.kind, want.count, want.text)

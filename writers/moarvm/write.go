@@ -76,7 +76,7 @@ func getEncoder() (*zstd.Encoder, int, error) {
 // Convert); the loss report lists what the conversion could not carry.
 func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	var loss ir.LossReport
-	if f.MoarVM == nil {
+	if moarvmir.FileOf(f) == nil {
 		var err error
 		if f, loss, err = Convert(f); err != nil {
 			return nil, err
@@ -86,7 +86,7 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	if err != nil {
 		return loss, fmt.Errorf("moarvm: zstd encoder: %w", err)
 	}
-	wr := &writer{f: f, m: f.MoarVM, enc: enc, workers: workers, progress: opts.Progress}
+	wr := &writer{f: f, m: moarvmir.FileOf(f), enc: enc, workers: workers, progress: opts.Progress}
 	wr.w = bufio.NewWriterSize(w, 1<<20)
 	if err := wr.check(); err != nil {
 		return loss, err
@@ -110,7 +110,7 @@ type tocEntry struct {
 type writer struct {
 	w        *bufio.Writer
 	f        *ir.File
-	m        *ir.MoarVMFile
+	m        *moarvmir.File
 	enc      *zstd.Encoder
 	workers  int
 	progress func(int64)
@@ -120,9 +120,9 @@ type writer struct {
 
 	// meta is the filemeta in effect (the file's, or synthesized for
 	// version 2 input).
-	meta ir.MoarVMFile
+	meta moarvmir.File
 	// tocs is how the strings, types and frames split over the inner TOCs.
-	tocs  []ir.MoarVMTOC
+	tocs  []moarvmir.TOC
 	outer []tocEntry
 }
 
@@ -143,26 +143,26 @@ func (w *writer) check() error {
 			len(f.Classes.Library), f.Classes.Len())
 	}
 	for k, s := range f.Snapshots {
-		if s.MoarVM == nil {
+		if moarvmir.Of(s) == nil {
 			return fmt.Errorf("moarvm: snapshot %d has no MoarVM section, but the file has one (IR from a MoarVM file must keep both; IR from elsewhere must have neither, and is converted)", k)
 		}
 		for i, name := range s.NodeKinds {
-			if i < len(ir.MoarVMNodeKinds) && name != ir.MoarVMNodeKinds[i] {
-				return fmt.Errorf("moarvm: snapshot %d: node kind %d is %q, not MoarVM's %q (a MoarVM node kind index is its colkind)", k, i, name, ir.MoarVMNodeKinds[i])
+			if i < len(moarvmir.NodeKinds) && name != moarvmir.NodeKinds[i] {
+				return fmt.Errorf("moarvm: snapshot %d: node kind %d is %q, not MoarVM's %q (a MoarVM node kind index is its colkind)", k, i, name, moarvmir.NodeKinds[i])
 			}
 		}
 		for i, ek := range s.EdgeKinds {
-			if i >= len(ir.MoarVMEdgeKinds) {
+			if i >= len(moarvmir.EdgeKinds) {
 				break // edges of such kinds are refused when written
 			}
-			if ek.Name != ir.MoarVMEdgeKinds[i].Name {
-				return fmt.Errorf("moarvm: snapshot %d: edge kind %d is %q, not MoarVM's %q", k, i, ek.Name, ir.MoarVMEdgeKinds[i].Name)
+			if ek.Name != moarvmir.EdgeKinds[i].Name {
+				return fmt.Errorf("moarvm: snapshot %d: edge kind %d is %q, not MoarVM's %q", k, i, ek.Name, moarvmir.EdgeKinds[i].Name)
 			}
 		}
 		if s.Values.Len() > 0 {
 			w.loss.Add(ir.LossValues, int64(s.Values.Len()), "primitive values have no place in a MoarVM file")
 		}
-		if !s.MoarVM.HasMeta {
+		if !moarvmir.Of(s).HasMeta {
 			// A version 2 snapshot is upgraded: its snapmeta is written as
 			// MoarVM would write it, with totals computed from the graph.
 			if n, example := ir.TotalsChanged(s.Totals, Totals(s)); n > 0 {
@@ -179,21 +179,21 @@ func (w *writer) check() error {
 	if !m.HasMeta {
 		// Version 2 files have no filemeta: write what MoarVM would.
 		added := 2 * len(f.Snapshots) // snap_time and gc_seq_num
-		w.loss.Add(ir.LossMoarVMMetadata, int64(2+added), "version 2 files have no filemeta and no snapmeta: those written say what MoarVM would (subversion 1, start and snapshot times 0, snapshots numbered from 1), which reading the file back finds")
+		w.loss.Add(moarvmir.LossMetadata, int64(2+added), "version 2 files have no filemeta and no snapmeta: those written say what MoarVM would (subversion 1, start and snapshot times 0, snapshots numbered from 1), which reading the file back finds")
 		w.meta.HasMeta = true
 		w.meta.Subversion = 1
 		w.meta.StartTime = 0
 		w.meta.HasPID = false
 		w.meta.PID = 0
 		w.meta.EntryCount = DefaultEntryCount
-		w.meta.DataOrder = slices.Clone(ir.MoarVMDefaultDataOrder)
+		w.meta.DataOrder = slices.Clone(moarvmir.DefaultDataOrder)
 	}
 
 	// The TOC split: the file's, or everything in the first snapshot's TOC.
 	ns := len(f.Snapshots)
 	if len(m.TOCs) == 0 {
-		w.tocs = make([]ir.MoarVMTOC, ns+1)
-		w.tocs[0] = ir.MoarVMTOC{NewStrings: uint32(m.StringCount), NewTypes: uint32(f.Classes.Len()), NewFrames: uint32(nf)}
+		w.tocs = make([]moarvmir.TOC, ns+1)
+		w.tocs[0] = moarvmir.TOC{NewStrings: uint32(m.StringCount), NewTypes: uint32(f.Classes.Len()), NewFrames: uint32(nf)}
 		if uint64(m.StringCount) > math.MaxUint32 {
 			return fmt.Errorf("moarvm: %d strings are too many", m.StringCount)
 		}
@@ -219,7 +219,7 @@ func (w *writer) check() error {
 // blockOrder returns the blocks inner TOC i writes: the order the file had
 // when its block list names exactly what the data needs (optional blocks
 // with nothing new may be named: they are written empty), else MoarVM's.
-func blockOrder(toc ir.MoarVMTOC, snapshot bool) []string {
+func blockOrder(toc moarvmir.TOC, snapshot bool) []string {
 	var def []string
 	if snapshot {
 		def = append(def, moarvmir.BlockSnapMeta)
@@ -299,7 +299,7 @@ type tableOffsets struct{ strings, types, frames int }
 
 // innerTOC writes the blocks of one inner TOC (snapshot k, or the final TOC
 // when s is nil), then the TOC, and registers it in the outer TOC.
-func (w *writer) innerTOC(toc ir.MoarVMTOC, tab *tableOffsets, k int, s *ir.Snapshot) error {
+func (w *writer) innerTOC(toc moarvmir.TOC, tab *tableOffsets, k int, s *ir.Snapshot) error {
 	var entries []tocEntry
 	order := blockOrder(toc, s != nil)
 	var sc *snapCols

@@ -33,15 +33,15 @@ func without(list []string, drop ...string) []string {
 // for the first snapshot and missing (to be computed) for the second, and a
 // string beyond the heap (a root kind name the reader adds).
 func handFile() *ir.File {
-	f := &ir.File{Format: ir.FormatMoarVM, FormatVersion: "moarvm v3",
+	f := &ir.File{Format: moarvmir.Format, FormatVersion: "moarvm v3",
 		Strings: []string{"Permanent Roots", "", "VMString", "BOOTStr", "P6opaque", "Foo", "name", "frameA", "cuid1",
 			"file.nqp", "Register", "ünïcode", "Root"}}
 	f.Classes = ir.Classes{Name: []uint32{3, 5}, Library: []uint32{2, 4}, FirstField: []uint32{0, 0, 0}}
-	m := &ir.MoarVMFile{Version: 3, HasMeta: true, Subversion: 1, StartTime: 618134199, PID: 15212, HasPID: true,
-		EntryCount: 2, DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder), StringCount: 12,
+	m := &moarvmir.File{Version: 3, HasMeta: true, Subversion: 1, StartTime: 618134199, PID: 15212, HasPID: true,
+		EntryCount: 2, DataOrder: slices.Clone(moarvmir.DefaultDataOrder), StringCount: 12,
 		FrameName: []uint32{7, 10}, FrameCUID: []uint32{8, 8}, FrameLine: []uint32{1, 42}, FrameFile: []uint32{9, 11},
-		TOCs: []ir.MoarVMTOC{{NewStrings: 10, NewTypes: 2, NewFrames: 1}, {NewStrings: 2, NewFrames: 1}, {}}}
-	f.MoarVM = m
+		TOCs: []moarvmir.TOC{{NewStrings: 10, NewTypes: 2, NewFrames: 1}, {NewStrings: 2, NewFrames: 1}, {}}}
+	f.SetSection(m)
 	type ref struct {
 		kind   uint8
 		name   uint32
@@ -55,20 +55,20 @@ func handFile() *ir.File {
 		refs      []ref
 	}
 	mk := func(k int, colls []coll, top bool) *ir.Snapshot {
-		s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds)}
-		ms := &ir.MoarVMSnapshot{HasMeta: true, SnapTime: 618140246 + uint64(k), GCSeqNum: uint64(k + 1)}
-		s.MoarVM = ms
+		s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(moarvmir.NodeKinds), EdgeKinds: slices.Clone(moarvmir.EdgeKinds)}
+		ms := &moarvmir.Snapshot{HasMeta: true, SnapTime: 618140246 + uint64(k), GCSeqNum: uint64(k + 1)}
+		s.SetSection(ms)
 		nd := &s.Nodes
 		nd.FirstEdge = []uint32{0}
 		for _, c := range colls {
 			nd.Kind = append(nd.Kind, c.kind)
 			name, class := uint32(12), uint32(0)
 			switch c.kind {
-			case ir.MoarVMObject, ir.MoarVMTypeObject, ir.MoarVMSTable:
+			case moarvmir.Object, moarvmir.TypeObject, moarvmir.STable:
 				name, class = f.Classes.Name[c.tofi], uint32(c.tofi)+1
-			case ir.MoarVMFrame:
+			case moarvmir.Frame:
 				name = m.FrameName[c.tofi]
-			case ir.MoarVMPermRoots:
+			case moarvmir.PermRoots:
 				name = 0
 			}
 			nd.Name = append(nd.Name, name)
@@ -93,23 +93,23 @@ func handFile() *ir.File {
 		}
 		return s
 	}
-	const str, idx, unk = ir.MoarVMStringRef, ir.MoarVMIndexRef, ir.MoarVMUnknownRef
+	const str, idx, unk = moarvmir.StringRef, moarvmir.IndexRef, moarvmir.UnknownRef
 	f.Snapshots = []*ir.Snapshot{
 		mk(0, []coll{
-			{ir.MoarVMRoot, 0, 0, 0, 4, []ref{{str, 0, 1}}},
-			{ir.MoarVMPermRoots, 0, 0, 0, 2, []ref{{idx, 0, 2}, {idx, 1, 3}}},
-			{ir.MoarVMObject, 1, 48, 0, 0, []ref{{str, 6, 4}, {ir.MoarVMBadString, 70000, 4}}},
-			{ir.MoarVMFrame, 0, 168, 0, 7, nil}, // refs start set without refs
-			{ir.MoarVMObject, 0, 24, 100, 5, []ref{{unk, 0, 2}, {ir.MoarVMKind3, 9, 0}}},
+			{moarvmir.Root, 0, 0, 0, 4, []ref{{str, 0, 1}}},
+			{moarvmir.PermRoots, 0, 0, 0, 2, []ref{{idx, 0, 2}, {idx, 1, 3}}},
+			{moarvmir.Object, 1, 48, 0, 0, []ref{{str, 6, 4}, {moarvmir.BadString, 70000, 4}}},
+			{moarvmir.Frame, 0, 168, 0, 7, nil}, // refs start set without refs
+			{moarvmir.Object, 0, 24, 100, 5, []ref{{unk, 0, 2}, {moarvmir.Kind3, 9, 0}}},
 		}, true),
 		mk(1, []coll{
-			{ir.MoarVMRoot, 0, 0, 0, 0, []ref{{str, 0, 1}}},
-			{ir.MoarVMPermRoots, 0, 0, 0, 1, []ref{{str, 10, 2}}},
-			{ir.MoarVMFrame, 1, 168, 64, 0, []ref{{str, 11, 3}}},
-			{ir.MoarVMSTable, 1, 200, 0, 0, nil},
+			{moarvmir.Root, 0, 0, 0, 0, []ref{{str, 0, 1}}},
+			{moarvmir.PermRoots, 0, 0, 0, 1, []ref{{str, 10, 2}}},
+			{moarvmir.Frame, 1, 168, 64, 0, []ref{{str, 11, 3}}},
+			{moarvmir.STable, 1, 200, 0, 0, nil},
 		}, false),
 	}
-	f.Snapshots[1].MoarVM.RefStart = ir.UintsOf(0, 1, 2, 3)
+	moarvmir.Of(f.Snapshots[1]).RefStart = ir.UintsOf(0, 1, 2, 3)
 	return f
 }
 
@@ -140,7 +140,7 @@ func TestHandFile(t *testing.T) {
 	if len(loss) != 0 {
 		t.Errorf("loss report for MoarVM IR:\n%v", loss)
 	}
-	if want := moarvmir.FileMetaJSON(f.MoarVM); p.fileMeta != want {
+	if want := moarvmir.FileMetaJSON(moarvmir.FileOf(f)); p.fileMeta != want {
 		t.Errorf("filemeta %s, want %s", p.fileMeta, want)
 	}
 	if len(p.inner) != 3 || p.copies != 2 || len(p.outer) != 4 {
@@ -166,12 +166,12 @@ func TestHandFile(t *testing.T) {
 	}
 	for k, s := range f.Snapshots {
 		ds := d.snaps[k]
-		if want := moarvmir.SnapMetaJSON(s.MoarVM, s.Totals); ds.meta != want {
+		if want := moarvmir.SnapMetaJSON(moarvmir.Of(s), s.Totals); ds.meta != want {
 			t.Errorf("snapshot %d: snapmeta %s, want %s", k, ds.meta, want)
 		}
 		checkSnapshot(t, k, s, ds)
 	}
-	if !slices.Equal(d.snaps[0].topIDs, f.Snapshots[0].MoarVM.TopIDs) || !slices.Equal(d.snaps[0].topScore, f.Snapshots[0].MoarVM.TopScores) {
+	if !slices.Equal(d.snaps[0].topIDs, moarvmir.Of(f.Snapshots[0]).TopIDs) || !slices.Equal(d.snaps[0].topScore, moarvmir.Of(f.Snapshots[0]).TopScores) {
 		t.Errorf("stored highscores not written as they are: %v %v", d.snaps[0].topIDs, d.snaps[0].topScore)
 	}
 	// Snapshot 1 has none: computed, 4 boards of 2. No objects; frames:
@@ -202,7 +202,7 @@ func checkSnapshot(t *testing.T, k int, s *ir.Snapshot, ds decodedSnap) {
 		size, usz := moarvmir.SplitSize(nd.SelfSize.At(i), usz)
 		lo, hi := nd.EdgeRange(i)
 		if ds.kind[i] != uint64(nd.Kind[i]) || ds.size[i] != size || ds.usize[i] != usz ||
-			ds.tofi[i] != s.MoarVM.TOFI.At(i) || ds.rfcnt[i] != uint64(hi-lo) || ds.rfstr[i] != s.MoarVM.RefStart.At(i) {
+			ds.tofi[i] != moarvmir.Of(s).TOFI.At(i) || ds.rfcnt[i] != uint64(hi-lo) || ds.rfstr[i] != moarvmir.Of(s).RefStart.At(i) {
 			t.Fatalf("snapshot %d, collectable %d: kind %d size %d usize %d tofi %d refs %d@%d", k, i,
 				ds.kind[i], ds.size[i], ds.usize[i], ds.tofi[i], ds.rfcnt[i], ds.rfstr[i])
 		}
@@ -215,7 +215,7 @@ func checkSnapshot(t *testing.T, k int, s *ir.Snapshot, ds decodedSnap) {
 			}
 		}
 	}
-	if want := len(ir.MoarVMDefaultDataOrder) * 2; len(ds.topIDs) < want && s.MoarVM.TopIDs == nil {
+	if want := len(moarvmir.DefaultDataOrder) * 2; len(ds.topIDs) < want && moarvmir.Of(s).TopIDs == nil {
 		t.Errorf("snapshot %d: %d highscore entries", k, len(ds.topIDs))
 	}
 }
@@ -243,7 +243,7 @@ func TestBlockOrder(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := handFile()
-			f.MoarVM.TOCs[1].Blocks = tc.blocks
+			moarvmir.FileOf(f).TOCs[1].Blocks = tc.blocks
 			_, p, d, _ := writeParse(t, f)
 			if got := names(p.inner[1]); !slices.Equal(got, tc.want) {
 				t.Errorf("blocks %v, want %v", got, tc.want)
@@ -262,20 +262,20 @@ func TestWriteErrors(t *testing.T) {
 		mutate func(f *ir.File)
 		want   string
 	}{
-		{"tofi over 32 bits", func(f *ir.File) { f.Snapshots[0].MoarVM.TOFI.Set(0, 1<<40) }, "coltofi"},
+		{"tofi over 32 bits", func(f *ir.File) { moarvmir.Of(f.Snapshots[0]).TOFI.Set(0, 1<<40) }, "coltofi"},
 		{"string description beyond the heap", func(f *ir.File) { f.Snapshots[0].Edges.Name[3] = 12 }, "beyond the string heap"},
 		{"edge kind MoarVM lacks", func(f *ir.File) {
 			s := f.Snapshots[0]
 			s.EdgeKinds = append(s.EdgeKinds, ir.EdgeKind{Name: "weak"})
 			s.Edges.Kind[0] = 5
 		}, "not a MoarVM reference kind"},
-		{"overlapping references", func(f *ir.File) { f.Snapshots[0].MoarVM.RefStart.Set(4, 1) }, "another collectable"},
-		{"references beyond the table", func(f *ir.File) { f.Snapshots[0].MoarVM.RefStart.Set(4, 6) }, "beyond the 7 references"},
-		{"TOCs that do not add up", func(f *ir.File) { f.MoarVM.TOCs[2].NewStrings = 1 }, "the TOCs add"},
+		{"overlapping references", func(f *ir.File) { moarvmir.Of(f.Snapshots[0]).RefStart.Set(4, 1) }, "another collectable"},
+		{"references beyond the table", func(f *ir.File) { moarvmir.Of(f.Snapshots[0]).RefStart.Set(4, 6) }, "beyond the 7 references"},
+		{"TOCs that do not add up", func(f *ir.File) { moarvmir.FileOf(f).TOCs[2].NewStrings = 1 }, "the TOCs add"},
 		{"type name beyond the heap", func(f *ir.File) { f.Classes.Name[1] = 12 }, "typename of entry 1"},
-		{"frame file beyond the heap", func(f *ir.File) { f.MoarVM.FrameFile[1] = 12 }, "sffile of entry 1"},
+		{"frame file beyond the heap", func(f *ir.File) { moarvmir.FileOf(f).FrameFile[1] = 12 }, "sffile of entry 1"},
 		{"foreign node kinds", func(f *ir.File) { f.Snapshots[1].NodeKinds = slices.Clone(ir.V8NodeKinds) }, "not MoarVM's"},
-		{"a snapshot without its section", func(f *ir.File) { f.Snapshots[1].MoarVM = nil }, "no MoarVM section"},
+		{"a snapshot without its section", func(f *ir.File) { f.Snapshots[1].Sections = nil }, "no MoarVM section"},
 		{"write error", nil, "disk full"},
 	}
 	for _, tc := range tests {
@@ -319,7 +319,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestLeaderboards(t *testing.T) {
-	s := &ir.Snapshot{MoarVM: &ir.MoarVMSnapshot{}}
+	s := &ir.Snapshot{Sections: []ir.Section{&moarvmir.Snapshot{}}}
 	// kind, tofi, size, unmanaged
 	colls := [][4]uint64{
 		{1, 5, 10, 0}, {1, 5, 10, 0}, {1, 3, 100, 5}, {1, 7, 20, 0}, {1, 7, 20, 0}, // types: 5×2 (20), 3×1 (105), 7×2 (40)
@@ -330,11 +330,11 @@ func TestLeaderboards(t *testing.T) {
 	}
 	for _, c := range colls {
 		s.Nodes.Kind = append(s.Nodes.Kind, uint8(c[0]))
-		s.MoarVM.TOFI.Append(c[1])
+		moarvmir.Of(s).TOFI.Append(c[1])
 		s.Nodes.SelfSize.Append(c[2])
 		s.Nodes.ExternalSize.Append(c[3])
 	}
-	ids, scores, unknown := wmoar.Leaderboards(s, 3, append(slices.Clone(ir.MoarVMDefaultDataOrder), "other"))
+	ids, scores, unknown := wmoar.Leaderboards(s, 3, append(slices.Clone(moarvmir.DefaultDataOrder), "other"))
 	wantIDs := []uint64{
 		5, 7, 3, // types by count: ties (2) by index, then 3 and the far one (1 each): 3 < 2^33
 		1, 0, 0, // frames by count, padded
@@ -379,12 +379,12 @@ func TestSampleStructure(t *testing.T) {
 				t.Fatal(err)
 			}
 			for k, ds := range d.snaps {
-				s := &ir.Snapshot{MoarVM: &ir.MoarVMSnapshot{}}
+				s := &ir.Snapshot{Sections: []ir.Section{&moarvmir.Snapshot{}}}
 				for i := range ds.kind {
 					s.Nodes.Kind = append(s.Nodes.Kind, uint8(ds.kind[i]))
 					s.Nodes.SelfSize.Append(ds.size[i])
 					s.Nodes.ExternalSize.Append(ds.usize[i])
-					s.MoarVM.TOFI.Append(ds.tofi[i])
+					moarvmir.Of(s).TOFI.Append(ds.tofi[i])
 				}
 				ids, scores, _ := wmoar.Leaderboards(s, meta.HS.EntryCount, meta.HS.DataOrder)
 				if err := sameBoards(ids, scores, ds.topIDs, ds.topScore); err != nil {
@@ -417,13 +417,13 @@ func sameBoards(ids, scores, wantIDs, wantScores []uint64) error {
 // TestEmptyColumns writes a snapshot with a lone root and no references:
 // every column is still one (empty) zstd frame.
 func TestEmptyColumns(t *testing.T) {
-	f := &ir.File{Format: ir.FormatMoarVM, Strings: []string{"Root"}}
-	f.MoarVM = &ir.MoarVMFile{Version: 3, HasMeta: true, Subversion: 1, EntryCount: 40,
-		DataOrder: slices.Clone(ir.MoarVMDefaultDataOrder), StringCount: 0}
-	s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(ir.MoarVMNodeKinds), EdgeKinds: slices.Clone(ir.MoarVMEdgeKinds)}
-	s.Nodes = ir.Nodes{Kind: []uint8{ir.MoarVMRoot}, Name: []uint32{0}, Class: []uint32{0}, ID: ir.UintsOf(0),
+	f := &ir.File{Format: moarvmir.Format, Strings: []string{"Root"}}
+	f.SetSection(&moarvmir.File{Version: 3, HasMeta: true, Subversion: 1, EntryCount: 40,
+		DataOrder: slices.Clone(moarvmir.DefaultDataOrder), StringCount: 0})
+	s := &ir.Snapshot{Root: 0, NodeKinds: slices.Clone(moarvmir.NodeKinds), EdgeKinds: slices.Clone(moarvmir.EdgeKinds)}
+	s.Nodes = ir.Nodes{Kind: []uint8{moarvmir.Root}, Name: []uint32{0}, Class: []uint32{0}, ID: ir.UintsOf(0),
 		SelfSize: ir.UintsOf(0), FirstEdge: []uint32{0, 0}}
-	s.MoarVM = &ir.MoarVMSnapshot{TOFI: ir.UintsOf(0), RefStart: ir.UintsOf(0)}
+	s.SetSection(&moarvmir.Snapshot{TOFI: ir.UintsOf(0), RefStart: ir.UintsOf(0)})
 	f.Snapshots = []*ir.Snapshot{s}
 	if err := f.Validate(); err != nil {
 		t.Fatal(err)

@@ -16,9 +16,9 @@ import (
 
 // benchFile builds a V8-shaped snapshot of n nodes (about 3 edges each)
 // directly in the IR, the way the reader leaves it.
-func benchFile(n int, layout ir.V8Layout) *ir.File {
+func benchFile(n int, layout v8ir.Layout) *ir.File {
 	r := rand.New(rand.NewSource(1))
-	f := &ir.File{Format: ir.FormatV8, Strings: []string{"<dummy>"}}
+	f := &ir.File{Format: v8ir.Format, Strings: []string{"<dummy>"}}
 	for i := 1; i < 5000; i++ {
 		f.Strings = append(f.Strings, "name"+strconv.Itoa(i))
 	}
@@ -44,9 +44,9 @@ func benchFile(n int, layout ir.V8Layout) *ir.File {
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(s.Edges.Len()))
 	}
-	s.V8 = v8ir.NewSection(s)
-	s.V8.Layout = layout
-	s.V8.NodeExtra = []ir.Column{{Name: "detachedness", Values: det}}
+	s.SetSection(v8ir.NewSection(s))
+	v8ir.Of(s).Layout = layout
+	v8ir.Of(s).NodeExtra = []v8ir.Field{{Name: "detachedness", Values: det}}
 	f.Snapshots = []*ir.Snapshot{s}
 	return f
 }
@@ -55,7 +55,7 @@ type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
-func benchmarkWrite(b *testing.B, layout ir.V8Layout) {
+func benchmarkWrite(b *testing.B, layout v8ir.Layout) {
 	f := benchFile(2_000_000, layout)
 	var cw countWriter
 	if _, err := Write(&cw, f, Options{}); err != nil {
@@ -71,10 +71,10 @@ func benchmarkWrite(b *testing.B, layout ir.V8Layout) {
 }
 
 // BenchmarkWriteCompact measures writing a Node ≥ 24 style file (~110 MB).
-func BenchmarkWriteCompact(b *testing.B) { benchmarkWrite(b, ir.V8LayoutCompact) }
+func BenchmarkWriteCompact(b *testing.B) { benchmarkWrite(b, v8ir.LayoutCompact) }
 
 // BenchmarkWriteRows measures writing a Node ≤ 22 style file.
-func BenchmarkWriteRows(b *testing.B) { benchmarkWrite(b, ir.V8LayoutRows) }
+func BenchmarkWriteRows(b *testing.B) { benchmarkWrite(b, v8ir.LayoutRows) }
 
 // BenchmarkDartToV8 converts a generated 1 M-object Dart heap (read once,
 // outside the timing) to a V8 .heapsnapshot in memory: fromDart, Convert

@@ -20,7 +20,7 @@ import (
 //
 // The raw style writes non-ASCII UTF-8 as is (invalid bytes too, so a file
 // from such a producer is reproduced), and lone surrogates as \uXXXX.
-func appendString(b []byte, s string, esc ir.V8Escape) []byte {
+func appendString(b []byte, s string, esc v8ir.Escape) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -41,14 +41,14 @@ func appendString(b []byte, s string, esc ir.V8Escape) []byte {
 		r, size := ir.DecodeWTF8(s[i:])
 		switch {
 		case r < 0: // invalid byte
-			if esc == ir.V8EscapeRaw {
+			if esc == v8ir.EscapeRaw {
 				b = append(b, c)
 			} else {
 				b = append(b, '?')
 			}
 		case r >= 0xD800 && r < 0xE000:
 			b = appendU(b, r)
-		case esc == ir.V8EscapeRaw:
+		case esc == v8ir.EscapeRaw:
 			b = append(b, s[i:i+size]...)
 		case r > 0xFFFF:
 			r -= 0x10000

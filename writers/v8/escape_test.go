@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
@@ -38,10 +40,10 @@ func TestAppendString(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := string(appendString([]byte("<"), tc.in, ir.V8EscapeV8)); got != "<"+tc.v8 {
+			if got := string(appendString([]byte("<"), tc.in, v8ir.EscapeV8)); got != "<"+tc.v8 {
 				t.Errorf("V8 style: %s, want %s", got, tc.v8)
 			}
-			if got := string(appendString(nil, tc.in, ir.V8EscapeRaw)); got != tc.raw {
+			if got := string(appendString(nil, tc.in, v8ir.EscapeRaw)); got != tc.raw {
 				t.Errorf("raw style: %q, want %q", got, tc.raw)
 			}
 		})
@@ -57,7 +59,7 @@ func TestAppendStringV8IsASCII(t *testing.T) {
 	}
 	inputs := []string{string(all), "é😀\xed\xa0\x80", strings.Repeat("\xf0\x9f", 3)}
 	for _, in := range inputs {
-		out := appendString(nil, in, ir.V8EscapeV8)
+		out := appendString(nil, in, v8ir.EscapeV8)
 		for i, c := range out {
 			if c < 0x20 || c > 0x7f {
 				t.Errorf("input %q: byte %d of the output is 0x%02x", in, i, c)
@@ -72,10 +74,10 @@ func TestAppendStringV8IsASCII(t *testing.T) {
 func TestStringsReadBack(t *testing.T) {
 	strs := []string{"<dummy>", "", "A", "\b\f\n\r\t\"\\/", "\x00\x01\x1f\x7f", "Café 名前", "😀 𝄞", "\xed\xa0\x80", "a\xed\xb0\x80b",
 		"\xed\xb8\x80\xed\xa0\xbd", "\uf600", strings.Repeat("é", 3000)}
-	for _, esc := range []ir.V8Escape{ir.V8EscapeV8, ir.V8EscapeRaw} {
+	for _, esc := range []v8ir.Escape{v8ir.EscapeV8, v8ir.EscapeRaw} {
 		t.Run(esc.String(), func(t *testing.T) {
 			f := wtMinimal(strs)
-			f.Snapshots[0].V8.Escape = esc
+			v8ir.Of(f.Snapshots[0]).Escape = esc
 			var b strings.Builder
 			if _, err := Write(&b, f, Options{}); err != nil {
 				t.Fatal(err)
@@ -109,7 +111,7 @@ func wtMinimal(strs []string) *ir.File {
 		EdgeKinds: []ir.EdgeKind{{Name: "element", Indexed: true}},
 		Root:      0,
 		Nodes:     ir.Nodes{Kind: []uint8{0}, Name: []uint32{1}, ID: ir.UintsOf(1), SelfSize: ir.UintsOf(0), FirstEdge: []uint32{0, 0}},
-		V8:        &ir.V8Snapshot{Header: h, Keys: []ir.V8Key{{Name: "snapshot"}, {Name: "nodes"}, {Name: "edges"}, {Name: "strings"}}},
+		Sections:  []ir.Section{&v8ir.Snapshot{Header: h, Keys: []v8ir.Key{{Name: "snapshot"}, {Name: "nodes"}, {Name: "edges"}, {Name: "strings"}}}},
 	}
-	return &ir.File{Format: ir.FormatV8, Strings: strs, Snapshots: []*ir.Snapshot{s}}
+	return &ir.File{Format: v8ir.Format, Strings: strs, Snapshots: []*ir.Snapshot{s}}
 }

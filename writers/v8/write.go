@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
@@ -27,7 +28,7 @@ func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 		return nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
 	var loss ir.LossReport
-	if f.Snapshots[0].V8 == nil {
+	if v8ir.Of(f.Snapshots[0]) == nil {
 		var err error
 		if f, loss, err = devtools.Convert(f); err != nil {
 			return loss, err
@@ -45,7 +46,7 @@ type serializer struct {
 	w       *bufio.Writer
 	f       *ir.File
 	s       *ir.Snapshot
-	v       *ir.V8Snapshot
+	v       *v8ir.Snapshot
 	opts    Options
 	b       []byte // pending output
 	written int64
@@ -67,8 +68,8 @@ func (w *serializer) flush(force bool) error {
 }
 
 func (w *serializer) write() error {
-	w.v = w.s.V8
-	w.rows = w.v.Layout == ir.V8LayoutRows
+	w.v = v8ir.Of(w.s)
+	w.rows = w.v.Layout == v8ir.LayoutRows
 	w.b = make([]byte, 0, 1<<21)
 	w.b = append(w.b, '{')
 	for i, k := range w.v.Keys {
@@ -343,7 +344,7 @@ func (w *serializer) locations() error {
 			w.b = append(w.b, ',')
 		}
 		v := loc.At(i)
-		if ir.IsLocationNodeField(lf[i%len(lf)]) {
+		if slices.Contains(v8ir.LocationNodeFields, lf[i%len(lf)]) {
 			v *= nf
 		}
 		w.b = strconv.AppendUint(w.b, v, 10)

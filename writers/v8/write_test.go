@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+
 	"github.com/heapconv/heapconv/ir"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
@@ -46,10 +48,10 @@ func wtFirstDiff(a, b []byte) string {
 func TestWriteByteExact(t *testing.T) {
 	tests := []struct {
 		file   string
-		layout ir.V8Layout
+		layout v8ir.Layout
 	}{
-		{"rows.heapsnapshot", ir.V8LayoutRows},
-		{"compact.heapsnapshot", ir.V8LayoutCompact},
+		{"rows.heapsnapshot", v8ir.LayoutRows},
+		{"compact.heapsnapshot", v8ir.LayoutCompact},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -58,7 +60,7 @@ func TestWriteByteExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := wtRead(t, in)
-			if got := f.Snapshots[0].V8.Layout; got != tc.layout {
+			if got := v8ir.Of(f.Snapshots[0]).Layout; got != tc.layout {
 				t.Fatalf("fixture read as layout %v, want %v", got, tc.layout)
 			}
 			out, loss := wtWrite(t, f)
@@ -89,17 +91,17 @@ func TestWriteOtherLayout(t *testing.T) {
 	if strings.Join(f.Strings, "\x00") != strings.Join(g.Strings, "\x00") {
 		t.Errorf("strings differ: %q vs %q", f.Strings, g.Strings)
 	}
-	v := g.Snapshots[0].V8
-	if v.Layout != ir.V8LayoutCompact || v.Escape != ir.V8EscapeRaw {
+	v := v8ir.Of(g.Snapshots[0])
+	if v.Layout != v8ir.LayoutCompact || v.Escape != v8ir.EscapeRaw {
 		t.Errorf("rewritten layout %v escape %v, want compact raw", v.Layout, v.Escape)
 	}
 	if g.Snapshots[0].Root != 2 {
 		t.Errorf("root %d, want 2 (root_index kept)", g.Snapshots[0].Root)
 	}
-	if len(v.Keys) != 5 || v.Keys[3].Name != "x_producer" || v.Keys[3].Value == nil || !v.Keys[3].Value.Equal(f.Snapshots[0].V8.Keys[3].Value) {
+	if len(v.Keys) != 5 || v.Keys[3].Name != "x_producer" || v.Keys[3].Value == nil || !v.Keys[3].Value.Equal(v8ir.Of(f.Snapshots[0]).Keys[3].Value) {
 		t.Errorf("extra key lost: %+v", v.Keys)
 	}
-	if !v.Header.Equal(&f.Snapshots[0].V8.Header) {
+	if !v.Header.Equal(&v8ir.Of(f.Snapshots[0]).Header) {
 		t.Errorf("header changed: %s", v.Header.String())
 	}
 	again, _ := wtWrite(t, g)
@@ -117,10 +119,10 @@ func TestWriteOtherLayout(t *testing.T) {
 func TestWriteSwitchLayout(t *testing.T) {
 	tests := []struct {
 		file string
-		to   ir.V8Layout
+		to   v8ir.Layout
 	}{
-		{"compact.heapsnapshot", ir.V8LayoutRows},
-		{"rows.heapsnapshot", ir.V8LayoutCompact},
+		{"compact.heapsnapshot", v8ir.LayoutRows},
+		{"rows.heapsnapshot", v8ir.LayoutCompact},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -129,10 +131,10 @@ func TestWriteSwitchLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := wtRead(t, in)
-			f.Snapshots[0].V8.Layout = tc.to
+			v8ir.Of(f.Snapshots[0]).Layout = tc.to
 			out, _ := wtWrite(t, f)
 			g := wtRead(t, out)
-			if got := g.Snapshots[0].V8.Layout; got != tc.to {
+			if got := v8ir.Of(g.Snapshots[0]).Layout; got != tc.to {
 				t.Errorf("written file reads as layout %v, want %v:\n%s", got, tc.to, out)
 			}
 			if d := ir.Diff(f, g, 10); len(d) > 1 || (len(d) == 1 && !strings.Contains(d[0], "layout")) {
@@ -151,16 +153,16 @@ func TestWriteErrors(t *testing.T) {
 		{"two snapshots", func(f *ir.File) { f.Snapshots = append(f.Snapshots, f.Snapshots[0]) }, "holds one snapshot; this file has 2"},
 		{"no snapshot", func(f *ir.File) { f.Snapshots = nil }, "has 0"},
 		{"node field without column", func(f *ir.File) {
-			meta := f.Snapshots[0].V8.Header.Get("meta")
+			meta := v8ir.Of(f.Snapshots[0]).Header.Get("meta")
 			meta.Set("node_fields", ir.JSONStrs("type", "name", "id", "self_size", "edge_count", "detachedness"))
 		}, `node field "detachedness" has no column`},
 		{"edge field without column", func(f *ir.File) {
-			meta := f.Snapshots[0].V8.Header.Get("meta")
+			meta := v8ir.Of(f.Snapshots[0]).Header.Get("meta")
 			meta.Set("edge_fields", ir.JSONStrs("type", "name_or_index", "to_node", "weight"))
 		}, `edge field "weight" has no column`},
 		{"unknown key without value", func(f *ir.File) {
-			v := f.Snapshots[0].V8
-			v.Keys = append(v.Keys[:3], ir.V8Key{Name: "mystery"}, v.Keys[3])
+			v := v8ir.Of(f.Snapshots[0])
+			v.Keys = append(v.Keys[:3], v8ir.Key{Name: "mystery"}, v.Keys[3])
 		}, `key "mystery" has no value`},
 	}
 	for _, tc := range tests {

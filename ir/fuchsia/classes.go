@@ -1,0 +1,91 @@
+package fuchsia
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// ClassBuildID begins the build id (hex) of the mappings — in a
+// FIDL stream, the executable regions — that stand for the classes of a
+// graph heap converted to a Fuchsia profile or stream: one mapping per
+// class, holding the program address of the class's frames, its module
+// name and file offset made by ClassModule. A stream has program
+// addresses but no function names; the mapping's name carries the class
+// through it. (The 16 bytes spell "heapconv-classes".)
+const ClassBuildID = "68656170636f6e762d636c6173736573"
+
+// ClassMappingID returns the build id of the mapping of class k of a
+// conversion: ClassBuildID, then k in 4 bytes. Each class is a
+// module of its own: pprof takes mappings of the same build id, size and
+// offset for one and merges them (go tool pprof -proto does).
+func ClassMappingID(k uint32) string {
+	return fmt.Sprintf("%s%08x", ClassBuildID, k)
+}
+
+// ClassModule returns the module name and file offset of the class
+// mapping (ClassBuildID) of class name in library: the name, then
+// " (library)" when there is one, as ClassLabels qualifies a name; the
+// offset is the name's length in bytes, so that a name holding " (" is
+// still told from its library (ParseClassModule).
+func ClassModule(name, library string) (module string, offset uint64) {
+	if library == "" {
+		return name, uint64(len(name))
+	}
+	return name + " (" + library + ")", uint64(len(name))
+}
+
+// ParseClassModule returns the class and library a class mapping's
+// module name and file offset stand for (ClassModule); ok is false
+// when they are not of that form.
+func ParseClassModule(module string, offset uint64) (name, library string, ok bool) {
+	if offset > uint64(len(module)) {
+		return "", "", false
+	}
+	name, rest := module[:offset], module[offset:]
+	if rest == "" {
+		return name, "", true
+	}
+	if len(rest) < 4 || !strings.HasPrefix(rest, " (") || !strings.HasSuffix(rest, ")") {
+		return "", "", false
+	}
+	return name, rest[2 : len(rest)-1], true
+}
+
+// ClassOf returns the class mapping i (an index) stands for, when it is a
+// class mapping (its build id begins with ClassBuildID); strs is
+// the file's string table.
+func (m *Mappings) ClassOf(i int, strs []string) (name, library string, ok bool) {
+	if !strings.HasPrefix(strs[m.BuildID[i]], ClassBuildID) {
+		return "", "", false
+	}
+	return ParseClassModule(strs[m.File[i]], m.Offset[i])
+}
+
+// Frames returns the frames of location l, outermost first: a symbolized
+// location has one per inlined function.
+func (m *File) Frames(f *ir.File, l int) []ir.Frame {
+	lc := &m.Locations
+	base := ir.Frame{Address: lc.Address[l]}
+	if k := lc.Mapping[l]; k > 0 {
+		mp := &m.Mappings
+		base.Module = f.String(mp.File[k-1])
+		base.Offset = lc.Address[l] - mp.Start[k-1] + mp.Offset[k-1]
+		_, _, base.Class = mp.ClassOf(int(k-1), f.Strings)
+	}
+	lo, hi := lc.FirstLine[l], lc.FirstLine[l+1]
+	if lo == hi {
+		return []ir.Frame{base}
+	}
+	out := make([]ir.Frame, 0, hi-lo)
+	for k := int(hi) - 1; k >= int(lo); k-- {
+		fr := base
+		fn := lc.Function[k] - 1
+		fr.Function = f.String(m.Functions.Name[fn])
+		fr.File = f.String(m.Functions.Filename[fn])
+		fr.Line, fr.Column = lc.Line[k], lc.Column[k]
+		out = append(out, fr)
+	}
+	return out
+}

@@ -1,0 +1,508 @@
+package irstream
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/heapconv/heapconv/ir"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Magic is the first value of every IR stream, msgpack ["heapir", version]
+// without the version byte.
+var Magic = []byte{0x92, 0xa6, 'h', 'e', 'a', 'p', 'i', 'r'}
+
+// ZstdMagic starts a zstd frame (the .heapir.zst form).
+var ZstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+const (
+	// chunkValues is how many column values go in one "col" record, and
+	// how many bytes in a chunk of a bytes column.
+	chunkValues = 1 << 16
+	// chunkStrings is how many strings go in one "strings" record.
+	chunkStrings = 1 << 14
+	// maxChunkBytes bounds one "col" record's payload (8-byte values).
+	maxChunkBytes = 8 * chunkValues
+)
+
+// Encode writes f to w as an IR stream (see SPEC.md). It refuses a file
+// the decoder would refuse for its sizes (a name longer than the stream
+// allows, a value nested too deep), so that what it writes reads back.
+func Encode(w io.Writer, f *ir.File) error {
+	if err := checkLimits(f); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	e := &encoder{enc: msgpack.NewEncoder(bw)}
+	e.enc.UseCompactInts(true)
+	e.file(f)
+	if e.err == nil {
+		e.err = bw.Flush()
+	}
+	return e.err
+}
+
+// EncodeZstd writes f to w as a zstd-compressed IR stream (.heapir.zst).
+func EncodeZstd(w io.Writer, f *ir.File) error {
+	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		return err
+	}
+	if err := Encode(zw, f); err != nil {
+		zw.Close()
+		return err
+	}
+	return zw.Close()
+}
+
+type encoder struct {
+	enc  *msgpack.Encoder
+	err  error
+	buf  []byte
+	vals []uint64
+}
+
+// Each helper records the first error and turns later calls into no-ops, so
+// the record layout reads top to bottom without error plumbing.
+func (e *encoder) arr(n int) {
+	if e.err == nil {
+		e.err = e.enc.EncodeArrayLen(n)
+	}
+}
+func (e *encoder) mapLen(n int) {
+	if e.err == nil {
+		e.err = e.enc.EncodeMapLen(n)
+	}
+}
+
+// str writes a string: a msgpack str when it is UTF-8, else a bin, so that
+// a msgpack library that decodes str as text reads every stream.
+func (e *encoder) str(s string) {
+	if e.err != nil {
+		return
+	}
+	if utf8.ValidString(s) {
+		e.err = e.enc.EncodeString(s)
+	} else {
+		e.err = e.enc.EncodeBytes([]byte(s))
+	}
+}
+func (e *encoder) uint(v uint64) {
+	if e.err == nil {
+		e.err = e.enc.EncodeUint(v)
+	}
+}
+func (e *encoder) int(v int64) {
+	if e.err == nil {
+		e.err = e.enc.EncodeInt(v)
+	}
+}
+func (e *encoder) bool(v bool) {
+	if e.err == nil {
+		e.err = e.enc.EncodeBool(v)
+	}
+}
+func (e *encoder) bin(b []byte) {
+	if e.err == nil {
+		e.err = e.enc.EncodeBytes(b)
+	}
+}
+func (e *encoder) raw(b []byte) {
+	if e.err == nil {
+		e.err = e.enc.Encode(msgpack.RawMessage(b))
+	}
+}
+
+func (e *encoder) file(f *ir.File) {
+	e.arr(2)
+	e.str("heapir")
+	e.uint(ir.Version)
+
+	core := ir.FileBindings(f)
+	e.arr(3)
+	e.str("file")
+	e.mapLen(6)
+	e.str("format")
+	e.str(f.Format)
+	e.str("format_version")
+	e.str(f.FormatVersion)
+	e.str("producer")
+	e.str(f.Producer)
+	e.str("strings")
+	e.uint(uint64(len(f.Strings)))
+	e.str("classes")
+	e.uint(uint64(f.Classes.Len()))
+	e.str("snapshots")
+	e.uint(uint64(len(f.Snapshots)))
+	e.decls(core)
+	sections := e.sections(-1, f.Sections)
+
+	for i := 0; i < len(f.Strings); i += chunkStrings {
+		part := f.Strings[i:min(i+chunkStrings, len(f.Strings))]
+		e.arr(2)
+		e.str("strings")
+		e.arr(len(part))
+		for _, s := range part {
+			e.str(s)
+		}
+	}
+	e.columns(-1, core)
+	for _, b := range sections {
+		e.columns(-1, b)
+	}
+	for i, s := range f.Snapshots {
+		e.snapshot(i, s)
+	}
+	e.arr(2)
+	e.str("end")
+	e.mapLen(2)
+	e.str("strings")
+	e.uint(uint64(len(f.Strings)))
+	e.str("snapshots")
+	e.uint(uint64(len(f.Snapshots)))
+}
+
+func (e *encoder) snapshot(idx int, s *ir.Snapshot) {
+	core := ir.SnapshotBindings(s)
+	e.arr(3)
+	e.str("snapshot")
+	e.mapLen(10)
+	e.str("name")
+	e.uint(uint64(s.Name))
+	e.str("capture_time")
+	e.int(s.CaptureTime)
+	e.str("totals")
+	e.arr(len(s.Totals))
+	for _, t := range s.Totals {
+		e.arr(2)
+		e.str(t.Name)
+		e.uint(t.Value)
+	}
+	e.str("node_kinds")
+	e.arr(len(s.NodeKinds))
+	for _, k := range s.NodeKinds {
+		e.str(k)
+	}
+	e.str("edge_kinds")
+	e.arr(len(s.EdgeKinds))
+	for _, k := range s.EdgeKinds {
+		e.arr(2)
+		e.str(k.Name)
+		e.bool(k.Indexed)
+	}
+	e.str("root")
+	if s.Root == ir.NoNode {
+		e.int(-1)
+	} else {
+		e.uint(uint64(s.Root))
+	}
+	e.str("nodes")
+	e.uint(uint64(s.Nodes.Len()))
+	e.str("edges")
+	e.uint(uint64(s.Edges.Len()))
+	e.str("values")
+	e.uint(uint64(s.Values.Len()))
+	e.str("roots")
+	e.uint(uint64(len(s.Roots)))
+	e.decls(core)
+	sections := e.sections(idx, s.Sections)
+	e.columns(idx, core)
+	for _, b := range sections {
+		e.columns(idx, b)
+	}
+}
+
+// sections writes the section records of a scope and returns their
+// declarations, whose columns follow the core's.
+func (e *encoder) sections(scope int, l []ir.Section) []*ir.Bindings {
+	out := make([]*ir.Bindings, len(l))
+	for i, x := range l {
+		b := ir.SectionBindings(x)
+		out[i] = b
+		e.arr(6)
+		e.str("section")
+		e.int(int64(scope))
+		e.str(x.SectionName())
+		e.uint(uint64(b.Version))
+		e.mapLen(len(b.Fields()))
+		for fi := range b.Fields() {
+			fl := &b.Fields()[fi]
+			e.str(fl.Name)
+			e.field(fl)
+		}
+		e.decls(b)
+	}
+	return out
+}
+
+func (e *encoder) field(fl *ir.Field) {
+	switch fl.Kind {
+	case ir.FieldUint:
+		e.uint(fl.Uint())
+	case ir.FieldInt:
+		e.int(fl.Int())
+	case ir.FieldBool:
+		e.bool(fl.Bool())
+	case ir.FieldString:
+		e.str(fl.Str())
+	case ir.FieldStringIndex:
+		e.uint(uint64(fl.Index()))
+	case ir.FieldJSON:
+		j := fl.JSON()
+		e.json(&j)
+	case ir.FieldRaw:
+		e.raw(fl.Raw())
+	}
+}
+
+// decls writes the declarations of the columns present.
+func (e *encoder) decls(b *ir.Bindings) {
+	n := 0
+	for ci := range b.Columns() {
+		c := &b.Columns()[ci]
+		if c.Present() {
+			n++
+		}
+	}
+	e.arr(n)
+	for ci := range b.Columns() {
+		c := &b.Columns()[ci]
+		if c.Present() {
+			e.arr(4)
+			e.str(c.Decl.Name)
+			e.str(string(c.Decl.Type))
+			e.str(c.Decl.Table)
+			e.str(c.Decl.Of)
+		}
+	}
+}
+
+// json writes a JSON value as the natural msgpack value; objects become maps
+// whose keys keep their order in the stream.
+func (e *encoder) json(j *ir.JSON) {
+	switch j.Kind {
+	case ir.JSONNull:
+		if e.err == nil {
+			e.err = e.enc.EncodeNil()
+		}
+	case ir.JSONBool:
+		e.bool(j.Bool)
+	case ir.JSONInt:
+		e.int(j.Int)
+	case ir.JSONFloat:
+		if e.err == nil {
+			e.err = e.enc.EncodeFloat64(j.Float)
+		}
+	case ir.JSONString:
+		e.str(j.Str)
+	case ir.JSONArray:
+		e.arr(len(j.Elems))
+		for i := range j.Elems {
+			e.json(&j.Elems[i])
+		}
+	case ir.JSONObject:
+		e.mapLen(len(j.Fields))
+		for i := range j.Fields {
+			e.str(j.Fields[i].Key)
+			e.json(&j.Fields[i].Value)
+		}
+	}
+}
+
+// columns writes the chunks of a scope's columns that are present.
+func (e *encoder) columns(scope int, b *ir.Bindings) {
+	for ci := range b.Columns() {
+		c := &b.Columns()[ci]
+		if c.Present() {
+			e.column(scope, c)
+		}
+	}
+}
+
+func (e *encoder) colHeader(scope int, name string, width int) {
+	e.arr(5)
+	e.str("col")
+	e.int(int64(scope))
+	e.str(name)
+	e.uint(uint64(width))
+}
+
+// column writes a column in chunks: 32-bit columns 4 bytes a value, a Uints
+// column in its storage width (all zeros as zeros records where they are
+// allowed), bytes 64 KiB a chunk, other columns each chunk in the narrowest
+// width its largest value fits.
+func (e *encoder) column(scope int, c *ir.Column) {
+	name := c.Decl.Name
+	switch d := c.Storage().(type) {
+	case []byte:
+		e.u8chunks(scope, name, d)
+		return
+	case []uint32:
+		e.u32chunks(scope, name, d)
+		return
+	case *ir.Uints:
+		if u, ok := d.U8(); ok {
+			e.u8chunks(scope, name, u)
+			return
+		}
+		if u, ok := d.U32(); ok {
+			e.u32chunks(scope, name, u)
+			return
+		}
+		if d.Width() == 0 && (c.Decl.Table == ir.TableNode || c.Decl.Table == ir.TableEdge) {
+			for i := 0; i < d.Len(); i += chunkValues {
+				e.arr(4)
+				e.str("zeros")
+				e.int(int64(scope))
+				e.str(name)
+				e.uint(uint64(min(chunkValues, d.Len()-i)))
+			}
+			return
+		}
+	}
+	n := c.Len()
+	if cap(e.vals) < chunkValues {
+		e.vals = make([]uint64, chunkValues)
+	}
+	for i := 0; i < n; i += chunkValues {
+		part := e.vals[:min(chunkValues, n-i)]
+		var m uint64
+		for j := range part {
+			part[j] = c.At(i + j)
+			m |= part[j]
+		}
+		w := widthOf(m)
+		e.buf = e.buf[:0]
+		for _, x := range part {
+			switch w {
+			case 1:
+				e.buf = append(e.buf, byte(x))
+			case 2:
+				e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(x))
+			case 4:
+				e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(x))
+			default:
+				e.buf = binary.LittleEndian.AppendUint64(e.buf, x)
+			}
+		}
+		e.colHeader(scope, name, w)
+		e.bin(e.buf)
+	}
+}
+
+func (e *encoder) u8chunks(scope int, name string, v []uint8) {
+	for i := 0; i < len(v); i += chunkValues {
+		e.colHeader(scope, name, 1)
+		e.bin(v[i:min(i+chunkValues, len(v))])
+	}
+}
+
+func (e *encoder) u32chunks(scope int, name string, v []uint32) {
+	for i := 0; i < len(v); i += chunkValues {
+		e.buf = e.buf[:0]
+		for _, x := range v[i:min(i+chunkValues, len(v))] {
+			e.buf = binary.LittleEndian.AppendUint32(e.buf, x)
+		}
+		e.colHeader(scope, name, 4)
+		e.bin(e.buf)
+	}
+}
+
+// widthOf returns the narrowest column width (1, 2, 4 or 8 bytes) that
+// holds v.
+func widthOf(v uint64) int {
+	switch {
+	case v <= 0xff:
+		return 1
+	case v <= 0xffff:
+		return 2
+	case v <= 0xffffffff:
+		return 4
+	}
+	return 8
+}
+
+// checkLimits checks f against the decoder's limits on what the stream
+// declares in its records (the columns' values have none but the tables').
+func checkLimits(f *ir.File) error {
+	fail := func(format string, args ...any) error { return fmt.Errorf("ir: cannot encode: "+format, args...) }
+	if len(f.Format) > 64 || len(f.FormatVersion) > 4096 || len(f.Producer) > 4096 {
+		return fail("the format's name (at most 64 bytes), version or producer (at most 4096) is too long")
+	}
+	sections := func(l []ir.Section) error {
+		for _, x := range l {
+			b := ir.SectionBindings(x)
+			if name := x.SectionName(); name == "" || len(name) > 256 || len(b.Fields()) > maxTableLen || len(b.Columns()) > maxTableLen {
+				return fail("section %.64q: a name of 1 to 256 bytes, at most %d fields and columns", name, maxTableLen)
+			}
+			for k := range b.Fields() {
+				fl := &b.Fields()[k]
+				if len(fl.Name) > 256 {
+					return fail("section %s: field name %.64q longer than 256 bytes", x.SectionName(), fl.Name)
+				}
+				if fl.Kind == ir.FieldJSON {
+					if j := fl.JSON(); !jsonFits(&j, 0) {
+						return fail("section %s: field %s nests deeper than %d or has a list of more than %d entries", x.SectionName(), fl.Name, maxJSONDepth, maxJSONElems)
+					}
+				}
+			}
+			for k := range b.Columns() {
+				if d := b.Columns()[k].Decl; d.Name == "" || d.Table == "" || len(d.Name) > maxNameLen || len(d.Table) > maxNameLen || len(d.Of) > maxNameLen {
+					return fail("section %s: column %.64q: a name and a table of 1 to %d bytes", x.SectionName(), d.Name, maxNameLen)
+				}
+			}
+		}
+		return nil
+	}
+	if err := sections(f.Sections); err != nil {
+		return err
+	}
+	for i, s := range f.Snapshots {
+		if len(s.NodeKinds) > 256 || len(s.EdgeKinds) > 256 || len(s.Totals) > maxTableLen {
+			return fail("snapshot %d: at most 256 node and edge kinds and %d totals", i, maxTableLen)
+		}
+		for _, k := range s.NodeKinds {
+			if len(k) > 1024 {
+				return fail("snapshot %d: node kind %.64q longer than 1024 bytes", i, k)
+			}
+		}
+		for _, k := range s.EdgeKinds {
+			if len(k.Name) > 1024 {
+				return fail("snapshot %d: edge kind %.64q longer than 1024 bytes", i, k.Name)
+			}
+		}
+		for _, t := range s.Totals {
+			if len(t.Name) > 256 {
+				return fail("snapshot %d: total %.64q has a name longer than 256 bytes", i, t.Name)
+			}
+		}
+		if err := sections(s.Sections); err != nil {
+			return fmt.Errorf("snapshot %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// jsonFits reports whether the decoder takes j: nested at most
+// maxJSONDepth deep, no list or object of more than maxJSONElems entries.
+func jsonFits(j *ir.JSON, depth int) bool {
+	if depth > maxJSONDepth || len(j.Elems) > maxJSONElems || len(j.Fields) > maxJSONElems {
+		return false
+	}
+	for i := range j.Elems {
+		if !jsonFits(&j.Elems[i], depth+1) {
+			return false
+		}
+	}
+	for i := range j.Fields {
+		if !jsonFits(&j.Fields[i].Value, depth+1) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,94 @@
+package v8
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// The kinds of loss of a V8 section, which every other format's writer
+// reports (ir.SectionLoss).
+const (
+	// LossV8Detachedness: nodes' detachedness (DOM nodes attached or
+	// detached, what DevTools' "Detached <tag>" rows show); Count is nodes
+	// with a state.
+	LossV8Detachedness = "v8-detachedness"
+	// LossV8Locations: objects' allocation locations (script, line,
+	// column); Count is locations.
+	LossV8Locations = "v8-locations"
+	// LossV8Samples: allocation samples (timestamp, last assigned id) of a
+	// snapshot taken with allocation tracking; Count is samples.
+	LossV8Samples = "v8-samples"
+	// LossV8Fields: node and edge fields a producer added beyond the
+	// common ones; Count is fields.
+	LossV8Fields = "v8-fields"
+	// LossV8Section: top-level sections of a V8 file that other producers
+	// added; Count is sections.
+	LossV8Section = "v8-section"
+)
+
+// Loss names what the section holds that a file of another format cannot:
+// detachedness, allocation locations, samples, fields of other producers
+// and top-level keys the model does not know, and the allocation traces
+// unless the target keeps stacks (pprof does, as sample stacks).
+func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
+	if t.Format == Format {
+		return nil
+	}
+	var loss ir.LossReport
+	add := func(n int, kind, what string) *ir.Loss { return loss.NoPlace(n, kind, what, t.Name) }
+	var fields []string
+	for _, c := range v.NodeExtra {
+		switch c.Name {
+		case NodeDetachedness:
+			states, detached := 0, 0
+			for i := range c.Values.Len() {
+				if x := c.Values.At(i); x != 0 {
+					states++
+					if x == Detached {
+						detached++
+					}
+				}
+			}
+			if l := add(states, LossV8Detachedness, "nodes' detachedness (whether a DOM node is attached; DevTools' Detached <tag> rows)"); l != nil {
+				l.WithExample(fmt.Sprintf("%d detached", detached))
+			}
+		case NodeTraceNodeID:
+			if !t.KeepsStacks {
+				traced := 0
+				for i := range c.Values.Len() {
+					if c.Values.At(i) != 0 {
+						traced++
+					}
+				}
+				add(traced, ir.LossAllocationStacks, "objects' allocation traces")
+			}
+		case DartClassField: // the Dart heap's, which its writer reads back
+		default:
+			fields = append(fields, "node field "+c.Name)
+		}
+	}
+	for _, c := range v.EdgeExtra {
+		fields = append(fields, "edge field "+c.Name)
+	}
+	if l := add(len(fields), LossV8Fields, "fields other producers added"); l != nil {
+		l.WithExample(strings.Join(fields, ", "))
+	}
+	if nf := len(v.MetaList(MetaLocationFields)); nf > 0 {
+		add(v.Locations.Len()/nf, LossV8Locations, "objects' allocation locations (script, line, column)")
+	}
+	if nf := len(v.MetaList(MetaSampleFields)); nf > 0 {
+		add(v.Samples.Len()/nf, LossV8Samples, "allocation samples (timestamp, last object id)")
+	}
+	var keys []string
+	for _, k := range v.Keys {
+		if k.Value != nil {
+			keys = append(keys, k.Name)
+		}
+	}
+	if l := add(len(keys), LossV8Section, "top-level sections other producers added"); l != nil {
+		l.WithExample(strings.Join(keys, ", "))
+	}
+	return loss
+}
