@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
@@ -88,8 +89,11 @@ func (e *encoder) str(s string) {
 	}
 	if utf8.ValidString(s) {
 		e.err = e.enc.EncodeString(s)
-	} else {
-		e.err = e.enc.EncodeBytes([]byte(s))
+		return
+	}
+	// A bin of the string's bytes, without copying them.
+	if e.err = e.enc.EncodeBytesLen(len(s)); e.err == nil {
+		_, e.err = io.WriteString(e.enc.Writer(), s)
 	}
 }
 func (e *encoder) uint(v uint64) {
@@ -332,10 +336,10 @@ func (e *encoder) colHeader(scope int, name string, width int) {
 	e.uint(uint64(width))
 }
 
-// column writes a column in chunks: 32-bit columns 4 bytes a value, a Uints
-// column in its storage width (all zeros as zeros records where they are
-// allowed), bytes 64 KiB a chunk, other columns each chunk in the narrowest
-// width its largest value fits.
+// column writes a column in chunks: 8- and 32-bit columns in their width,
+// a Uints column in its storage width (all zeros as zeros records where
+// they are allowed), bytes 64 KiB a chunk, other columns each chunk in the
+// narrowest width its largest value fits.
 func (e *encoder) column(scope int, c *ir.Column) {
 	name := c.Decl.Name
 	switch d := c.Storage().(type) {
@@ -344,6 +348,11 @@ func (e *encoder) column(scope int, c *ir.Column) {
 		return
 	case []uint32:
 		e.u32chunks(scope, name, d)
+		return
+	case []uint64:
+		for i := 0; i < len(d); i += chunkValues {
+			e.packed(scope, name, d[i:min(i+chunkValues, len(d))])
+		}
 		return
 	case *ir.Uints:
 		if u, ok := d.U8(); ok {
@@ -371,28 +380,40 @@ func (e *encoder) column(scope int, c *ir.Column) {
 	}
 	for i := 0; i < n; i += chunkValues {
 		part := e.vals[:min(chunkValues, n-i)]
-		var m uint64
-		for j := range part {
-			part[j] = c.At(i + j)
-			m |= part[j]
-		}
-		w := widthOf(m)
-		e.buf = e.buf[:0]
-		for _, x := range part {
-			switch w {
-			case 1:
-				e.buf = append(e.buf, byte(x))
-			case 2:
-				e.buf = binary.LittleEndian.AppendUint16(e.buf, uint16(x))
-			case 4:
-				e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(x))
-			default:
-				e.buf = binary.LittleEndian.AppendUint64(e.buf, x)
-			}
-		}
-		e.colHeader(scope, name, w)
-		e.bin(e.buf)
+		c.Values(part, i)
+		e.packed(scope, name, part)
 	}
+}
+
+// packed writes one chunk in the narrowest width its largest value fits.
+func (e *encoder) packed(scope int, name string, part []uint64) {
+	var m uint64
+	for _, x := range part {
+		m |= x
+	}
+	w := widthOf(m)
+	e.buf = slices.Grow(e.buf[:0], w*len(part))[:w*len(part)]
+	b := e.buf
+	switch w {
+	case 1:
+		for j, x := range part {
+			b[j] = byte(x)
+		}
+	case 2:
+		for j, x := range part {
+			binary.LittleEndian.PutUint16(b[2*j:], uint16(x))
+		}
+	case 4:
+		for j, x := range part {
+			binary.LittleEndian.PutUint32(b[4*j:], uint32(x))
+		}
+	default:
+		for j, x := range part {
+			binary.LittleEndian.PutUint64(b[8*j:], x)
+		}
+	}
+	e.colHeader(scope, name, w)
+	e.bin(b)
 }
 
 func (e *encoder) u8chunks(scope int, name string, v []uint8) {
@@ -404,9 +425,10 @@ func (e *encoder) u8chunks(scope int, name string, v []uint8) {
 
 func (e *encoder) u32chunks(scope int, name string, v []uint32) {
 	for i := 0; i < len(v); i += chunkValues {
-		e.buf = e.buf[:0]
-		for _, x := range v[i:min(i+chunkValues, len(v))] {
-			e.buf = binary.LittleEndian.AppendUint32(e.buf, x)
+		part := v[i:min(i+chunkValues, len(v))]
+		e.buf = slices.Grow(e.buf[:0], 4*len(part))[:4*len(part)]
+		for j, x := range part {
+			binary.LittleEndian.PutUint32(e.buf[4*j:], x)
 		}
 		e.colHeader(scope, name, 4)
 		e.bin(e.buf)
