@@ -36,4 +36,22 @@ snapshot 0 name="" capture_time=0
 	if err := irtext.Write(os.Stdout, f); err != nil {
 		log.Fatal(err)
 	}
+	// Output:
+	// heapir 6
+	// format "example"
+	// format_version ""
+	// producer ""
+	// strings 3
+	//   s0 ""
+	//   s1 "Holder"
+	//   s2 "item"
+	// classes 0
+	// snapshot 0 name="" capture_time=0
+	//   node_kinds "object"
+	//   edge_kinds "property"
+	//   root n0
+	//   nodes 2 edges 1 values 0
+	//   n0 "object" "Holder" id=1 self=16
+	//     "property" "item" -> n1
+	//   n1 "object" "" id=3 self=8
 }
