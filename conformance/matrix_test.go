@@ -237,7 +237,7 @@ var aspects = []aspect{
 	{"values", "primitive values (strings, numbers, lengths)", []string{ir.LossValues},
 		func(m *measured) []string { return one("%d", m.s.Values.Len()) }},
 	{"allocation stacks", "each object's allocation stack (frame names, innermost first)",
-		[]string{ir.LossAllocationStacks, v8ir.LossV8Section}, allocationStacks},
+		[]string{ir.LossAllocationStacks, v8ir.LossSection}, allocationStacks},
 	{"timestamps", "each object's allocation timestamp", []string{ir.LossTimestamps},
 		fuchsiaPerObject(func(f *ir.File, fs *fuchsiair.Snapshot, i int) (string, bool) {
 			if fs.Flags[i]&fuchsiair.FlagTimestamp == 0 {
@@ -377,7 +377,7 @@ func classSizes(m *measured) []string  { return m.perClass(m.s.Nodes.SelfSize.At
 var retained = aspect{"retained sizes", "retained size per class (dominator tree from the root)",
 	// DevTools splits a class by allocation location and names detached
 	// DOM nodes: losing those changes its rows.
-	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, v8ir.LossV8Locations, v8ir.LossV8Detachedness,
+	[]string{ir.LossEdges, ir.LossDerivedEdges, ir.LossWeakEdges, ir.LossEdgeKinds, v8ir.LossLocations, v8ir.LossDetachedness,
 		ir.LossExternalSizes, ir.LossClasses,
 		ir.LossNodeNames, ir.LossNodeKinds, ir.LossGCRoots, "dart-zero-refs"},
 	func(m *measured) []string {
@@ -847,7 +847,7 @@ func differingKinds(kinds, x, y []string) (differ []string, ok bool) {
 }
 
 // sectionKinds are the kinds of the lines sectionFields measures.
-var sectionKinds = []string{dartir.LossDartSection, v8ir.LossV8Detachedness, v8ir.LossV8Fields, v8ir.LossV8Locations, v8ir.LossV8Samples, v8ir.LossV8Section,
+var sectionKinds = []string{dartir.LossSection, v8ir.LossDetachedness, v8ir.LossFields, v8ir.LossLocations, v8ir.LossSamples, v8ir.LossSection,
 	moarvmir.LossStaticFrames, moarvmir.LossMetadata, moarvmir.LossHighscores, fuchsiair.LossLabels, fuchsiair.LossBuildIDs,
 	fuchsiair.LossStream}
 
@@ -877,7 +877,7 @@ func sectionFields(m *measured) []string {
 			}
 			switch c.Name {
 			case "detachedness":
-				line(v8ir.LossV8Detachedness, len(vals), vals)
+				line(v8ir.LossDetachedness, len(vals), vals)
 			case "trace_node_id", v8ir.DartClassField: // the allocation stacks aspect; a Dart heap's classes
 			default:
 				other = append(other, c.Name+":"+strings.Join(vals, ","))
@@ -886,7 +886,7 @@ func sectionFields(m *measured) []string {
 		for _, c := range v.EdgeExtra {
 			other = append(other, "edge "+c.Name)
 		}
-		line(v8ir.LossV8Fields, len(other), other)
+		line(v8ir.LossFields, len(other), other)
 		if fields := v.MetaList("location_fields"); len(fields) > 0 {
 			var locs []string
 			for at := 0; at+len(fields) <= v.Locations.Len(); at += len(fields) {
@@ -900,14 +900,14 @@ func sectionFields(m *measured) []string {
 				locs = append(locs, fmt.Sprint(loc))
 			}
 			sort.Strings(locs)
-			line(v8ir.LossV8Locations, len(locs), locs)
+			line(v8ir.LossLocations, len(locs), locs)
 		}
 		if nf := len(v.MetaList("sample_fields")); nf > 0 && v.Samples.Len() >= nf {
 			samples := make([]uint64, v.Samples.Len())
 			for k := range samples {
 				samples[k] = v.Samples.At(k)
 			}
-			line(v8ir.LossV8Samples, len(samples)/nf, samples)
+			line(v8ir.LossSamples, len(samples)/nf, samples)
 		}
 		var keys []string
 		for _, k := range v.Keys {
@@ -915,7 +915,7 @@ func sectionFields(m *measured) []string {
 				keys = append(keys, k.Name)
 			}
 		}
-		line(v8ir.LossV8Section, len(keys), keys)
+		line(v8ir.LossSection, len(keys), keys)
 	}
 	if mv := moarvmir.FileOf(m.f); mv != nil {
 		frames := make([]string, mv.Frames())
@@ -955,7 +955,7 @@ func sectionFields(m *measured) []string {
 			dart = append(dart, "external "+m.f.String(name))
 		}
 		sort.Strings(dart)
-		line(dartir.LossDartSection, len(dart), dart)
+		line(dartir.LossSection, len(dart), dart)
 	}
 	if fs := fuchsiair.Of(m.s); fs != nil && len(fs.LabelFirst) > 0 {
 		var labels []string

@@ -423,12 +423,12 @@ func (c u32Column) add(v []uint64) bool {
 
 type u64Column struct{ p *[]uint64 }
 
-func (c u64Column) len() int            { return len(*c.p) }
-func (c u64Column) at(i int) uint64     { return (*c.p)[i] }
-func (c u64Column) addZeros(n int)      { *c.p = append(*c.p, make([]uint64, n)...) }
-func (c u64Column) present() bool       { return len(*c.p) > 0 }
-func (c u64Column) finish()             {}
-func (c u64Column) add(v []uint64) bool { *c.p = append(roomFor(*c.p, len(v)), v...); return true }
+func (c u64Column) len() int                      { return len(*c.p) }
+func (c u64Column) at(i int) uint64               { return (*c.p)[i] }
+func (c u64Column) addZeros(n int)                { *c.p = append(*c.p, make([]uint64, n)...) }
+func (c u64Column) present() bool                 { return len(*c.p) > 0 }
+func (c u64Column) finish()                       {}
+func (c u64Column) add(v []uint64) bool           { *c.p = append(roomFor(*c.p, len(v)), v...); return true }
 func (c u64Column) values(dst []uint64, from int) { copy(dst, (*c.p)[from:from+len(dst)]) }
 
 type i64Column struct{ p *[]int64 }
@@ -473,12 +473,12 @@ func (c boolColumn) values(dst []uint64, from int) {
 
 type uintsColumn struct{ p *Uints }
 
-func (c uintsColumn) len() int            { return c.p.Len() }
-func (c uintsColumn) at(i int) uint64     { return c.p.At(i) }
-func (c uintsColumn) addZeros(n int)      { c.p.AppendZeros(n) }
-func (c uintsColumn) present() bool       { return c.p.Len() > 0 }
-func (c uintsColumn) finish()             {}
-func (c uintsColumn) add(v []uint64) bool { c.p.AppendAll(v); return true }
+func (c uintsColumn) len() int                      { return c.p.Len() }
+func (c uintsColumn) at(i int) uint64               { return c.p.At(i) }
+func (c uintsColumn) addZeros(n int)                { c.p.AppendZeros(n) }
+func (c uintsColumn) present() bool                 { return c.p.Len() > 0 }
+func (c uintsColumn) finish()                       {}
+func (c uintsColumn) add(v []uint64) bool           { c.p.AppendAll(v); return true }
 func (c uintsColumn) values(dst []uint64, from int) { c.p.Values(dst, from) }
 
 // appendConv appends every value of v converted, unless one exceeds limit.

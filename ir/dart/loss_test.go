@@ -17,14 +17,14 @@ func TestLoss(t *testing.T) {
 	f.Classes.FieldName = []uint32{5, 5}
 	s := &ir.Snapshot{Sections: []ir.Section{&dartir.Snapshot{ClassURI: []uint32{2, 3, 0}, ExternalName: []uint32{4, 4}}}}
 	loss := ir.SectionLoss(f, s, ir.Target{Format: "fuchsia", Name: "a pprof profile"})
-	if l, _ := loss.Get(dartir.LossDartSection); l.Count != 3+2+1+2 || len(loss) != 1 { // classes, fields; a URI, two names
+	if l, _ := loss.Get(dartir.LossSection); l.Count != 3+2+1+2 || len(loss) != 1 { // classes, fields; a URI, two names
 		t.Errorf("report %v", loss)
 	}
-	if l, _ := loss.Get(dartir.LossDartSection); l.Example != "Foo of package:a/a.dart" {
+	if l, _ := loss.Get(dartir.LossSection); l.Example != "Foo of package:a/a.dart" {
 		t.Errorf("example %q", l.Example)
 	}
 	loss = ir.SectionLoss(f, s, ir.Target{Format: "v8", Name: "a V8 snapshot", KeepsClasses: true})
-	if l, _ := loss.Get(dartir.LossDartSection); l.Count != 3+2 || len(loss) != 1 {
+	if l, _ := loss.Get(dartir.LossSection); l.Count != 3+2 || len(loss) != 1 {
 		t.Errorf("a target that keeps the classes: report %v", loss)
 	}
 	if loss := ir.SectionLoss(f, s, ir.Target{Format: dartir.Format}); loss != nil {

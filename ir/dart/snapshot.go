@@ -245,10 +245,10 @@ func (d *Snapshot) MarkSynthetic(f *ir.File, s *ir.Snapshot, marks []bool) {
 
 // The kind of loss of a Dart section.
 const (
-	// LossDartSection: what only a Dart file has (class flags and URIs,
+	// LossSection: what only a Dart file has (class flags and URIs,
 	// field flags and slots, external property names); Count is classes,
 	// fields and properties.
-	LossDartSection = "dart-section"
+	LossSection = "dart-section"
 )
 
 // Loss names what the section holds that a file of another format cannot:
@@ -262,7 +262,7 @@ func (d *Snapshot) Loss(f *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 	}
 	var loss ir.LossReport
 	if n := f.Classes.Len() + len(f.Classes.FieldName); n > 0 {
-		loss.Addf(LossDartSection, int64(n), "the VM's class flags and field flags and slots (%d classes, %d fields) have no place in %s",
+		loss.Addf(LossSection, int64(n), "the VM's class flags and field flags and slots (%d classes, %d fields) have no place in %s",
 			f.Classes.Len(), len(f.Classes.FieldName), t.Name)
 	}
 	if t.KeepsClasses {
@@ -278,7 +278,7 @@ func (d *Snapshot) Loss(f *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 		}
 	}
 	if n := uris + len(d.ExternalName); n > 0 {
-		loss.Addf(LossDartSection, int64(n), "classes' library URIs (%d; the library names qualify class names where two share one) "+
+		loss.Addf(LossSection, int64(n), "classes' library URIs (%d; the library names qualify class names where two share one) "+
 			"and the names of external properties (%d) have no place in %s", uris, len(d.ExternalName), t.Name).WithExample(example)
 	}
 	return loss

@@ -10,22 +10,22 @@ import (
 // The kinds of loss of a V8 section, which every other format's writer
 // reports (ir.SectionLoss).
 const (
-	// LossV8Detachedness: nodes' detachedness (DOM nodes attached or
+	// LossDetachedness: nodes' detachedness (DOM nodes attached or
 	// detached, what DevTools' "Detached <tag>" rows show); Count is nodes
 	// with a state.
-	LossV8Detachedness = "v8-detachedness"
-	// LossV8Locations: objects' allocation locations (script, line,
+	LossDetachedness = "v8-detachedness"
+	// LossLocations: objects' allocation locations (script, line,
 	// column); Count is locations.
-	LossV8Locations = "v8-locations"
-	// LossV8Samples: allocation samples (timestamp, last assigned id) of a
+	LossLocations = "v8-locations"
+	// LossSamples: allocation samples (timestamp, last assigned id) of a
 	// snapshot taken with allocation tracking; Count is samples.
-	LossV8Samples = "v8-samples"
-	// LossV8Fields: node and edge fields a producer added beyond the
+	LossSamples = "v8-samples"
+	// LossFields: node and edge fields a producer added beyond the
 	// common ones; Count is fields.
-	LossV8Fields = "v8-fields"
-	// LossV8Section: top-level sections of a V8 file that other producers
+	LossFields = "v8-fields"
+	// LossSection: top-level sections of a V8 file that other producers
 	// added; Count is sections.
-	LossV8Section = "v8-section"
+	LossSection = "v8-section"
 )
 
 // Loss names what the section holds that a file of another format cannot:
@@ -51,7 +51,7 @@ func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 					}
 				}
 			}
-			if l := add(states, LossV8Detachedness, "nodes' detachedness (whether a DOM node is attached; DevTools' Detached <tag> rows)"); l != nil {
+			if l := add(states, LossDetachedness, "nodes' detachedness (whether a DOM node is attached; DevTools' Detached <tag> rows)"); l != nil {
 				l.WithExample(fmt.Sprintf("%d detached", detached))
 			}
 		case NodeTraceNodeID:
@@ -72,14 +72,14 @@ func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 	for _, c := range v.EdgeExtra {
 		fields = append(fields, "edge field "+c.Name)
 	}
-	if l := add(len(fields), LossV8Fields, "fields other producers added"); l != nil {
+	if l := add(len(fields), LossFields, "fields other producers added"); l != nil {
 		l.WithExample(strings.Join(fields, ", "))
 	}
 	if nf := len(v.MetaList(MetaLocationFields)); nf > 0 {
-		add(v.Locations.Len()/nf, LossV8Locations, "objects' allocation locations (script, line, column)")
+		add(v.Locations.Len()/nf, LossLocations, "objects' allocation locations (script, line, column)")
 	}
 	if nf := len(v.MetaList(MetaSampleFields)); nf > 0 {
-		add(v.Samples.Len()/nf, LossV8Samples, "allocation samples (timestamp, last object id)")
+		add(v.Samples.Len()/nf, LossSamples, "allocation samples (timestamp, last object id)")
 	}
 	var keys []string
 	for _, k := range v.Keys {
@@ -87,7 +87,7 @@ func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 			keys = append(keys, k.Name)
 		}
 	}
-	if l := add(len(keys), LossV8Section, "top-level sections other producers added"); l != nil {
+	if l := add(len(keys), LossSection, "top-level sections other producers added"); l != nil {
 		l.WithExample(strings.Join(keys, ", "))
 	}
 	return loss

@@ -46,18 +46,18 @@ func TestLoss(t *testing.T) {
 	}
 	f, s := &ir.File{}, &ir.Snapshot{Sections: []ir.Section{v}}
 	wantLoss(t, ir.SectionLoss(f, s, ir.Target{Format: "dart", Name: "a Dart file"}), map[string]int64{
-		v8ir.LossV8Detachedness: 3,
+		v8ir.LossDetachedness:   3,
 		ir.LossAllocationStacks: 2,
-		v8ir.LossV8Fields:       2, // node field flags, edge field weight
-		v8ir.LossV8Locations:    3,
-		v8ir.LossV8Samples:      2,
-		v8ir.LossV8Section:      1,
+		v8ir.LossFields:         2, // node field flags, edge field weight
+		v8ir.LossLocations:      3,
+		v8ir.LossSamples:        2,
+		v8ir.LossSection:        1,
 	})
 	loss := ir.SectionLoss(f, s, ir.Target{Format: "fuchsia", Name: "a pprof profile", KeepsStacks: true})
 	if loss.Has(ir.LossAllocationStacks) {
 		t.Errorf("a target that keeps the traces loses them:\n%v", loss)
 	}
-	if l, _ := loss.Get(v8ir.LossV8Detachedness); l.Example != "2 detached" {
+	if l, _ := loss.Get(v8ir.LossDetachedness); l.Example != "2 detached" {
 		t.Errorf("detachedness example %q, want the detached count", l.Example)
 	}
 	if loss := ir.SectionLoss(f, s, ir.Target{Format: v8ir.Format, Name: "a V8 snapshot"}); loss != nil {
