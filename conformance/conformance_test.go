@@ -418,7 +418,7 @@ func stripV8(f *ir.File, i int) *ir.File {
 		panic(err)
 	}
 	s := *g.Snapshots[0]
-	s.Sections = nil
+	s.Sections = slices.DeleteFunc(slices.Clone(s.Sections), func(x ir.Section) bool { return x.SectionName() == v8ir.SectionName })
 	g.Snapshots = []*ir.Snapshot{&s}
 	return g
 }

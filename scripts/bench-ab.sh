@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Compare the readers' and writers' speed at two commits, in one run:
-# builds each side's test binaries, then runs every benchmark old, new,
-# old, new... (ROUNDS times), so that a busy machine slows both alike, and
-# prints the median of each with the change. Restructuring must keep every
-# row within 5 %. A benchmark file (*bench*_test.go) the old commit lacks is
-# copied into it, so that both sides run the same code: such a file uses
-# only API both commits have (the root package's bench_test.go does).
+# Compare the readers', writers' and IR stream's speed at two commits, in
+# one run: builds each side's test binaries, then runs every benchmark old,
+# new, old, new... (ROUNDS times), so that a busy machine slows both alike,
+# and prints the median of each with the change. Moving code must keep the
+# readers' and writers' rows within 5 %. A benchmark file (*bench*_test.go)
+# the old commit lacks is copied into it, so that both sides run the same
+# code: such a file uses only API both commits have (the root package's
+# bench_test.go does).
 #
 # Usage: scripts/bench-ab.sh OLD [NEW]     # NEW defaults to HEAD
 #   e.g. scripts/bench-ab.sh dfe52f1; ROUNDS=9 scripts/bench-ab.sh v0.4 main
