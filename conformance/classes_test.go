@@ -308,7 +308,7 @@ func TestClassesLostToDevTools(t *testing.T) {
 }
 
 // TestDartV8Classes: a Dart heap converted to V8 and back has its classes
-// again (the V8 file keeps them for converting back: ir.V8DartClasses), with
+// again (the V8 file keeps them for converting back: v8ir.HeaderDartClasses), with
 // their objects and self sizes, and its external properties (native nodes
 // in V8), where DevTools' names and categories ((string), (system), …)
 // would have lost them.

@@ -9,17 +9,20 @@ import (
 // Bindings is the declaration of one part of the stream: the fields and
 // columns of the core's file and snapshot records, or of a section, each
 // bound to the Go value that holds it. It is the one table the codec, the
-// comparison (Diff), validation and the text form are driven by, as
-// internal/trace's event table drives its parser and printer: a section
-// declares itself once, in its Bind method, and everything else follows.
+// comparison (Diff), validation and the text form are driven by, as the
+// event table of Go's internal/trace drives its parser and printer: a
+// section declares itself once, in its Bind method, and everything else
+// follows.
 //
 // Fields are scalars and small structured values (msgpack values in the
 // section record). Columns are tables of numbers or bytes, one value per
-// entry of a table (SPEC.md, Columns), in the order the stream writes them:
-// a table's first column fixes its length, and a count column comes before
-// the table whose entries it counts.
+// entry of a table (SPEC.md, Column declarations), in the order the stream
+// declares and writes them: a table's first column is the first declared
+// with it, and bounds the others as values arrive.
 type Bindings struct {
-	// Version is the version of the section being read or written.
+	// Version is the version of the section being read or written, or,
+	// for the core's records (FileBindings, SnapshotBindings), the
+	// schema version.
 	Version int
 	fields  []Field
 	columns []Column
@@ -41,8 +44,8 @@ func (b *Bindings) Fields() []Field { return b.fields }
 // Columns returns the declared columns in order.
 func (b *Bindings) Columns() []Column { return b.columns }
 
-// Lookup returns the declared column of the name, or nil.
-func (b *Bindings) Lookup(name string) *Column {
+// ColumnNamed returns the declared column of the name, or nil.
+func (b *Bindings) ColumnNamed(name string) *Column {
 	for i := range b.columns {
 		if b.columns[i].Decl.Name == name {
 			return &b.columns[i]
@@ -434,16 +437,16 @@ func (c u64Column) values(dst []uint64, from int) { copy(dst, (*c.p)[from:from+l
 type i64Column struct{ p *[]int64 }
 
 func (c i64Column) len() int        { return len(*c.p) }
-func (c i64Column) at(i int) uint64 { return zigzag((*c.p)[i]) }
+func (c i64Column) at(i int) uint64 { return Zigzag((*c.p)[i]) }
 func (c i64Column) addZeros(n int)  { *c.p = append(*c.p, make([]int64, n)...) }
 func (c i64Column) present() bool   { return len(*c.p) > 0 }
 func (c i64Column) finish()         {}
 func (c i64Column) add(v []uint64) bool {
-	return appendConv(c.p, v, math.MaxUint64, unzigzag)
+	return appendConv(c.p, v, math.MaxUint64, Unzigzag)
 }
 func (c i64Column) values(dst []uint64, from int) {
 	for j, x := range (*c.p)[from : from+len(dst)] {
-		dst[j] = zigzag(x)
+		dst[j] = Zigzag(x)
 	}
 }
 
@@ -572,12 +575,12 @@ func (c *offsets64) add(v []uint64) bool {
 	return true
 }
 
-// zigzag maps a signed value to an unsigned one, small magnitudes to small
+// Zigzag maps a signed value to an unsigned one, small magnitudes to small
 // values: 0, -1, 1, -2, 2, ... become 0, 1, 2, 3, 4, ...
-func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+func Zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
-// unzigzag inverts zigzag.
-func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+// Unzigzag inverts Zigzag.
+func Unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // GrowBytes extends a bytes column by n bytes and returns them, for the
 // decoder to read into.

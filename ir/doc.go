@@ -18,8 +18,10 @@
 //
 // Formats leave each other marks through small interfaces rather than by
 // naming each other (marks.go): which nodes a writer invented
-// (SyntheticMarker), where a node was made from (Provenance), which class
-// came from which library (ClassLibraries). A conversion's LossReport
+// (SyntheticMarker), which format a snapshot was converted from and what
+// it kept of the source (Provenance), which library a class belongs to
+// (ClassLibraries) and which classes were made from another format's
+// (ForeignClasses). A conversion's LossReport
 // names everything the target cannot hold; sections add theirs through
 // LossReporter.
 //

@@ -5,9 +5,10 @@ import (
 	"slices"
 )
 
-// Version is the IR schema version: the layout of the model and of the
-// sections' columns that package irstream writes. Readers of the stream
-// accept every version up to it and convert older ones.
+// Version is the IR schema version: the layout of the stream's records
+// and of the core's fields and columns that package irstream writes (each
+// section has a version of its own). Readers of the stream accept every
+// version up to it and convert older ones.
 const Version = 6
 
 // NoNode marks the absence of a node index (for example a snapshot without a

@@ -199,15 +199,6 @@ func (k JSONKind) String() string {
 	return fmt.Sprintf("jsonkind(%d)", uint8(k))
 }
 
-// describe returns a short description of a JSON value for diffs.
-func (j *JSON) describe() string {
-	s := j.String()
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
 // JSONShortEscape returns the letter of a control character's two-character
 // JSON escape (\b \f \n \r \t), or 0 when it has none: readers and writers
 // of JSON formats must agree on which characters these are.

@@ -264,3 +264,14 @@ func TotalsChanged(from, to []Total) (int, string) {
 	}
 	return n, b.String()
 }
+
+// NoPlace adds an entry of the kind for n items, described by what (a
+// plural: "static frames"), that have no place in the target, named by
+// format ("a V8 snapshot"); it returns the entry, or nil, adding nothing,
+// when n is 0. It is how sections word their losses.
+func (l *LossReport) NoPlace(n int, kind, what, format string) *Loss {
+	if n <= 0 {
+		return nil
+	}
+	return l.Add(kind, int64(n), what+" have no place in "+format)
+}

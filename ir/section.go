@@ -260,13 +260,3 @@ func SectionLoss(f *File, s *Snapshot, t Target) LossReport {
 	}
 	return loss
 }
-
-// NoPlace adds n items of kind (what they are) that have no place in the
-// target named format, and returns the entry (nil, adding nothing, when n
-// is 0): how sections word their losses.
-func (l *LossReport) NoPlace(n int, kind, what, format string) *Loss {
-	if n <= 0 {
-		return nil
-	}
-	return l.Add(kind, int64(n), what+" have no place in "+format)
-}

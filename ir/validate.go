@@ -16,10 +16,12 @@ func (f *File) Validate() error {
 	}
 	v := &validator{f: f}
 	v.tables = append(v.tables, tableLen{TableClass, f.Classes.Len()}, tableLen{TableField, len(f.Classes.FieldName)})
+	bindFile(f, &v.core)
+	v.declared()
 	if err := v.sections(nil, f.Sections); err != nil {
 		return err
 	}
-	fileTables := v.tables
+	fileTables, fileNames := v.tables, len(v.names)
 	v.fileTables = len(fileTables)
 	for i, s := range f.Snapshots {
 		if err := s.validate(f, ns); err != nil {
@@ -27,6 +29,10 @@ func (f *File) Validate() error {
 		}
 		v.tables = append(fileTables[:len(fileTables):len(fileTables)], tableLen{TableNode, s.Nodes.Len()},
 			tableLen{TableEdge, s.Edges.Len()}, tableLen{TableRoot, len(s.Roots)}, tableLen{TableValue, s.Values.Len()})
+		v.names = v.names[:fileNames]
+		v.core = Bindings{columns: v.core.columns[:0]}
+		bindSnapshot(s, &v.core)
+		v.declared()
 		if err := v.sections(s, s.Sections); err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
 		}
@@ -41,7 +47,18 @@ type validator struct {
 	tables     []tableLen // the tables known so far, and their lengths
 	fileTables int        // how many of them are the file's (once known)
 	counted    []string   // the tables of the scope a count column counts
+	names      []string   // the columns declared in the scope (the file's first)
+	core       Bindings   // the core's columns of the scope
 	binds      []*Bindings
+}
+
+// declared notes the core's columns that the scope's record declares.
+func (v *validator) declared() {
+	for i := range v.core.columns {
+		if c := &v.core.columns[i]; c.Present() {
+			v.names = append(v.names, c.Decl.Name)
+		}
+	}
 }
 
 type tableLen struct {
@@ -74,6 +91,11 @@ func (v *validator) sections(s *Snapshot, sections []Section) error {
 		b := v.binds[i]
 		*b = Bindings{Version: sectionVersion(x), fields: b.fields[:0], columns: b.columns[:0]}
 		x.Bind(b)
+		for k := range b.fields {
+			if fl := &b.fields[k]; fl.Kind == FieldStringIndex && int(fl.Index()) >= len(v.f.Strings) {
+				return fmt.Errorf("%s: field %s: string %d out of range (%d strings)", x.SectionName(), fl.Name, fl.Index(), len(v.f.Strings))
+			}
+		}
 		for k := range b.columns {
 			c := &b.columns[k]
 			if !c.Present() {
@@ -105,9 +127,23 @@ func (v *validator) sections(s *Snapshot, sections []Section) error {
 
 // declaration checks what the stream's reader checks of a section column's
 // declaration (SPEC.md, Column declarations), so that what is written reads
-// back: the file's columns belong to no snapshot's table, and a table is
-// counted by at most one column, of its own scope and another table.
+// back: a name and a table, a name declared once in the scope, a known
+// type with a table it refers to exactly when it needs one, no snapshot
+// table in the file's, and a table counted by at most one column, of its
+// own scope and another table.
 func (v *validator) declaration(s *Snapshot, d ColumnDecl) error {
+	needsOf := d.Type == TypeIndex || d.Type == TypeIndex1 || d.Type == TypeCount
+	switch {
+	case d.Name == "" || d.Table == "":
+		return fmt.Errorf("column %q of table %q: a column has a name and a table", d.Name, d.Table)
+	case slices.Contains(v.names, d.Name):
+		return fmt.Errorf("column %s declared twice", d.Name)
+	case !d.Type.Known():
+		return fmt.Errorf("column %s: unknown type %q", d.Name, d.Type)
+	case needsOf != (d.Of != ""):
+		return fmt.Errorf("column %s: a %s column refers to table %q", d.Name, d.Type, d.Of)
+	}
+	v.names = append(v.names, d.Name)
 	if s == nil && (isSnapshotTable(d.Table) || isSnapshotTable(d.Of)) {
 		return fmt.Errorf("column %s of the file: table %q, refers to %q: a snapshot's table", d.Name, d.Table, d.Of)
 	}

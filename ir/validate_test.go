@@ -8,6 +8,7 @@ import (
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 
 	"github.com/heapconv/heapconv/ir"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
 
@@ -186,6 +187,22 @@ func TestValidateRejects(t *testing.T) {
 		{"a column counting its own table", func(f *ir.File, s *ir.Snapshot) {
 			s.Sections = []ir.Section{vtRaw("x", "x.c", ir.TypeCount, "x.t", "x.t", 0)}
 		}, "counts its own table"},
+		{"a section column of a core column's name", func(f *ir.File, s *ir.Snapshot) {
+			s.Sections = []ir.Section{vtRaw("x", "node.id", ir.TypeUint, ir.TableNode, "", 0, 0, 0)}
+		}, "column node.id declared twice"},
+		{"a column of two sections' names", func(f *ir.File, s *ir.Snapshot) {
+			f.Sections = []ir.Section{vtRaw("x", "x.n", ir.TypeUint, "x.t", "", 1)}
+			s.Sections = []ir.Section{vtRaw("y", "x.n", ir.TypeUint, ir.TableNode, "", 0, 0, 0)}
+		}, "column x.n declared twice"},
+		{"a column of an unknown type", func(f *ir.File, s *ir.Snapshot) {
+			s.Sections = []ir.Section{vtRaw("x", "x.n", "float", ir.TableNode, "", 0, 0, 0)}
+		}, "unknown type"},
+		{"an index into no table", func(f *ir.File, s *ir.Snapshot) {
+			s.Sections = []ir.Section{vtRaw("x", "x.n", ir.TypeIndex, ir.TableNode, "", 0, 0, 0)}
+		}, "refers to table"},
+		{"a column without a name", func(f *ir.File, s *ir.Snapshot) {
+			s.Sections = []ir.Section{vtRaw("x", "", ir.TypeUint, ir.TableNode, "", 0, 0, 0)}
+		}, "a column has a name and a table"},
 		{"a snapshot counting the file's table", func(f *ir.File, s *ir.Snapshot) {
 			f.Sections = []ir.Section{vtRaw("x", "x.f", ir.TypeUint, "x.t", "", 7)}
 			s.Sections = []ir.Section{vtRaw("y", "y.c", ir.TypeCount, ir.TableNode, "x.t", 1, 0, 0)}
@@ -256,5 +273,18 @@ func TestValidateDart(t *testing.T) {
 				t.Errorf("Validate: %v, want an error about %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestValidateStringIndexFields: a section's string-index fields are in
+// the string table (SPEC.md, Fields), whichever section declares them.
+func TestValidateStringIndexFields(t *testing.T) {
+	f := irtest.RandomFuchsia(1, irtest.Options{MaxNodes: 4}, irtest.FuchsiaOptions{})
+	if err := f.Validate(); err != nil {
+		t.Fatalf("a generated Fuchsia file is invalid: %v", err)
+	}
+	fuchsiair.FileOf(f).DocURL = uint32(len(f.Strings))
+	if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "field doc_url: string") {
+		t.Errorf("Validate: %v, want an error about doc_url", err)
 	}
 }

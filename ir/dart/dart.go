@@ -53,7 +53,7 @@ var tagValues = [...]ir.ValueKind{
 }
 
 // ValueKind returns the kind of the value a data tag (an index into
-// ir.DartNodeKinds) carries, and false for NoData and unknown tags,
+// NodeKinds) carries, and false for NoData and unknown tags,
 // which carry none.
 func ValueKind(tag uint8) (ir.ValueKind, bool) {
 	if tag == NoData || int(tag) >= len(tagValues) {

@@ -249,7 +249,7 @@ func (c *converter) convert() (*ir.File, error) {
 	if src.Classes.Len() > 0 {
 		c.loss.Add(ir.LossClasses, int64(src.Classes.Len()), "classes (the class table, with field names) are not kept; nodes keep their names")
 	}
-	out.SetSection(v8ir.NewSection(out))
+	out.SetSection(v8ir.DefaultSection(out))
 	if traceIDs := c.fuchsiaTraces(out); traceIDs != nil {
 		// Node 20's field order: trace_node_id before detachedness.
 		v8ir.SetNodeFields(&v8ir.Of(out).Header, out.NodeKinds, v8ir.NodeTraceNodeID, v8ir.NodeDetachedness)

@@ -16,7 +16,7 @@ import (
 
 // A Dart heap converted to V8 should read in DevTools as naturally as a
 // JavaScript heap. fromDart (which Convert calls for a snapshot read from a
-// Dart file, see ir/dart.go) builds a graph with V8's node and edge kinds:
+// Dart file, see ir/dart/snapshot.go) builds a graph with V8's node and edge kinds:
 //
 //   - node 0 is V8's synthetic root "", with one edge to "(GC roots)", whose
 //     only child is the Dart root; the Dart root, the read-only pages and
@@ -389,11 +389,11 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	loss.Merge(ir.SectionLoss(f, s, target))
 	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // external properties are native nodes
-	o.SetSection(v8ir.NewSection(o))
+	o.SetSection(v8ir.DefaultSection(o))
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
 	// external properties from objects.
 	v8ir.Of(o).Header.Set(v8ir.HeaderFrom, ir.JSONStr(dartir.Format))
-	// The Dart classes, for converting back (ir.V8DartClasses).
+	// The Dart classes, for converting back (v8ir.HeaderDartClasses).
 	table := make([]string, 0, 3*c.Len())
 	for k := range c.Len() {
 		table = append(table, f.String(c.Name[k]), f.String(c.Library[k]), f.String(d.ClassURI[k]))

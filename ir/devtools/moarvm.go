@@ -17,7 +17,7 @@ import (
 
 // A MoarVM heap converted to V8 should read in DevTools like a JavaScript
 // heap. fromMoarVM (which Convert calls for a file read from a MoarVM
-// snapshot, see ir/moarvm.go) builds it from V8's node and edge kinds:
+// snapshot, see ir/moarvm/section.go) builds it from V8's node and edge kinds:
 //
 //   - node 0 is V8's synthetic root "", with one element edge to MoarVM's
 //     root (collectable 0, kind Root), which becomes the synthetic
@@ -461,7 +461,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
 		loss.Add(ir.LossTotals, int64(n), "the snapshot totals are not kept, DevTools computes its own; extra_native_bytes is 0, as unmanaged memory is in native nodes").WithExample(example)
 	}
-	o.SetSection(v8ir.NewSection(o))
+	o.SetSection(v8ir.DefaultSection(o))
 	if shift > 0 {
 		v8ir.Of(o).Header.Set(v8ir.HeaderFrom, ir.JSONStr(moarvmir.Format))
 	}

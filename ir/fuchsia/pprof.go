@@ -68,8 +68,8 @@ const (
 )
 
 // Fields of the Mapping message. The four has_* booleans are consecutive
-// (MappingHasFunctions + b for bit b of ir.FuchsiaMappings.Flags, in the
-// order of ir.FuchsiaHasFunctions and the others).
+// (MappingHasFunctions + b for bit b of Mappings.Flags, in the
+// order of HasFunctions and the others).
 const (
 	MappingID              = 1
 	MappingMemoryStart     = 2

@@ -8,7 +8,7 @@ import (
 	"github.com/heapconv/heapconv/ir"
 )
 
-// A block's name and class are its allocation site (ir/fuchsia.go says how
+// A block's name and class are its allocation site (ir/fuchsia/section.go says how
 // it maps into the IR): the reader names blocks so, and the FIDL writer
 // names them so again from what a stream keeps (SiteNames) to count the
 // blocks a stream moves to other classes.
@@ -30,7 +30,7 @@ type Site struct {
 	// Fn is 1 + the function naming a symbolized site, 0 for an
 	// unsymbolized one (named by its program address, AppendAddress).
 	Fn uint32
-	// Class: the frame lies in a class mapping (ir.FuchsiaClassBuildID),
+	// Class: the frame lies in a class mapping (ClassBuildID),
 	// which names the site by its class.
 	Class bool
 }

@@ -812,3 +812,44 @@ func TestDiffMoarVM(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeWideChunks: a chunk may hold up to 512 KiB of values of any
+// width, more than the 65536 values heapconv writes a chunk: a snapshot of
+// 70,000 nodes whose columns come in one chunk of a byte per value each.
+func TestDecodeWideChunks(t *testing.T) {
+	const n = 70_000
+	empty := &ir.File{Snapshots: []*ir.Snapshot{{}}}
+	decls := func(b *ir.Bindings) []any {
+		out := []any{}
+		for _, c := range b.Columns() {
+			if !c.Optional {
+				out = append(out, []any{c.Decl.Name, string(c.Decl.Type), c.Decl.Table, c.Decl.Of})
+			}
+		}
+		return out
+	}
+	records := []any{
+		[]any{"heapir", ir.Version},
+		[]any{"file", map[string]any{"format": "x", "strings": 1, "snapshots": 1}, decls(ir.FileBindings(empty))},
+		[]any{"strings", []any{""}},
+		[]any{"snapshot", map[string]any{"node_kinds": []any{"a"}, "root": -1, "nodes": n}, decls(ir.SnapshotBindings(empty.Snapshots[0]))},
+	}
+	for _, c := range []string{"node.kind", "node.name", "node.id", "node.self_size", "node.edge_count"} {
+		records = append(records, []any{"col", 0, c, 1, make([]byte, n)})
+	}
+	records = append(records, []any{"end", map[string]any{"strings": 1, "snapshots": 1}})
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	for _, r := range records {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := irstream.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Snapshots[0].Nodes.Len(); got != n {
+		t.Errorf("%d nodes, want %d", got, n)
+	}
+}

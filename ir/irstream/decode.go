@@ -457,7 +457,7 @@ func (d *decoder) fileFields() error {
 		case "strings":
 			d.nStrings, err = d.uint()
 			if err == nil && d.nStrings > math.MaxUint32 {
-				err = d.errorf("%d strings is more than 2^32", d.nStrings)
+				err = d.errorf("%d strings is more than 2^32-1", d.nStrings)
 			}
 		case "snapshots":
 			d.nSnapshots, err = d.uint()
@@ -593,7 +593,7 @@ func (d *decoder) snapshotFields(other func(key string) error) (*ir.Snapshot, er
 		return nil, err
 	}
 	if nodes > math.MaxUint32-1 || edges > math.MaxUint32 {
-		return nil, d.errorf("snapshot declares %d nodes and %d edges; at most 2^32-2 and 2^32 are supported", nodes, edges)
+		return nil, d.errorf("snapshot declares %d nodes and %d edges; at most 2^32-2 and 2^32-1 are supported", nodes, edges)
 	}
 	sc := newScope(len(d.f.Snapshots), d.file)
 	for _, t := range []struct {
@@ -656,7 +656,7 @@ func (d *decoder) decls() ([]ir.ColumnDecl, error) {
 func (d *decoder) bindDecls(sc *scope, what string, b *ir.Bindings, decls []ir.ColumnDecl) error {
 	declared := make(map[string]bool, len(decls))
 	for _, dc := range decls {
-		c := b.Lookup(dc.Name)
+		c := b.ColumnNamed(dc.Name)
 		if c == nil {
 			return d.errorf("%s: unknown column %s", what, dc.Name)
 		}
@@ -674,7 +674,7 @@ func (d *decoder) bindDecls(sc *scope, what string, b *ir.Bindings, decls []ir.C
 		}
 	}
 	for _, dc := range decls {
-		if err := sc.declare(b.Lookup(dc.Name)); err != nil {
+		if err := sc.declare(b.ColumnNamed(dc.Name)); err != nil {
 			return d.errorf("%s: %v", what, err)
 		}
 	}
@@ -708,7 +708,7 @@ func (d *decoder) sectionRecord(n int) error {
 	if err != nil {
 		return err
 	}
-	if err := d.sectionFields(x, int(version), true); err != nil {
+	if err := d.sectionFields(x, int(version)); err != nil {
 		return err
 	}
 	decls, err := d.decls()
@@ -744,9 +744,9 @@ func (d *decoder) openSection(idx int64, name string, version int) (ir.Section, 
 	return ir.NewSection(name, kind, version), sc, nil
 }
 
-// sectionFields reads a section record's fields into x; strict refuses a
-// key the section does not declare (else it is skipped).
-func (d *decoder) sectionFields(x ir.Section, version int, strict bool) error {
+// sectionFields reads a section record's fields into x, refusing a key the
+// section does not declare (a RawSection keeps every key).
+func (d *decoder) sectionFields(x ir.Section, version int) error {
 	what := "section " + x.SectionName()
 	if r, ok := x.(*ir.RawSection); ok {
 		return d.mapFields(what, func(k string) error {
@@ -758,16 +758,10 @@ func (d *decoder) sectionFields(x ir.Section, version int, strict bool) error {
 	b := &ir.Bindings{Version: version}
 	x.Bind(b)
 	return d.mapFields(what, func(k string) error {
-		for fi := range b.Fields() {
-			fl := &b.Fields()[fi]
-			if fl.Name == k {
-				return d.fieldValue(fl)
-			}
+		if fl := b.FieldNamed(k); fl != nil {
+			return d.fieldValue(fl)
 		}
-		if strict {
-			return d.errorf("%s version %d has no field %q", what, version, k)
-		}
-		return d.skip()
+		return d.errorf("%s version %d has no field %q", what, version, k)
 	})
 }
 
@@ -859,10 +853,11 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 		if c > chunkValues {
 			return d.errorf("zeros record of %d values (at most %d)", c, chunkValues)
 		}
-		// Only columns of the node and edge tables, whose first columns
-		// (node.kind, edge.kind) hold a byte per entry, may arrive as
-		// zeros: every other value is backed by bytes of the stream.
-		if t := cs.tab.name; t != ir.TableNode && t != ir.TableEdge || sc.index < 0 || cs == cs.tab.first || cs.c.Decl.Type == ir.TypeBytes {
+		// Only columns of the node and edge tables may arrive as zeros,
+		// and not their first columns, which are then backed by bytes
+		// of the stream, a byte an entry at least: so are the tables'
+		// declared sizes, and every value of every other table.
+		if t := cs.tab.name; t != ir.TableNode && t != ir.TableEdge || cs == cs.tab.first || cs.c.Decl.Type == ir.TypeBytes {
 			return d.errorf("column %s cannot be stored as zeros", name)
 		}
 		count = int(c)
@@ -928,9 +923,9 @@ func (d *decoder) readValues(w, bl int) error {
 	if err := d.dec.ReadFull(d.buf[:bl]); err != nil {
 		return err
 	}
-	n := bl / w
+	n := bl / w // up to maxChunkBytes values, for width 1
 	if cap(d.vals) < n {
-		d.vals = make([]uint64, chunkValues)
+		d.vals = make([]uint64, max(n, chunkValues))
 	}
 	vals, b := d.vals[:n], d.buf[:bl]
 	switch w {
@@ -1071,6 +1066,9 @@ func (d *decoder) json(depth int) (ir.JSON, error) {
 		}
 		j := ir.JSON{Kind: ir.JSONObject, Fields: make([]ir.JSONField, 0, min(n, 64))}
 		for i := 0; i < n; i++ {
+			if err := d.expectString("map key"); err != nil {
+				return ir.JSON{}, err
+			}
 			k, err := d.str()
 			if err != nil {
 				return ir.JSON{}, err

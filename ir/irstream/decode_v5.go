@@ -10,7 +10,7 @@ import (
 )
 
 // Streams of schema versions 1 to 5 are read here, turned while streaming
-// into what a version 6 stream declares (the way internal/trace converts
+// into what a version 6 stream declares (the way Go's internal/trace converts
 // its old formats): their file and snapshot records have no column
 // declarations, and each format's section had a record type of its own,
 // whose columns the old spec listed. This file is that list, frozen: the
@@ -41,8 +41,7 @@ func opt(name string, typ ir.ColumnType, table, of string) oldColumn {
 
 // The version 1 to 5 sections. The V8 section's node and edge fields are
 // columns v8.node.<field> and v8.edge.<field> of the fields its record
-// names; fuchsia.stream lists the columns of the stream details a
-// fuchsia.snapshot record declares with "stream": true (version 5).
+// names.
 var oldSections = map[string]oldSection{
 	"v8": {1, ir.SnapshotScope, []oldColumn{
 		col("v8.trace_function_infos", ir.TypeUint, "v8.trace_function_infos", ""),
@@ -119,36 +118,28 @@ var oldSections = map[string]oldSection{
 		col("fuchsia.label.unit", ir.TypeString, "fuchsia.label", ""),
 		col("fuchsia.contents", ir.TypeBytes, "fuchsia.contents", ""),
 	}},
-	"fuchsia.stream": {5, ir.SnapshotScope, []oldColumn{
-		col("fuchsia.stream.records", ir.TypeUint, "fuchsia.stream.record", ""),
-		col("fuchsia.stream.alloc_fields", ir.TypeUint, ir.TableNode, ""),
-		col("fuchsia.stream.stack_key", ir.TypeUint, "fuchsia.stack", ""),
-		col("fuchsia.stream.stack_chunk_stack", ir.TypeIndex, "fuchsia.stream.stack_chunk", "fuchsia.stack"),
-		col("fuchsia.stream.stack_chunk_size", ir.TypeUint, "fuchsia.stream.stack_chunk", ""),
-		col("fuchsia.stream.thread_key", ir.TypeUint, "fuchsia.thread", ""),
-		col("fuchsia.stream.region_mapping", ir.TypeIndex, "fuchsia.stream.region", "fuchsia.mapping"),
-		col("fuchsia.stream.region_fields", ir.TypeUint, "fuchsia.stream.region", ""),
-		col("fuchsia.stream.region_vaddr", ir.TypeUint, "fuchsia.stream.region", ""),
-		col("fuchsia.stream.contents_chunk_node", ir.TypeUint, "fuchsia.stream.contents_chunk", ""),
-		col("fuchsia.stream.contents_chunk_size", ir.TypeUint, "fuchsia.stream.contents_chunk", ""),
-		col("fuchsia.stream.orphan_address", ir.TypeUint, "fuchsia.stream.orphan", ""),
-		col("fuchsia.stream.orphan_contents", ir.TypeBytes, "fuchsia.stream.orphan_contents", ""),
-		col("fuchsia.stream.unknown_record", ir.TypeUint, "fuchsia.stream.unknown", ""),
-		col("fuchsia.stream.unknown_ordinal", ir.TypeUint, "fuchsia.stream.unknown", ""),
-		opt("fuchsia.stream.unknown_size", ir.TypeCount, "fuchsia.stream.unknown", "fuchsia.stream.unknown_bytes"),
-		col("fuchsia.stream.unknown_bytes", ir.TypeBytes, "fuchsia.stream.unknown_bytes", ""),
-	}},
 }
 
-// OldSectionColumns returns the columns a section had in streams of
-// versions 1 to 5 (nil for a section they did not have), for tests that
-// check the sections still declare them so.
-func OldSectionColumns(name string) []ir.ColumnDecl {
-	var out []ir.ColumnDecl
-	for _, c := range oldSections[name].cols {
-		out = append(out, c.ColumnDecl)
-	}
-	return out
+// oldStreamColumns are the columns of the stream details that a version 5
+// fuchsia.snapshot record declares with "stream": true.
+var oldStreamColumns = []oldColumn{
+	col("fuchsia.stream.records", ir.TypeUint, "fuchsia.stream.record", ""),
+	col("fuchsia.stream.alloc_fields", ir.TypeUint, ir.TableNode, ""),
+	col("fuchsia.stream.stack_key", ir.TypeUint, "fuchsia.stack", ""),
+	col("fuchsia.stream.stack_chunk_stack", ir.TypeIndex, "fuchsia.stream.stack_chunk", "fuchsia.stack"),
+	col("fuchsia.stream.stack_chunk_size", ir.TypeUint, "fuchsia.stream.stack_chunk", ""),
+	col("fuchsia.stream.thread_key", ir.TypeUint, "fuchsia.thread", ""),
+	col("fuchsia.stream.region_mapping", ir.TypeIndex, "fuchsia.stream.region", "fuchsia.mapping"),
+	col("fuchsia.stream.region_fields", ir.TypeUint, "fuchsia.stream.region", ""),
+	col("fuchsia.stream.region_vaddr", ir.TypeUint, "fuchsia.stream.region", ""),
+	col("fuchsia.stream.contents_chunk_node", ir.TypeUint, "fuchsia.stream.contents_chunk", ""),
+	col("fuchsia.stream.contents_chunk_size", ir.TypeUint, "fuchsia.stream.contents_chunk", ""),
+	col("fuchsia.stream.orphan_address", ir.TypeUint, "fuchsia.stream.orphan", ""),
+	col("fuchsia.stream.orphan_contents", ir.TypeBytes, "fuchsia.stream.orphan_contents", ""),
+	col("fuchsia.stream.unknown_record", ir.TypeUint, "fuchsia.stream.unknown", ""),
+	col("fuchsia.stream.unknown_ordinal", ir.TypeUint, "fuchsia.stream.unknown", ""),
+	opt("fuchsia.stream.unknown_size", ir.TypeCount, "fuchsia.stream.unknown", "fuchsia.stream.unknown_bytes"),
+	col("fuchsia.stream.unknown_bytes", ir.TypeBytes, "fuchsia.stream.unknown_bytes", ""),
 }
 
 // oldRecord reads a record of a version 1 to 5 stream.
@@ -188,7 +179,7 @@ func (d *decoder) oldRecord(kind string, n int) error {
 		return d.endRecord(n)
 	}
 	old, ok := oldSections[kind]
-	if !ok || kind == "fuchsia.stream" {
+	if !ok {
 		return d.errorf("unknown record %q", kind)
 	}
 	if d.version < old.since {
@@ -210,14 +201,12 @@ func (d *decoder) oldRecord(kind string, n int) error {
 func declsOf(cols []ir.Column, listed []string) []ir.ColumnDecl {
 	var out []ir.ColumnDecl
 	for _, c := range cols {
-		if !c.Optional || contains(listed, c.Decl.Name) {
+		if !c.Optional || slices.Contains(listed, c.Decl.Name) {
 			out = append(out, c.Decl)
 		}
 	}
 	return out
 }
-
-func contains(l []string, s string) bool { return slices.Contains(l, s) }
 
 // rawStrings reads a msgpack array of strings.
 func rawStrings(v []byte) ([]string, error) {
@@ -257,8 +246,8 @@ func (d *decoder) nameList(what string) ([]string, error) {
 // oldSection reads an old section record ["name", {fields}]: the fields go
 // to the section (keys it does not have are skipped, as they were), and
 // the columns it declares follow from the frozen list, the record's
-// "columns" (optional ones present), "stream" (the stream details, a
-// section of their own) and, for V8, the node and edge fields it names.
+// "columns" (optional ones present), "stream" (the stream details, columns
+// of fuchsia.snapshot) and, for V8, the node and edge fields it names.
 func (d *decoder) oldSection(kind string, old oldSection) error {
 	idx := int64(-1)
 	if old.scope == ir.SnapshotScope {
@@ -284,7 +273,7 @@ func (d *decoder) oldSection(kind string, old oldSection) error {
 		switch {
 		case k == "columns" && (kind == "fuchsia" || kind == "fuchsia.snapshot"):
 			listed, err = d.nameList(k)
-			if err == nil && d.version < 5 && contains(listed, "fuchsia.stream.unknown_size") {
+			if err == nil && d.version < 5 && slices.Contains(listed, "fuchsia.stream.unknown_size") {
 				err = d.errorf("column fuchsia.stream.unknown_size listed in a version %d stream (stream details arrived in version 5)", d.version)
 			}
 			return err
@@ -318,18 +307,15 @@ func (d *decoder) oldSection(kind string, old oldSection) error {
 			}
 			return err
 		}
-		for fi := range fields.Fields() {
-			fl := &fields.Fields()[fi]
-			if fl.Name == k {
-				return d.fieldValue(fl)
-			}
+		if fl := fields.FieldNamed(k); fl != nil {
+			return d.fieldValue(fl)
 		}
 		return d.skip()
 	})
 	if err != nil {
 		return err
 	}
-	if !stream && contains(listed, "fuchsia.stream.unknown_size") {
+	if !stream && slices.Contains(listed, "fuchsia.stream.unknown_size") {
 		return d.errorf("fuchsia.snapshot: column fuchsia.stream.unknown_size declared without stream details")
 	}
 	var decls []ir.ColumnDecl
@@ -345,10 +331,10 @@ func (d *decoder) oldSection(kind string, old oldSection) error {
 		}
 		cols := old.cols
 		if stream {
-			cols = append(slices.Clone(cols), oldSections["fuchsia.stream"].cols...)
+			cols = append(slices.Clone(cols), oldStreamColumns...)
 		}
 		for _, c := range cols {
-			if !c.optional || contains(listed, c.Name) {
+			if !c.optional || slices.Contains(listed, c.Name) {
 				decls = append(decls, c.ColumnDecl)
 			}
 		}

@@ -41,7 +41,7 @@ type FuchsiaOptions struct {
 	// their values (negative ones among them).
 	ExtraSampleTypes bool
 	// Interleaved interleaves the processes' samples in the profile
-	// (FuchsiaFile.SampleSnapshot).
+	// (fuchsiair.File.SampleSnapshot).
 	Interleaved bool
 	// ProfileFields sets the Profile fields ffx leaves unset: default
 	// sample type, drop and keep frames, doc url, comments, time,
@@ -51,7 +51,7 @@ type FuchsiaOptions struct {
 	Gzip bool
 
 	// Stream makes the file a read of a FIDL element stream gives (format
-	// fuchsia-fidl, FuchsiaSnapshot.Stream on every snapshot): per-block
+	// fuchsia-fidl, fuchsiair.Snapshot.Stream on every snapshot): per-block
 	// samples (Tags is implied) with the Allocation fields sent, keys,
 	// regions (one snapshot's each, named or not, with or without vaddr),
 	// stack and contents chunks (sometimes interleaved, some of no
@@ -79,7 +79,7 @@ func FuchsiaStreamEverything() FuchsiaOptions {
 }
 
 // RandomFuchsia returns a random valid file shaped as readers/fuchsia
-// produces it (see ir/fuchsia.go) from seed, fo and these fields of opts:
+// produces it (see ir/fuchsia/section.go) from seed, fo and these fields of opts:
 // MinNodes and MaxNodes (samples per process), Snapshots (processes),
 // Strings and MaxStringUnits.
 //

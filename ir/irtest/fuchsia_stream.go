@@ -12,7 +12,7 @@ import (
 )
 
 // This file makes the files of FuchsiaOptions.Stream: what readers/fuchsia
-// makes of a FIDL element stream (see ir/fuchsia.go and fuchsiair.Stream).
+// makes of a FIDL element stream (see ir/fuchsia/section.go and fuchsiair.Stream).
 
 // utf8Name returns prefix and a random string as UTF-8 (lone surrogates
 // replaced) of at most limit bytes (no limit when limit is 0), cut at a

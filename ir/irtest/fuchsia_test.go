@@ -32,7 +32,7 @@ var fuchsiaCases = []struct {
 }
 
 // TestRandomFuchsia: every generated file validates, is deterministic,
-// and keeps the Fuchsia shape ir/fuchsia.go describes; the features asked
+// and keeps the Fuchsia shape ir/fuchsia/section.go describes; the features asked
 // for show up.
 func TestRandomFuchsia(t *testing.T) {
 	for _, tc := range fuchsiaCases {

@@ -118,7 +118,7 @@ type Options struct {
 	V8 *V8Options
 
 	// Dart, when set, makes a one-snapshot file shaped as the Dart reader
-	// produces it (see ir/dart.go); only MinNodes, MaxNodes, MaxOutDegree,
+	// produces it (see ir/dart/snapshot.go); only MinNodes, MaxNodes, MaxOutDegree,
 	// Strings and MaxStringUnits apply.
 	Dart *DartOptions
 	// MoarVM, when set, makes the file RandomMoarVM makes.

@@ -38,7 +38,7 @@ var (
 var moarVMReprs = []string{"P6opaque", "VMArray", "VMHash", "MVMCode", "KnowHOWREPR", "P6int", "P6str", "P6num", "VMString", "NFA"}
 
 // RandomMoarVM returns a random valid file shaped as readers/moarvm produces
-// it (see ir/moarvm.go) from seed, mo and these fields of opts: MinNodes and
+// it (see ir/moarvm/section.go) from seed, mo and these fields of opts: MinNodes and
 // MaxNodes (collectables beyond the root and the root kinds), MaxOutDegree,
 // Snapshots, Strings and MaxStringUnits.
 //

@@ -25,7 +25,7 @@ var moarVMCases = []struct {
 }
 
 // TestRandomMoarVM: every generated file validates, is deterministic, and
-// keeps the MoarVM shape ir/moarvm.go describes.
+// keeps the MoarVM shape ir/moarvm/section.go describes.
 func TestRandomMoarVM(t *testing.T) {
 	for _, tc := range moarVMCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,7 +26,7 @@
 //	    ...
 //	  nodes 2 edges 1 values 1
 //	  n0 "synthetic" "" id=1 self=0 v8.node.detachedness=0
-//	    element [1] -> n1
+//	    "element" [1] -> n1
 //	  n1 "object" "Foo" id=3 self=16 class=c1 v8.node.detachedness=0 value=3.5
 //	  v8.trace_tree [0]
 //

@@ -66,9 +66,6 @@ type scope struct {
 	cols    map[string]*ir.Column
 	order   []*ir.Column
 	present map[string]bool
-	nodes   int // the snapshot's, with the counts below
-	edges   []uint32
-	decl    [3]int
 }
 
 func newScope() *scope {
@@ -357,13 +354,7 @@ func (p *parser) setField(name, text string) error {
 		r.Fields = append(r.Fields, ir.RawField{Key: name, Value: b})
 		return nil
 	}
-	var fl *ir.Field
-	for fi := range p.fields.Fields() {
-		x := &p.fields.Fields()[fi]
-		if x.Name == name {
-			fl = x
-		}
-	}
+	fl := p.fields.FieldNamed(name)
 	if fl == nil {
 		return fmt.Errorf("section %s has no field %q", p.sec.SectionName(), name)
 	}
@@ -455,7 +446,7 @@ func (p *parser) value(c *ir.Column, tok string) (uint64, error) {
 		return uint64(v), err
 	case c.Decl.Type == ir.TypeInt:
 		v, err := strconv.ParseInt(tok, 10, 64)
-		return uint64(v<<1) ^ uint64(v>>63), err
+		return ir.Zigzag(v), err
 	}
 	return strconv.ParseUint(tok, 10, 64)
 }

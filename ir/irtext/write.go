@@ -291,7 +291,7 @@ func (t *writer) value(c *ir.Column, i int) string {
 	case c.Decl.Type == ir.TypeIndex && c.Decl.Of == ir.TableNode:
 		return "n" + strconv.FormatUint(v, 10)
 	case c.Decl.Type == ir.TypeInt:
-		return strconv.FormatInt(int64(v>>1)^-int64(v&1), 10)
+		return strconv.FormatInt(ir.Unzigzag(v), 10)
 	}
 	return strconv.FormatUint(v, 10)
 }
@@ -317,7 +317,7 @@ func (t *writer) valueText(v *ir.Values, j int) string {
 		switch {
 		case math.IsNaN(x):
 			s = fmt.Sprintf("float:%#x", bits)
-		case !math.IsInf(x, 0) && !containsAny(s, ".eE"):
+		case !math.IsInf(x, 0) && !strings.ContainsAny(s, ".eE"):
 			s += ".0"
 		}
 	case ir.ValueBool:
@@ -339,15 +339,4 @@ func (t *writer) valueText(v *ir.Values, j int) string {
 		s += "(aux " + strconv.FormatUint(aux, 10) + ")"
 	}
 	return s
-}
-
-func containsAny(s, chars string) bool {
-	for i := 0; i < len(s); i++ {
-		for j := 0; j < len(chars); j++ {
-			if s[i] == chars[j] {
-				return true
-			}
-		}
-	}
-	return false
 }

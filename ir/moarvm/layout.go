@@ -47,7 +47,7 @@ const (
 // The column blocks: zstd-compressed little-endian integers of
 // EntrySize(name) bytes each.
 const (
-	ColKind      = "colkind"  // a collectable's kind (ir.MoarVMNodeKinds)
+	ColKind      = "colkind"  // a collectable's kind (NodeKinds)
 	ColSize      = "colsize"  // its self size (see SizeContinued)
 	ColTOFI      = "coltofi"  // its type or static frame index
 	ColRefCount  = "colrfcnt" // how many references it has

@@ -25,7 +25,7 @@ func PackRef(index uint64, kind uint8) uint64 { return index<<2 | uint64(kind&3)
 // UnpackRef splits a refdescr entry into its index and kind.
 func UnpackRef(d uint64) (index uint64, kind uint8) { return d >> 2, uint8(d & 3) }
 
-// EdgeKind returns the IR edge kind (an index into ir.MoarVMEdgeKinds) of
+// EdgeKind returns the IR edge kind (an index into EdgeKinds) of
 // a reference of kind k whose index is index, in a file of strings
 // strings: a string index beyond the heap (MoarVM's u16 wrap-around) and
 // the unused kind 3 have kinds of their own, so that their raw index is
@@ -41,7 +41,7 @@ func EdgeKind(k uint8, index, strings uint64) uint8 {
 }
 
 // RefKind returns the reference kind an IR edge kind (an index into
-// ir.MoarVMEdgeKinds) is written as, and false for kinds MoarVM has none
+// EdgeKinds) is written as, and false for kinds MoarVM has none
 // for: EdgeKind's inverse.
 func RefKind(edgeKind uint8) (uint8, bool) {
 	switch edgeKind {

@@ -7,10 +7,10 @@ import (
 	"github.com/heapconv/heapconv/ir"
 )
 
-// NewSection builds the V8 section of a snapshot V8 14 would write (Node
+// DefaultSection builds the V8 section of a snapshot V8 14 would write (Node
 // 26: the header with six node fields, the keys in order, compact layout,
 // V8's escaping, no node detached), for a heap made into a V8 one.
-func NewSection(s *ir.Snapshot) *Snapshot {
+func DefaultSection(s *ir.Snapshot) *Snapshot {
 	meta := ir.JSON{Kind: ir.JSONObject}
 	edgeNames := make([]string, len(s.EdgeKinds))
 	for i, k := range s.EdgeKinds {

@@ -46,7 +46,7 @@ const (
 
 // Node fields (meta.node_fields). The first five are the ones DevTools
 // needs (NodeFields), which the IR's common node columns hold; the others
-// are extra columns (ir.V8Snapshot.NodeExtra).
+// are extra columns (Snapshot.NodeExtra).
 const (
 	NodeType      = "type" // index into the node type names
 	NodeName      = "name" // string index

@@ -9,7 +9,7 @@
 // Numbers are LEB128 (_Mint values signed, everything else unsigned). There
 // is no version field: generations differ in structure. The format as the
 // VM really writes it, with the errors of its own documentation corrected,
-// is described in docs/formats/dart.md; ir/dart.go says how it maps into
+// is described in docs/formats/dart.md; ir/dart/snapshot.go says how it maps into
 // the IR.
 //
 // The reader streams through a buffer, so memory holds the columnar graph

@@ -23,7 +23,7 @@ type Options struct {
 }
 
 // Read reads a Dart VM heap snapshot into the IR: one snapshot, node k-1
-// for object id k (see ir/dart.go for the mapping).
+// for object id k (see ir/dart/snapshot.go for the mapping).
 func Read(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.Size == 0 {
 		opts.Size = ir.InputSize(r)

@@ -7,7 +7,7 @@
 //
 // The format and every layout ffx has written are described in
 // docs/formats/fuchsia.md (the profile, the contents directory, deriving
-// edges); ir/fuchsia.go says how it maps into the IR. Read understands
+// edges); ir/fuchsia/section.go says how it maps into the IR. Read understands
 // all of them: one sample per block (--with-tags:
 // values [count, bytes], labels address, bytes, timestamp, thread, plus
 // process_name and process_koid with --multi-process, one IR snapshot per
@@ -32,5 +32,5 @@
 //
 // With Options.ScanPointers and contents, edges are derived by scanning
 // every block's aligned words for pointers into other blocks (see
-// ir/fuchsia.go); they are heuristic.
+// ir/fuchsia/section.go); they are heuristic.
 package fuchsia

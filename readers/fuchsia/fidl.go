@@ -23,9 +23,9 @@ func IsFIDL(head []byte) bool { return fidl.IsContainer(head) }
 // The stream is reassembled by the receive rules of Fuchsia's
 // heapdump_snapshot crate (a violation is an error naming the offset of the
 // record at fault), then mapped as ffx maps it into a profile with
-// --with-tags (ir/fuchsia.go); what the profile cannot hold (keys, the
+// --with-tags (ir/fuchsia/section.go); what the profile cannot hold (keys, the
 // fields sent, region vaddrs, chunks, batches, unknown fields) goes into
-// FuchsiaSnapshot.Stream, so that writing the stream again reproduces it
+// fuchsiair.Snapshot.Stream, so that writing the stream again reproduces it
 // element for element. The block contents are the stream's own:
 // Options.ContentsDir and Options.Contents must not be set.
 // Options.ScanPointers derives edges from them as for a profile.

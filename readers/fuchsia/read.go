@@ -31,7 +31,7 @@ type Options struct {
 	Contents fs.FS
 	// ScanPointers derives edges from the contents: every aligned 64-bit
 	// little-endian word that points into another block of the same
-	// process (ir/fuchsia.go). Without contents it does nothing.
+	// process (ir/fuchsia/section.go). Without contents it does nothing.
 	ScanPointers bool
 	// MaxUncompressed, when positive, bounds the size of a gzipped
 	// profile once decompressed. 0 sets no bound beyond the format's
@@ -478,7 +478,7 @@ func (d *decoder) decode() (*ir.File, error) {
 }
 
 // version names the ffx layout the profile looks like. Whether it was
-// gzipped is FuchsiaFile.Gzip's to say, so that a profile reads the same
+// gzipped is fuchsiair.File.Gzip's to say, so that a profile reads the same
 // compressed or not.
 func (d *decoder) version() string {
 	v := "pprof"

@@ -117,7 +117,7 @@ func (ix *blockIndex) find(v uint64) int {
 }
 
 // scan derives edges from the snapshot's block contents (see
-// ir/fuchsia.go).
+// ir/fuchsia/section.go).
 func scan(f *ir.File, s *ir.Snapshot) error {
 	fx := fuchsiair.Of(s)
 	ix := newBlockIndex(s)

@@ -2,7 +2,7 @@
 //
 // The format is defined by MoarVM's writer, src/profiler/heapsnapshot.c;
 // docs/formats/moarvm.md describes it as measured on real files,
-// ir/moarvm.go says how it maps into the IR, and package ir/moarvm holds
+// ir/moarvm/section.go says how it maps into the IR, and package ir/moarvm holds
 // the facts of the format Read shares with writers/moarvm (magic numbers,
 // block layout, entry sizes, refdescr packing, continued sizes).
 //
@@ -15,7 +15,7 @@
 // when the file's tail is missing or damaged (the VM crashed while writing,
 // or the copy broke) it walks the blocks from the start instead, finding
 // the end of each zstd frame from its block headers, and recovers every
-// complete snapshot (MoarVMFile.Recovery says how many and where the damage
+// complete snapshot (moarvmir.File.Recovery says how many and where the damage
 // starts).
 //
 // Version 2 ("MoarHeapDumpv002") is what MoarVM builds without zstd write,

@@ -47,7 +47,7 @@ import (
 //     properties named "external";
 //   - a V8 snapshot writers/v8 made from a Dart heap gives its objects
 //     their Dart classes again (name, library name and URI:
-//     ir.V8DartClasses), and the native nodes of external properties (or of
+//     ir.SourceClasses), and the native nodes of external properties (or of
 //     a MoarVM heap's unmanaged memory: ir.UnmanagedOwners) become their
 //     owners' external properties, not objects;
 //   - the header's shallowSize, capacity and externalSize are computed from
@@ -98,7 +98,7 @@ type classKey struct {
 	sig  uint32 // its objects' named edges (kinds and names), as sigOf numbers them
 	root bool   // the synthetic root's class, which has no URI, as the VM's has none
 	// dart is set for a class of the Dart heap a V8 snapshot was made
-	// from (ir.V8DartClasses): uri is its library URI, not heapconv's.
+	// from (ir.SourceClasses): uri is its library URI, not heapconv's.
 	dart bool
 	uri  string
 }

@@ -1,6 +1,6 @@
 // Package dart writes the IR as a Dart VM heap snapshot ("dartheap"), the
 // binary format the Dart VM writes for its service protocol and DevTools
-// exports. The format is described in docs/formats/dart.md; ir/dart.go says
+// exports. The format is described in docs/formats/dart.md; ir/dart/snapshot.go says
 // how it maps into the IR.
 //
 // IR read from a Dart file is written back byte for byte: the VM's layout

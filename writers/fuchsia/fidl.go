@@ -15,7 +15,7 @@ import (
 // WriteFIDL writes f as a heapdump FIDL element stream: the SnapshotElement
 // batches a collector sends, in the container file internal/fidl defines.
 //
-// IR read from a FIDL stream (every snapshot has a FuchsiaSnapshot.Stream)
+// IR read from a FIDL stream (every snapshot has a fuchsiair.Snapshot.Stream)
 // is written element for element: the same elements with the same fields,
 // in the same order, batches and chunks, so that a stream read and written
 // again is byte-identical. Other Fuchsia IR (read from a profile) is

@@ -6,7 +6,7 @@
 // Options.ContentsDir is set.
 //
 // The format (the profile, the contents directory, and what this writer
-// writes) is described in docs/formats/fuchsia.md; ir/fuchsia.go says how
+// writes) is described in docs/formats/fuchsia.md; ir/fuchsia/section.go says how
 // it maps into the IR, and package ir/fuchsia holds what the writer shares
 // with readers/fuchsia (field numbers, labels, contents file names,
 // allocation sites). Samples are written one per block, with the labels

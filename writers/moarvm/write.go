@@ -1,7 +1,7 @@
 // Package moarvm writes the IR as a MoarVM heap snapshot, format version 3
 // ("MoarHeapDumpv003", the ".mvmheap" files of `raku --profile=x.mvmheap`),
 // as described in docs/formats/moarvm.md (byte layout, semantics, and what
-// this writer writes) and mapped into the IR as ir/moarvm.go describes; the
+// this writer writes) and mapped into the IR as ir/moarvm/section.go describes; the
 // facts of the format it shares with readers/moarvm are package
 // ir/moarvm's.
 //
