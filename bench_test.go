@@ -11,12 +11,21 @@ import (
 
 // The IR stream's speed, through the root package's API only, so that
 // scripts/bench-ab.sh can run these benchmarks at a commit that predates
-// them: a heap of every core feature (three snapshots of 500,000 nodes),
-// and a Fuchsia heap, whose sections are most of its columns.
+// them: a heap of every core feature (three snapshots of 500,000 nodes,
+// strings mostly not ASCII), a Fuchsia heap, whose sections are most of
+// its columns, and Node 26's heap with allocation tracking (a real V8
+// file's strings and sections; small, so its rows vary more).
 var irBenchFiles = []struct {
 	name string
 	make func() *ir.File
 }{
+	{"v8", func() *ir.File {
+		f, err := heapconv.ReadFile("testdata/v8/node26-tracking.heapsnapshot.zst", nil)
+		if err != nil {
+			panic(err)
+		}
+		return f
+	}},
 	{"core", func() *ir.File { return irtest.Random(1, irtest.Everything(500_000, 500_000)) }},
 	{"fuchsia", func() *ir.File {
 		return irtest.RandomFuchsia(1, irtest.Options{MinNodes: 1_000_000, MaxNodes: 1_000_000}, irtest.FuchsiaEverything())
