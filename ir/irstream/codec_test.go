@@ -179,6 +179,20 @@ func ctMoarVMv2() *ir.File {
 	return irtest.RandomMoarVM(4, irtest.Options{MaxNodes: 4, MaxOutDegree: 2, Snapshots: 2, MaxStringUnits: 4}, irtest.MoarVMOptions{V2: true})
 }
 
+// roundTrip encodes f and decodes it again.
+func roundTrip(t *testing.T, f *ir.File) *ir.File {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := irstream.Encode(&buf, f); err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	g, err := irstream.Decode(&buf)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return g
+}
+
 func ctText(t *testing.T, f *ir.File) string {
 	t.Helper()
 	var b strings.Builder
@@ -267,14 +281,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 // absence of optional columns, NoNode roots.
 func TestDecodeKeepsDetails(t *testing.T) {
 	f := ctFull()
-	var buf bytes.Buffer
-	if err := irstream.Encode(&buf, f); err != nil {
-		t.Fatal(err)
-	}
-	g, err := irstream.Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := roundTrip(t, f)
 	if len(g.Snapshots) != 4 {
 		t.Fatalf("%d snapshots", len(g.Snapshots))
 	}
@@ -626,14 +633,7 @@ func TestDecodePastVersions(t *testing.T) {
 			if !tc.section(f) {
 				t.Errorf("the %s section did not come through", tc.format)
 			}
-			var buf bytes.Buffer
-			if err := irstream.Encode(&buf, f); err != nil {
-				t.Fatal(err)
-			}
-			g, err := irstream.Decode(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := roundTrip(t, f)
 			if diffs := ir.Diff(f, g, 10); len(diffs) > 0 {
 				t.Errorf("re-encoded as version %d, the file differs: %v", ir.Version, diffs)
 			}
@@ -708,14 +708,7 @@ func TestDecodeKeepsMoarVMDetails(t *testing.T) {
 	if err := f.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := irstream.Encode(&buf, f); err != nil {
-		t.Fatal(err)
-	}
-	g, err := irstream.Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := roundTrip(t, f)
 	if d := ir.Diff(f, g, 10); len(d) > 0 {
 		t.Errorf("round trip differs:\n%s", strings.Join(d, "\n"))
 	}

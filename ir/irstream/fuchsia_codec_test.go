@@ -229,19 +229,6 @@ func fuchsiaFieldsEqual(a, b *ir.File) []string {
 	return out
 }
 
-func roundTrip(t *testing.T, f *ir.File) *ir.File {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := irstream.Encode(&buf, f); err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	g, err := irstream.Decode(&buf)
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return g
-}
-
 // TestFuchsiaCodecCoversEveryField fails when a field of fuchsiair.File,
 // fuchsiair.Snapshot or fuchsiair.Stream is added without codec support:
 // a profile-shaped test file and a stream-shaped one together set every
