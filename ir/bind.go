@@ -208,6 +208,31 @@ type ColumnDecl struct {
 	Of    string // the table TypeIndex, TypeIndex1 and TypeCount refer to
 }
 
+// Check reports what is wrong with the declaration by itself (SPEC.md,
+// Column declarations): a column has a name and a table, a type of this
+// version, and names a table it refers to exactly when its type needs
+// one. What depends on the other declarations (a name declared twice,
+// whose table a name is, counts) the readers check as they go.
+func (d ColumnDecl) Check() error {
+	needsOf := d.Type == TypeIndex || d.Type == TypeIndex1 || d.Type == TypeCount
+	switch {
+	case d.Name == "" || d.Table == "":
+		return fmt.Errorf("column %q of table %q: a column has a name and a table", d.Name, d.Table)
+	case !d.Type.Known():
+		return fmt.Errorf("column %s: unknown type %q", d.Name, d.Type)
+	case needsOf != (d.Of != ""):
+		return fmt.Errorf("column %s: a %s column refers to table %q", d.Name, d.Type, d.Of)
+	}
+	return nil
+}
+
+// IsSnapshotTable reports whether a table is one of the core's tables of a
+// snapshot (node, edge, value, root), to which no column of the file may
+// belong or refer.
+func IsSnapshotTable(name string) bool {
+	return name == TableNode || name == TableEdge || name == TableValue || name == TableRoot
+}
+
 // String gives the declaration as the text form and errors print it.
 func (d ColumnDecl) String() string {
 	s := fmt.Sprintf("%s (%s of %s", d.Name, d.Type, d.Table)

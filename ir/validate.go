@@ -132,19 +132,14 @@ func (v *validator) sections(s *Snapshot, sections []Section) error {
 // table in the file's, and a table counted by at most one column, of its
 // own scope and another table.
 func (v *validator) declaration(s *Snapshot, d ColumnDecl) error {
-	needsOf := d.Type == TypeIndex || d.Type == TypeIndex1 || d.Type == TypeCount
-	switch {
-	case d.Name == "" || d.Table == "":
-		return fmt.Errorf("column %q of table %q: a column has a name and a table", d.Name, d.Table)
-	case slices.Contains(v.names, d.Name):
+	if err := d.Check(); err != nil {
+		return err
+	}
+	if slices.Contains(v.names, d.Name) {
 		return fmt.Errorf("column %s declared twice", d.Name)
-	case !d.Type.Known():
-		return fmt.Errorf("column %s: unknown type %q", d.Name, d.Type)
-	case needsOf != (d.Of != ""):
-		return fmt.Errorf("column %s: a %s column refers to table %q", d.Name, d.Type, d.Of)
 	}
 	v.names = append(v.names, d.Name)
-	if s == nil && (isSnapshotTable(d.Table) || isSnapshotTable(d.Of)) {
+	if s == nil && (IsSnapshotTable(d.Table) || IsSnapshotTable(d.Of)) {
 		return fmt.Errorf("column %s of the file: table %q, refers to %q: a snapshot's table", d.Name, d.Table, d.Of)
 	}
 	if d.Type != TypeCount {
@@ -160,10 +155,6 @@ func (v *validator) declaration(s *Snapshot, d ColumnDecl) error {
 	}
 	v.counted = append(v.counted, d.Of)
 	return nil
-}
-
-func isSnapshotTable(name string) bool {
-	return name == TableNode || name == TableEdge || name == TableValue || name == TableRoot
 }
 
 // column checks a column's length and values against its declaration.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
@@ -167,27 +166,16 @@ func (sc *scope) table(name string) *table {
 	return t
 }
 
-// snapshotTables are the core's tables of a snapshot, which no column of
-// the file belongs to or refers to.
-var snapshotTables = []string{ir.TableNode, ir.TableEdge, ir.TableValue, ir.TableRoot}
-
 // declare adds a column to the scope.
 func (sc *scope) declare(c *ir.Column) error {
 	d := c.Decl
-	if d.Name == "" {
-		return fmt.Errorf("a column without a name")
+	if err := d.Check(); err != nil {
+		return err
 	}
 	if sc.cols[d.Name] != nil || sc.parent != nil && sc.parent.cols[d.Name] != nil {
 		return fmt.Errorf("column %s declared twice", d.Name)
 	}
-	if !d.Type.Known() {
-		return fmt.Errorf("column %s: unknown type %q", d.Name, d.Type)
-	}
-	needsOf := d.Type == ir.TypeIndex || d.Type == ir.TypeIndex1 || d.Type == ir.TypeCount
-	if d.Table == "" || needsOf != (d.Of != "") {
-		return fmt.Errorf("column %s: table %q, refers to %q", d.Name, d.Table, d.Of)
-	}
-	if sc.parent == nil && (slices.Contains(snapshotTables, d.Table) || slices.Contains(snapshotTables, d.Of)) {
+	if sc.parent == nil && (ir.IsSnapshotTable(d.Table) || ir.IsSnapshotTable(d.Of)) {
 		return fmt.Errorf("column %s of the file: table %q, refers to %q: a snapshot's table", d.Name, d.Table, d.Of)
 	}
 	cs := &colState{c: c, tab: sc.table(d.Table)}

@@ -474,8 +474,12 @@ func checkLimits(f *ir.File) error {
 				}
 			}
 			for k := range b.Columns() {
-				if d := b.Columns()[k].Decl; d.Name == "" || d.Table == "" || len(d.Name) > maxNameLen || len(d.Table) > maxNameLen || len(d.Of) > maxNameLen {
-					return fail("section %s: column %.64q: a name and a table of 1 to %d bytes", x.SectionName(), d.Name, maxNameLen)
+				d := b.Columns()[k].Decl
+				if err := d.Check(); err != nil {
+					return fail("section %s: %v", x.SectionName(), err)
+				}
+				if len(d.Name) > maxNameLen || len(d.Table) > maxNameLen || len(d.Of) > maxNameLen {
+					return fail("section %s: column %.64q: names of at most %d bytes", x.SectionName(), d.Name, maxNameLen)
 				}
 			}
 		}
