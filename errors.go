@@ -30,6 +30,9 @@ var (
 	// into a format that holds one; a *SnapshotError, whose Snapshots
 	// list them to choose from.
 	ErrTooManySnapshots = errors.New("too many snapshots for the format")
+	// ErrWhichSnapshot: a file of several snapshots read as one heap
+	// (ReadHeap, SelectHeap) without saying which.
+	ErrWhichSnapshot = errors.New("the file holds several snapshots; name one")
 	// ErrOutputName: an output name that cannot be used: without the one
 	// %d EachSnapshot needs, or the loss report's own name.
 	ErrOutputName = errors.New("bad output name")
@@ -52,7 +55,7 @@ var (
 
 // SnapshotError reports a snapshot selection a file cannot satisfy.
 type SnapshotError struct {
-	// Err is ErrNoSnapshot or ErrTooManySnapshots.
+	// Err is ErrNoSnapshot, ErrTooManySnapshots or ErrWhichSnapshot.
 	Err error
 	// Name is the input's name.
 	Name string
@@ -66,6 +69,14 @@ type SnapshotError struct {
 
 // Error says what was asked and what the file holds.
 func (e *SnapshotError) Error() string {
+	if e.Err == ErrWhichSnapshot {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s holds %d snapshots; name one as %s#N:", e.Name, len(e.Snapshots), e.Name)
+		for i, l := range e.Snapshots {
+			fmt.Fprintf(&b, "\n  %d: %s", i, l)
+		}
+		return b.String()
+	}
 	if e.Err == ErrTooManySnapshots {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s holds %d snapshots and %s files hold one; select one:", e.Name, len(e.Snapshots), e.Format)

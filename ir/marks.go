@@ -221,3 +221,35 @@ func ClassMadeFrom(f *File, k int) string {
 		return ""
 	})
 }
+
+// Identity is what makes an object of one snapshot the same object in
+// another snapshot of the same process: an id, and a qualifier where the id
+// alone can be reused or collide (a Fuchsia block's allocation time, a Dart
+// object's class).
+type Identity struct{ ID, Qualifier uint64 }
+
+// ObjectIdentities is implemented by a snapshot's section whose format
+// gives objects identities that persist from one snapshot of a process to
+// the next (V8's node ids, Dart's identity hash codes, Fuchsia's block
+// addresses), so that comparing snapshots can tell the objects that are new
+// from those that were there before.
+type ObjectIdentities interface {
+	// IdentityKind says what the identities are, for reports ("V8 node
+	// ids"); "" when this snapshot has none (a V8 file heapconv made from
+	// another format's heap, a Dart file without identity hash codes).
+	IdentityKind() string
+	// Identity returns node i's identity; ok is false for a node without
+	// one.
+	Identity(s *Snapshot, i int) (id Identity, ok bool)
+}
+
+// Identities returns the section of s that gives its objects persistent
+// identities, or nil when s has none.
+func Identities(s *Snapshot) ObjectIdentities {
+	for _, x := range s.Sections {
+		if o, ok := x.(ObjectIdentities); ok && o.IdentityKind() != "" {
+			return o
+		}
+	}
+	return nil
+}

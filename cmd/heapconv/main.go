@@ -9,6 +9,9 @@
 //	                 [--no-gzip] [--out-contents DIR] IN OUT
 //	heapconv info [--json] [--top N] [--by self|count|retained] [--snapshot N|all]
 //	              [--from F] [--contents DIR] [--scan-pointers] IN
+//	heapconv diff [--json] [--top N] [--by self|count|retained]
+//	              [--snapshot A,B[,C]] [--from F] OLD NEW [LATER]
+//	heapconv paths (--class NAME | --id ID) [--max N] [--json] [--snapshot N] IN
 //	heapconv validate [--from F] IN
 //	heapconv roundtrip [--from F] IN
 //	heapconv dump [--from F] IN
@@ -60,6 +63,8 @@ func init() {
 	commands = []*command{
 		{"convert", "convert a snapshot to another format", convertUsage, runConvert},
 		{"info", "summarize a snapshot", infoUsage, runInfo},
+		{"diff", "compare snapshots: classes that grew, new and leaked objects", diffUsage, runDiff},
+		{"paths", "show what keeps objects alive: retainer paths and dominators", pathsUsage, runPaths},
 		{"validate", "check a snapshot against what its consumers require", validateUsage, runValidate},
 		{"roundtrip", "read a file and write it again in its own format; report any difference", roundtripUsage, runRoundtrip},
 		{"dump", "print the intermediate representation as text", dumpUsage, runDump},
@@ -85,6 +90,8 @@ Examples:
   heapconv convert app.heapsnapshot app.heapir.zst
   heapconv convert --snapshot 0 rakudo.mvmheap.gz rakudo.heapsnapshot
   heapconv info --json app.heapsnapshot
+  heapconv diff before.heapsnapshot after.heapsnapshot later.heapsnapshot
+  heapconv paths --class LeakedThing app.heapsnapshot
   heapconv roundtrip Heap-20260101-120000.heapsnapshot
 `
 

@@ -8,11 +8,17 @@
 // For each FILE, in order, one line on stdout with one JSON object:
 //   {"nodeCount":n,"edgeCount":e,"rootIndex":i,"totalSize":t,
 //    "classes":{"<class name>":{"count":c,"self":s,"maxRet":r,"distance":d},...},
-//    "stacks":{"<node id>":["function script:line:column", ...],...}}
+//    "stacks":{"<node id>":["function script:line:column", ...],...},
+//    "retainers":{"<node id>":[{"id":i,"name":...,"edge":...,"type":...,"distance":d},...]}}
 // The classes are DevTools' "All objects" Summary rows (aggregatesWithFilter({})):
 // count, shallow size, retained size and the minimum distance of the class.
 // stacks holds the allocation stacks DevTools shows of the first 20 nodes
 // that have one (a snapshot with allocation traces), innermost frame first.
+// retainers holds, for each node id listed in SUMMARY_RETAINERS (comma-separated),
+// the chain of retainers DevTools' Retainers view expands on its own when the
+// object is selected: the first retainer in its order (distance, then name), then
+// that one's first retainer, while the distance is above 1 and reachable, at most
+// 20 levels; each with the edge by which it holds the step before it.
 // Keys are the class names, sorted. If DevTools splits one class name into several
 // rows (objects of the same name with different allocation locations), those rows
 // are keyed by DevTools' class key instead ("scriptId,line,col,Name" for a row with
@@ -118,6 +124,10 @@ async function summarize(file) {
       frames.map((f) => `${f.functionName} ${f.scriptName}:${f.line}:${f.column}`);
   }
 
+  const retainers = Object.create(null);
+  const wanted = (process.env.SUMMARY_RETAINERS || '').split(',').filter(Boolean);
+  for (const id of wanted) retainers[id] = retainerChain(snapshot, DevToolsAPI.HeapSnapshotModel, Number(id));
+
   return {
     result: {
       nodeCount: snapshot.nodeCount,
@@ -126,9 +136,33 @@ async function summarize(file) {
       totalSize: snapshot.totalSize,
       classes,
       stacks,
+      retainers,
     },
     problems,
   };
+}
+
+// retainerChain follows DevTools' HeapSnapshotRetainingObjectNode: its
+// retainers sorted by ('!edgeDistance' ascending, 'name' ascending), and
+// expandRetainersChain(20) descending into the first while its distance is
+// above 1 and below baseUnreachableDistance.
+function retainerChain(snapshot, model, id) {
+  const node = snapshot.nodeForSnapshotObjectId(id);
+  if (!node) return null;
+  const comparator = new model.ComparatorConfig('!edgeDistance', true, 'name', true);
+  const chain = [];
+  let nodeIndex = node.nodeIndex;
+  for (let levels = 20; levels > 0; levels--) {
+    const provider = snapshot.createRetainingEdgesProvider(nodeIndex);
+    provider.sortAndRewind(comparator);
+    const first = provider.serializeItemsRange(0, 1).items[0];
+    if (!first) break;
+    const d = first.node.distance;
+    chain.push({ id: first.node.id, name: first.node.name, edge: first.name, type: first.type, distance: d });
+    if (!(d > 1 && d < model.baseUnreachableDistance)) break;
+    nodeIndex = first.node.nodeIndex;
+  }
+  return chain;
 }
 
 function errText(e) {

@@ -3,6 +3,7 @@ package analysis
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/heapconv/heapconv/ir"
 )
@@ -196,4 +197,97 @@ func DevToolsSelfSizes(f *ir.File, s *ir.Snapshot) *ir.Uints {
 	var out ir.Uints
 	out.AppendAll(sizes)
 	return &out
+}
+
+// devtoolsConsString returns a V8 concatenated string's text as DevTools
+// names it: the names of the leaves below its "first" and "second"
+// internal edges, in order, until the text reaches 1024 UTF-16 units.
+func devtoolsConsString(f *ir.File, s *ir.Snapshot, i int) string {
+	cons := kindIndex(s.NodeKinds, "concatenated string")
+	internal := edgeKindIndex(s, "internal")
+	var b strings.Builder
+	units := 0
+	stack := []int{i}
+	for len(stack) > 0 && units < 1024 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if int(s.Nodes.Kind[v]) != cons {
+			name := f.String(s.Nodes.Name[v])
+			b.WriteString(name)
+			units += ir.UTF16Len(name)
+			continue
+		}
+		// A missing part is node 0, as DevTools has it.
+		first, second := 0, 0
+		lo, hi := s.Nodes.EdgeRange(v)
+		for e := lo; e < hi && (first == 0 || second == 0); e++ {
+			if int(s.Edges.Kind[e]) != internal || s.EdgeKinds[internal].Indexed {
+				continue
+			}
+			switch f.String(s.Edges.Name[e]) {
+			case "first":
+				first = int(s.Edges.Target[e])
+			case "second":
+				second = int(s.Edges.Target[e])
+			}
+		}
+		stack = append(stack, second, first)
+	}
+	return b.String()
+}
+
+// devtoolsPlainObjectName returns the name DevTools shows for a plain
+// object (one named "Object"): its property names, from both ends toward
+// the middle, as many as fit in about 100 UTF-16 units ("{a, b, …, y, z}").
+func devtoolsPlainObjectName(f *ir.File, s *ir.Snapshot, i int) string {
+	property := edgeKindIndex(s, "property")
+	start, end := "{", "}"
+	startLen, endLen := 1, 1
+	lo, hi := s.Nodes.EdgeRange(i)
+	a, z := lo, hi-1
+	fromEnd := false
+	for a <= z {
+		e := a
+		if fromEnd {
+			e = z
+		}
+		name := ""
+		if int(s.Edges.Kind[e]) == property && property >= 0 && !s.EdgeKinds[property].Indexed {
+			name = f.String(s.Edges.Name[e])
+		}
+		if int(s.Edges.Kind[e]) != property || name == "__proto__" {
+			if fromEnd {
+				z--
+			} else {
+				a++
+			}
+			continue
+		}
+		formatted := formatPropertyName(name)
+		n := ir.UTF16Len(formatted)
+		if startLen > 1 && startLen+endLen+n > 100 {
+			break
+		}
+		if fromEnd {
+			z--
+			if endLen > 1 {
+				end, endLen = ", "+end, endLen+2
+			}
+			end, endLen = formatted+end, endLen+n
+		} else {
+			a++
+			if startLen > 1 {
+				start, startLen = start+", ", startLen+2
+			}
+			start, startLen = start+formatted, startLen+n
+		}
+		fromEnd = !fromEnd
+	}
+	if a <= z {
+		start += ", …"
+	}
+	if endLen > 1 {
+		start += ", "
+	}
+	return start + end
 }

@@ -283,3 +283,25 @@ func (d *Snapshot) Loss(f *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 	}
 	return loss
 }
+
+// IdentityKind says that a Dart snapshot with identity hash codes
+// identifies its objects by them (the VM keeps an object's code for its
+// life). A code is about 31 bits, so two objects can share one: the class
+// qualifies it (a class's id is fixed for the life of the process, and the
+// class table is in id order).
+func (d *Snapshot) IdentityKind() string {
+	if !d.IdentityHashes {
+		return ""
+	}
+	return "Dart identity hash codes with the class"
+}
+
+// Identity returns node i's identity hash code and class; 0 is no code.
+func (d *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
+	h := s.Nodes.ID.At(i)
+	var class uint64
+	if len(s.Nodes.Class) > 0 {
+		class = uint64(s.Nodes.Class[i])
+	}
+	return ir.Identity{ID: h, Qualifier: class}, h != 0
+}

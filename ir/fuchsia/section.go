@@ -564,3 +564,26 @@ func (x *Snapshot) Bind(b *ir.Bindings) {
 		b.Bytes("fuchsia.stream.unknown_bytes", "fuchsia.stream.unknown_bytes", &st.UnknownBytes)
 	}
 }
+
+// IdentityKind says that a Fuchsia heapdump's blocks are identified by
+// their address and, where the profile has them, their allocation time: a
+// freed block's address is reused, its time is not.
+func (x *Snapshot) IdentityKind() string {
+	if len(x.Timestamp) == 0 {
+		return "Fuchsia block addresses (no allocation times: a reused address counts as the same block)"
+	}
+	return "Fuchsia block addresses with their allocation times"
+}
+
+// Identity returns node i's address and allocation time; a sample that
+// stands for several blocks has none.
+func (x *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
+	if i < len(x.Flags) && x.Flags[i]&FlagAddress == 0 {
+		return ir.Identity{}, false // a sample of merged blocks
+	}
+	id := ir.Identity{ID: s.Nodes.ID.At(i)}
+	if i < len(x.Timestamp) {
+		id.Qualifier = uint64(x.Timestamp[i])
+	}
+	return id, true
+}

@@ -85,3 +85,20 @@ func (v *Snapshot) SourceClasses(s *ir.Snapshot) (classes []ir.ClassRef, of *ir.
 	}
 	return classes, col, true
 }
+
+// IdentityKind says that a V8 snapshot's node ids identify its objects for
+// as long as the process lives (V8 keeps an object's id across heap
+// snapshots), unless heapconv made the snapshot from another format's heap,
+// whose ids it numbered itself.
+func (v *Snapshot) IdentityKind() string {
+	if v.MadeFrom() != "" {
+		return ""
+	}
+	return "V8 node ids"
+}
+
+// Identity returns node i's id; 0 is no id.
+func (v *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
+	id := s.Nodes.ID.At(i)
+	return ir.Identity{ID: id}, id != 0
+}

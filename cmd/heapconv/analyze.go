@@ -1,0 +1,466 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/heapconv/heapconv"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
+)
+
+// heapArg is one heap a command reads: a file, or one snapshot of it.
+type heapArg struct {
+	name     string // as given
+	file     string
+	snapshot int // -1: the file's only one
+}
+
+// heapArgs reads the command's heap operands: each IN or IN#N, or one IN
+// with --snapshot A,B,... naming several of its snapshots.
+func heapArgs(names []string, snapshots string) ([]heapArg, error) {
+	var out []heapArg
+	for _, n := range names {
+		file, k := heapconv.ParseHeapName(n)
+		out = append(out, heapArg{name: n, file: file, snapshot: k})
+	}
+	if snapshots == "" {
+		return out, nil
+	}
+	if len(out) != 1 || out[0].snapshot >= 0 {
+		return nil, usagef("--snapshot takes one IN (without #N)")
+	}
+	var sel []heapArg
+	for _, v := range strings.Split(snapshots, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || k < 0 {
+			return nil, usagef("--snapshot takes snapshot numbers separated by commas (0,2), not %q", snapshots)
+		}
+		a := out[0]
+		a.snapshot = k
+		a.name = fmt.Sprintf("%s#%d", a.file, k)
+		sel = append(sel, a)
+	}
+	return sel, nil
+}
+
+// readHeaps reads each heap, every file once; "-" (standard input) may be
+// one of them.
+func readHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis.Heap, error) {
+	files := map[string]*ir.File{}
+	names := map[string]string{}
+	var heaps []analysis.Heap
+	for _, a := range args {
+		f := files[a.file]
+		if f == nil {
+			in, err := openInput(e, a.file, opts)
+			if err != nil {
+				return nil, err
+			}
+			if f, err = read(e, in); err != nil {
+				return nil, err
+			}
+			files[a.file], names[a.file] = f, in.Name
+		}
+		h, err := heapconv.SelectHeap(f, names[a.file], a.snapshot)
+		if err != nil {
+			return nil, err
+		}
+		heaps = append(heaps, h)
+	}
+	return heaps, nil
+}
+
+const diffUsage = `Usage: heapconv diff [--json] [--top N] [--by count|self|retained]
+                     [--snapshot A,B[,C]] [--from F] [--contents DIR]
+                     [--scan-pointers] OLD NEW [LATER]
+
+Compares two or three snapshots of one program taken one after another.
+Each operand is a file, or one snapshot of a file that holds several
+(prog.mvmheap#3; or one IN with --snapshot 0,3). Prints, per class, the
+count, self size and retained size in each snapshot and the change from
+the first to the last, the classes that grew most first (--by).
+
+Where objects keep an identity from one snapshot to the next (V8 node ids
+within one process, Dart identity hash codes, Fuchsia block addresses with
+their allocation times), it also lists the objects new in NEW, by class,
+and with LATER the objects new in NEW that LATER still has: what a leak
+test looks for (allocated during one phase, still alive after the next),
+grouped by class and by their shortest retainer path in LATER. MoarVM
+objects have no such identity: their snapshots are compared by class, and
+diff says so.
+
+Flags:
+  --json         print one JSON object:
+                 {"heaps": [{"name": ..., "snapshot": i}], "by": ...,
+                  "classes_total": n, "classes": [{"name": ..., "count":
+                  [..], "self_size": [..], "retained_size": [..],
+                  "grew_in_each": b}], "identity": ..., "new_total": n,
+                  "new": [{"class": ..., "count": n, "self_size": s,
+                  "ids": [..]}], "leaked_total": n, "leaked": [{...,
+                  "path": [steps as heapconv paths --json prints them]}]}
+                 (one figure per snapshot in each list; identity "" and no
+                 new or leaked objects when the objects have no identity)
+  --top N        how many classes and groups of objects to list (default
+                 20; 0 for all)
+  --by K         order classes by the growth of their self size (the
+                 default), count or retained size
+  --snapshot A,B[,C]  compare these snapshots of the one IN
+  --from F, --contents DIR, --scan-pointers  as for info
+
+Examples:
+  heapconv diff before.heapsnapshot after.heapsnapshot
+  heapconv diff --by count phase1.heapsnapshot phase2.heapsnapshot phase3.heapsnapshot
+  heapconv diff rakudo.mvmheap#0 rakudo.mvmheap#5
+  heapconv diff --snapshot 0,2 --json nqp.mvmheap | jq '.classes[0]'
+`
+
+// diffJSON is diff's --json output; its field names are a contract.
+type diffJSON struct {
+	Heaps        []heapJSON             `json:"heaps"`
+	By           string                 `json:"by"`
+	ClassesTotal int                    `json:"classes_total"`
+	Classes      []classChangeJSON      `json:"classes"`
+	Identity     string                 `json:"identity"`
+	NewTotal     uint64                 `json:"new_total"`
+	New          []analysis.ObjectGroup `json:"new"`
+	LeakedTotal  *uint64                `json:"leaked_total,omitempty"`
+	Leaked       []analysis.ObjectGroup `json:"leaked,omitempty"`
+}
+
+type heapJSON struct {
+	Name     string `json:"name"`
+	Snapshot int    `json:"snapshot"`
+}
+
+type classChangeJSON struct {
+	analysis.ClassChange
+	GrewInEach bool `json:"grew_in_each"`
+}
+
+func runDiff(e *env, args []string) error {
+	fs := newFlags("diff")
+	asJSON := fs.Bool("json", false, "")
+	top := fs.Int("top", 20, "")
+	by := fs.String("by", analysis.BySelf, "")
+	snap := fs.String("snapshot", "", "")
+	from := fs.String("from", "", "")
+	contents := fs.String("contents", "", "")
+	scan := fs.Bool("scan-pointers", false, "")
+	if err := parse(e, fs, diffUsage, args); err != nil {
+		return err
+	}
+	if err := checkBy(*by); err != nil {
+		return err
+	}
+	if *top < 0 {
+		return usagef("--top must be 0 or more")
+	}
+	operands, err := heapArgs(fs.Args(), *snap)
+	if err != nil {
+		return err
+	}
+	if len(operands) < 2 || len(operands) > 3 {
+		return usagef("diff needs OLD and NEW, and at most LATER (or one IN with --snapshot A,B[,C])")
+	}
+	stdin := 0
+	for _, a := range operands {
+		if a.file == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 && *snap == "" {
+		return usagef("only one operand can be standard input")
+	}
+	heaps, err := readHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
+	if err != nil {
+		return inputError(err)
+	}
+	c, err := analysis.Compare(heaps, analysis.CompareOptions{By: *by, Retained: true})
+	if err != nil {
+		return err
+	}
+	out := diffJSON{By: *by, ClassesTotal: len(c.Classes), Identity: c.Identity, New: c.New, Leaked: c.Leaked, Classes: []classChangeJSON{}}
+	for i, a := range operands {
+		out.Heaps = append(out.Heaps, heapJSON{Name: a.file, Snapshot: heapIndex(heaps[i])})
+	}
+	for _, g := range c.New {
+		out.NewTotal += g.Count
+	}
+	if len(heaps) == 3 && c.Identity != "" {
+		var n uint64
+		for _, g := range c.Leaked {
+			n += g.Count
+		}
+		out.LeakedTotal = &n
+	}
+	for _, k := range c.Classes {
+		out.Classes = append(out.Classes, classChangeJSON{k, k.GrewInEach()})
+	}
+	limit := func(n int) int {
+		if *top == 0 || n < *top {
+			return n
+		}
+		return *top
+	}
+	out.Classes = out.Classes[:limit(len(out.Classes))]
+	out.New = out.New[:limit(len(out.New))]
+	out.Leaked = out.Leaked[:limit(len(out.Leaked))]
+	if out.New == nil {
+		out.New = []analysis.ObjectGroup{}
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, out)
+	}
+	printDiff(e.stdout, out, operands)
+	return nil
+}
+
+// heapIndex returns the heap's snapshot's number in its file.
+func heapIndex(h analysis.Heap) int {
+	for i, s := range h.File.Snapshots {
+		if s == h.Snapshot {
+			return i
+		}
+	}
+	return -1
+}
+
+var roleNames = []string{"OLD", "NEW", "LATER"}
+
+func printDiff(w io.Writer, out diffJSON, operands []heapArg) {
+	for i, h := range out.Heaps {
+		fmt.Fprintf(w, "%-6s %s (snapshot %d)\n", roleNames[i], operands[i].file, h.Snapshot)
+	}
+	what := map[string]string{analysis.BySelf: "self size", analysis.ByCount: "count", analysis.ByRetained: "retained size"}[out.By]
+	fmt.Fprintf(w, "\nclasses by growth of %s (%d of %d):\n", what, len(out.Classes), out.ClassesTotal)
+	cols := func(label string) string {
+		var b strings.Builder
+		for i := range out.Heaps {
+			fmt.Fprintf(&b, " %14s", label+" "+roleNames[i])
+		}
+		fmt.Fprintf(&b, " %14s", "change")
+		return b.String()
+	}
+	fmt.Fprintf(w, "%s%s%s  class\n", cols("count"), cols("self"), cols("retained"))
+	figures := func(v []uint64) string {
+		var b strings.Builder
+		for _, x := range v {
+			fmt.Fprintf(&b, " %14d", x)
+		}
+		fmt.Fprintf(&b, " %+14d", int64(v[len(v)-1]-v[0]))
+		return b.String()
+	}
+	for _, c := range out.Classes {
+		fmt.Fprintf(w, "%s%s%s  %s\n", figures(c.Count), figures(c.SelfSize), figures(c.Retained), classLabel(analysis.ClassStat{Name: c.Name, Location: c.Location}))
+	}
+	if out.Identity == "" {
+		fmt.Fprintf(w, "\nThese snapshots' objects have no identity that persists from one snapshot to the\nnext (a MoarVM heap's, or a heap converted from another format): compared by class only.\n")
+		return
+	}
+	fmt.Fprintf(w, "\nobjects matched by %s\nnew in NEW: %s\n", out.Identity, plural(int(out.NewTotal), "object"))
+	printGroups(w, out.New)
+	if out.LeakedTotal != nil {
+		fmt.Fprintf(w, "\nnew in NEW and still alive in LATER: %s\n", plural(int(*out.LeakedTotal), "object"))
+		printGroups(w, out.Leaked)
+	}
+}
+
+func printGroups(w io.Writer, groups []analysis.ObjectGroup) {
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %12s %14s  %s\n", "count", "self size", "class")
+	for _, g := range groups {
+		fmt.Fprintf(w, "  %12d %14d  %s\n", g.Count, g.SelfSize, g.Class)
+		if len(g.Path) > 0 {
+			fmt.Fprintf(w, "  %12s %14s  retained by:\n", "", "")
+			printPath(w, g.Path, strings.Repeat(" ", 34))
+		}
+	}
+}
+
+// printPath prints a retainer path, a step a line, the root side first.
+func printPath(w io.Writer, path []analysis.PathStep, indent string) {
+	for _, st := range path {
+		fmt.Fprintf(w, "%s%s @%d  self %d  retained %d  distance %s", indent, st.Class, st.ID, st.SelfSize, st.Retained, distanceText(st.Distance))
+		if st.Edge != nil {
+			fmt.Fprintf(w, "  --%s %s-->", st.Edge.Kind, edgeText(st.Edge))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func edgeText(r *analysis.Reference) string {
+	if r.Indexed {
+		return "[" + r.Name + "]"
+	}
+	return strconv.Quote(r.Name)
+}
+
+func distanceText(d int) string {
+	switch {
+	case d == analysis.NoDistance:
+		return "-"
+	case d >= analysis.SystemDistance:
+		return fmt.Sprintf("%d (system)", d-analysis.SystemDistance)
+	}
+	return strconv.Itoa(d)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func checkBy(by string) error {
+	switch by {
+	case analysis.BySelf, analysis.ByCount, analysis.ByRetained:
+		return nil
+	}
+	return usagef("--by must be self, count or retained, not %q", by)
+}
+
+const pathsUsage = `Usage: heapconv paths (--class NAME | --id ID) [--max N] [--json]
+                      [--snapshot N] [--from F] [--contents DIR] [--scan-pointers] IN
+
+Shows what keeps objects alive: for the object with node id ID, or for the
+objects of class NAME that retain the most (at most N of them), the
+shortest path of references from the GC roots to it, and its dominators
+(the objects whose loss would free it). Each step names the holder's
+class and id, its self and retained size and distance from the roots, and
+the reference it holds the next by (its kind, and its name or [index]).
+
+A V8 heap is walked as Chrome DevTools walks it: distances from the
+JavaScript globals first, the edges DevTools skips skipped, and each
+object's retainers in the order of DevTools' Retainers view, so that the
+path is the one the Retainers view expands first. Classes are named as
+heapconv info names them.
+
+Flags:
+  --class NAME   the objects of this class (as heapconv info lists it)
+  --id ID        the object with this node id (V8 and MoarVM ids, Dart
+                 identity hash codes, Fuchsia block addresses)
+  --max N        how many objects of the class, largest retained size
+                 first (default 5)
+  --json         print one JSON object: {"heap": {"name": ...,
+                 "snapshot": i}, "objects": [{"object": step, "path":
+                 [step, ...], "dominators": [step, ...]}]}, where a step is
+                 {"node": i, "id": n, "class": ..., "name": ...,
+                 "self_size": s, "retained_size": r, "distance": d,
+                 "edge": {"edge": e, "from": i, "to": j, "kind": ...,
+                 "name": ..., "indexed": b}} (no edge on the last step;
+                 distance -1 for an object nothing reachable holds; a V8
+                 object only V8's own roots reach has 100000000 added)
+  --snapshot N   the snapshot of an IN that holds several (or IN#N)
+  --from F, --contents DIR, --scan-pointers  as for info
+
+Examples:
+  heapconv paths --class LeakedThing app.heapsnapshot
+  heapconv paths --id 123457 --json app.heapsnapshot | jq '.objects[0].path'
+  heapconv paths --class BOOTHash --max 1 rakudo.mvmheap#2
+`
+
+// pathsJSON is paths' --json output; its field names are a contract.
+type pathsJSON struct {
+	Heap    heapJSON     `json:"heap"`
+	Objects []objectJSON `json:"objects"`
+}
+
+type objectJSON struct {
+	Object     analysis.PathStep   `json:"object"`
+	Path       []analysis.PathStep `json:"path"`
+	Dominators []analysis.PathStep `json:"dominators"`
+}
+
+func runPaths(e *env, args []string) error {
+	fs := newFlags("paths")
+	class := fs.String("class", "", "")
+	id := fs.Uint64("id", 0, "")
+	max := fs.Int("max", 5, "")
+	asJSON := fs.Bool("json", false, "")
+	snap := fs.String("snapshot", "", "")
+	from := fs.String("from", "", "")
+	contents := fs.String("contents", "", "")
+	scan := fs.Bool("scan-pointers", false, "")
+	if err := parse(e, fs, pathsUsage, args); err != nil {
+		return err
+	}
+	if fs.Changed("class") == fs.Changed("id") {
+		return usagef("paths needs one of --class NAME and --id ID")
+	}
+	if *max < 1 {
+		return usagef("--max must be 1 or more")
+	}
+	if err := oneIN(fs, "paths"); err != nil {
+		return err
+	}
+	if *snap != "" {
+		if _, err := strconv.Atoi(*snap); err != nil {
+			return usagef("--snapshot takes one snapshot number, not %q", *snap)
+		}
+	}
+	operands, err := heapArgs(fs.Args(), *snap)
+	if err != nil {
+		return err
+	}
+	heaps, err := readHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
+	if err != nil {
+		return inputError(err)
+	}
+	nv, err := analysis.NewNavigator(heaps[0])
+	if err != nil {
+		return err
+	}
+	var nodes []int
+	if fs.Changed("id") {
+		i := nv.NodeByID(*id)
+		if i < 0 {
+			return fmt.Errorf("%s: no object has id %d", operands[0].name, *id)
+		}
+		nodes = []int{i}
+	} else {
+		nodes = nv.ClassNodes(*class, *max)
+		if len(nodes) == 0 {
+			return fmt.Errorf("%s: no object of class %q (heapconv info --top 0 lists the classes)", operands[0].name, *class)
+		}
+	}
+	out := pathsJSON{Heap: heapJSON{Name: operands[0].file, Snapshot: heapIndex(heaps[0])}}
+	for _, i := range nodes {
+		o := objectJSON{Path: nv.ShortestPath(i), Dominators: nv.DominatorChain(i)}
+		o.Object = nv.Step(i)
+		if o.Path == nil {
+			o.Path = []analysis.PathStep{}
+		}
+		if o.Dominators == nil {
+			o.Dominators = []analysis.PathStep{}
+		}
+		out.Objects = append(out.Objects, o)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, out)
+	}
+	w := e.stdout
+	for k, o := range out.Objects {
+		if k > 0 {
+			fmt.Fprintln(w)
+		}
+		st := o.Object
+		fmt.Fprintf(w, "%s @%d  self %d  retained %d  distance %s\n", st.Class, st.ID, st.SelfSize, st.Retained, distanceText(st.Distance))
+		if len(o.Path) == 0 {
+			fmt.Fprintf(w, "  nothing reachable from the roots holds it\n")
+		} else {
+			fmt.Fprintf(w, "  shortest retainer path, from the roots:\n")
+			printPath(w, o.Path, "    ")
+		}
+		if len(o.Dominators) > 0 {
+			fmt.Fprintf(w, "  dominators, from the root:\n")
+			printPath(w, o.Dominators, "    ")
+		}
+	}
+	return nil
+}

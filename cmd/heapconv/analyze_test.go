@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var td = filepath.Join("..", "..", "testdata")
+
+// oneHeapOfEachFormat names a heap of every format heapconv reads: one
+// snapshot of a file (with #N where the file holds several), and the flags
+// it needs.
+var oneHeapOfEachFormat = []struct {
+	format string
+	heap   string
+	flags  []string
+}{
+	{"v8", filepath.Join(smallDir, "rows.heapsnapshot"), nil},
+	{"v8 (compressed, real)", filepath.Join(td, "v8", "node22.heapsnapshot.zst"), nil},
+	{"dart", filepath.Join(td, "dart", "flutter-export-3k.dartheap.zst"), nil},
+	{"moarvm", filepath.Join(td, "moarvm", "nqp-3snap.mvmheap") + "#1", nil},
+	{"moarvm v2", filepath.Join(td, "moarvm", "nqp-1snap-v002.mvmheap.gz"), nil},
+	{"fuchsia", filepath.Join(td, "fuchsia", "gen-newest-multi.pb.gz") + "#1", nil},
+	{"fuchsia with contents", filepath.Join(td, "fuchsia", "gen-current-tags.pb"), []string{"--contents", filepath.Join(td, "fuchsia", "gen-current-tags.contents"), "--scan-pointers"}},
+	{"fuchsia-fidl", filepath.Join(td, "fuchsia-fidl", "ffx-test.fidlstream"), nil},
+	{"ir", filepath.Join(td, "samples", "node26.heapir.zst"), nil},
+}
+
+// TestDiffAndPathsEveryFormat runs diff (a heap against itself: nothing
+// grows, and where objects have identities nothing is new) and paths (of
+// the class with the largest retained size) on a heap of every format.
+func TestDiffAndPathsEveryFormat(t *testing.T) {
+	for _, tc := range oneHeapOfEachFormat {
+		t.Run(tc.format, func(t *testing.T) {
+			args := append(append([]string{"diff", "--json", "--top", "0"}, tc.flags...), tc.heap, tc.heap)
+			code, stdout, stderr := cliRun(t, nil, args...)
+			if code != 0 {
+				t.Fatalf("diff: exit %d: %s", code, stderr)
+			}
+			var d diffJSON
+			if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+				t.Fatalf("diff --json: %v\n%s", err, stdout)
+			}
+			if d.ClassesTotal == 0 || len(d.Classes) != d.ClassesTotal {
+				t.Errorf("diff listed %d of %d classes with --top 0", len(d.Classes), d.ClassesTotal)
+			}
+			for _, c := range d.Classes {
+				if c.Growth("count") != 0 || c.Growth("self") != 0 || c.Growth("retained") != 0 || len(c.Retained) != 2 {
+					t.Errorf("a heap compared with itself: %+v", c)
+				}
+			}
+			if d.NewTotal != 0 {
+				t.Errorf("a heap compared with itself has %d new objects", d.NewTotal)
+			}
+			args = append(append([]string{"info", "--json", "--by", "retained", "--top", "1"}, tc.flags...), tc.heap)
+			if strings.Contains(tc.heap, "#") {
+				file, n, _ := strings.Cut(tc.heap, "#")
+				args = append(append([]string{"info", "--json", "--by", "retained", "--top", "1", "--snapshot", n}, tc.flags...), file)
+			}
+			code, stdout, stderr = cliRun(t, nil, args...)
+			if code != 0 {
+				t.Fatalf("info: exit %d: %s", code, stderr)
+			}
+			var info infoJSON
+			if err := json.Unmarshal([]byte(stdout), &info); err != nil || len(info.Snapshots) != 1 || len(info.Snapshots[0].TopClasses) != 1 {
+				t.Fatalf("info --json: %v\n%s", err, stdout)
+			}
+			top := info.Snapshots[0].TopClasses[0]
+			args = append(append([]string{"paths", "--json", "--max", "2", "--class", top.Name}, tc.flags...), tc.heap)
+			code, stdout, stderr = cliRun(t, nil, args...)
+			if code != 0 {
+				t.Fatalf("paths: exit %d: %s", code, stderr)
+			}
+			var p pathsJSON
+			if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+				t.Fatalf("paths --json: %v\n%s", err, stdout)
+			}
+			if len(p.Objects) == 0 || len(p.Objects) > 2 {
+				t.Fatalf("paths --max 2 listed %d objects", len(p.Objects))
+			}
+			o := p.Objects[0]
+			if o.Object.Class != top.Name {
+				t.Errorf("paths --class %q listed an object of class %q", top.Name, o.Object.Class)
+			}
+			if n := len(o.Path); n > 0 && o.Path[n-1].Node != o.Object.Node {
+				t.Errorf("the path ends at node %d, not the object %d", o.Path[n-1].Node, o.Object.Node)
+			}
+			for k := 0; k+1 < len(o.Path); k++ {
+				if o.Path[k].Edge == nil || o.Path[k].Edge.To != o.Path[k+1].Node {
+					t.Errorf("step %d of the path does not hold step %d", k, k+1)
+				}
+			}
+			if n := len(o.Dominators); n > 0 && o.Dominators[n-1].Node != o.Object.Node {
+				t.Errorf("the dominator chain ends at node %d, not the object", o.Dominators[n-1].Node)
+			}
+		})
+	}
+}
+
+func TestDiffCommand(t *testing.T) {
+	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
+	rows := filepath.Join(smallDir, "rows.heapsnapshot")
+	for _, tc := range []struct {
+		name   string
+		stdin  []byte
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{"two snapshots of a file", nil, []string{"diff", mvm + "#0", mvm + "#2"}, 0, "no identity that persists", ""},
+		{"--snapshot pairs", nil, []string{"diff", "--top", "3", "--snapshot", "0,2", mvm}, 0, "classes by growth of self size (3 of", ""},
+		{"by count", nil, []string{"diff", "--by", "count", "--snapshot", "0,1,2", mvm}, 0, "LATER", ""},
+		{"standard input", cliReadFile(t, rows), []string{"diff", "-", rows}, 0, "new in NEW: 0 objects", ""},
+		{"one operand", nil, []string{"diff", rows}, 2, "", "diff needs OLD and NEW"},
+		{"four operands", nil, []string{"diff", rows, rows, rows, rows}, 2, "", "diff needs OLD and NEW"},
+		{"--snapshot with two files", nil, []string{"diff", "--snapshot", "0,1", rows, rows}, 2, "", "--snapshot takes one IN"},
+		{"a bad --snapshot", nil, []string{"diff", "--snapshot", "0,x", mvm}, 2, "", "--snapshot takes snapshot numbers"},
+		{"a bad --by", nil, []string{"diff", "--by", "size", rows, rows}, 2, "", "--by must be"},
+		{"stdin twice", nil, []string{"diff", "-", "-"}, 2, "", "only one operand"},
+		{"a file of several snapshots, unnamed", nil, []string{"diff", mvm, mvm + "#1"}, 1, "", "holds 3 snapshots; name one as"},
+		{"a snapshot past the last", nil, []string{"diff", mvm + "#0", mvm + "#9"}, 1, "", "snapshot 9 does not exist"},
+		{"a missing file", nil, []string{"diff", rows, rows + ".missing"}, 1, "", "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cliRun(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stdout:\n%s\nstderr:\n%s\nwant %q in stdout and %q in stderr", stdout, stderr, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestPathsCommand(t *testing.T) {
+	rows := filepath.Join(smallDir, "rows.heapsnapshot")
+	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
+	for _, tc := range []struct {
+		name   string
+		stdin  []byte
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"a class", nil, []string{"paths", "--class", "NQPArray", "--max", "1", mvm + "#2"}, 0, "shortest retainer path, from the roots:", ""},
+		{"--snapshot", nil, []string{"paths", "--class", "NQPArray", "--max", "1", "--snapshot", "2", mvm}, 0, "dominators, from the root:", ""},
+		{"standard input", cliReadFile(t, rows), []string{"paths", "--id", "1", "-"}, 0, "@1", ""},
+		{"neither --class nor --id", nil, []string{"paths", rows}, 2, "", "one of --class NAME and --id ID"},
+		{"both", nil, []string{"paths", "--class", "x", "--id", "1", rows}, 2, "", "one of --class NAME and --id ID"},
+		{"--max 0", nil, []string{"paths", "--class", "x", "--max", "0", rows}, 2, "", "--max must be 1 or more"},
+		{"two INs", nil, []string{"paths", "--class", "x", rows, rows}, 2, "", "paths takes one IN"},
+		{"a class no object has", nil, []string{"paths", "--class", "NoSuchClass", rows}, 1, "", `no object of class "NoSuchClass"`},
+		{"an id no object has", nil, []string{"paths", "--id", "999999999", rows}, 1, "", "no object has id 999999999"},
+		{"a file of several snapshots, unnamed", nil, []string{"paths", "--class", "NQPArray", mvm}, 1, "", "holds 3 snapshots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cliRun(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stdout:\n%s\nstderr:\n%s\nwant %q in stdout and %q in stderr", stdout, stderr, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,364 @@
+package analysis
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// CompareOptions choose what Compare computes.
+type CompareOptions struct {
+	// By orders the classes by the growth of their count (ByCount), self
+	// size (BySelf, the default) or retained size (ByRetained).
+	By string
+	// Retained adds each class's retained size in each heap (it needs each
+	// heap's dominator tree); ByRetained implies it.
+	Retained bool
+	// Examples is how many object ids each group of new or leaked objects
+	// lists (default 5; negative: none).
+	Examples int
+}
+
+// ClassChange is one class's figures in each compared heap.
+type ClassChange struct {
+	Name string `json:"name"`
+	// Location is set for a V8 class DevTools splits by allocation
+	// location (as in ClassStat).
+	Location *SourceLocation `json:"location,omitempty"`
+	// Count, SelfSize and Retained hold one figure per heap, in the order
+	// given; Retained only when asked for.
+	Count    []uint64 `json:"count"`
+	SelfSize []uint64 `json:"self_size"`
+	Retained []uint64 `json:"retained_size,omitempty"`
+}
+
+// Growth returns the change of a figure from the first heap to the last
+// (ByCount, BySelf or ByRetained; 0 for retained sizes not computed).
+func (c ClassChange) Growth(by string) int64 {
+	v := c.SelfSize
+	switch by {
+	case ByCount:
+		v = c.Count
+	case ByRetained:
+		v = c.Retained
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	return int64(v[len(v)-1] - v[0])
+}
+
+// GrewInEach reports whether the class's count grew from each heap to the
+// next: the classes a leak test looks at first.
+func (c ClassChange) GrewInEach() bool {
+	for k := 1; k < len(c.Count); k++ {
+		if c.Count[k] <= c.Count[k-1] {
+			return false
+		}
+	}
+	return len(c.Count) > 1
+}
+
+// ObjectGroup is a set of objects of one class, and for leaked objects
+// one retainer path.
+type ObjectGroup struct {
+	Class    string `json:"class"`
+	Count    uint64 `json:"count"`
+	SelfSize uint64 `json:"self_size"`
+	// Path is, for leaked objects, the shortest retainer path in the last
+	// heap that the group's objects share, from the roots to the first of
+	// them; objects whose paths differ only in array indices share one.
+	Path []PathStep `json:"path,omitempty"`
+	// IDs are the ids of the group's first objects (CompareOptions.Examples).
+	IDs []uint64 `json:"ids,omitempty"`
+}
+
+// Comparison is what Compare finds between heaps.
+type Comparison struct {
+	// Classes are the classes of every heap with their figures in each,
+	// sorted by growth (CompareOptions.By) from the first heap to the last,
+	// largest first, then by name.
+	Classes []ClassChange `json:"classes"`
+	// Identity says what objects are matched by between the heaps (see
+	// ir.ObjectIdentities); "" when the heaps' format gives objects no
+	// identity that persists, and then New and Leaked are nil.
+	Identity string `json:"identity"`
+	// New are the objects of the second heap that the first did not have,
+	// by class, most first.
+	New []ObjectGroup `json:"new"`
+	// Leaked, with a third heap, are the objects new in the second heap that
+	// the third still has (the objects a leak test looks for: allocated
+	// during one phase, still alive after the next), grouped by class and by
+	// their shortest retainer path in the third heap.
+	Leaked []ObjectGroup `json:"leaked,omitempty"`
+}
+
+// ErrNoIdentity is returned by NewObjects for heaps whose format gives
+// objects no identity that persists between snapshots.
+var ErrNoIdentity = errors.New("the heaps' objects have no identity that persists between snapshots; compare them by class")
+
+// Compare compares two or three snapshots of one program, taken one after
+// another: per class, the count, self size and (optionally) retained size
+// in each, and where objects keep identities from one snapshot to the next
+// (ir.Identities), the objects new in the second and, with a third, those
+// of them still alive in it.
+func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
+	if len(heaps) < 2 || len(heaps) > 3 {
+		return nil, fmt.Errorf("compare takes 2 or 3 heaps, not %d", len(heaps))
+	}
+	by := opts.By
+	if by == "" {
+		by = BySelf
+	}
+	switch by {
+	case BySelf, ByCount, ByRetained:
+	default:
+		return nil, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
+	}
+	retained := opts.Retained || by == ByRetained
+	c := &Comparison{}
+	type key struct {
+		name string
+		loc  SourceLocation
+		has  bool
+	}
+	rows := map[key]*ClassChange{}
+	var order []key
+	for k, h := range heaps {
+		var stats []ClassStat
+		if retained {
+			sum, err := SummarizeBy(h.File, h.Snapshot, -1, ByRetained)
+			if err != nil {
+				return nil, fmt.Errorf("heap %d: %w", k, err)
+			}
+			stats = sum.TopClasses
+		} else {
+			stats = ClassStats(h.File, h.Snapshot)
+		}
+		for _, st := range stats {
+			kk := key{name: st.Name}
+			if st.Location != nil {
+				kk.loc, kk.has = *st.Location, true
+			}
+			row := rows[kk]
+			if row == nil {
+				row = &ClassChange{Name: st.Name, Location: st.Location, Count: make([]uint64, len(heaps)), SelfSize: make([]uint64, len(heaps))}
+				if retained {
+					row.Retained = make([]uint64, len(heaps))
+				}
+				rows[kk] = row
+				order = append(order, kk)
+			}
+			row.Count[k] += st.Count
+			row.SelfSize[k] += st.SelfSize
+			if retained && st.Retained != nil {
+				row.Retained[k] += *st.Retained
+			}
+		}
+	}
+	for _, k := range order {
+		c.Classes = append(c.Classes, *rows[k])
+	}
+	slices.SortStableFunc(c.Classes, func(a, b ClassChange) int {
+		if ga, gb := a.Growth(by), b.Growth(by); ga != gb {
+			return cmp.Compare(gb, ga)
+		}
+		if r := strings.Compare(a.Name, b.Name); r != 0 {
+			return r
+		}
+		return locationCompare(a.Location, b.Location)
+	})
+
+	ids := make([]ir.ObjectIdentities, len(heaps))
+	for k, h := range heaps {
+		ids[k] = ir.Identities(h.Snapshot)
+		if ids[k] == nil || ids[k].IdentityKind() != ids[0].IdentityKind() {
+			return c, nil
+		}
+	}
+	c.Identity = ids[0].IdentityKind()
+	examples := opts.Examples
+	if examples == 0 {
+		examples = 5
+	}
+	newIn := newObjects(heaps[0], heaps[1], ids[0], ids[1])
+	of, names := nodeClasses(heaps[1].File, heaps[1].Snapshot)
+	c.New = groupByClass(heaps[1], newIn, of, names, examples)
+	if len(heaps) == 3 {
+		leaked := stillAlive(heaps[1], heaps[2], newIn, ids[1], ids[2])
+		nv, err := NewNavigator(heaps[2])
+		if err != nil {
+			return nil, fmt.Errorf("heap 2: %w", err)
+		}
+		c.Leaked = groupByPath(nv, leaked, examples)
+	}
+	return c, nil
+}
+
+func locationCompare(a, b *SourceLocation) int {
+	switch {
+	case locationLess(a, b):
+		return -1
+	case locationLess(b, a):
+		return 1
+	}
+	return 0
+}
+
+// identities returns the sorted identities of a heap's objects (its
+// synthetic nodes left out), each with its node.
+func identities(h Heap, ids ir.ObjectIdentities) []identified {
+	s := h.Snapshot
+	synthetic := ir.SyntheticNodes(h.File, s)
+	out := make([]identified, 0, s.Nodes.Len())
+	for i := 0; i < s.Nodes.Len(); i++ {
+		if synthetic[i] {
+			continue
+		}
+		if id, ok := ids.Identity(s, i); ok {
+			out = append(out, identified{id, uint32(i)})
+		}
+	}
+	slices.SortFunc(out, func(a, b identified) int { return identityCompare(a.id, b.id) })
+	return out
+}
+
+type identified struct {
+	id   ir.Identity
+	node uint32
+}
+
+func identityCompare(a, b ir.Identity) int {
+	if c := cmp.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Qualifier, b.Qualifier)
+}
+
+// newObjects returns the nodes of b whose identity a does not have, in
+// node order.
+func newObjects(a, b Heap, ida, idb ir.ObjectIdentities) []uint32 {
+	old, cur := identities(a, ida), identities(b, idb)
+	var out []uint32
+	j := 0
+	for _, x := range cur {
+		for j < len(old) && identityCompare(old[j].id, x.id) < 0 {
+			j++
+		}
+		if j < len(old) && old[j].id == x.id {
+			continue
+		}
+		out = append(out, x.node)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stillAlive returns, for the nodes of b listed, the nodes of c with the
+// same identity, in node order of c.
+func stillAlive(b, c Heap, nodes []uint32, idb, idc ir.ObjectIdentities) []uint32 {
+	want := make([]ir.Identity, 0, len(nodes))
+	for _, i := range nodes {
+		id, _ := idb.Identity(b.Snapshot, int(i))
+		want = append(want, id)
+	}
+	slices.SortFunc(want, identityCompare)
+	var out []uint32
+	for _, x := range identities(c, idc) {
+		if _, ok := slices.BinarySearchFunc(want, x.id, identityCompare); ok {
+			out = append(out, x.node)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// groupByClass groups nodes of h by class (of, names: nodeClasses), most
+// objects first.
+func groupByClass(h Heap, nodes []uint32, of []int32, names []string, examples int) []ObjectGroup {
+	byClass := map[int32]*ObjectGroup{}
+	var order []int32
+	s := h.Snapshot
+	for _, i := range nodes {
+		c := of[i]
+		g := byClass[c]
+		if g == nil {
+			name := ""
+			if c >= 0 {
+				name = names[c]
+			}
+			g = &ObjectGroup{Class: name}
+			byClass[c] = g
+			order = append(order, c)
+		}
+		g.add(s, int(i), s.Nodes.SelfSize.At(int(i)), examples)
+	}
+	out := make([]ObjectGroup, 0, len(order))
+	for _, c := range order {
+		out = append(out, *byClass[c])
+	}
+	sortGroups(out)
+	return out
+}
+
+func (g *ObjectGroup) add(s *ir.Snapshot, i int, size uint64, examples int) {
+	g.Count++
+	g.SelfSize = ir.SatAdd(g.SelfSize, size)
+	if len(g.IDs) < examples {
+		g.IDs = append(g.IDs, s.Nodes.ID.At(i))
+	}
+}
+
+func sortGroups(gs []ObjectGroup) {
+	slices.SortStableFunc(gs, func(a, b ObjectGroup) int {
+		if a.Count != b.Count {
+			return cmp.Compare(b.Count, a.Count)
+		}
+		if a.SelfSize != b.SelfSize {
+			return cmp.Compare(b.SelfSize, a.SelfSize)
+		}
+		return strings.Compare(a.Class, b.Class)
+	})
+}
+
+// groupByPath groups nodes of nv's heap by class and shortest retainer
+// path, most objects first. Paths that differ only in the indices of
+// indexed edges (array elements) are one group's.
+func groupByPath(nv *Navigator, nodes []uint32, examples int) []ObjectGroup {
+	groups := map[string]*ObjectGroup{}
+	var order []string
+	s := nv.heap.Snapshot
+	for _, i := range nodes {
+		path := nv.ShortestPath(int(i))
+		var b strings.Builder
+		b.WriteString(nv.Class(int(i)))
+		for _, st := range path {
+			b.WriteString("\x00")
+			b.WriteString(st.Class)
+			if st.Edge != nil {
+				b.WriteString("\x01" + st.Edge.Kind + "\x01")
+				if !st.Edge.Indexed {
+					b.WriteString(st.Edge.Name)
+				}
+			}
+		}
+		k := b.String()
+		g := groups[k]
+		if g == nil {
+			g = &ObjectGroup{Class: nv.Class(int(i)), Path: path}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.add(s, int(i), s.Nodes.SelfSize.At(int(i)), examples)
+	}
+	out := make([]ObjectGroup, 0, len(order))
+	for _, k := range order {
+		out = append(out, *groups[k])
+	}
+	sortGroups(out)
+	return out
+}

@@ -1,0 +1,572 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// Heap is one snapshot of a file: the unit that retainer paths and
+// comparisons work on.
+type Heap struct {
+	File     *ir.File
+	Snapshot *ir.Snapshot
+}
+
+// Navigator answers the questions one asks of an object of a heap: what
+// holds it (its retainers), how far it is from the GC roots, the shortest
+// path from them, its dominators and what it keeps alive. It computes the
+// distances, the retainer lists and the dominator tree once, so that many
+// questions cost little; it does not change the heap, and is safe for
+// concurrent use once made.
+//
+// A V8 heap is navigated as Chrome DevTools navigates it: distances from
+// the user roots (the JavaScript globals) first and from the root for the
+// rest, over the edges DevTools follows; retainers ordered as its Retainers
+// view orders them; retained sizes as its Summary view shows them. Other
+// formats' heaps are navigated from their root (a virtual one above their
+// GC roots, when the snapshot lists roots without a root node) over every
+// edge that is not weak.
+type Navigator struct {
+	heap  Heap
+	g     *ir.Snapshot // the heap, or the heap with a virtual root
+	n     int          // the heap's nodes (g may have one more)
+	sizes *ir.Uints    // each node's own size as the views show it
+	tree  *DominatorTree
+	// dist is each node's distance from the roots, -1 when unreachable.
+	dist []int32
+	// retainers of node t are the edges retEdge[retFirst[t]:retFirst[t+1]]
+	// (their sources in retSrc), in DevTools' order (buildRetainers).
+	retFirst []uint32
+	retEdge  []uint32
+	retSrc   []uint32
+	// classOf is each node's class, an index into classes (-1: none).
+	classOf []int32
+	classes []string
+	// devtools is true when DevTools' rules apply (a V8 heap).
+	devtools bool
+}
+
+// NoDistance is the distance of a node that no path from the roots reaches.
+const NoDistance = -1
+
+// SystemDistance is added to the distance of a V8 heap's objects that only
+// V8's own roots reach, as DevTools adds it: they sort after every object
+// a JavaScript global reaches.
+const SystemDistance = 100_000_000
+
+// NewNavigator computes what a Navigator needs of h: distances, retainers,
+// classes and the dominator tree (which makes its time that of `heapconv
+// info --by retained`).
+func NewNavigator(h Heap) (*Navigator, error) {
+	f, s := h.File, h.Snapshot
+	nv := &Navigator{heap: h, n: s.Nodes.Len(), devtools: devtoolsSummarized(s)}
+	nv.g, nv.sizes = summaryGraph(f, s)
+	tree, err := summaryDominators(f, nv.g, nv.sizes)
+	if err != nil {
+		return nil, err
+	}
+	nv.tree = tree
+	nv.buildRetainers()
+	nv.distances()
+	nv.classOf, nv.classes = nodeClasses(f, s)
+	return nv, nil
+}
+
+// nodeClasses returns each node's class as ClassStats counts it, as an
+// index into names.
+func nodeClasses(f *ir.File, s *ir.Snapshot) (of []int32, names []string) {
+	labels := ir.ClassLabels(f)
+	if devtoolsSummarized(s) {
+		rows, of := devtoolsClasses(f, s, labels)
+		names = make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r.Name
+		}
+		return of, names
+	}
+	n := s.Nodes.Len()
+	of = make([]int32, n)
+	index := map[string]int32{}
+	for i := 0; i < n; i++ {
+		name := NodeClass(f, s, i, labels)
+		c, ok := index[name]
+		if !ok {
+			c = int32(len(names))
+			index[name] = c
+			names = append(names, name)
+		}
+		of[i] = c
+	}
+	return of, names
+}
+
+// buildRetainers inverts the graph's edges: each node's incoming edges in
+// the order DevTools lists a node's retainers before sorting them, which
+// is the reverse of the sources' order and of their edges' (it fills each
+// node's list from the end).
+func (nv *Navigator) buildRetainers() {
+	g := nv.g
+	n, m := g.Nodes.Len(), g.Edges.Len()
+	first := make([]uint32, n+1)
+	for _, t := range g.Edges.Target {
+		first[t+1]++
+	}
+	for i := 1; i <= n; i++ {
+		first[i] += first[i-1]
+	}
+	next := slices.Clone(first[1:])
+	edge := make([]uint32, m)
+	src := make([]uint32, m)
+	for v := 0; v < n; v++ {
+		lo, hi := g.Nodes.EdgeRange(v)
+		for e := lo; e < hi; e++ {
+			t := g.Edges.Target[e]
+			next[t]--
+			edge[next[t]] = uint32(e)
+			src[next[t]] = uint32(v)
+		}
+	}
+	nv.retFirst, nv.retEdge, nv.retSrc = first, edge, src
+}
+
+// distances computes each node's distance from the roots by breadth-first
+// search over edges that are not weak. For a V8 heap it follows DevTools:
+// the user roots (the root's children that are not synthetic, and the
+// "(Document DOM trees)" root) are at distance 1 and searched first; the
+// root then starts at SystemDistance for what they do not reach; and the
+// search skips the edges DevTools skips (see devtoolsFollows).
+func (nv *Navigator) distances() {
+	g := nv.g
+	n := g.Nodes.Len()
+	dist := make([]int32, n)
+	for i := range dist {
+		dist[i] = NoDistance
+	}
+	nv.dist = dist
+	if g.Root == ir.NoNode {
+		return
+	}
+	weak := make([]bool, len(g.EdgeKinds))
+	for k, ek := range g.EdgeKinds {
+		weak[k] = ek.Name == ir.EdgeWeak
+	}
+	var follows func(v, e int) bool
+	if nv.devtools {
+		follows = nv.devtoolsFollows()
+	}
+	queue := make([]uint32, 0, n)
+	bfs := func() {
+		for head := 0; head < len(queue); head++ {
+			v := queue[head]
+			d := dist[v] + 1
+			lo, hi := g.Nodes.EdgeRange(int(v))
+			for e := lo; e < hi; e++ {
+				t := g.Edges.Target[e]
+				if weak[g.Edges.Kind[e]] || dist[t] != NoDistance {
+					continue
+				}
+				if follows != nil && !follows(int(v), e) {
+					continue
+				}
+				dist[t] = d
+				queue = append(queue, t)
+			}
+		}
+	}
+	root := g.Root
+	if nv.devtools {
+		lo, hi := g.Nodes.EdgeRange(int(root))
+		for e := lo; e < hi; e++ {
+			t := g.Edges.Target[e]
+			if nv.userRoot(int(t)) && dist[t] == NoDistance {
+				dist[t] = 1
+				queue = append(queue, t)
+			}
+		}
+		bfs()
+	}
+	dist[root] = 0
+	if len(queue) > 0 {
+		dist[root] = SystemDistance
+	}
+	queue = append(queue[:0], root)
+	bfs()
+}
+
+// userRoot reports whether DevTools starts its distances at node i when
+// the root holds it: a node that is not synthetic (a JavaScript global),
+// or the root of the page's DOM trees.
+func (nv *Navigator) userRoot(i int) bool {
+	if nv.g.NodeKindName(i) != ir.KindSynthetic {
+		return true
+	}
+	return nv.heap.File.String(nv.g.Nodes.Name[i]) == "(Document DOM trees)"
+}
+
+// devtoolsFollows returns the test by which DevTools' distance search
+// skips edges of a V8 heap: a native context's sloppy_function_map; the
+// links of a descriptor array that maps may share (every third entry from
+// the fourth); and the first of the two internal edges that reach a
+// WeakMap's value (from the table and from the key), so that the value's
+// distance is the later of the two.
+func (nv *Navigator) devtoolsFollows() func(v, e int) bool {
+	f, g := nv.heap.File, nv.g
+	hidden, array := kindIndex(g.NodeKinds, ir.KindHidden), kindIndex(g.NodeKinds, "array")
+	internal := edgeKindIndex(g, "internal")
+	pending := map[string]bool{} // WeakMap pairs whose first edge was seen
+	return func(v, e int) bool {
+		kind := int(g.Nodes.Kind[v])
+		switch {
+		case kind == hidden && hidden >= 0:
+			if nv.edgeName(e) == "sloppy_function_map" && f.String(g.Nodes.Name[v]) == "system / NativeContext" {
+				return false
+			}
+		case kind == array && array >= 0 && f.String(g.Nodes.Name[v]) == "(map descriptors)":
+			if i, ok := leadingInt(nv.edgeName(e)); ok {
+				return i < 2 || i%3 != 1
+			}
+			return true
+		}
+		if int(g.Edges.Kind[e]) == internal && internal >= 0 && !g.EdgeKinds[internal].Indexed {
+			name := f.String(g.Edges.Name[e])
+			if weakMapEdge.MatchString(name) {
+				pair := strings.TrimLeft(name, "0123456789")
+				if !pending[pair] {
+					pending[pair] = true
+					return false
+				}
+				delete(pending, pair)
+			}
+		}
+		return true
+	}
+}
+
+// leadingInt parses the decimal digits a string starts with, as
+// JavaScript's parseInt does (a sign and leading white space allowed).
+func leadingInt(s string) (int64, bool) {
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	end := 0
+	for end < len(s) && end < 18 && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == 0 {
+		return 0, false
+	}
+	v, _ := strconv.ParseInt(s[:end], 10, 64)
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// edgeName returns edge e's name as DevTools shows it: its name, or the
+// index of an element (or other indexed) edge in decimal.
+func (nv *Navigator) edgeName(e int) string {
+	g := nv.g
+	if ek := g.EdgeKindOf(e); ek.Indexed {
+		return strconv.FormatUint(uint64(g.Edges.Name[e]), 10)
+	}
+	return nv.heap.File.String(g.Edges.Name[e])
+}
+
+// edgeIndexed reports whether edge e is named by an index.
+func (nv *Navigator) edgeIndexed(e int) bool { return nv.g.EdgeKindOf(e).Indexed }
+
+// Heap returns the heap the navigator answers for.
+func (nv *Navigator) Heap() Heap { return nv.heap }
+
+// Nodes returns the number of nodes of the heap.
+func (nv *Navigator) Nodes() int { return nv.n }
+
+// Distance returns node i's distance from the roots (see Navigator), or
+// NoDistance when nothing reachable holds it.
+func (nv *Navigator) Distance(i int) int { return int(nv.dist[i]) }
+
+// Retained returns the memory node i keeps alive: its retained size in
+// the dominator tree, 0 in a heap without a root.
+func (nv *Navigator) Retained(i int) uint64 {
+	if nv.tree == nil {
+		return 0
+	}
+	return nv.tree.Retained[i]
+}
+
+// SelfSize returns node i's own size as the summary shows it (for a V8
+// heap, with the sizes of the arrays and hidden nodes it alone owns, as
+// DevTools shows it).
+func (nv *Navigator) SelfSize(i int) uint64 { return nv.sizes.At(i) }
+
+// Class returns the class node i is counted under in ClassStats.
+func (nv *Navigator) Class(i int) string {
+	if c := nv.classOf[i]; c >= 0 {
+		return nv.classes[c]
+	}
+	return ""
+}
+
+// Dominator returns node i's immediate dominator, or -1 for the root, a
+// node the root does not reach, and in a heap without a root.
+func (nv *Navigator) Dominator(i int) int {
+	if nv.tree == nil || !nv.tree.Reachable(i) {
+		return -1
+	}
+	d := int(nv.tree.IDom[i])
+	if d == i || d >= nv.n {
+		return -1 // the root, or the virtual root above the GC roots
+	}
+	return d
+}
+
+// Dominated returns the nodes node i immediately dominates, largest
+// retained size first. It scans the heap: call it for a few nodes.
+func (nv *Navigator) Dominated(i int) []int {
+	var out []int
+	if nv.tree == nil {
+		return nil
+	}
+	for v := 0; v < nv.n; v++ {
+		if v != i && nv.tree.Reachable(v) && int(nv.tree.IDom[v]) == i {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b int) int {
+		ra, rb := nv.tree.Retained[a], nv.tree.Retained[b]
+		switch {
+		case ra > rb:
+			return -1
+		case ra < rb:
+			return 1
+		}
+		return a - b
+	})
+	return out
+}
+
+// Reference is an edge of the heap seen from one of its ends.
+type Reference struct {
+	// Edge is the edge's index in the snapshot.
+	Edge int `json:"edge"`
+	// From holds To by the edge (node indices).
+	From int `json:"from"`
+	To   int `json:"to"`
+	// Kind is the edge kind's name.
+	Kind string `json:"kind"`
+	// Name is the edge's name, or its index in decimal for an edge named
+	// by one (an array element).
+	Name string `json:"name"`
+	// Indexed is true when Name is an index.
+	Indexed bool `json:"indexed"`
+}
+
+func (nv *Navigator) reference(e, from int) Reference {
+	return Reference{Edge: e, From: from, To: int(nv.g.Edges.Target[e]), Kind: nv.g.EdgeKindOf(e).Name, Name: nv.edgeName(e), Indexed: nv.edgeIndexed(e)}
+}
+
+// Edges returns what node i holds, in the snapshot's order.
+func (nv *Navigator) Edges(i int) []Reference {
+	lo, hi := nv.g.Nodes.EdgeRange(i)
+	out := make([]Reference, 0, hi-lo)
+	for e := lo; e < hi; e++ {
+		if int(nv.g.Edges.Target[e]) < nv.n {
+			out = append(out, nv.reference(e, i))
+		}
+	}
+	return out
+}
+
+// Retainers returns what holds node i, in the order of DevTools'
+// Retainers view: weak edges and the root's own edges left out, the
+// nearest holder (smallest distance) first, then by the name DevTools
+// shows for the holder, then the later holders and edges of the snapshot
+// first, as DevTools lists them. Holders nothing reachable holds come last.
+func (nv *Navigator) Retainers(i int) []Reference {
+	refs := nv.retainers(i)
+	out := make([]Reference, len(refs))
+	for k, r := range refs {
+		out[k] = nv.reference(int(nv.retEdge[r]), int(nv.retSrc[r]))
+	}
+	return out
+}
+
+// retainers returns the positions in retEdge of node i's retainers, sorted
+// as Retainers sorts them.
+func (nv *Navigator) retainers(i int) []uint32 {
+	g := nv.g
+	var out []uint32
+	for r := nv.retFirst[i]; r < nv.retFirst[i+1]; r++ {
+		src := nv.retSrc[r]
+		if int(src) >= nv.n || src == g.Root || g.EdgeKindOf(int(nv.retEdge[r])).Name == ir.EdgeWeak {
+			continue
+		}
+		out = append(out, r)
+	}
+	distOf := func(r uint32) int64 {
+		if d := nv.dist[nv.retSrc[r]]; d >= 0 {
+			return int64(d)
+		}
+		return 1 << 40
+	}
+	slices.SortStableFunc(out, func(a, b uint32) int {
+		if da, db := distOf(a), distOf(b); da != db {
+			if da < db {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(nv.shownName(int(nv.retSrc[a])), nv.shownName(int(nv.retSrc[b])))
+	})
+	return out
+}
+
+// shownName returns the name DevTools shows for node i, by which it orders
+// retainers of equal distance: a V8 concatenated string's text (its first
+// 1024 units or so), a plain object's properties ("{a, b, …, z}"), else
+// the node's name.
+func (nv *Navigator) shownName(i int) string {
+	f, g := nv.heap.File, nv.g
+	name := f.String(g.Nodes.Name[i])
+	if !nv.devtools {
+		return name
+	}
+	switch g.NodeKindName(i) {
+	case "concatenated string":
+		return devtoolsConsString(f, g, i)
+	case ir.KindObject:
+		if name == "Object" {
+			return devtoolsPlainObjectName(f, g, i)
+		}
+	}
+	return name
+}
+
+// PathStep is one node of a retainer path or dominator chain.
+type PathStep struct {
+	// Node is the node's index in the snapshot; ID its id.
+	Node int    `json:"node"`
+	ID   uint64 `json:"id"`
+	// Class is the class ClassStats counts it under; Name its own name.
+	Class string `json:"class"`
+	Name  string `json:"name"`
+	// SelfSize and Retained are its own and retained size (as Navigator's
+	// SelfSize and Retained).
+	SelfSize uint64 `json:"self_size"`
+	Retained uint64 `json:"retained_size"`
+	// Distance is its distance from the roots.
+	Distance int `json:"distance"`
+	// Edge is the edge by which it holds the next step's node: its kind
+	// and its name (or index, Indexed). The last step, the object the
+	// path leads to, and the steps of a dominator chain have none.
+	Edge *Reference `json:"edge,omitempty"`
+}
+
+// Step describes node i as a step of a path, without an edge.
+func (nv *Navigator) Step(i int) PathStep {
+	s := nv.heap.Snapshot
+	return PathStep{
+		Node: i, ID: s.Nodes.ID.At(i), Class: nv.Class(i), Name: nv.heap.File.String(s.Nodes.Name[i]),
+		SelfSize: nv.SelfSize(i), Retained: nv.Retained(i), Distance: nv.Distance(i),
+	}
+}
+
+// ShortestPath returns the path by which the roots hold node i, from the
+// object nearest the roots down to i: from i, each step goes to its first
+// retainer (in Retainers' order, the nearest first: for a V8 heap the one
+// DevTools' Retainers view expands first) while that one is nearer the
+// roots, so the path ends at an object the root holds. It is nil for a node
+// nothing reachable holds.
+func (nv *Navigator) ShortestPath(i int) []PathStep {
+	if i < 0 || i >= nv.n || nv.dist[i] < 0 {
+		return nil
+	}
+	path := []PathStep{nv.Step(i)}
+	for cur := i; ; {
+		rs := nv.retainers(cur)
+		if len(rs) == 0 {
+			break
+		}
+		r := rs[0]
+		src := int(nv.retSrc[r])
+		if d := nv.dist[src]; d < 0 || d >= nv.dist[cur] {
+			break
+		}
+		st := nv.Step(src)
+		ref := nv.reference(int(nv.retEdge[r]), src)
+		st.Edge = &ref
+		path = append(path, st)
+		cur = src
+	}
+	slices.Reverse(path)
+	return path
+}
+
+// DominatorChain returns node i's dominators from the root down to i
+// itself: the objects whose loss would free i. A node nothing reachable
+// holds hangs from the root, as DevTools hangs it for its retained sizes.
+// It is nil in a heap without a root.
+func (nv *Navigator) DominatorChain(i int) []PathStep {
+	if nv.tree == nil || i < 0 || i >= nv.n || !nv.tree.Reachable(i) {
+		return nil
+	}
+	var chain []PathStep
+	for cur := i; cur >= 0; cur = nv.Dominator(cur) {
+		chain = append(chain, nv.Step(cur))
+	}
+	slices.Reverse(chain)
+	return chain
+}
+
+// NodeByID returns the node with id, or -1.
+func (nv *Navigator) NodeByID(id uint64) int {
+	ids := &nv.heap.Snapshot.Nodes.ID
+	for i := 0; i < nv.n; i++ {
+		if ids.At(i) == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// ClassNodes returns the nodes of a class (as ClassStats names classes),
+// largest retained size first, at most max of them (all when max < 0).
+func (nv *Navigator) ClassNodes(class string, max int) []int {
+	var want []int32
+	for c, name := range nv.classes {
+		if name == class {
+			want = append(want, int32(c))
+		}
+	}
+	var out []int
+	for i := 0; i < nv.n && len(want) > 0; i++ {
+		if slices.Contains(want, nv.classOf[i]) {
+			out = append(out, i)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b int) int {
+		ra, rb := nv.Retained(a), nv.Retained(b)
+		switch {
+		case ra > rb:
+			return -1
+		case ra < rb:
+			return 1
+		}
+		return 0
+	})
+	if max >= 0 && len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
+// String describes a path step for messages: "Foo @123".
+func (p PathStep) String() string {
+	return fmt.Sprintf("%s @%d", p.Class, p.ID)
+}

@@ -1,0 +1,203 @@
+package analysis_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/irtest"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
+)
+
+// navGraph is a small heap of no format DevTools knows:
+//
+//	0 root -> 1 A, 2 B
+//	1 A -x-> 3 C
+//	2 B -y-> 3 C, -weak-> 4 D
+//	3 C -z-> 4 D
+//	5 E -w-> 3 C        (nothing holds E)
+func navGraph() analysis.Heap {
+	f := &ir.File{Format: "test", Strings: []string{""}}
+	str := irtest.Strings(f, "root", "A", "B", "C", "D", "E", "x", "y", "z", "w", "r")
+	root, a, b, c, d, e, x, y, z, w, r := str[0], str[1], str[2], str[3], str[4], str[5], str[6], str[7], str[8], str[9], str[10]
+	s := &ir.Snapshot{NodeKinds: []string{"root", "obj"}, EdgeKinds: []ir.EdgeKind{{Name: "ref"}, {Name: ir.EdgeWeak}}, Root: 0}
+	irtest.Build(s, []irtest.Node{
+		{Kind: 0, Name: root, Edges: []irtest.Edge{{0, r, 1}, {0, r, 2}}},
+		{Kind: 1, Name: a, Size: 10, Edges: []irtest.Edge{{0, x, 3}}},
+		{Kind: 1, Name: b, Size: 20, Edges: []irtest.Edge{{0, y, 3}, {1, w, 4}}},
+		{Kind: 1, Name: c, Size: 30, Edges: []irtest.Edge{{0, z, 4}}},
+		{Kind: 1, Name: d, Size: 40},
+		{Kind: 1, Name: e, Size: 50, Edges: []irtest.Edge{{0, w, 3}}},
+	}, false)
+	f.Snapshots = []*ir.Snapshot{s}
+	return analysis.Heap{File: f, Snapshot: s}
+}
+
+func pathText(p []analysis.PathStep) string {
+	var parts []string
+	for _, st := range p {
+		t := st.Name
+		if st.Edge != nil {
+			t += " -" + st.Edge.Name + "->"
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestNavigator(t *testing.T) {
+	nv, err := analysis.NewNavigator(navGraph())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := []int{nv.Distance(0), nv.Distance(1), nv.Distance(2), nv.Distance(3), nv.Distance(4), nv.Distance(5)}, []int{0, 1, 1, 2, 3, analysis.NoDistance}; !slices.Equal(got, want) {
+		t.Errorf("distances %v, want %v", got, want)
+	}
+	// C's retainers: the nearest first, by name on a tie; E, which nothing
+	// holds, last; the weak edge to D is no retainer.
+	var holders []int
+	for _, r := range nv.Retainers(3) {
+		holders = append(holders, r.From)
+	}
+	if want := []int{1, 2, 5}; !slices.Equal(holders, want) {
+		t.Errorf("C's retainers %v, want %v", holders, want)
+	}
+	if n := len(nv.Retainers(4)); n != 1 {
+		t.Errorf("D has %d retainers, want 1 (the weak edge holds nothing)", n)
+	}
+	for _, tc := range []struct {
+		node       int
+		path, doms string
+	}{
+		{4, "A -x-> C -z-> D", "root C D"},
+		{3, "A -x-> C", "root C"},
+		{1, "A", "root A"},
+		{5, "", "root E"}, // unreachable: no path; hung from the root, as DevTools does
+	} {
+		if got := pathText(nv.ShortestPath(tc.node)); got != tc.path {
+			t.Errorf("path to %d: %q, want %q", tc.node, got, tc.path)
+		}
+		if got := pathText(nv.DominatorChain(tc.node)); got != tc.doms {
+			t.Errorf("dominators of %d: %q, want %q", tc.node, got, tc.doms)
+		}
+	}
+	if got := nv.Retained(3); got != 70 {
+		t.Errorf("C retains %d, want 70 (itself and D)", got)
+	}
+	if got := nv.Dominated(0); !slices.Equal(got, []int{3, 5, 2, 1}) {
+		t.Errorf("the root dominates %v, want [3 5 2 1] (largest retained first)", got)
+	}
+	if got := nv.Dominator(4); got != 3 {
+		t.Errorf("D's dominator %d, want 3", got)
+	}
+	if got := nv.NodeByID(7); got != 3 {
+		t.Errorf("NodeByID(7) = %d, want 3", got)
+	}
+	if got := nv.ClassNodes("(obj)", 2); !slices.Equal(got, []int{3, 5}) {
+		t.Errorf("ClassNodes(obj, 2) = %v, want [3 5]", got)
+	}
+}
+
+// v8Heap builds a V8-shaped heap with a V8 section, so that its node ids
+// are identities: a root holding an array that holds objects of class
+// Thing with the given ids (and a synthetic node that is in every heap).
+func v8Heap(ids ...uint64) analysis.Heap {
+	f := &ir.File{Format: v8ir.Format, Strings: []string{""}}
+	str := irtest.Strings(f, "", "Array", "Thing", "(GC roots)")
+	kind := func(k string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, k)) }
+	ek := func(k string) uint32 {
+		return uint32(slices.IndexFunc(ir.V8EdgeKinds, func(e ir.EdgeKind) bool { return e.Name == k }))
+	}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	nodes := []irtest.Node{
+		{Kind: kind(ir.KindSynthetic), Name: str[0], Edges: []irtest.Edge{{ek("shortcut"), str[1], 2}, {ek("element"), 1, 1}}},
+		{Kind: kind(ir.KindSynthetic), Name: str[3]},
+		{Kind: kind(ir.KindObject), Name: str[1], Size: 16},
+	}
+	for k := range ids {
+		nodes[2].Edges = append(nodes[2].Edges, irtest.Edge{ek("element"), uint32(k), uint32(3 + k)})
+		nodes = append(nodes, irtest.Node{Kind: kind(ir.KindObject), Name: str[2], Size: 32})
+	}
+	irtest.Build(s, nodes, false)
+	var all ir.Uints
+	all.AppendAll([]uint64{1, 3, 5})
+	all.AppendAll(ids)
+	s.Nodes.ID = all
+	s.SetSection(&v8ir.Snapshot{})
+	f.Snapshots = []*ir.Snapshot{s}
+	return analysis.Heap{File: f, Snapshot: s}
+}
+
+func TestCompareIdentities(t *testing.T) {
+	old := v8Heap(11, 13)
+	cur := v8Heap(11, 13, 15, 17, 19)
+	later := v8Heap(11, 15, 19)
+	c, err := analysis.Compare([]analysis.Heap{old, cur, later}, analysis.CompareOptions{By: analysis.ByCount, Retained: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Identity != "V8 node ids" {
+		t.Errorf("identity %q", c.Identity)
+	}
+	row := c.Classes[0]
+	if row.Name != "Thing" || !slices.Equal(row.Count, []uint64{2, 5, 3}) || !slices.Equal(row.SelfSize, []uint64{64, 160, 96}) || row.Growth(analysis.ByCount) != 1 {
+		t.Errorf("first class %+v, want Thing with counts 2, 5, 3", row)
+	}
+	if row.GrewInEach() {
+		t.Error("Thing did not grow in each snapshot")
+	}
+	if len(c.New) != 1 || c.New[0].Class != "Thing" || c.New[0].Count != 3 || !slices.Equal(c.New[0].IDs, []uint64{15, 17, 19}) {
+		t.Errorf("new %+v, want the 3 Things 15, 17, 19", c.New)
+	}
+	if len(c.Leaked) != 1 || c.Leaked[0].Count != 2 || !slices.Equal(c.Leaked[0].IDs, []uint64{15, 19}) {
+		t.Fatalf("leaked %+v, want Things 15 and 19 in one group", c.Leaked)
+	}
+	// Thing 15 is the array's element 1 in the later heap: the group's path
+	// is its own, and Thing 19's differs only in the index.
+	if got := pathText(c.Leaked[0].Path); got != "Array -1-> Thing" {
+		t.Errorf("leaked objects' path %q, want Array -1-> Thing", got)
+	}
+}
+
+func TestCompareWithoutIdentity(t *testing.T) {
+	a, b := navGraph(), navGraph()
+	c, err := analysis.Compare([]analysis.Heap{a, b}, analysis.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Identity != "" || c.New != nil || c.Leaked != nil {
+		t.Errorf("a heap without identities compared by identity: %q %v %v", c.Identity, c.New, c.Leaked)
+	}
+	for _, row := range c.Classes {
+		if row.Growth(analysis.BySelf) != 0 || row.Retained != nil {
+			t.Errorf("%+v: an unchanged heap grew, or retained sizes were computed unasked", row)
+		}
+	}
+	if _, err := analysis.Compare([]analysis.Heap{a}, analysis.CompareOptions{}); err == nil {
+		t.Error("Compare of one heap did not fail")
+	}
+	if _, err := analysis.Compare([]analysis.Heap{a, b}, analysis.CompareOptions{By: "size"}); err == nil {
+		t.Error("Compare by an unknown order did not fail")
+	}
+}
+
+func ExampleNavigator_ShortestPath() {
+	nv, err := analysis.NewNavigator(navGraph())
+	if err != nil {
+		panic(err)
+	}
+	for _, st := range nv.ShortestPath(4) {
+		fmt.Printf("%s (retains %d)", st.Name, st.Retained)
+		if st.Edge != nil {
+			fmt.Printf(" holds by %q", st.Edge.Name)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// A (retains 10) holds by "x"
+	// C (retains 70) holds by "z"
+	// D (retains 40)
+}
