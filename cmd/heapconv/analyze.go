@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -463,4 +466,48 @@ func runPaths(e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// summarizeWithRetained is SummarizeBy in the given order with every
+// class's retained size.
+func summarizeWithRetained(f *ir.File, s *ir.Snapshot, top int, by string) (analysis.SnapshotSummary, error) {
+	sum, err := analysis.SummarizeBy(f, s, -1, analysis.ByRetained)
+	if err != nil {
+		return sum, err
+	}
+	rows := sum.TopClasses
+	slices.SortStableFunc(rows, func(a, b analysis.ClassStat) int {
+		if by == analysis.ByCount && a.Count != b.Count {
+			return cmp.Compare(b.Count, a.Count)
+		}
+		if a.SelfSize != b.SelfSize {
+			return cmp.Compare(b.SelfSize, a.SelfSize)
+		}
+		return cmp.Compare(b.Count, a.Count)
+	})
+	if top >= 0 && len(rows) > top {
+		rows = rows[:top]
+	}
+	sum.TopClasses = rows
+	return sum, nil
+}
+
+// writeClassCSV writes info's class tables as CSV (RFC 4180).
+func writeClassCSV(w io.Writer, snaps []snapshotJSON) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"snapshot", "class", "count", "self_size", "retained_size", "script_id", "line", "column"})
+	for _, s := range snaps {
+		for _, c := range s.TopClasses {
+			row := []string{strconv.Itoa(s.Index), c.Name, strconv.FormatUint(c.Count, 10), strconv.FormatUint(c.SelfSize, 10), "", "", "", ""}
+			if c.Retained != nil {
+				row[4] = strconv.FormatUint(*c.Retained, 10)
+			}
+			if l := c.Location; l != nil {
+				row[5], row[6], row[7] = strconv.FormatUint(uint64(l.ScriptID), 10), strconv.FormatUint(uint64(l.Line), 10), strconv.FormatUint(uint64(l.Column), 10)
+			}
+			cw.Write(row)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

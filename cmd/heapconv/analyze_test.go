@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -167,5 +169,57 @@ func TestPathsCommand(t *testing.T) {
 				t.Errorf("stdout:\n%s\nstderr:\n%s\nwant %q in stdout and %q in stderr", stdout, stderr, tc.stdout, tc.stderr)
 			}
 		})
+	}
+}
+
+// TestInfoCSV checks info --csv against info --json: the same classes with
+// the same figures, every class of every snapshot, as CSV that reads back.
+func TestInfoCSV(t *testing.T) {
+	for _, tc := range oneHeapOfEachFormat {
+		t.Run(tc.format, func(t *testing.T) {
+			file, _, _ := strings.Cut(tc.heap, "#")
+			code, stdout, stderr := cliRun(t, nil, append(append([]string{"info", "--csv"}, tc.flags...), file)...)
+			if code != 0 {
+				t.Fatalf("info --csv: exit %d: %s", code, stderr)
+			}
+			rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+			if err != nil {
+				t.Fatalf("the CSV does not read back: %v", err)
+			}
+			if len(rows) < 2 || strings.Join(rows[0], ",") != "snapshot,class,count,self_size,retained_size,script_id,line,column" {
+				t.Fatalf("header %v, %d rows", rows[0], len(rows))
+			}
+			code, stdout, stderr = cliRun(t, nil, append(append([]string{"info", "--json", "--by", "retained", "--top", "1000000"}, tc.flags...), file)...)
+			if code != 0 {
+				t.Fatalf("info --json: exit %d: %s", code, stderr)
+			}
+			var info infoJSON
+			if err := json.Unmarshal([]byte(stdout), &info); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{}
+			for _, s := range info.Snapshots {
+				for _, c := range s.TopClasses {
+					loc := ",,"
+					if c.Location != nil {
+						loc = fmt.Sprintf("%d,%d,%d", c.Location.ScriptID, c.Location.Line, c.Location.Column)
+					}
+					want[fmt.Sprintf("%d,%s,%d,%d,%d,%s", s.Index, c.Name, c.Count, c.SelfSize, *c.Retained, loc)] = true
+				}
+			}
+			for _, r := range rows[1:] {
+				key := strings.Join(r, ",")
+				if !want[key] {
+					t.Errorf("CSV row %q is not among info --json's classes", key)
+				}
+				delete(want, key)
+			}
+			if len(want) > 0 {
+				t.Errorf("%d classes of info --json are not in the CSV", len(want))
+			}
+		})
+	}
+	if code, _, stderr := cliRun(t, nil, "info", "--csv", "--json", filepath.Join(smallDir, "rows.heapsnapshot")); code != 2 || !strings.Contains(stderr, "choose one") {
+		t.Errorf("info --csv --json: exit %d: %s", code, stderr)
 	}
 }

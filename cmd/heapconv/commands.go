@@ -170,7 +170,7 @@ func parseSnapshot(v string) (heapconv.Selection, error) {
 	return heapconv.Snapshot(n), nil
 }
 
-const infoUsage = `Usage: heapconv info [--json] [--top N] [--by self|count|retained] [--as F]
+const infoUsage = `Usage: heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--as F]
                      [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
 
 Summarizes IN: its format and variant, and per snapshot the node and edge
@@ -198,6 +198,12 @@ Flags:
             snapshot "loss": the conversion's loss report, as convert's
             --loss-report writes it; converting a whole file, its report
             is the first snapshot's)
+  --csv     print the class table as CSV, every class of every snapshot
+            (unless --top), with a header line: snapshot, class, count,
+            self_size, retained_size, script_id, line, column (the last
+            three for a V8 class DevTools splits by allocation location,
+            counted from 0; empty otherwise); for spreadsheets and tools
+            that read what DevTools' Summary shows
   --as F    summarize IN as it will be once converted to format F: the
             whole file, or with --snapshot N or for a format that holds one
             snapshot, each snapshot on its own, as convert --snapshot N
@@ -218,6 +224,7 @@ Examples:
   heapconv info --as v8 --by retained flutter.dartheap
   heapconv info --snapshot 2 rakudo.mvmheap.gz
   heapconv info --json app.heapir.zst | jq '.snapshots[0].nodes'
+  heapconv info --csv flutter.dartheap > classes.csv
 `
 
 // infoJSON is the --json output; its field names are a contract.
@@ -241,6 +248,7 @@ type snapshotJSON struct {
 func runInfo(e *env, args []string) error {
 	fs := newFlags("info")
 	asJSON := fs.Bool("json", false, "")
+	asCSV := fs.Bool("csv", false, "")
 	top := fs.Int("top", 10, "")
 	by := fs.String("by", analysis.BySelf, "")
 	snap := fs.String("snapshot", "all", "")
@@ -264,6 +272,20 @@ func runInfo(e *env, args []string) error {
 	}
 	if *top < 0 {
 		return usagef("--top must be 0 or more")
+	}
+	if *asJSON && *asCSV {
+		return usagef("--json and --csv are two ways to print; choose one")
+	}
+	order := *by
+	if *asCSV {
+		// Every class, with its retained size, unless --top says otherwise.
+		if !fs.Changed("top") {
+			*top = -1
+		}
+		order = analysis.ByRetained
+		if fs.Changed("by") {
+			order = *by
+		}
 	}
 	sel, err := parseSnapshot(*snap)
 	if err != nil {
@@ -329,7 +351,13 @@ func runInfo(e *env, args []string) error {
 				}
 			}
 		}
-		sum, err := analysis.SummarizeBy(g, gs, *top, *by)
+		var sum analysis.SnapshotSummary
+		if *asCSV && order != analysis.ByRetained {
+			// The table has retained sizes in any order.
+			sum, err = summarizeWithRetained(g, gs, *top, order)
+		} else {
+			sum, err = analysis.SummarizeBy(g, gs, *top, order)
+		}
 		if err != nil {
 			return fmt.Errorf("snapshot %d: %w", i, err)
 		}
@@ -342,6 +370,9 @@ func runInfo(e *env, args []string) error {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
+	}
+	if *asCSV {
+		return writeClassCSV(e.stdout, out.Snapshots)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "format:   %s\nvariant:  %s\n", out.Format, out.FormatVersion)

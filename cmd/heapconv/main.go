@@ -7,7 +7,7 @@
 //	heapconv convert [--from F] [--to F] [--snapshot N|all] [--force] [-q]
 //	                 [--loss-report FILE.json] [--contents DIR] [--scan-pointers]
 //	                 [--no-gzip] [--out-contents DIR] IN OUT
-//	heapconv info [--json] [--top N] [--by self|count|retained] [--snapshot N|all]
+//	heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--snapshot N|all]
 //	              [--from F] [--contents DIR] [--scan-pointers] IN
 //	heapconv diff [--json] [--top N] [--by self|count|retained]
 //	              [--snapshot A,B[,C]] [--from F] OLD NEW [LATER]
