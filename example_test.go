@@ -233,3 +233,30 @@ func ExampleReadHeap_paths() {
 	// NQPArray @51674
 	// dominators: 7
 }
+
+// Export a heap as Parquet tables for a query engine: a directory with a
+// file per table, every row with the file id.
+func ExampleExportTables() {
+	dir, err := os.MkdirTemp("", "heapconv-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "nqp")
+	report, err := heapconv.ExportTables("testdata/moarvm/nqp-3snap.mvmheap", out, &heapconv.ExportOptions{
+		Snapshots: heapconv.Snapshot(2),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	names, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
+	fmt.Println(len(names), "tables of", report.From, "snapshot 2")
+	for _, l := range report.Losses {
+		fmt.Println("not in the tables:", l.Kind)
+	}
+	// Output:
+	// 9 tables of moarvm snapshot 2
+	// not in the tables: moarvm-static-frames
+	// not in the tables: moarvm-metadata
+	// not in the tables: moarvm-highscores
+}

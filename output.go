@@ -349,8 +349,25 @@ var temps tempFiles
 
 type tempFiles struct {
 	mu     sync.Mutex
-	files  map[string]bool // the temporary files' names
+	files  map[string]bool // the temporary files' names: true for a directory
 	closed bool
+}
+
+// mkdir creates a temporary directory, removed with all it holds.
+func (t *tempFiles) mkdir(dir, pattern string) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return "", errors.New("the program is ending")
+	}
+	name, err := os.MkdirTemp(dir, pattern)
+	if err == nil {
+		if t.files == nil {
+			t.files = map[string]bool{}
+		}
+		t.files[name] = true
+	}
+	return name, err
 }
 
 func (t *tempFiles) create(dir, pattern string) (*os.File, error) {
@@ -369,11 +386,23 @@ func (t *tempFiles) create(dir, pattern string) (*os.File, error) {
 	return f, err
 }
 
-// remove deletes a temporary file (closed by its owner).
+// remove deletes a temporary file (closed by its owner) or directory.
 func (t *tempFiles) remove(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	os.Remove(name)
+	if t.files[name] {
+		os.RemoveAll(name)
+	} else {
+		os.Remove(name)
+	}
+	delete(t.files, name)
+}
+
+// forget stops tracking a temporary file or directory that became an
+// output.
+func (t *tempFiles) forget(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	delete(t.files, name)
 }
 
@@ -385,7 +414,11 @@ func RemoveTemporaryFiles() {
 	temps.mu.Lock()
 	defer temps.mu.Unlock()
 	temps.closed = true
-	for name := range temps.files {
-		os.Remove(name)
+	for name, dir := range temps.files {
+		if dir {
+			os.RemoveAll(name)
+		} else {
+			os.Remove(name)
+		}
 	}
 }

@@ -511,3 +511,25 @@ func writeClassCSV(w io.Writer, snaps []snapshotJSON) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// exportTables is convert --to parquet.
+func exportTables(e *env, in, out, snap string, force, quiet bool, lossFile, fileID string, read heapconv.ReadOptions) error {
+	if out == "-" {
+		return usagef("the Parquet tables are a directory: OUT cannot be -")
+	}
+	sel, err := parseSnapshot(snap)
+	if err != nil {
+		return err
+	}
+	if sel == heapconv.EachSnapshot {
+		return usagef("the Parquet tables hold every snapshot: --snapshot all is for formats that hold one")
+	}
+	read.Progress = newProgress(e, "reading").update
+	r, err := heapconv.ExportTables(in, out, &heapconv.ExportOptions{Read: read, Snapshots: sel, FileID: fileID, Overwrite: force, LossReportFile: lossFile, Stdin: e.stdin})
+	clearProgress(e)
+	if err != nil {
+		return convertError(err)
+	}
+	printLoss(e, r, quiet)
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -221,5 +222,57 @@ func TestInfoCSV(t *testing.T) {
 	}
 	if code, _, stderr := cliRun(t, nil, "info", "--csv", "--json", filepath.Join(smallDir, "rows.heapsnapshot")); code != 2 || !strings.Contains(stderr, "choose one") {
 		t.Errorf("info --csv --json: exit %d: %s", code, stderr)
+	}
+}
+
+func TestConvertToParquet(t *testing.T) {
+	dir := t.TempDir()
+	rows := filepath.Join(smallDir, "rows.heapsnapshot")
+	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
+	out := filepath.Join(dir, "rows")
+	for _, tc := range []struct {
+		name   string
+		stdin  []byte
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"tables", nil, []string{"convert", "--to", "parquet", rows, out}, 0, ""},
+		{"an existing directory", nil, []string{"convert", "--to", "parquet", rows, out}, 1, "exists (use --force"},
+		{"--force", nil, []string{"convert", "--to", "parquet", "--force", "--file-id", "again", rows, out}, 0, ""},
+		{"named .parquet", nil, []string{"convert", "--loss-report", filepath.Join(dir, "loss.json"), mvm, filepath.Join(dir, "nqp.parquet")}, 0, "the Parquet tables cannot hold everything the moarvm input had"},
+		{"one snapshot, from standard input", cliReadFile(t, mvm), []string{"convert", "-q", "--to", "parquet", "--snapshot", "2", "-", filepath.Join(dir, "nqp2")}, 0, ""},
+		{"to standard output", nil, []string{"convert", "--to", "parquet", rows, "-"}, 2, "OUT cannot be -"},
+		{"--snapshot all", nil, []string{"convert", "--to", "parquet", "--snapshot", "all", mvm, filepath.Join(dir, "x")}, 2, "--snapshot all is for formats that hold one"},
+		{"a snapshot past the last", nil, []string{"convert", "--to", "parquet", "--snapshot", "7", mvm, filepath.Join(dir, "y")}, 1, "snapshot 7 does not exist"},
+		{"--file-id without parquet", nil, []string{"convert", "--file-id", "a", rows, filepath.Join(dir, "z.heapir")}, 2, "--file-id is for Parquet tables"},
+		{"a file in the way", nil, []string{"convert", "--to", "parquet", "--force", rows, filepath.Join(dir, "loss.json")}, 1, "is a file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := cliRun(t, tc.stdin, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d, want %d; stderr %q, want %q in it", code, tc.code, stderr, tc.stderr)
+			}
+		})
+	}
+	names, err := filepath.Glob(filepath.Join(out, "*.parquet"))
+	if err != nil || len(names) != 9 {
+		t.Errorf("%d tables in %s, want 9 (no stacks): %v", len(names), out, names)
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("the output directory's mode: %v %v", st.Mode(), err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+	var loss struct {
+		To     string `json:"to"`
+		Losses []struct {
+			Kind string `json:"kind"`
+		} `json:"losses"`
+	}
+	if err := json.Unmarshal(cliReadFile(t, filepath.Join(dir, "loss.json")), &loss); err != nil || loss.To != "parquet" || len(loss.Losses) == 0 {
+		t.Errorf("loss report: %+v %v", loss, err)
 	}
 }

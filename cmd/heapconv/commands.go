@@ -20,7 +20,8 @@ import (
 
 const convertUsage = `Usage: heapconv convert [--from F] [--to F] [--snapshot N|all] [--force]
                         [-q] [--loss-report FILE.json] [--contents DIR]
-                        [--scan-pointers] [--no-gzip] [--out-contents DIR] IN OUT
+                        [--scan-pointers] [--no-gzip] [--out-contents DIR]
+                        [--file-id ID] IN OUT
 
 Converts IN to OUT. IN and OUT may be "-" (standard input / output).
 The input format is detected from the content (inside a gzip or zstd
@@ -39,7 +40,7 @@ warning, one line per kind of loss.
 
 Flags:
   --from F        input format (ir, v8, dart, moarvm, fuchsia, fuchsia-fidl)
-  --to F          output format
+  --to F          output format, or parquet for a directory of tables
   --snapshot N    convert snapshot N only (0-based); "all" writes one file
                   per snapshot, numbered by the %d in OUT (%03d pads: 000)
   --force         replace an existing OUT
@@ -56,6 +57,15 @@ Flags:
                   heap has retainers and retained sizes in Chrome DevTools
   --no-gzip       write a Fuchsia profile uncompressed (older ffx's layout)
   --out-contents DIR  write the block contents of a Fuchsia OUT there
+  --file-id ID    with --to parquet: the file id every row carries (default:
+                  IN's name without directory and extensions)
+
+--to parquet (or an OUT named *.parquet) writes OUT as a directory of
+Parquet tables for query engines (DuckDB, Spark, Trino, BigQuery): files,
+snapshots, nodes, edges, classes, strings, roots, totals, values and,
+where the heap has them, stacks, every row with a file id and a snapshot
+number, so that the tables of many files union into one dataset
+(read_parquet('*/nodes.parquet')). docs/tables.md gives the schema.
 
 Examples:
   heapconv convert app.heapsnapshot app.heapir.zst
@@ -66,6 +76,7 @@ Examples:
   heapconv convert -q --loss-report loss.json flutter.dartheap flutter.mvmheap
   heapconv convert --contents snap-contents --scan-pointers snap.pb.gz native.heapsnapshot
   heapconv convert --scan-pointers collector.fidlstream native.heapsnapshot
+  heapconv convert --to parquet app.heapsnapshot tables/app
 `
 
 func runConvert(e *env, args []string) error {
@@ -80,6 +91,7 @@ func runConvert(e *env, args []string) error {
 	scan := fs.Bool("scan-pointers", false, "")
 	noGzip := fs.Bool("no-gzip", false, "")
 	outContents := fs.String("out-contents", "", "")
+	fileID := fs.String("file-id", "", "")
 	if err := parse(e, fs, convertUsage, args); err != nil {
 		return err
 	}
@@ -87,6 +99,16 @@ func runConvert(e *env, args []string) error {
 		return usagef("convert needs IN and OUT")
 	}
 	inName, outName := fs.Arg(0), fs.Arg(1)
+	if *to == heapconv.FormatParquet || *to == "" && strings.HasSuffix(strings.ToLower(outName), ".parquet") {
+		if *noGzip || *outContents != "" || *lossFile == "-" {
+			return usagef("--no-gzip, --out-contents and --loss-report - are not for Parquet tables")
+		}
+		return exportTables(e, inName, outName, *snap, *force, *quiet, *lossFile, *fileID,
+			heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
+	}
+	if *fileID != "" {
+		return usagef("--file-id is for Parquet tables (--to parquet)")
+	}
 	if outName == "-" && *to == "" {
 		return usagef("writing to standard output needs --to")
 	}

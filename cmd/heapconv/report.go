@@ -15,6 +15,9 @@ func printLoss(e *env, r heapconv.LossReport, quiet bool) {
 	}
 	var b strings.Builder
 	what := "the " + r.To + " file"
+	if r.To == heapconv.FormatParquet {
+		what = "the Parquet tables"
+	}
 	if len(r.Outputs) > 1 {
 		what = fmt.Sprintf("the %d %s files", len(r.Outputs), r.To)
 	}

@@ -602,17 +602,8 @@ func devtoolsClasses(f *ir.File, s *ir.Snapshot, labels []string) (classes []Cla
 // folded into owners as DevToolsSelfSizes folds them).
 func devtoolsClassStats(f *ir.File, s *ir.Snapshot, withRetained bool) ([]ClassStat, error) {
 	g, sizes := summaryGraph(f, s)
-	classes, of := devtoolsClasses(f, s, ir.ClassLabels(f))
+	classes, of := devtoolsNodeClasses(f, s, sizes)
 	n := s.Nodes.Len()
-	for i := 0; i < n; i++ {
-		if x := sizes.At(i); x > 0 {
-			c := &classes[of[i]]
-			c.Count++
-			c.SelfSize = ir.SatAdd(c.SelfSize, x)
-		} else {
-			of[i] = -1 // DevTools leaves out what it shows no size for
-		}
-	}
 	if withRetained {
 		sums := make([]uint64, len(classes))
 		tree, err := summaryDominators(f, g, sizes)
@@ -631,6 +622,39 @@ func devtoolsClassStats(f *ir.File, s *ir.Snapshot, withRetained bool) ([]ClassS
 			classes[c].Retained = &sums[c]
 		}
 	}
-	// A class none of whose nodes has a size has no row.
-	return slices.DeleteFunc(classes, func(c ClassStat) bool { return c.Count == 0 }), nil
+	return classes, nil
+}
+
+// devtoolsNodeClasses returns the rows of DevTools' Summary view with their
+// counts and sizes (sizes: DevTools' own) and each node's row, -1 for a
+// node DevTools shows no size for. A row none of whose nodes has a size is
+// not among them.
+func devtoolsNodeClasses(f *ir.File, s *ir.Snapshot, sizes *ir.Uints) ([]ClassStat, []int32) {
+	classes, of := devtoolsClasses(f, s, ir.ClassLabels(f))
+	n := s.Nodes.Len()
+	for i := 0; i < n; i++ {
+		if x := sizes.At(i); x > 0 {
+			c := &classes[of[i]]
+			c.Count++
+			c.SelfSize = ir.SatAdd(c.SelfSize, x)
+		} else {
+			of[i] = -1 // DevTools leaves out what it shows no size for
+		}
+	}
+	renumber := make([]int32, len(classes))
+	k := int32(0)
+	for c := range classes {
+		renumber[c] = -1
+		if classes[c].Count > 0 {
+			renumber[c] = k
+			classes[k] = classes[c]
+			k++
+		}
+	}
+	for i, c := range of {
+		if c >= 0 {
+			of[i] = renumber[c]
+		}
+	}
+	return classes[:k], of
 }

@@ -76,30 +76,19 @@ func NewNavigator(h Heap) (*Navigator, error) {
 	return nv, nil
 }
 
-// nodeClasses returns each node's class as ClassStats counts it, as an
-// index into names.
+// nodeClasses returns each node's class as ClassStats names it, as an
+// index into names; a V8 node DevTools shows no size for has the class it
+// would be counted under.
 func nodeClasses(f *ir.File, s *ir.Snapshot) (of []int32, names []string) {
-	labels := ir.ClassLabels(f)
+	var rows []ClassStat
 	if devtoolsSummarized(s) {
-		rows, of := devtoolsClasses(f, s, labels)
-		names = make([]string, len(rows))
-		for i, r := range rows {
-			names[i] = r.Name
-		}
-		return of, names
+		rows, of = devtoolsClasses(f, s, ir.ClassLabels(f))
+	} else {
+		rows, of = otherNodeClasses(f, s)
 	}
-	n := s.Nodes.Len()
-	of = make([]int32, n)
-	index := map[string]int32{}
-	for i := 0; i < n; i++ {
-		name := NodeClass(f, s, i, labels)
-		c, ok := index[name]
-		if !ok {
-			c = int32(len(names))
-			index[name] = c
-			names = append(names, name)
-		}
-		of[i] = c
+	names = make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
 	}
 	return of, names
 }

@@ -215,6 +215,13 @@ func ClassStats(f *ir.File, s *ir.Snapshot) []ClassStat {
 
 // otherClassStats aggregates nodes by class name (NodeClass).
 func otherClassStats(f *ir.File, s *ir.Snapshot) []ClassStat {
+	stats, _ := otherNodeClasses(f, s)
+	return stats
+}
+
+// otherNodeClasses returns the classes of a snapshot DevTools' rules do not
+// name (NodeClass), with their counts and self sizes, and each node's class.
+func otherNodeClasses(f *ir.File, s *ir.Snapshot) ([]ClassStat, []int32) {
 	// Group by (kind, name, class) first: cheap integer keys, then resolve
 	// each group's display name once.
 	type key struct {
@@ -222,37 +229,55 @@ func otherClassStats(f *ir.File, s *ir.Snapshot) []ClassStat {
 		name  uint32
 		class uint32
 	}
-	groups := map[key]*ClassStat{}
+	groups := map[key]int32{}
+	var groupClass []int32 // each group's class
+	var stats []ClassStat
+	byName := map[string]int32{}
 	labels := ir.ClassLabels(f)
-	for i := 0; i < s.Nodes.Len(); i++ {
+	n := s.Nodes.Len()
+	of := make([]int32, n)
+	for i := 0; i < n; i++ {
 		k := key{kind: s.Nodes.Kind[i], name: s.Nodes.Name[i]}
 		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
 			k = key{class: s.Nodes.Class[i]}
 		} else if !nameMatters(s.NodeKindName(i)) {
 			k.name = 0
 		}
-		g := groups[k]
-		if g == nil {
-			g = &ClassStat{Name: NodeClass(f, s, i, labels)}
+		g, ok := groups[k]
+		if !ok {
+			name := NodeClass(f, s, i, labels)
+			c, ok := byName[name]
+			if !ok {
+				c = int32(len(stats))
+				byName[name] = c
+				stats = append(stats, ClassStat{Name: name})
+			}
+			g = int32(len(groupClass))
 			groups[k] = g
+			groupClass = append(groupClass, c)
 		}
-		g.Count++
-		g.SelfSize = ir.SatAdd(g.SelfSize, s.Nodes.SelfSize.At(i))
+		c := groupClass[g]
+		of[i] = c
+		stats[c].Count++
+		stats[c].SelfSize = ir.SatAdd(stats[c].SelfSize, s.Nodes.SelfSize.At(i))
 	}
-	byName := map[string]*ClassStat{}
-	for _, g := range groups {
-		if h := byName[g.Name]; h != nil {
-			h.Count += g.Count
-			h.SelfSize = ir.SatAdd(h.SelfSize, g.SelfSize)
-		} else {
-			byName[g.Name] = g
-		}
+	return stats, of
+}
+
+// NodeClasses returns the classes ClassStats counts (in no particular
+// order, without retained sizes), each node's class as an index into them
+// (-1 for a node they do not count: a V8 node DevTools shows no size for),
+// and the size they count for each node (for V8, DevTools' Summary sizes:
+// DevToolsSelfSizes; else the node's self size). A class's count and self
+// size are the number and the sum of the counted sizes of its nodes.
+func NodeClasses(f *ir.File, s *ir.Snapshot) (classes []ClassStat, of []int32, sizes *ir.Uints) {
+	if devtoolsSummarized(s) {
+		_, sizes = summaryGraph(f, s)
+		classes, of = devtoolsNodeClasses(f, s, sizes)
+		return classes, of, sizes
 	}
-	out := make([]ClassStat, 0, len(byName))
-	for _, g := range byName {
-		out = append(out, *g)
-	}
-	return out
+	classes, of = otherNodeClasses(f, s)
+	return classes, of, &s.Nodes.SelfSize
 }
 
 // NodeClass is ClassName with the class table's names qualified as

@@ -1,0 +1,224 @@
+package heapconv
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/tables"
+)
+
+// FormatParquet names the Parquet tables ExportTables writes, for the
+// command line's --to.
+const FormatParquet = "parquet"
+
+// ExportOptions adjust ExportTables. A nil *ExportOptions means the zero
+// value: every snapshot, the file id taken from the input's name, an
+// existing output refused.
+type ExportOptions struct {
+	// Read adjusts reading, as for ConvertFile.
+	Read ReadOptions
+	// Snapshot selects one snapshot (Snapshot(n)); WholeFile, the zero
+	// value, writes them all. Rows keep the snapshot's number in the file.
+	Snapshots Selection
+	// FileID is every row's file id; "" takes the input's name without
+	// its directory and extensions ("app" for dir/app.heapsnapshot.zst).
+	FileID string
+	// Overwrite replaces an existing output directory (and loss report).
+	Overwrite bool
+	// LossReportFile, when set, receives the loss report as JSON, as
+	// ConvertOptions.LossReportFile does.
+	LossReportFile string
+	// Stdin is what the name "-" reads (standard input when nil).
+	Stdin io.Reader
+}
+
+// ExportTables writes the heaps of the file in as Parquet tables into the
+// directory out (package tables describes them), and returns what the
+// tables do not hold. The directory is written under a temporary name
+// beside out and renamed at the end: a failed export leaves nothing.
+func ExportTables(in, out string, opts *ExportOptions) (LossReport, error) {
+	return ExportTablesContext(context.Background(), in, out, opts)
+}
+
+// ExportTablesContext is ExportTables that stops when ctx is done.
+func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOptions) (LossReport, error) {
+	var o ExportOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Snapshots == EachSnapshot || o.Snapshots < EachSnapshot {
+		return LossReport{}, fmt.Errorf("%w: the tables hold every snapshot of a file; select one snapshot or the whole file", ErrOption)
+	}
+	if out == "-" {
+		return LossReport{}, fmt.Errorf("%w: the tables are a directory, not a stream", ErrOutputName)
+	}
+	if err := checkTablesOutput(out, o.Overwrite); err != nil {
+		return LossReport{}, err
+	}
+	var report *atomicFile
+	if name := o.LossReportFile; name != "" {
+		if sameName(name, out) {
+			return LossReport{}, fmt.Errorf("%w: the loss report and the output are the same file", ErrOutputName)
+		}
+		if err := checkOutput(name, o.Overwrite, nil); err != nil {
+			return LossReport{}, fmt.Errorf("the loss report: %w", err)
+		}
+		var err error
+		if report, err = createAtomic(name, nil); err != nil {
+			return LossReport{}, fmt.Errorf("the loss report: %w", err)
+		}
+		defer report.abort()
+	}
+	var input *Input
+	var err error
+	if in == "-" {
+		if o.Read.Name == "" {
+			o.Read.Name = "standard input"
+		}
+		input, err = open(ctx, o.Stdin, &o.Read)
+	} else {
+		input, err = openFile(ctx, in, &o.Read)
+	}
+	if err != nil {
+		return LossReport{}, err
+	}
+	defer input.Close()
+	if list := input.Index(); list != nil && o.Snapshots.Index() >= len(list) {
+		return LossReport{}, &SnapshotError{Err: ErrNoSnapshot, Name: input.Name, Snapshot: o.Snapshots.Index(), Snapshots: list}
+	}
+	f, err := input.Read()
+	if err != nil {
+		return LossReport{}, err
+	}
+	topts := &tables.Options{FileID: o.FileID, Source: in}
+	if topts.FileID == "" {
+		topts.FileID = fileID(in)
+	}
+	if k := o.Snapshots.Index(); k >= 0 {
+		if k >= len(f.Snapshots) {
+			return LossReport{}, &SnapshotError{Err: ErrNoSnapshot, Name: input.Name, Snapshot: k, Snapshots: describeSnapshots(f)}
+		}
+		topts.Snapshots = []int{k}
+	}
+	tmp, err := temps.mkdir(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return LossReport{}, &OutputError{out, unpath(err)}
+	}
+	defer temps.remove(tmp)
+	// MkdirTemp's directory is private; the output is an ordinary one.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return LossReport{}, &OutputError{out, unpath(err)}
+	}
+	loss, err := tables.Write(tmp, f, topts)
+	if err != nil {
+		return LossReport{}, fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return LossReport{}, err
+	}
+	var merged ir.LossReport
+	merged.Merge(loss)
+	if merged == nil {
+		merged = ir.LossReport{}
+	}
+	r := LossReport{Input: in, From: input.Format.Name, To: FormatParquet, Outputs: []string{out}, Losses: merged}
+	if report != nil {
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err == nil {
+			_, err = report.w.Write(append(data, '\n'))
+		}
+		if err == nil {
+			err = report.finish()
+		}
+		if err != nil {
+			return LossReport{}, fmt.Errorf("the loss report: writing %s: %w", report.name, err)
+		}
+	}
+	if err := replaceDir(tmp, out, o.Overwrite); err != nil {
+		return LossReport{}, err
+	}
+	temps.forget(tmp)
+	if report != nil {
+		if err := publish([]*atomicFile{report}); err != nil {
+			return LossReport{}, err
+		}
+	}
+	return r, nil
+}
+
+// checkTablesOutput refuses an output directory that may not be written:
+// one whose parent does not exist, a file, or one that exists without
+// overwrite.
+func checkTablesOutput(out string, overwrite bool) error {
+	dir := filepath.Dir(out)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return &OutputError{out, fmt.Errorf("directory %s does not exist", dir)}
+	}
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return &OutputError{out, unpath(err)}
+	case !st.IsDir():
+		return &OutputError{out, errors.New("is a file; the tables are written as a directory")}
+	case !overwrite:
+		return &OutputError{out, ErrExists}
+	}
+	return nil
+}
+
+// replaceDir renames the directory tmp to out, replacing out's old
+// contents when overwrite is set.
+func replaceDir(tmp, out string, overwrite bool) error {
+	err := os.Rename(tmp, out)
+	if err == nil || !overwrite {
+		if err != nil {
+			return &OutputError{out, unpath(err)}
+		}
+		return nil
+	}
+	old, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".old-*")
+	if err != nil {
+		return &OutputError{out, unpath(err)}
+	}
+	os.Remove(old)
+	if err := os.Rename(out, old); err != nil {
+		return &OutputError{out, unpath(err)}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Rename(old, out)
+		return &OutputError{out, unpath(err)}
+	}
+	return os.RemoveAll(old)
+}
+
+// fileID is a file id taken from an input's name: its base name without
+// compression and format extensions.
+func fileID(in string) string {
+	if in == "-" {
+		return "stdin"
+	}
+	name := filepath.Base(in)
+	for {
+		ext := strings.ToLower(filepath.Ext(name))
+		switch ext {
+		case ".gz", ".zst", ".heapsnapshot", ".dartheap", ".mvmheap", ".pb", ".fidlstream", ".heapir":
+			if len(ext) < len(name) {
+				name = name[:len(name)-len(ext)]
+				continue
+			}
+		}
+		return name
+	}
+}

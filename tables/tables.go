@@ -1,0 +1,506 @@
+// Package tables writes heaps as relational tables in Apache Parquet, for
+// query engines that know nothing of heapconv: DuckDB on a laptop, Spark,
+// Trino or BigQuery on a cluster.
+//
+// Write puts one Parquet file per table in a directory: files, snapshots,
+// nodes, edges, classes, strings, roots and, for a heap that has allocation
+// stacks, stacks. Every row carries the file id the caller chose and the
+// snapshot's index, so that the tables of many files (each written to a
+// directory of its own) union into one dataset: read_parquet('*/nodes.parquet')
+// in DuckDB. The schema is described in docs/tables.md; Schema lists it.
+//
+// The tables hold the model every format shares (nodes, edges, classes as
+// heapconv info counts them, roots, stacks); what only one format has (its
+// IR section) stays in the IR, and Write's loss report names it.
+package tables
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
+)
+
+// Options adjust Write. The zero value writes file id "heap".
+type Options struct {
+	// FileID is every row's file_id: what tells this file's rows from
+	// another's once the tables of many files are read together.
+	FileID string
+	// Source is what files.source records (the input's name).
+	Source string
+	// Snapshots, when set, lists the snapshots to write (by their number
+	// in the file, which their rows keep); nil writes them all.
+	Snapshots []int
+}
+
+// FileRow is a row of the files table: one per Write.
+type FileRow struct {
+	FileID        string `parquet:"file_id"`
+	Source        string `parquet:"source"`
+	Format        string `parquet:"format"`
+	FormatVersion string `parquet:"format_version"`
+	Producer      string `parquet:"producer"`
+	Snapshots     int32  `parquet:"snapshots"`
+	Strings       int64  `parquet:"strings"`
+}
+
+// SnapshotRow is a row of the snapshots table.
+type SnapshotRow struct {
+	FileID       string `parquet:"file_id,dict"`
+	Snapshot     int32  `parquet:"snapshot"`
+	Name         string `parquet:"name"`
+	Nodes        int64  `parquet:"nodes"`
+	Edges        int64  `parquet:"edges"`
+	SelfSize     uint64 `parquet:"self_size"`
+	ExternalSize uint64 `parquet:"external_size"`
+	// Root is the root node's index, null for a snapshot without one.
+	Root *int64 `parquet:"root,optional"`
+	// CaptureTime is when the snapshot was taken, in the format's unit
+	// (0 when it does not say).
+	CaptureTime int64 `parquet:"capture_time"`
+	// Identity says what the nodes' ids identify across snapshots of one
+	// process (ir.ObjectIdentities), "" when nothing.
+	Identity string `parquet:"identity"`
+}
+
+// NodeRow is a row of the nodes table: one per node.
+type NodeRow struct {
+	FileID   string `parquet:"file_id,dict"`
+	Snapshot int32  `parquet:"snapshot"`
+	// Node is the node's index in its snapshot, which edges and roots
+	// refer to.
+	Node int64  `parquet:"node,delta"`
+	ID   uint64 `parquet:"id,delta"`
+	Kind string `parquet:"kind,dict"`
+	Name string `parquet:"name"`
+	// Class is the node's row in the classes table, null for a node the
+	// class summary does not count (a V8 node DevTools shows no size for).
+	Class *int32 `parquet:"class,optional"`
+	// SelfSize is the node's own size as the file has it; CountedSize the
+	// size the class summary counts for it (for V8, DevTools' Summary
+	// size, which moves an owned array's size to its owner; elsewhere the
+	// same as SelfSize).
+	SelfSize     uint64 `parquet:"self_size"`
+	CountedSize  uint64 `parquet:"counted_size"`
+	ExternalSize uint64 `parquet:"external_size"`
+	Edges        int64  `parquet:"edge_count"`
+}
+
+// EdgeRow is a row of the edges table: one per edge.
+type EdgeRow struct {
+	FileID   string `parquet:"file_id,dict"`
+	Snapshot int32  `parquet:"snapshot"`
+	// Edge is the edge's index in its snapshot; From and To node indices.
+	Edge int64  `parquet:"edge,delta"`
+	From int64  `parquet:"from_node,delta"`
+	To   int64  `parquet:"to_node"`
+	Kind string `parquet:"kind,dict"`
+	// Name is the edge's name; for an edge named by an index (an array
+	// element) it is null and Index is set.
+	Name  *string `parquet:"name,optional,dict"`
+	Index *int64  `parquet:"index,optional"`
+}
+
+// ClassRow is a row of the classes table: the classes heapconv info counts
+// (for V8, DevTools' Summary rows), with their count and the sum of their
+// nodes' counted sizes.
+type ClassRow struct {
+	FileID   string `parquet:"file_id,dict"`
+	Snapshot int32  `parquet:"snapshot"`
+	Class    int32  `parquet:"class"`
+	Name     string `parquet:"name"`
+	// ScriptID, Line and Column locate a V8 class DevTools splits by
+	// allocation location (zero-based); null otherwise.
+	ScriptID *int64 `parquet:"script_id,optional"`
+	Line     *int64 `parquet:"line,optional"`
+	Column   *int64 `parquet:"column,optional"`
+	Count    int64  `parquet:"count"`
+	SelfSize uint64 `parquet:"self_size"`
+}
+
+// StringRow is a row of the strings table: the file's string table.
+type StringRow struct {
+	FileID string `parquet:"file_id,dict"`
+	String int64  `parquet:"string"`
+	Value  string `parquet:"value"`
+}
+
+// RootRow is a row of the roots table: one per GC root a snapshot lists.
+type RootRow struct {
+	FileID   string `parquet:"file_id,dict"`
+	Snapshot int32  `parquet:"snapshot"`
+	Node     int64  `parquet:"node"`
+	Category string `parquet:"category,dict"`
+}
+
+// TotalRow is a row of the totals table: a figure a snapshot's header
+// states (MoarVM's total heap size, V8's extra native bytes, …).
+type TotalRow struct {
+	FileID   string `parquet:"file_id,dict"`
+	Snapshot int32  `parquet:"snapshot"`
+	Name     string `parquet:"name,dict"`
+	Value    uint64 `parquet:"value"`
+}
+
+// ValueRow is a row of the values table: the primitive value of a node
+// that has one (a string's text, a number), in the column of its kind.
+type ValueRow struct {
+	FileID   string `parquet:"file_id,dict"`
+	Snapshot int32  `parquet:"snapshot"`
+	Node     int64  `parquet:"node"`
+	// Kind is string, int, float, bool, length or null.
+	Kind   string   `parquet:"kind,dict"`
+	String *string  `parquet:"string,optional"`
+	Int    *int64   `parquet:"int,optional"`
+	Float  *float64 `parquet:"float,optional"`
+	// FullLength is, for a string cut short in the snapshot, its length
+	// in UTF-16 code units; null otherwise.
+	FullLength *uint64 `parquet:"full_length,optional"`
+}
+
+// StackRow is a row of the stacks table: one frame of a node's allocation
+// stack, depth 0 the innermost.
+type StackRow struct {
+	FileID   string `parquet:"file_id,dict"`
+	Snapshot int32  `parquet:"snapshot"`
+	Node     int64  `parquet:"node"`
+	Depth    int32  `parquet:"depth"`
+	Function string `parquet:"function,dict"`
+	File     string `parquet:"file,dict"`
+	Line     int64  `parquet:"line"`
+	Column   int64  `parquet:"column"`
+	Module   string `parquet:"module,dict"`
+	Address  uint64 `parquet:"address"`
+}
+
+// Table names, each written as NAME.parquet.
+const (
+	Files     = "files"
+	Snapshots = "snapshots"
+	Nodes     = "nodes"
+	Edges     = "edges"
+	Classes   = "classes"
+	Strings   = "strings"
+	Roots     = "roots"
+	Totals    = "totals"
+	Values    = "values"
+	Stacks    = "stacks"
+)
+
+// Names lists the tables, in the order of Schema.
+func Names() []string {
+	return []string{Files, Snapshots, Nodes, Edges, Classes, Strings, Roots, Totals, Values, Stacks}
+}
+
+// Schema returns each table's Parquet schema, in the order of Names.
+func Schema() []*pq.Schema {
+	return []*pq.Schema{
+		pq.SchemaOf(FileRow{}), pq.SchemaOf(SnapshotRow{}), pq.SchemaOf(NodeRow{}), pq.SchemaOf(EdgeRow{}),
+		pq.SchemaOf(ClassRow{}), pq.SchemaOf(StringRow{}), pq.SchemaOf(RootRow{}), pq.SchemaOf(TotalRow{}),
+		pq.SchemaOf(ValueRow{}), pq.SchemaOf(StackRow{}),
+	}
+}
+
+// batch is how many rows go to the Parquet writer at once.
+const batch = 8192
+
+// rowGroup bounds a row group, and with it the writer's buffers.
+const rowGroup = 1 << 20
+
+// table writes the rows of one table to dir/NAME.parquet.
+type table[T any] struct {
+	f   *os.File
+	w   *pq.GenericWriter[T]
+	buf []T
+	err error
+}
+
+func newTable[T any](dir, name string) (*table[T], error) {
+	f, err := os.Create(filepath.Join(dir, name+".parquet"))
+	if err != nil {
+		return nil, err
+	}
+	w := pq.NewGenericWriter[T](f,
+		pq.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		pq.MaxRowsPerRowGroup(rowGroup),
+		pq.CreatedBy("heapconv", "", ""))
+	return &table[T]{f: f, w: w, buf: make([]T, 0, batch)}, nil
+}
+
+func (t *table[T]) add(row T) {
+	t.buf = append(t.buf, row)
+	if len(t.buf) == cap(t.buf) {
+		t.flush()
+	}
+}
+
+func (t *table[T]) flush() {
+	if t.err == nil && len(t.buf) > 0 {
+		_, t.err = t.w.Write(t.buf)
+	}
+	t.buf = t.buf[:0]
+}
+
+func (t *table[T]) close() error {
+	t.flush()
+	err := t.err
+	if cerr := t.w.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Write writes f's tables into dir, which must exist, and returns what the
+// tables do not hold: each format section of the file and its snapshots
+// (ir.LossSections), and the strings that were not valid UTF-8, which
+// Parquet's strings must be, written with U+FFFD in place of the bad bytes.
+func Write(dir string, f *ir.File, opts *Options) (ir.LossReport, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.FileID == "" {
+		o.FileID = "heap"
+	}
+	w := writer{f: f, o: o}
+	err := w.write(dir)
+	return w.loss(), err
+}
+
+type writer struct {
+	f       *ir.File
+	o       Options
+	invalid int // strings that were not UTF-8
+	example string
+}
+
+// text returns s as valid UTF-8, counting the strings it had to mend.
+func (w *writer) text(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	w.invalid++
+	if w.example == "" {
+		w.example = strconv.QuoteToASCII(s)
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+func (w *writer) write(dir string) (err error) {
+	f, id := w.f, w.o.FileID
+	var closers []func() error
+	defer func() {
+		for _, c := range closers {
+			err = errors.Join(err, c())
+		}
+	}()
+	files, err := newTable[FileRow](dir, Files)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, files.close)
+	files.add(FileRow{FileID: id, Source: w.text(w.o.Source), Format: f.Format, FormatVersion: w.text(f.FormatVersion),
+		Producer: w.text(f.Producer), Snapshots: int32(len(f.Snapshots)), Strings: int64(len(f.Strings))})
+
+	strs, err := newTable[StringRow](dir, Strings)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, strs.close)
+	for i, s := range f.Strings {
+		strs.add(StringRow{FileID: id, String: int64(i), Value: w.text(s)})
+	}
+
+	snaps, err := newTable[SnapshotRow](dir, Snapshots)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, snaps.close)
+	nodes, err := newTable[NodeRow](dir, Nodes)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, nodes.close)
+	edges, err := newTable[EdgeRow](dir, Edges)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, edges.close)
+	classes, err := newTable[ClassRow](dir, Classes)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, classes.close)
+	roots, err := newTable[RootRow](dir, Roots)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, roots.close)
+	totals, err := newTable[TotalRow](dir, Totals)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, totals.close)
+	values, err := newTable[ValueRow](dir, Values)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, values.close)
+	var stacks *table[StackRow]
+
+	for k, s := range f.Snapshots {
+		if w.o.Snapshots != nil && !slices.Contains(w.o.Snapshots, k) {
+			continue
+		}
+		sn := int32(k)
+		row := SnapshotRow{FileID: id, Snapshot: sn, Name: w.text(f.String(s.Name)), Nodes: int64(s.Nodes.Len()), Edges: int64(s.Edges.Len()),
+			SelfSize: s.Nodes.SelfSize.Sum(), ExternalSize: ir.ExternalSize(s), CaptureTime: s.CaptureTime}
+		if s.Root != ir.NoNode {
+			r := int64(s.Root)
+			row.Root = &r
+		}
+		if ids := ir.Identities(s); ids != nil {
+			row.Identity = ids.IdentityKind()
+		}
+		snaps.add(row)
+
+		rows, of, counted := analysis.NodeClasses(f, s)
+		for c, r := range rows {
+			cr := ClassRow{FileID: id, Snapshot: sn, Class: int32(c), Name: w.text(r.Name), Count: int64(r.Count), SelfSize: r.SelfSize}
+			if l := r.Location; l != nil {
+				sid, line, col := int64(l.ScriptID), int64(l.Line), int64(l.Column)
+				cr.ScriptID, cr.Line, cr.Column = &sid, &line, &col
+			}
+			classes.add(cr)
+		}
+		kinds := make([]string, len(s.NodeKinds))
+		for i, name := range s.NodeKinds {
+			kinds[i] = w.text(name)
+		}
+		ekinds := make([]string, len(s.EdgeKinds))
+		for i, ek := range s.EdgeKinds {
+			ekinds[i] = w.text(ek.Name)
+		}
+		hasExt := s.Nodes.ExternalSize.Len() > 0
+		classIdx := make([]int32, len(rows)) // stable storage for the pointers
+		for c := range classIdx {
+			classIdx[c] = int32(c)
+		}
+		for i := 0; i < s.Nodes.Len(); i++ {
+			lo, hi := s.Nodes.EdgeRange(i)
+			nr := NodeRow{FileID: id, Snapshot: sn, Node: int64(i), ID: s.Nodes.ID.At(i), Name: w.text(f.String(s.Nodes.Name[i])),
+				SelfSize: s.Nodes.SelfSize.At(i), CountedSize: counted.At(i), Edges: int64(hi - lo)}
+			if k := int(s.Nodes.Kind[i]); k < len(kinds) {
+				nr.Kind = kinds[k]
+			}
+			if c := of[i]; c >= 0 {
+				nr.Class = &classIdx[c]
+			}
+			if hasExt {
+				nr.ExternalSize = s.Nodes.ExternalSize.At(i)
+			}
+			nodes.add(nr)
+			for e := lo; e < hi; e++ {
+				er := EdgeRow{FileID: id, Snapshot: sn, Edge: int64(e), From: int64(i), To: int64(s.Edges.Target[e])}
+				kind := int(s.Edges.Kind[e])
+				if kind < len(ekinds) {
+					er.Kind = ekinds[kind]
+				}
+				if kind < len(s.EdgeKinds) && s.EdgeKinds[kind].Indexed {
+					x := int64(s.Edges.Name[e])
+					er.Index = &x
+				} else {
+					name := w.text(f.String(s.Edges.Name[e]))
+					er.Name = &name
+				}
+				edges.add(er)
+			}
+		}
+		for _, r := range s.Roots {
+			roots.add(RootRow{FileID: id, Snapshot: sn, Node: int64(r.Node), Category: w.text(f.String(r.Category))})
+		}
+		for _, t := range s.Totals {
+			totals.add(TotalRow{FileID: id, Snapshot: sn, Name: w.text(t.Name), Value: t.Value})
+		}
+		for j := range s.Values.Node {
+			values.add(w.value(id, sn, &s.Values, j))
+		}
+		if stackOf := ir.AllocationStacks(f, s); stackOf != nil {
+			if stacks == nil {
+				if stacks, err = newTable[StackRow](dir, Stacks); err != nil {
+					return err
+				}
+				closers = append(closers, stacks.close)
+			}
+			for i := 0; i < s.Nodes.Len(); i++ {
+				for d, fr := range stackOf(i) {
+					if fr.Class {
+						continue
+					}
+					stacks.add(StackRow{FileID: id, Snapshot: sn, Node: int64(i), Depth: int32(d), Function: w.text(fr.Function), File: w.text(fr.File),
+						Line: fr.Line, Column: fr.Column, Module: w.text(fr.Module), Address: fr.Address})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// value returns entry j of a snapshot's values as a row.
+func (w *writer) value(id string, sn int32, v *ir.Values, j int) ValueRow {
+	r := ValueRow{FileID: id, Snapshot: sn, Node: int64(v.Node[j]), Kind: v.Kind[j].String()}
+	bits := v.Bits[j]
+	switch v.Kind[j] {
+	case ir.ValueString:
+		str := w.text(w.f.String(uint32(bits)))
+		r.String = &str
+		if j < len(v.Aux) && v.Aux[j] > 0 {
+			n := v.Aux[j]
+			r.FullLength = &n
+		}
+	case ir.ValueInt, ir.ValueBool, ir.ValueLength:
+		x := int64(bits)
+		r.Int = &x
+	case ir.ValueFloat:
+		x := math.Float64frombits(bits)
+		r.Float = &x
+	}
+	return r
+}
+
+// Target is what the tables are, as a target of conversion: they keep
+// allocation stacks, and nothing of what only one format's section has.
+var Target = ir.Target{Format: "parquet", Name: "Parquet tables", KeepsStacks: true}
+
+// loss names what the tables do not hold: what each section holds that
+// other formats cannot, the class table's field names, and the strings
+// mended into UTF-8.
+func (w *writer) loss() ir.LossReport {
+	f := w.f
+	r := ir.SectionLoss(f, nil, Target)
+	for k, s := range f.Snapshots {
+		if w.o.Snapshots == nil || slices.Contains(w.o.Snapshots, k) {
+			r.Merge(ir.SectionLoss(f, s, Target))
+		}
+	}
+	if n := len(f.Classes.FieldName); n > 0 {
+		r.Add(ir.LossClasses, int64(n), "the class table's field names (the classes table holds the classes as heapconv info counts them)")
+	}
+	if w.invalid > 0 {
+		r.Add(ir.LossValues, int64(w.invalid), "strings that were not valid UTF-8 (Parquet's strings must be) have U+FFFD in place of their bad bytes").WithExample(w.example)
+	}
+	return r
+}
