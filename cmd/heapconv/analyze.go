@@ -13,6 +13,7 @@ import (
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/report"
 )
 
 // heapArg is one heap a command reads: a file, or one snapshot of it.
@@ -532,4 +533,116 @@ func exportTables(e *env, in, out, snap string, force, quiet bool, lossFile, fil
 	}
 	printLoss(e, r, quiet)
 	return nil
+}
+
+const reportUsage = `Usage: heapconv report [--title T] [--classes N] [--force] [--from F]
+                      [--contents DIR] [--scan-pointers] IN [IN ...] OUT.html
+
+Writes one self-contained HTML page (it loads nothing; open it anywhere,
+offline) about a heap: its classes in a sortable table (count, self and
+retained size), a treemap of retained size over the dominator tree
+grouped by class, and the shortest retainer paths of the classes that
+retain the most. Given several snapshots of one program (several INs, or
+a file that holds several, such as a MoarVM file), it shows the last in
+detail and charts each class's growth over them all. An IN may name one
+snapshot of a file (prog.mvmheap#3). OUT may be "-"; a file is written
+under a temporary name and renamed at the end.
+
+Flags:
+  --title T      the page's title (default: "heap report: " and the last IN)
+  --classes N    how many classes the table lists, most retained first
+                 (default 500)
+  --force        replace an existing OUT
+  --from F, --contents DIR, --scan-pointers  as for info
+
+Examples:
+  heapconv report app.heapsnapshot app.html
+  heapconv report rakudo.mvmheap rakudo.html
+  heapconv report before.heapsnapshot after.heapsnapshot later.heapsnapshot leak.html
+`
+
+func runReport(e *env, args []string) error {
+	fs := newFlags("report")
+	title := fs.String("title", "", "")
+	classes := fs.Int("classes", 500, "")
+	force := fs.Bool("force", false, "")
+	from := fs.String("from", "", "")
+	contents := fs.String("contents", "", "")
+	scan := fs.Bool("scan-pointers", false, "")
+	if err := parse(e, fs, reportUsage, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return usagef("report needs IN and OUT.html")
+	}
+	if *classes < 1 {
+		return usagef("--classes must be 1 or more")
+	}
+	ins, out := fs.Args()[:fs.NArg()-1], fs.Arg(fs.NArg()-1)
+	stdin := 0
+	for _, in := range ins {
+		if in == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usagef("only one IN can be standard input")
+	}
+	if out != "-" {
+		if err := heapconv.CheckOutput(out, *force); err != nil {
+			return convertError(err)
+		}
+	}
+	operands, err := heapArgs(ins, "")
+	if err != nil {
+		return err
+	}
+	// A file of several snapshots named without #N gives them all.
+	heaps, names, err := readAllHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
+	if err != nil {
+		return inputError(err)
+	}
+	if *title == "" {
+		*title = "heap report: " + ins[len(ins)-1]
+	}
+	err = heapconv.WriteReport(out, heaps, &report.Options{Title: *title, Names: names, Classes: *classes}, *force, e.stdout)
+	return convertError(err)
+}
+
+// readAllHeaps reads each operand's heaps: the snapshot it names, or every
+// snapshot of its file; names name each heap for the report.
+func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis.Heap, []string, error) {
+	var heaps []analysis.Heap
+	var names []string
+	for _, a := range args {
+		if a.snapshot >= 0 {
+			hs, err := readHeaps(e, []heapArg{a}, opts)
+			if err != nil {
+				return nil, nil, err
+			}
+			heaps = append(heaps, hs...)
+			names = append(names, a.name)
+			continue
+		}
+		in, err := openInput(e, a.file, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := read(e, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, s := range f.Snapshots {
+			heaps = append(heaps, analysis.Heap{File: f, Snapshot: s})
+			name := a.name
+			if len(f.Snapshots) > 1 {
+				name = fmt.Sprintf("%s#%d", a.file, k)
+			}
+			names = append(names, name)
+		}
+	}
+	if len(heaps) == 0 {
+		return nil, nil, fmt.Errorf("no snapshot to report on")
+	}
+	return heaps, names, nil
 }

@@ -276,3 +276,46 @@ func TestConvertToParquet(t *testing.T) {
 		t.Errorf("loss report: %+v %v", loss, err)
 	}
 }
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	rows := filepath.Join(smallDir, "rows.heapsnapshot")
+	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
+	out := filepath.Join(dir, "r.html")
+	for _, tc := range []struct {
+		name   string
+		stdin  []byte
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"a file", nil, []string{"report", rows, out}, 0, "", ""},
+		{"an existing OUT", nil, []string{"report", rows, out}, 1, "", "exists (use --force"},
+		{"--force, every snapshot of a file", nil, []string{"report", "--force", "--title", "nqp", mvm, out}, 0, "", ""},
+		{"to standard output, from standard input", cliReadFile(t, rows), []string{"report", "-", "-"}, 0, "<!DOCTYPE html>", ""},
+		{"two heaps", nil, []string{"report", mvm + "#0", mvm + "#2", "-"}, 0, `id="growth"`, ""},
+		{"no OUT", nil, []string{"report", rows}, 2, "", "report needs IN and OUT.html"},
+		{"--classes 0", nil, []string{"report", "--classes", "0", rows, "-"}, 2, "", "--classes must be 1 or more"},
+		{"a missing IN", nil, []string{"report", rows + ".missing", "-"}, 1, "", "no such file"},
+		{"OUT in a missing directory", nil, []string{"report", rows, filepath.Join(dir, "no", "r.html")}, 1, "", "does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cliRun(t, tc.stdin, tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d, want %d; stderr %q (want %q); stdout has %q: %v", code, tc.code, stderr, tc.stderr, tc.stdout, strings.Contains(stdout, tc.stdout))
+			}
+		})
+	}
+	page := string(cliReadFile(t, out))
+	for _, want := range []string{"<title>nqp</title>", `id="summary"`, `id="treemap"`, `id="growth"`, "VMString"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	for _, remote := range []string{"http://", "https://", "src=\"//"} {
+		if strings.Contains(strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, ""), remote) {
+			t.Errorf("the report refers to %q: it must load nothing", remote)
+		}
+	}
+}

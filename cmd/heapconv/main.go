@@ -12,6 +12,7 @@
 //	heapconv diff [--json] [--top N] [--by self|count|retained]
 //	              [--snapshot A,B[,C]] [--from F] OLD NEW [LATER]
 //	heapconv paths (--class NAME | --id ID) [--max N] [--json] [--snapshot N] IN
+//	heapconv report [--title T] [--classes N] [--force] IN [IN ...] OUT.html
 //	heapconv validate [--from F] IN
 //	heapconv roundtrip [--from F] IN
 //	heapconv dump [--from F] IN
@@ -65,6 +66,7 @@ func init() {
 		{"info", "summarize a snapshot", infoUsage, runInfo},
 		{"diff", "compare snapshots: classes that grew, new and leaked objects", diffUsage, runDiff},
 		{"paths", "show what keeps objects alive: retainer paths and dominators", pathsUsage, runPaths},
+		{"report", "write a heap's classes, treemap, retainers and growth as one HTML page", reportUsage, runReport},
 		{"validate", "check a snapshot against what its consumers require", validateUsage, runValidate},
 		{"roundtrip", "read a file and write it again in its own format; report any difference", roundtripUsage, runRoundtrip},
 		{"dump", "print the intermediate representation as text", dumpUsage, runDump},
@@ -92,6 +94,7 @@ Examples:
   heapconv info --json app.heapsnapshot
   heapconv diff before.heapsnapshot after.heapsnapshot later.heapsnapshot
   heapconv paths --class LeakedThing app.heapsnapshot
+  heapconv report app.heapsnapshot app.html
   heapconv roundtrip Heap-20260101-120000.heapsnapshot
 `
 

@@ -270,6 +270,12 @@ func (nv *Navigator) edgeName(e int) string {
 // edgeIndexed reports whether edge e is named by an index.
 func (nv *Navigator) edgeIndexed(e int) bool { return nv.g.EdgeKindOf(e).Indexed }
 
+// Tree returns the dominator tree the navigator's retained sizes come
+// from (indexed by node; with one more node, a virtual root, when the
+// snapshot lists GC roots without a root node), or nil for a heap without
+// a root. It is shared: do not change it.
+func (nv *Navigator) Tree() *DominatorTree { return nv.tree }
+
 // Heap returns the heap the navigator answers for.
 func (nv *Navigator) Heap() Heap { return nv.heap }
 
