@@ -79,8 +79,8 @@ func readHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis.He
 }
 
 const diffUsage = `Usage: heapconv diff [--json] [--top N] [--by count|self|retained]
-                     [--snapshot A,B[,C]] [--from F] [--contents DIR]
-                     [--scan-pointers] OLD NEW [LATER]
+                     [--retained=false] [--snapshot A,B[,C]] [--from F]
+                     [--contents DIR] [--scan-pointers] OLD NEW [LATER]
 
 Compares two or three snapshots of one program taken one after another.
 Each operand is a file, or one snapshot of a file that holds several
@@ -112,6 +112,8 @@ Flags:
                  20; 0 for all)
   --by K         order classes by the growth of their self size (the
                  default), count or retained size
+  --retained=false  leave out the retained sizes, whose dominator trees
+                 take most of diff's time on a large heap
   --snapshot A,B[,C]  compare these snapshots of the one IN
   --from F, --contents DIR, --scan-pointers  as for info
 
@@ -154,11 +156,15 @@ func runDiff(e *env, args []string) error {
 	from := fs.String("from", "", "")
 	contents := fs.String("contents", "", "")
 	scan := fs.Bool("scan-pointers", false, "")
+	retained := fs.Bool("retained", true, "")
 	if err := parse(e, fs, diffUsage, args); err != nil {
 		return err
 	}
 	if err := checkBy(*by); err != nil {
 		return err
+	}
+	if !*retained && *by == analysis.ByRetained {
+		return usagef("--by retained needs the retained sizes that --retained=false leaves out")
 	}
 	if *top < 0 {
 		return usagef("--top must be 0 or more")
@@ -183,7 +189,7 @@ func runDiff(e *env, args []string) error {
 	if err != nil {
 		return inputError(err)
 	}
-	c, err := analysis.Compare(heaps, analysis.CompareOptions{By: *by, Retained: true})
+	c, err := analysis.Compare(heaps, analysis.CompareOptions{By: *by, Retained: *retained})
 	if err != nil {
 		return err
 	}
@@ -249,7 +255,12 @@ func printDiff(w io.Writer, out diffJSON, operands []heapArg) {
 		fmt.Fprintf(&b, " %14s", "change")
 		return b.String()
 	}
-	fmt.Fprintf(w, "%s%s%s  class\n", cols("count"), cols("self"), cols("retained"))
+	withRetained := len(out.Classes) > 0 && len(out.Classes[0].Retained) > 0
+	header := cols("count") + cols("self")
+	if withRetained {
+		header += cols("retained")
+	}
+	fmt.Fprintf(w, "%s  class\n", header)
 	figures := func(v []uint64) string {
 		var b strings.Builder
 		for _, x := range v {
@@ -259,7 +270,11 @@ func printDiff(w io.Writer, out diffJSON, operands []heapArg) {
 		return b.String()
 	}
 	for _, c := range out.Classes {
-		fmt.Fprintf(w, "%s%s%s  %s\n", figures(c.Count), figures(c.SelfSize), figures(c.Retained), classLabel(analysis.ClassStat{Name: c.Name, Location: c.Location}))
+		row := figures(c.Count) + figures(c.SelfSize)
+		if withRetained {
+			row += figures(c.Retained)
+		}
+		fmt.Fprintf(w, "%s  %s\n", row, classLabel(analysis.ClassStat{Name: c.Name, Location: c.Location}))
 	}
 	if out.Identity == "" {
 		fmt.Fprintf(w, "\nThese snapshots' objects have no identity that persists from one snapshot to the\nnext (a MoarVM heap's, or a heap converted from another format): compared by class only.\n")

@@ -319,3 +319,26 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestDiffWithoutRetained(t *testing.T) {
+	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
+	code, stdout, stderr := cliRun(t, nil, "diff", "--json", "--retained=false", mvm+"#0", mvm+"#1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d diffJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range d.Classes {
+		if c.Retained != nil {
+			t.Fatalf("--retained=false listed retained sizes: %+v", c)
+		}
+	}
+	if code, _, stderr := cliRun(t, nil, "diff", "--retained=false", "--by", "retained", mvm+"#0", mvm+"#1"); code != 2 || !strings.Contains(stderr, "needs the retained sizes") {
+		t.Errorf("--by retained --retained=false: exit %d: %s", code, stderr)
+	}
+	if code, stdout, _ := cliRun(t, nil, "diff", "--retained=false", mvm+"#0", mvm+"#1"); code != 0 || strings.Contains(stdout, "retained") {
+		t.Errorf("the table without retained sizes: exit %d\n%s", code, stdout)
+	}
+}
