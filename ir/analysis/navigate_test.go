@@ -201,3 +201,24 @@ func ExampleNavigator_ShortestPath() {
 	// C (retains 70) holds by "z"
 	// D (retains 40)
 }
+
+// Compare three snapshots of one program: the classes that grew, and the
+// objects allocated between the first two that the third still has, by
+// the path that holds them.
+func ExampleCompare() {
+	before, after, later := v8Heap(11, 13), v8Heap(11, 13, 15, 17, 19), v8Heap(11, 15, 19)
+	c, err := analysis.Compare([]analysis.Heap{before, after, later}, analysis.CompareOptions{By: analysis.ByCount})
+	if err != nil {
+		panic(err)
+	}
+	top := c.Classes[0]
+	fmt.Printf("%s: %v objects\n", top.Name, top.Count)
+	fmt.Printf("matched by %s\n", c.Identity)
+	for _, g := range c.Leaked {
+		fmt.Printf("leaked: %d × %s, ids %v, held by %s\n", g.Count, g.Class, g.IDs, pathText(g.Path))
+	}
+	// Output:
+	// Thing: [2 5 3] objects
+	// matched by V8 node ids
+	// leaked: 2 × Thing, ids [15 19], held by Array -1-> Thing
+}
