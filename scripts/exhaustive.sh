@@ -63,9 +63,10 @@ part_full() {
 
 part_race() {
   run go test -race -timeout 30m ./readers/... ./writers/... ./ir/devtools ./internal/fidl
-  run go test -race -timeout 15m -run '^TestDominators' ./ir/analysis
+  run go test -race -timeout 15m -run '^(TestDominators|TestNavigator|TestCompare)' ./ir/analysis
+  run go test -race -timeout 15m ./tables
   run go test -race -timeout 15m -run '^(TestRoundtripCommand|TestInterrupted|TestCompressedInput|TestOpen|TestWrapperErrors)$' ./cmd/heapconv .
-  run go test -race -timeout 15m -run '^TestConcurrentUse$' ./conformance
+  run go test -race -timeout 15m -run '^(TestConcurrentUse|TestDiffFindsNodeLeak|TestRetainerPathsMatchDevTools)$' ./conformance
 }
 
 part_fuzz() {

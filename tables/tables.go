@@ -75,13 +75,13 @@ type SnapshotRow struct {
 
 // NodeRow is a row of the nodes table: one per node.
 type NodeRow struct {
-	FileID   string `parquet:"file_id,dict"`
+	FileID   string `parquet:"file_id"`
 	Snapshot int32  `parquet:"snapshot"`
 	// Node is the node's index in its snapshot, which edges and roots
 	// refer to.
 	Node int64  `parquet:"node,delta"`
 	ID   uint64 `parquet:"id,delta"`
-	Kind string `parquet:"kind,dict"`
+	Kind string `parquet:"kind"`
 	Name string `parquet:"name"`
 	// Class is the node's row in the classes table, null for a node the
 	// class summary does not count (a V8 node DevTools shows no size for).
@@ -98,16 +98,16 @@ type NodeRow struct {
 
 // EdgeRow is a row of the edges table: one per edge.
 type EdgeRow struct {
-	FileID   string `parquet:"file_id,dict"`
+	FileID   string `parquet:"file_id"`
 	Snapshot int32  `parquet:"snapshot"`
 	// Edge is the edge's index in its snapshot; From and To node indices.
 	Edge int64  `parquet:"edge,delta"`
 	From int64  `parquet:"from_node,delta"`
 	To   int64  `parquet:"to_node"`
-	Kind string `parquet:"kind,dict"`
+	Kind string `parquet:"kind"`
 	// Name is the edge's name; for an edge named by an index (an array
 	// element) it is null and Index is set.
-	Name  *string `parquet:"name,optional,dict"`
+	Name  *string `parquet:"name,optional"`
 	Index *int64  `parquet:"index,optional"`
 }
 
@@ -217,6 +217,12 @@ const batch = 8192
 // rowGroup bounds a row group, and with it the writer's buffers.
 const rowGroup = 1 << 20
 
+// noBounds lists the string columns, whose pages get no min and max:
+// computing them costs a comparison per string (a third of the time of
+// writing the edges), and queries prune by the numeric columns (snapshot,
+// node) or by directory (each file's tables are a directory).
+var noBounds = []string{"file_id", "kind", "name", "value", "string", "source", "category", "function", "file", "module", "format", "format_version", "producer", "identity"}
+
 // table writes the rows of one table to dir/NAME.parquet.
 type table[T any] struct {
 	f   *os.File
@@ -230,18 +236,27 @@ func newTable[T any](dir, name string) (*table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	w := pq.NewGenericWriter[T](f,
-		pq.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+	opts := []pq.WriterOption{
+		pq.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		pq.MaxRowsPerRowGroup(rowGroup),
-		pq.CreatedBy("heapconv", "", ""))
-	return &table[T]{f: f, w: w, buf: make([]T, 0, batch)}, nil
+		pq.DictionaryMaxBytes(16 << 20),
+		pq.CreatedBy("heapconv", "", ""),
+	}
+	for _, col := range noBounds {
+		opts = append(opts, pq.SkipPageBounds(col), pq.SkipPageStatistics(col))
+	}
+	return &table[T]{f: f, w: pq.NewGenericWriter[T](f, opts...), buf: make([]T, 0, batch)}, nil
 }
 
-func (t *table[T]) add(row T) {
+// add adds a row; full reports that the batch is full, so that the caller
+// may reuse what the rows point to once flush has written them.
+func (t *table[T]) add(row T) (full bool) {
 	t.buf = append(t.buf, row)
 	if len(t.buf) == cap(t.buf) {
 		t.flush()
+		return true
 	}
+	return false
 }
 
 func (t *table[T]) flush() {
@@ -264,9 +279,11 @@ func (t *table[T]) close() error {
 }
 
 // Write writes f's tables into dir, which must exist, and returns what the
-// tables do not hold: each format section of the file and its snapshots
-// (ir.LossSections), and the strings that were not valid UTF-8, which
+// tables do not hold: what each format section of the file and its
+// snapshots holds that other formats cannot (ir.SectionLoss), the class
+// table's field names, and the strings that were not valid UTF-8, which
 // Parquet's strings must be, written with U+FFFD in place of the bad bytes.
+// The edges, the largest table, are written on a goroutine of their own.
 func Write(dir string, f *ir.File, opts *Options) (ir.LossReport, error) {
 	var o Options
 	if opts != nil {
@@ -281,26 +298,91 @@ func Write(dir string, f *ir.File, opts *Options) (ir.LossReport, error) {
 }
 
 type writer struct {
-	f       *ir.File
-	o       Options
-	invalid int // strings that were not UTF-8
+	f *ir.File
+	o Options
+	// mended counts the strings that were not UTF-8, one counter per
+	// goroutine.
+	mended, edgeMended mender
+}
+
+// mender makes strings valid UTF-8, counting those it had to mend.
+type mender struct {
+	n       int
 	example string
 }
 
-// text returns s as valid UTF-8, counting the strings it had to mend.
-func (w *writer) text(s string) string {
+func (m *mender) text(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
-	w.invalid++
-	if w.example == "" {
-		w.example = strconv.QuoteToASCII(s)
+	m.n++
+	if m.example == "" {
+		m.example = strconv.QuoteToASCII(s)
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-func (w *writer) write(dir string) (err error) {
-	f, id := w.f, w.o.FileID
+// selected reports whether snapshot k is written.
+func (w *writer) selected(k int) bool {
+	return w.o.Snapshots == nil || slices.Contains(w.o.Snapshots, k)
+}
+
+func (w *writer) write(dir string) error {
+	// The edges go on their own goroutine, the rest on this one.
+	done := make(chan error, 1)
+	go func() { done <- w.writeEdges(dir) }()
+	err := w.writeRest(dir)
+	return errors.Join(err, <-done)
+}
+
+// writeEdges writes the edges table.
+func (w *writer) writeEdges(dir string) (err error) {
+	f, id, m := w.f, w.o.FileID, &w.edgeMended
+	edges, err := newTable[EdgeRow](dir, Edges)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, edges.close()) }()
+	// The rows of a batch point into these, reused once it is written.
+	names := make([]string, batch)
+	indices := make([]int64, batch)
+	k := 0
+	for sn, s := range f.Snapshots {
+		if !w.selected(sn) {
+			continue
+		}
+		kinds := make([]string, len(s.EdgeKinds))
+		for i, ek := range s.EdgeKinds {
+			kinds[i] = m.text(ek.Name)
+		}
+		for i := 0; i < s.Nodes.Len(); i++ {
+			lo, hi := s.Nodes.EdgeRange(i)
+			for e := lo; e < hi; e++ {
+				r := EdgeRow{FileID: id, Snapshot: int32(sn), Edge: int64(e), From: int64(i), To: int64(s.Edges.Target[e])}
+				kind := int(s.Edges.Kind[e])
+				if kind < len(kinds) {
+					r.Kind = kinds[kind]
+				}
+				if kind < len(s.EdgeKinds) && s.EdgeKinds[kind].Indexed {
+					indices[k] = int64(s.Edges.Name[e])
+					r.Index = &indices[k]
+				} else {
+					names[k] = m.text(f.String(s.Edges.Name[e]))
+					r.Name = &names[k]
+				}
+				k++
+				if edges.add(r) {
+					k = 0
+				}
+			}
+		}
+	}
+	return edges.err
+}
+
+// writeRest writes every table but the edges.
+func (w *writer) writeRest(dir string) (err error) {
+	f, id, m := w.f, w.o.FileID, &w.mended
 	var closers []func() error
 	defer func() {
 		for _, c := range closers {
@@ -312,8 +394,8 @@ func (w *writer) write(dir string) (err error) {
 		return err
 	}
 	closers = append(closers, files.close)
-	files.add(FileRow{FileID: id, Source: w.text(w.o.Source), Format: f.Format, FormatVersion: w.text(f.FormatVersion),
-		Producer: w.text(f.Producer), Snapshots: int32(len(f.Snapshots)), Strings: int64(len(f.Strings))})
+	files.add(FileRow{FileID: id, Source: m.text(w.o.Source), Format: f.Format, FormatVersion: m.text(f.FormatVersion),
+		Producer: m.text(f.Producer), Snapshots: int32(len(f.Snapshots)), Strings: int64(len(f.Strings))})
 
 	strs, err := newTable[StringRow](dir, Strings)
 	if err != nil {
@@ -321,7 +403,7 @@ func (w *writer) write(dir string) (err error) {
 	}
 	closers = append(closers, strs.close)
 	for i, s := range f.Strings {
-		strs.add(StringRow{FileID: id, String: int64(i), Value: w.text(s)})
+		strs.add(StringRow{FileID: id, String: int64(i), Value: m.text(s)})
 	}
 
 	snaps, err := newTable[SnapshotRow](dir, Snapshots)
@@ -334,11 +416,6 @@ func (w *writer) write(dir string) (err error) {
 		return err
 	}
 	closers = append(closers, nodes.close)
-	edges, err := newTable[EdgeRow](dir, Edges)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, edges.close)
 	classes, err := newTable[ClassRow](dir, Classes)
 	if err != nil {
 		return err
@@ -362,11 +439,11 @@ func (w *writer) write(dir string) (err error) {
 	var stacks *table[StackRow]
 
 	for k, s := range f.Snapshots {
-		if w.o.Snapshots != nil && !slices.Contains(w.o.Snapshots, k) {
+		if !w.selected(k) {
 			continue
 		}
 		sn := int32(k)
-		row := SnapshotRow{FileID: id, Snapshot: sn, Name: w.text(f.String(s.Name)), Nodes: int64(s.Nodes.Len()), Edges: int64(s.Edges.Len()),
+		row := SnapshotRow{FileID: id, Snapshot: sn, Name: m.text(f.String(s.Name)), Nodes: int64(s.Nodes.Len()), Edges: int64(s.Edges.Len()),
 			SelfSize: s.Nodes.SelfSize.Sum(), ExternalSize: ir.ExternalSize(s), CaptureTime: s.CaptureTime}
 		if s.Root != ir.NoNode {
 			r := int64(s.Root)
@@ -379,7 +456,7 @@ func (w *writer) write(dir string) (err error) {
 
 		rows, of, counted := analysis.NodeClasses(f, s)
 		for c, r := range rows {
-			cr := ClassRow{FileID: id, Snapshot: sn, Class: int32(c), Name: w.text(r.Name), Count: int64(r.Count), SelfSize: r.SelfSize}
+			cr := ClassRow{FileID: id, Snapshot: sn, Class: int32(c), Name: m.text(r.Name), Count: int64(r.Count), SelfSize: r.SelfSize}
 			if l := r.Location; l != nil {
 				sid, line, col := int64(l.ScriptID), int64(l.Line), int64(l.Column)
 				cr.ScriptID, cr.Line, cr.Column = &sid, &line, &col
@@ -388,20 +465,16 @@ func (w *writer) write(dir string) (err error) {
 		}
 		kinds := make([]string, len(s.NodeKinds))
 		for i, name := range s.NodeKinds {
-			kinds[i] = w.text(name)
-		}
-		ekinds := make([]string, len(s.EdgeKinds))
-		for i, ek := range s.EdgeKinds {
-			ekinds[i] = w.text(ek.Name)
+			kinds[i] = m.text(name)
 		}
 		hasExt := s.Nodes.ExternalSize.Len() > 0
-		classIdx := make([]int32, len(rows)) // stable storage for the pointers
+		classIdx := make([]int32, len(rows)) // what the rows' class pointers point to
 		for c := range classIdx {
 			classIdx[c] = int32(c)
 		}
 		for i := 0; i < s.Nodes.Len(); i++ {
 			lo, hi := s.Nodes.EdgeRange(i)
-			nr := NodeRow{FileID: id, Snapshot: sn, Node: int64(i), ID: s.Nodes.ID.At(i), Name: w.text(f.String(s.Nodes.Name[i])),
+			nr := NodeRow{FileID: id, Snapshot: sn, Node: int64(i), ID: s.Nodes.ID.At(i), Name: m.text(f.String(s.Nodes.Name[i])),
 				SelfSize: s.Nodes.SelfSize.At(i), CountedSize: counted.At(i), Edges: int64(hi - lo)}
 			if k := int(s.Nodes.Kind[i]); k < len(kinds) {
 				nr.Kind = kinds[k]
@@ -413,27 +486,12 @@ func (w *writer) write(dir string) (err error) {
 				nr.ExternalSize = s.Nodes.ExternalSize.At(i)
 			}
 			nodes.add(nr)
-			for e := lo; e < hi; e++ {
-				er := EdgeRow{FileID: id, Snapshot: sn, Edge: int64(e), From: int64(i), To: int64(s.Edges.Target[e])}
-				kind := int(s.Edges.Kind[e])
-				if kind < len(ekinds) {
-					er.Kind = ekinds[kind]
-				}
-				if kind < len(s.EdgeKinds) && s.EdgeKinds[kind].Indexed {
-					x := int64(s.Edges.Name[e])
-					er.Index = &x
-				} else {
-					name := w.text(f.String(s.Edges.Name[e]))
-					er.Name = &name
-				}
-				edges.add(er)
-			}
 		}
 		for _, r := range s.Roots {
-			roots.add(RootRow{FileID: id, Snapshot: sn, Node: int64(r.Node), Category: w.text(f.String(r.Category))})
+			roots.add(RootRow{FileID: id, Snapshot: sn, Node: int64(r.Node), Category: m.text(f.String(r.Category))})
 		}
 		for _, t := range s.Totals {
-			totals.add(TotalRow{FileID: id, Snapshot: sn, Name: w.text(t.Name), Value: t.Value})
+			totals.add(TotalRow{FileID: id, Snapshot: sn, Name: m.text(t.Name), Value: t.Value})
 		}
 		for j := range s.Values.Node {
 			values.add(w.value(id, sn, &s.Values, j))
@@ -450,8 +508,8 @@ func (w *writer) write(dir string) (err error) {
 					if fr.Class {
 						continue
 					}
-					stacks.add(StackRow{FileID: id, Snapshot: sn, Node: int64(i), Depth: int32(d), Function: w.text(fr.Function), File: w.text(fr.File),
-						Line: fr.Line, Column: fr.Column, Module: w.text(fr.Module), Address: fr.Address})
+					stacks.add(StackRow{FileID: id, Snapshot: sn, Node: int64(i), Depth: int32(d), Function: m.text(fr.Function), File: m.text(fr.File),
+						Line: fr.Line, Column: fr.Column, Module: m.text(fr.Module), Address: fr.Address})
 				}
 			}
 		}
@@ -465,7 +523,7 @@ func (w *writer) value(id string, sn int32, v *ir.Values, j int) ValueRow {
 	bits := v.Bits[j]
 	switch v.Kind[j] {
 	case ir.ValueString:
-		str := w.text(w.f.String(uint32(bits)))
+		str := w.mended.text(w.f.String(uint32(bits)))
 		r.String = &str
 		if j < len(v.Aux) && v.Aux[j] > 0 {
 			n := v.Aux[j]
@@ -492,15 +550,19 @@ func (w *writer) loss() ir.LossReport {
 	f := w.f
 	r := ir.SectionLoss(f, nil, Target)
 	for k, s := range f.Snapshots {
-		if w.o.Snapshots == nil || slices.Contains(w.o.Snapshots, k) {
+		if w.selected(k) {
 			r.Merge(ir.SectionLoss(f, s, Target))
 		}
 	}
 	if n := len(f.Classes.FieldName); n > 0 {
 		r.Add(ir.LossClasses, int64(n), "the class table's field names (the classes table holds the classes as heapconv info counts them)")
 	}
-	if w.invalid > 0 {
-		r.Add(ir.LossValues, int64(w.invalid), "strings that were not valid UTF-8 (Parquet's strings must be) have U+FFFD in place of their bad bytes").WithExample(w.example)
+	if n := w.mended.n + w.edgeMended.n; n > 0 {
+		example := w.mended.example
+		if example == "" {
+			example = w.edgeMended.example
+		}
+		r.Add(ir.LossValues, int64(n), "strings that were not valid UTF-8 (Parquet's strings must be) have U+FFFD in place of their bad bytes").WithExample(example)
 	}
 	return r
 }

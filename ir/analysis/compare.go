@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/heapconv/heapconv/ir"
 )
@@ -128,16 +129,25 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 	}
 	rows := map[key]*ClassChange{}
 	var order []key
+	// Each heap's classes on a goroutine of its own: the dominator trees
+	// and class tables of two heaps share the cores better than one.
+	perHeap := make([][]ClassStat, len(heaps))
+	errs := make([]error, len(heaps))
+	var wg sync.WaitGroup
 	for k, h := range heaps {
-		var stats []ClassStat
-		if retained {
-			sum, err := SummarizeBy(h.File, h.Snapshot, -1, ByRetained)
-			if err != nil {
-				return nil, fmt.Errorf("heap %d: %w", k, err)
+		wg.Go(func() {
+			if !retained {
+				perHeap[k] = ClassStats(h.File, h.Snapshot)
+				return
 			}
-			stats = sum.TopClasses
-		} else {
-			stats = ClassStats(h.File, h.Snapshot)
+			sum, err := SummarizeBy(h.File, h.Snapshot, -1, ByRetained)
+			perHeap[k], errs[k] = sum.TopClasses, err
+		})
+	}
+	wg.Wait()
+	for k, stats := range perHeap {
+		if errs[k] != nil {
+			return nil, fmt.Errorf("heap %d: %w", k, errs[k])
 		}
 		for _, st := range stats {
 			kk := key{name: st.Name}
@@ -242,7 +252,14 @@ func identityCompare(a, b ir.Identity) int {
 // newObjects returns the nodes of b whose identity a does not have, in
 // node order.
 func newObjects(a, b Heap, ida, idb ir.ObjectIdentities) []uint32 {
-	old, cur := identities(a, ida), identities(b, idb)
+	var old []identified
+	done := make(chan struct{})
+	go func() {
+		old = identities(a, ida)
+		close(done)
+	}()
+	cur := identities(b, idb)
+	<-done
 	var out []uint32
 	j := 0
 	for _, x := range cur {

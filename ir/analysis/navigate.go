@@ -70,9 +70,16 @@ func NewNavigator(h Heap) (*Navigator, error) {
 		return nil, err
 	}
 	nv.tree = tree
-	nv.buildRetainers()
-	nv.distances()
+	// The retainer lists, the distances and the classes are independent
+	// passes over memory: two at once use both cores.
+	done := make(chan struct{})
+	go func() {
+		nv.buildRetainers()
+		close(done)
+	}()
 	nv.classOf, nv.classes = nodeClasses(f, s)
+	nv.distances()
+	<-done
 	return nv, nil
 }
 
