@@ -41,6 +41,11 @@ type duckdbResult struct {
 		Count    string  `json:"count"`
 		SelfSize string  `json:"self_size"`
 	} `json:"classes"`
+	Stacks []struct {
+		Snapshot int    `json:"snapshot"`
+		Frames   string `json:"frames"`
+		Nodes    string `json:"nodes"`
+	} `json:"stacks"`
 }
 
 // TestTablesInDuckDB writes every fixture of every format as Parquet
@@ -76,7 +81,7 @@ func TestTablesInDuckDB(t *testing.T) {
 		}
 	}
 	results := duckdbQuery(t, dirs)
-	checked := 0
+	checked, stacked := 0, 0
 	for _, dir := range dirs {
 		r, f := results[dir], heaps[dir]
 		name := filepath.Base(dir)
@@ -94,6 +99,40 @@ func TestTablesInDuckDB(t *testing.T) {
 				t.Errorf("%s snapshot %d: DuckDB counts %s nodes, %s edges, %s roots; want %d, %d, %d",
 					name, s.Snapshot, s.Nodes, s.Edges, s.Roots, want.Nodes.Len(), want.Edges.Len(), len(want.Roots))
 			}
+		}
+		// Allocation stacks: a row per frame of every node that has one.
+		wantStacks := map[int]string{}
+		for k, s := range f.Snapshots {
+			stackOf := ir.AllocationStacks(f, s)
+			if stackOf == nil {
+				continue
+			}
+			frames, nodes := 0, 0
+			for i := 0; i < s.Nodes.Len(); i++ {
+				n := 0
+				for _, fr := range stackOf(i) {
+					if !fr.Class {
+						n++
+					}
+				}
+				frames += n
+				if n > 0 {
+					nodes++
+				}
+			}
+			if frames > 0 {
+				wantStacks[k] = fmt.Sprintf("%d frames of %d nodes", frames, nodes)
+			}
+		}
+		gotStacks := map[int]string{}
+		for _, st := range r.Stacks {
+			gotStacks[st.Snapshot] = st.Frames + " frames of " + st.Nodes + " nodes"
+		}
+		if fmt.Sprint(gotStacks) != fmt.Sprint(wantStacks) {
+			t.Errorf("%s: DuckDB finds stacks %v, want %v", name, gotStacks, wantStacks)
+		}
+		if len(wantStacks) > 0 {
+			stacked++
 		}
 		got := map[string]string{}
 		for _, c := range r.Classes {
@@ -134,7 +173,10 @@ func TestTablesInDuckDB(t *testing.T) {
 		}
 		checked++
 	}
-	t.Logf("DuckDB's figures equal heapconv info's for %d of %d fixtures", checked, len(dirs))
+	t.Logf("DuckDB's figures equal heapconv info's for %d of %d fixtures (%d with allocation stacks)", checked, len(dirs), stacked)
+	if stacked == 0 {
+		t.Error("no fixture has allocation stacks: the stacks table went unchecked")
+	}
 }
 
 func fmtLines(l []string) string {

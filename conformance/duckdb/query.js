@@ -9,7 +9,8 @@
 // For each DIR (the directory `heapconv convert --to parquet` writes), one
 // line of JSON:
 //   {"dir": ..., "snapshots": [{"snapshot", "nodes", "edges", "roots"}],
-//    "classes": [{"snapshot", "name", "script_id", "line", "column", "count", "self_size"}]}
+//    "classes": [{"snapshot", "name", "script_id", "line", "column", "count", "self_size"}],
+//    "stacks": [{"snapshot", "frames", "nodes"}] or null without a stacks table}
 // snapshots counts the rows of nodes, edges and roots per snapshot; classes
 // groups the nodes by their class (joined with the classes table) and sums
 // their counted sizes. Numbers are decimal strings (they may pass 2^53).
@@ -40,7 +41,14 @@ async function query(conn, dir) {
       ON n.file_id = c.file_id AND n.snapshot = c.snapshot AND n.class = c.class
     GROUP BY n.snapshot, c.class, c.name, c.script_id, c.line, c."column"
     ORDER BY n.snapshot, c.class`);
-  return { dir, snapshots, classes };
+  // The stacks table exists for heaps with allocation stacks.
+  let stacks = null;
+  if (require('node:fs').existsSync(path.join(dir, 'stacks.parquet'))) {
+    stacks = await rows(`
+      SELECT snapshot, count(*) AS frames, count(DISTINCT node) AS nodes
+      FROM ${t('stacks')} GROUP BY snapshot ORDER BY snapshot`);
+  }
+  return { dir, snapshots, classes, stacks };
 }
 
 async function main() {

@@ -3,6 +3,7 @@ package fuchsia
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/heapconv/heapconv/ir"
 )
@@ -586,4 +587,31 @@ func (x *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
 		id.Qualifier = uint64(x.Timestamp[i])
 	}
 	return id, true
+}
+
+// AllocationStacks returns each block's allocation stack, innermost frame
+// first, as the file's locations resolve it (ir.StackSource); nil when the
+// snapshot has no stacks. Frames a conversion wrote for a class (Frame.Class)
+// are among them, marked.
+func (x *Snapshot) AllocationStacks(f *ir.File, s *ir.Snapshot) func(i int) []ir.Frame {
+	fm := FileOf(f)
+	if fm == nil || x.Stacks() == 0 || len(x.Stack) != s.Nodes.Len() {
+		return nil
+	}
+	byLocation := map[uint32][]ir.Frame{}
+	return func(i int) []ir.Frame {
+		var out []ir.Frame
+		for _, l := range x.StackOf(int(x.Stack[i])) {
+			frames, ok := byLocation[l]
+			if !ok {
+				// Frames lists a location's inlined functions outermost
+				// first; a stack goes from the innermost.
+				frames = slices.Clone(fm.Frames(f, int(l)))
+				slices.Reverse(frames)
+				byLocation[l] = frames
+			}
+			out = append(out, frames...)
+		}
+		return out
+	}
 }
