@@ -398,6 +398,50 @@ func (t *tempFiles) remove(name string) {
 	delete(t.files, name)
 }
 
+// swapDir renames the temporary directory tmp to out. An existing out
+// (the caller checked that it may be replaced) is first renamed aside and
+// removed after. The renames happen under the lock RemoveTemporaryFiles
+// takes, so that a signal never finds out missing: before the swap it
+// removes tmp, after it the old directory.
+func (t *tempFiles) swapDir(tmp, out string) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return errors.New("the program is ending")
+	}
+	err := os.Rename(tmp, out)
+	if err == nil {
+		delete(t.files, tmp)
+		t.mu.Unlock()
+		return nil
+	}
+	if _, serr := os.Stat(out); serr != nil {
+		t.mu.Unlock()
+		return &OutputError{out, unpath(err)}
+	}
+	// A fresh name for the old directory (os.Rename does not rename onto
+	// a directory, even an empty one).
+	old, err := os.MkdirTemp(filepath.Dir(out), tempPattern(out))
+	if err == nil {
+		os.Remove(old)
+		err = os.Rename(out, old)
+	}
+	if err == nil {
+		if err = os.Rename(tmp, out); err != nil {
+			os.Rename(old, out)
+		}
+	}
+	if err != nil {
+		t.mu.Unlock()
+		return &OutputError{out, unpath(err)}
+	}
+	delete(t.files, tmp)
+	t.files[old] = true
+	t.mu.Unlock()
+	t.remove(old)
+	return nil
+}
+
 // forget stops tracking a temporary file or directory that became an
 // output.
 func (t *tempFiles) forget(name string) {

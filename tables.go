@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
@@ -62,13 +63,14 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 	if out == "-" {
 		return LossReport{}, fmt.Errorf("%w: the tables are a directory, not a stream", ErrOutputName)
 	}
+	out = filepath.Clean(out)
 	if err := checkTablesOutput(out, o.Overwrite); err != nil {
 		return LossReport{}, err
 	}
 	var report *atomicFile
 	if name := o.LossReportFile; name != "" {
-		if sameName(name, out) {
-			return LossReport{}, fmt.Errorf("%w: the loss report and the output are the same file", ErrOutputName)
+		if within(name, out) {
+			return LossReport{}, fmt.Errorf("%w: the loss report cannot be the tables' directory or inside it", ErrOutputName)
 		}
 		if err := checkOutput(name, o.Overwrite, nil); err != nil {
 			return LossReport{}, fmt.Errorf("the loss report: %w", err)
@@ -144,10 +146,9 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 			return LossReport{}, fmt.Errorf("the loss report: writing %s: %w", report.name, err)
 		}
 	}
-	if err := replaceDir(tmp, out, o.Overwrite); err != nil {
+	if err := temps.swapDir(tmp, out); err != nil {
 		return LossReport{}, err
 	}
-	temps.forget(tmp)
 	if report != nil {
 		if err := publish([]*atomicFile{report}); err != nil {
 			return LossReport{}, err
@@ -157,8 +158,9 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 }
 
 // checkTablesOutput refuses an output directory that may not be written:
-// one whose parent does not exist, a file, or one that exists without
-// overwrite.
+// one whose parent does not exist, a file, one that exists without
+// overwrite, and one that holds anything but heapconv's tables (replacing
+// it would delete the rest, the input perhaps).
 func checkTablesOutput(out string, overwrite bool) error {
 	dir := filepath.Dir(out)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -175,32 +177,28 @@ func checkTablesOutput(out string, overwrite bool) error {
 	case !overwrite:
 		return &OutputError{out, ErrExists}
 	}
-	return nil
-}
-
-// replaceDir renames the directory tmp to out, replacing out's old
-// contents when overwrite is set.
-func replaceDir(tmp, out string, overwrite bool) error {
-	err := os.Rename(tmp, out)
-	if err == nil || !overwrite {
-		if err != nil {
-			return &OutputError{out, unpath(err)}
-		}
-		return nil
-	}
-	old, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".old-*")
+	entries, err := os.ReadDir(out)
 	if err != nil {
 		return &OutputError{out, unpath(err)}
 	}
-	os.Remove(old)
-	if err := os.Rename(out, old); err != nil {
-		return &OutputError{out, unpath(err)}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".parquet")
+		if !ok || !e.Type().IsRegular() || !slices.Contains(tables.Names(), name) {
+			return &OutputError{out, fmt.Errorf("holds %s, which is not one of heapconv's tables: only a directory of tables is replaced", e.Name())}
+		}
 	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Rename(old, out)
-		return &OutputError{out, unpath(err)}
+	return nil
+}
+
+// within reports whether path is dir or lies inside it.
+func within(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
 	}
-	return os.RemoveAll(old)
+	rel, err := filepath.Rel(d, p)
+	return err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
 }
 
 // fileID is a file id taken from an input's name: its base name without

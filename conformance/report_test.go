@@ -112,7 +112,7 @@ func TestReportInChromium(t *testing.T) {
 			}
 		}
 		out := filepath.Join(dir, c.name+".html")
-		if err := heapconv.WriteReport(out, heaps, &report.Options{Title: c.name}, false, nil); err != nil {
+		if err := heapconv.WriteReport(out, heaps, &heapconv.ReportOptions{Report: report.Options{Title: c.name}}); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		last := heaps[len(heaps)-1]

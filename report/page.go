@@ -30,7 +30,7 @@ svg text { font-family: system-ui, sans-serif; pointer-events: none; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p class="meta">{{if .Name}}{{.Name}} · {{end}}{{.Format}}{{if .Variant}} ({{.Variant}}){{end}}{{if .Snapshots}} · the last of {{.Snapshots}} snapshots{{end}}</p>
+<p class="meta">{{if .Name}}{{.Name}} · {{end}}{{.Format}}{{if .Variant}} ({{text .Variant}}){{end}}{{if .Snapshots}} · the last of {{.Snapshots}} snapshots{{end}}</p>
 <p class="figures"><span>{{.Summary.Nodes}} objects</span><span>{{.Summary.Edges}} references</span><span>{{human .Summary.SelfSize}} self size</span>{{if .Summary.ExternalSize}}<span>{{human .Summary.ExternalSize}} external</span>{{end}}<span>{{.Classes}} classes</span></p>
 
 {{if .Chart}}<section id="growth-section">
@@ -61,7 +61,7 @@ svg text { font-family: system-ui, sans-serif; pointer-events: none; }
 <section id="paths-section">
 <h2>What keeps the largest alive</h2>
 {{range .Paths}}<h3>{{.Class}}</h3>
-{{if .Steps}}<ol class="path">{{range .Steps}}<li>{{.Class}} @{{.ID}} <span class="note">self {{human .SelfSize}}, retained {{human .Retained}}</span>{{with .Edge}} <span class="edge">—{{.Kind}} {{if .Indexed}}[{{.Name}}]{{else}}{{.Name}}{{end}}→</span>{{end}}</li>
+{{if .Steps}}<ol class="path">{{range .Steps}}<li>{{text .Class}} @{{.ID}} <span class="note">self {{human .SelfSize}}, retained {{human .Retained}}</span>{{with .Edge}} <span class="edge">—{{.Kind}} {{if .Indexed}}[{{.Name}}]{{else}}{{text .Name}}{{end}}→</span>{{end}}</li>
 {{end}}</ol>{{else}}<p class="note">Nothing reachable from the roots holds it.</p>{{end}}
 {{end}}
 </section>

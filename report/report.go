@@ -14,6 +14,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
@@ -69,14 +70,15 @@ func Write(w io.Writer, heaps []analysis.Heap, opts *Options) error {
 	}
 	p := page{Title: o.Title, Format: h.File.Format, Variant: h.File.FormatVersion, Summary: sum, Classes: len(sum.TopClasses)}
 	if len(o.Names) == len(heaps) {
-		p.Name = o.Names[len(heaps)-1]
+		p.Name = text(o.Names[len(heaps)-1])
 	}
+	p.Title = text(p.Title)
 	for _, c := range sum.TopClasses[:min(len(sum.TopClasses), o.Classes)] {
 		p.Rows = append(p.Rows, row{Name: label(c), Count: c.Count, Self: c.SelfSize, Retained: *c.Retained})
 	}
 	p.Treemap = treemapSVG(nv, 1160, 560)
 	for _, c := range sum.TopClasses[:min(len(sum.TopClasses), o.Paths)] {
-		nodes := nv.ClassNodes(c.Name, 1)
+		nodes := nv.ClassNodes(c.Label(), 1)
 		if len(nodes) == 0 {
 			continue
 		}
@@ -117,12 +119,40 @@ func growth(heaps []analysis.Heap) []analysis.ClassChange {
 	return out
 }
 
-// label names a class as heapconv info does, with its location.
-func label(c analysis.ClassStat) string {
-	if l := c.Location; l != nil {
-		return fmt.Sprintf("%s at script %d line %d column %d", c.Name, l.ScriptID, l.Line+1, l.Column+1)
+// label names a class as heapconv info does, with its location, in valid
+// UTF-8 (a V8 name may hold a lone surrogate).
+func label(c analysis.ClassStat) string { return text(c.Label()) }
+
+// text returns s with U+FFFD for bytes that are not UTF-8.
+func text(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+// cut shortens s to at most n characters, the last an ellipsis, keeping
+// whole characters.
+func cut(s string, n int) string {
+	s = text(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return c.Name
+	r := []rune(s)
+	return string(r[:max(n-1, 1)]) + "…"
+}
+
+// cutFront is cut from the front: "…" and the last characters.
+func cutFront(s string, n int) string {
+	s = text(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return "…" + string(r[len(r)-max(n-1, 1):])
+}
+
+// objects says how many objects: "1 object", "3 objects".
+func objects(n int) string {
+	if n == 1 {
+		return "1 object"
+	}
+	return fmt.Sprintf("%d objects", n)
 }
 
 type page struct {
@@ -216,7 +246,7 @@ func treemapSVG(nv *analysis.Navigator, width, height float64) template.HTML {
 			for _, c := range kids[first[p]:first[p+1]] {
 				name := "(root)"
 				if int(c) < nv.Nodes() {
-					name = nv.Class(int(c))
+					name = text(nv.Class(int(c)))
 				}
 				b := byClass[name]
 				if b == nil {
@@ -272,14 +302,11 @@ func treemapSVG(nv *analysis.Navigator, width, height float64) template.HTML {
 		rects := squarify(sizes, x, y, w, h)
 		for i, bx := range boxes {
 			r := rects[i]
-			fmt.Fprintf(&b, `<g class="cell"><title>%s: %s retained by %d objects</title>`, template.HTMLEscapeString(bx.class), human(bx.size), bx.count)
+			fmt.Fprintf(&b, `<g class="cell"><title>%s: %s retained by %s</title>`, template.HTMLEscapeString(bx.class), human(bx.size), objects(bx.count))
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff" stroke-width="%d"/>`,
 				r[0], r[1], max(r[2], 0), max(r[3], 0), color(bx.class, 80-10*depth), 4-depth)
 			if r[2] > 60 && r[3] > 16 {
-				name := bx.class
-				if maxChars := int(r[2] / 7); len(name) > maxChars {
-					name = name[:max(maxChars-1, 1)] + "…"
-				}
+				name := cut(bx.class, int(r[2]/7))
 				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11">%s</text>`, r[0]+3, r[1]+12, template.HTMLEscapeString(name))
 			}
 			b.WriteString(`</g>`)
@@ -382,10 +409,7 @@ func chartSVG(classes []analysis.ClassChange, n int, names []string, width, heig
 	for k := 0; k < points; k++ {
 		label := fmt.Sprintf("#%d", k)
 		if k < len(names) && names[k] != "" {
-			label = names[k]
-		}
-		if len(label) > 24 {
-			label = "…" + label[len(label)-23:]
+			label = cutFront(names[k], 24)
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="11" text-anchor="middle">%s</text>`, xOf(k), height-10, template.HTMLEscapeString(label))
 	}
@@ -396,14 +420,11 @@ func chartSVG(classes []analysis.ClassChange, n int, names []string, width, heig
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xOf(k), yOf(v)))
 		}
 		fmt.Fprintf(&b, `<g class="series"><title>%s: %s</title><polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`,
-			template.HTMLEscapeString(c.Name), template.HTMLEscapeString(sizesText(c.SelfSize)), col, strings.Join(pts, " "))
+			template.HTMLEscapeString(text(c.Name)), template.HTMLEscapeString(sizesText(c.SelfSize)), col, strings.Join(pts, " "))
 		for k, v := range c.SelfSize {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, xOf(k), yOf(v), col)
 		}
-		name := c.Name
-		if len(name) > 34 {
-			name = name[:33] + "…"
-		}
+		name := cut(c.Name, 34)
 		ly := upper + 16*float64(i) + 8
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f" font-size="11">%s</text></g>`,
 			left+plotW+16, ly-8, col, left+plotW+30, ly+1, template.HTMLEscapeString(name))
@@ -420,4 +441,4 @@ func sizesText(v []uint64) string {
 	return strings.Join(parts, " → ")
 }
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"human": human}).Parse(pageHTML))
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"human": human, "text": text}).Parse(pageHTML))

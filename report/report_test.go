@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
@@ -79,7 +80,7 @@ func TestWrite(t *testing.T) {
 		"<title>two &lt;heaps&gt;</title>",
 		`<td>B&lt;&amp;&gt;</td><td data-v="2">2</td><td data-v="500">500 B</td><td data-v="500">500 B</td>`,
 		`<td>A</td><td data-v="1">1</td><td data-v="100">100 B</td><td data-v="600">600 B</td>`,
-		`id="treemap"`, "A: 600 B retained by 1 objects", `id="growth"`, "the last of 2 snapshots",
+		`id="treemap"`, "A: 600 B retained by 1 object", `id="growth"`, "the last of 2 snapshots",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
@@ -87,5 +88,20 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(&b, nil, nil); err == nil {
 		t.Error("a report of no heap did not fail")
+	}
+}
+
+func TestCutKeepsCharacters(t *testing.T) {
+	long := strings.Repeat("名前", 30) + "\xed\xa0\x80" // and a lone surrogate's WTF-8
+	for _, s := range []string{cut(long, 10), cutFront(long, 10), label(analysis.ClassStat{Name: long})} {
+		if !utf8.ValidString(s) {
+			t.Errorf("%q is not UTF-8", s)
+		}
+	}
+	if got := cut(long, 5); got != "名前名前…" {
+		t.Errorf("cut = %q", got)
+	}
+	if got := cutFront("abcdef", 4); got != "…def" {
+		t.Errorf("cutFront = %q", got)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
+	moarvmir "github.com/heapconv/heapconv/ir/moarvm"
 	"github.com/heapconv/heapconv/report"
 )
 
@@ -102,7 +104,9 @@ Flags:
                  {"heaps": [{"name": ..., "snapshot": i}], "by": ...,
                   "classes_total": n, "classes": [{"name": ..., "count":
                   [..], "self_size": [..], "retained_size": [..],
-                  "grew_in_each": b}], "identity": ..., "new_total": n,
+                  "grew_in_each": b}], "identity": ..., "no_identity":
+                  why objects are not matched (when identity is ""),
+                  "new_total": n,
                   "new": [{"class": ..., "count": n, "self_size": s,
                   "ids": [..]}], "leaked_total": n, "leaked": [{...,
                   "path": [steps as heapconv paths --json prints them]}]}
@@ -131,6 +135,7 @@ type diffJSON struct {
 	ClassesTotal int                    `json:"classes_total"`
 	Classes      []classChangeJSON      `json:"classes"`
 	Identity     string                 `json:"identity"`
+	NoIdentity   string                 `json:"no_identity,omitempty"`
 	NewTotal     uint64                 `json:"new_total"`
 	New          []analysis.ObjectGroup `json:"new"`
 	LeakedTotal  *uint64                `json:"leaked_total,omitempty"`
@@ -194,6 +199,9 @@ func runDiff(e *env, args []string) error {
 		return err
 	}
 	out := diffJSON{By: *by, ClassesTotal: len(c.Classes), Identity: c.Identity, New: c.New, Leaked: c.Leaked, Classes: []classChangeJSON{}}
+	if c.Identity == "" {
+		out.NoIdentity = noIdentity(heaps)
+	}
 	for i, a := range operands {
 		out.Heaps = append(out.Heaps, heapJSON{Name: a.file, Snapshot: heapIndex(heaps[i])})
 	}
@@ -227,6 +235,23 @@ func runDiff(e *env, args []string) error {
 	}
 	printDiff(e.stdout, out, operands)
 	return nil
+}
+
+// noIdentity says why the heaps' objects cannot be matched one by one.
+func noIdentity(heaps []analysis.Heap) string {
+	formats := []string{}
+	for _, h := range heaps {
+		if !slices.Contains(formats, h.File.Format) {
+			formats = append(formats, h.File.Format)
+		}
+	}
+	switch {
+	case len(formats) > 1:
+		return fmt.Sprintf("The snapshots are of different formats (%s), whose objects cannot be matched", strings.Join(formats, ", "))
+	case formats[0] == moarvmir.Format:
+		return "MoarVM objects have no identity that persists from one snapshot to the next"
+	}
+	return fmt.Sprintf("These %s snapshots' objects have no identity that persists from one to the next (a heap converted from another format, a Dart file without identity hash codes, a profile of merged samples)", formats[0])
 }
 
 // heapIndex returns the heap's snapshot's number in its file.
@@ -277,7 +302,7 @@ func printDiff(w io.Writer, out diffJSON, operands []heapArg) {
 		fmt.Fprintf(w, "%s  %s\n", row, classLabel(analysis.ClassStat{Name: c.Name, Location: c.Location}))
 	}
 	if out.Identity == "" {
-		fmt.Fprintf(w, "\nThese snapshots' objects have no identity that persists from one snapshot to the\nnext (a MoarVM heap's, or a heap converted from another format): compared by class only.\n")
+		fmt.Fprintf(w, "\n%s: compared by class only.\n", out.NoIdentity)
 		return
 	}
 	fmt.Fprintf(w, "\nobjects matched by %s\nnew in NEW: %s\n", out.Identity, plural(int(out.NewTotal), "object"))
@@ -361,11 +386,13 @@ path is the one the Retainers view expands first. Classes are named as
 heapconv info names them.
 
 Flags:
-  --class NAME   the objects of this class (as heapconv info lists it)
+  --class NAME   the objects of this class (as heapconv info lists it: a
+                 V8 class split by allocation location by its name alone,
+                 or one location as "Foo at script 3 line 11 column 5")
   --id ID        the object with this node id (V8 and MoarVM ids, Dart
-                 identity hash codes, Fuchsia block addresses)
-  --max N        how many objects of the class, largest retained size
-                 first (default 5)
+                 identity hash codes, Fuchsia block addresses); where ids
+                 are not unique (Dart), the first --max objects with it
+  --max N        how many objects, largest retained size first (default 5)
   --json         print one JSON object: {"heap": {"name": ...,
                  "snapshot": i}, "objects": [{"object": step, "path":
                  [step, ...], "dominators": [step, ...]}]}, where a step is
@@ -437,15 +464,18 @@ func runPaths(e *env, args []string) error {
 	}
 	var nodes []int
 	if fs.Changed("id") {
-		i := nv.NodeByID(*id)
-		if i < 0 {
+		nodes = nv.NodesByID(*id)
+		if len(nodes) == 0 {
 			return fmt.Errorf("%s: no object has id %d", operands[0].name, *id)
 		}
-		nodes = []int{i}
+		if len(nodes) > *max {
+			fmt.Fprintf(e.stderr, "heapconv paths: %d objects have id %d (this format's ids are not unique); showing the first %d (--max)\n", len(nodes), *id, *max)
+			nodes = nodes[:*max]
+		}
 	} else {
 		nodes = nv.ClassNodes(*class, *max)
 		if len(nodes) == 0 {
-			return fmt.Errorf("%s: no object of class %q (heapconv info --top 0 lists the classes)", operands[0].name, *class)
+			return fmt.Errorf("%s: no object of class %q (heapconv info --csv lists the classes)", operands[0].name, *class)
 		}
 	}
 	out := pathsJSON{Heap: heapJSON{Name: operands[0].file, Snapshot: heapIndex(heaps[0])}}
@@ -514,7 +544,8 @@ func writeClassCSV(w io.Writer, snaps []snapshotJSON) error {
 	cw.Write([]string{"snapshot", "class", "count", "self_size", "retained_size", "script_id", "line", "column"})
 	for _, s := range snaps {
 		for _, c := range s.TopClasses {
-			row := []string{strconv.Itoa(s.Index), c.Name, strconv.FormatUint(c.Count, 10), strconv.FormatUint(c.SelfSize, 10), "", "", "", ""}
+			// CSV is text: a lone surrogate (V8) becomes U+FFFD.
+			row := []string{strconv.Itoa(s.Index), strings.ToValidUTF8(c.Name, "\uFFFD"), strconv.FormatUint(c.Count, 10), strconv.FormatUint(c.SelfSize, 10), "", "", "", ""}
 			if c.Retained != nil {
 				row[4] = strconv.FormatUint(*c.Retained, 10)
 			}
@@ -603,14 +634,20 @@ func runReport(e *env, args []string) error {
 	if stdin > 1 {
 		return usagef("only one IN can be standard input")
 	}
-	if out != "-" {
-		if err := heapconv.CheckOutput(out, *force); err != nil {
-			return convertError(err)
-		}
-	}
 	operands, err := heapArgs(ins, "")
 	if err != nil {
 		return err
+	}
+	var files []string
+	for _, a := range operands {
+		if a.file != "-" {
+			files = append(files, a.file)
+		}
+	}
+	if out != "-" {
+		if err := heapconv.CheckOutput(out, *force, files...); err != nil {
+			return convertError(err)
+		}
 	}
 	// A file of several snapshots named without #N gives them all.
 	heaps, names, err := readAllHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
@@ -620,32 +657,45 @@ func runReport(e *env, args []string) error {
 	if *title == "" {
 		*title = "heap report: " + ins[len(ins)-1]
 	}
-	err = heapconv.WriteReport(out, heaps, &report.Options{Title: *title, Names: names, Classes: *classes}, *force, e.stdout)
+	err = heapconv.WriteReport(out, heaps, &heapconv.ReportOptions{
+		Report:    report.Options{Title: *title, Names: names, Classes: *classes},
+		Overwrite: *force, Inputs: files, Stdout: e.stdout,
+	})
 	return convertError(err)
 }
 
 // readAllHeaps reads each operand's heaps: the snapshot it names, or every
-// snapshot of its file; names name each heap for the report.
+// snapshot of its file (a file of several processes' heaps, a Fuchsia
+// profile's, needs one named); names name each heap for the report. Each
+// file is read once.
 func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis.Heap, []string, error) {
 	var heaps []analysis.Heap
 	var names []string
+	files := map[string]*ir.File{}
+	inputNames := map[string]string{}
 	for _, a := range args {
-		if a.snapshot >= 0 {
-			hs, err := readHeaps(e, []heapArg{a}, opts)
+		f := files[a.file]
+		if f == nil {
+			in, err := openInput(e, a.file, opts)
 			if err != nil {
 				return nil, nil, err
 			}
-			heaps = append(heaps, hs...)
+			if f, err = read(e, in); err != nil {
+				return nil, nil, err
+			}
+			files[a.file], inputNames[a.file] = f, in.Name
+		}
+		if a.snapshot >= 0 {
+			h, err := heapconv.SelectHeap(f, inputNames[a.file], a.snapshot)
+			if err != nil {
+				return nil, nil, err
+			}
+			heaps = append(heaps, h)
 			names = append(names, a.name)
 			continue
 		}
-		in, err := openInput(e, a.file, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		f, err := read(e, in)
-		if err != nil {
-			return nil, nil, err
+		if len(f.Snapshots) > 1 && processes(f) {
+			return nil, nil, fmt.Errorf("%s holds the heaps of %d processes, not snapshots of one over time; name one as %s#N", inputNames[a.file], len(f.Snapshots), a.file)
 		}
 		for k, s := range f.Snapshots {
 			heaps = append(heaps, analysis.Heap{File: f, Snapshot: s})
@@ -660,4 +710,16 @@ func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis
 		return nil, nil, fmt.Errorf("no snapshot to report on")
 	}
 	return heaps, names, nil
+}
+
+// processes reports whether a file's snapshots are the heaps of different
+// processes (a multi-process Fuchsia profile), not one heap over time.
+func processes(f *ir.File) bool {
+	koids := map[int64]bool{}
+	for _, s := range f.Snapshots {
+		if x := fuchsiair.Of(s); x != nil && x.HasProcessKoid {
+			koids[x.ProcessKoid] = true
+		}
+	}
+	return len(koids) > 1
 }

@@ -342,3 +342,47 @@ func TestDiffWithoutRetained(t *testing.T) {
 		t.Errorf("the table without retained sizes: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestAnalysisOutputsRefuse checks what the new commands refuse to
+// overwrite: a directory that holds more than heapconv's tables (the
+// input, say), a loss report inside the tables' directory, the report's
+// own input; and that an OUT named with a trailing slash is the directory.
+func TestAnalysisOutputsRefuse(t *testing.T) {
+	dir := t.TempDir()
+	in := cliCopy(t, dir, "rows.heapsnapshot")
+	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
+	tablesDir := filepath.Join(dir, "t")
+	for _, tc := range []struct {
+		name   string
+		stdin  []byte
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"a directory with other files", nil, []string{"convert", "--to", "parquet", "--force", in, dir}, 1, "which is not one of heapconv's tables"},
+		{"a trailing slash", nil, []string{"convert", "-q", "--to", "parquet", in, tablesDir + "/"}, 0, ""},
+		{"replacing tables, trailing slash", nil, []string{"convert", "-q", "--to", "parquet", "--force", in, tablesDir + "/"}, 0, ""},
+		{"a loss report inside the tables", nil, []string{"convert", "--to", "parquet", "--force", "--loss-report", filepath.Join(tablesDir, "loss.json"), in, tablesDir}, 2, "inside it"},
+		{"a report over its input", nil, []string{"report", "--force", in, in}, 1, "input"},
+		{"one standard input, two snapshots", cliReadFile(t, mvm), []string{"report", "--", "-#0", "-#2", "-"}, 0, ""},
+		{"processes, not snapshots", nil, []string{"report", filepath.Join(td, "fuchsia", "gen-newest-multi.pb.gz"), "-"}, 1, "holds the heaps of 3 processes"},
+		{"a class by its label", nil, []string{"paths", "--class", "Café 名前 \uf600 at script 3 line 11 column 5", in}, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := cliRun(t, tc.stdin, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d, want %d; stderr %q, want %q in it", code, tc.code, stderr, tc.stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(in); err != nil {
+		t.Errorf("the input is gone: %v", err)
+	}
+	if n, _ := filepath.Glob(filepath.Join(tablesDir, "*.parquet")); len(n) != 9 {
+		t.Errorf("the tables' directory holds %d tables", len(n))
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}

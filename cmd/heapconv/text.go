@@ -66,9 +66,5 @@ func codePoints(s string) int {
 // line 11 column 5", line and column counted from 1 as DevTools shows them
 // (--json has V8's zero-based numbers).
 func classLabel(c analysis.ClassStat) string {
-	name := tableName(c.Name)
-	if l := c.Location; l != nil {
-		name += fmt.Sprintf(" at script %d line %d column %d", l.ScriptID, l.Line+1, l.Column+1)
-	}
-	return name
+	return analysis.ClassStat{Name: tableName(c.Name), Location: c.Location}.Label()
 }

@@ -67,12 +67,15 @@ func (c ClassChange) GrewInEach() bool {
 // ObjectGroup is a set of objects of one class, and for leaked objects
 // one retainer path.
 type ObjectGroup struct {
-	Class    string `json:"class"`
-	Count    uint64 `json:"count"`
+	Class string `json:"class"`
+	Count uint64 `json:"count"`
+	// SelfSize sums the objects' self sizes as the class table counts
+	// them (for V8, DevTools' Summary sizes).
 	SelfSize uint64 `json:"self_size"`
 	// Path is, for leaked objects, the shortest retainer path in the last
-	// heap that the group's objects share, from the roots to the first of
-	// them; objects whose paths differ only in array indices share one.
+	// heap of the group's first object, from the roots. The group's
+	// objects share its last 8 steps (the 8 nearest holders, their
+	// classes and the edges' names; array indices may differ).
 	Path []PathStep `json:"path,omitempty"`
 	// IDs are the ids of the group's first objects (CompareOptions.Examples).
 	IDs []uint64 `json:"ids,omitempty"`
@@ -196,15 +199,17 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 		examples = 5
 	}
 	newIn := newObjects(heaps[0], heaps[1], ids[0], ids[1])
-	of, names := nodeClasses(heaps[1].File, heaps[1].Snapshot)
-	c.New = groupByClass(heaps[1], newIn, of, names, examples)
+	of, names, _ := nodeClasses(heaps[1].File, heaps[1].Snapshot)
+	_, sizes := summaryGraph(heaps[1].File, heaps[1].Snapshot)
+	c.New = groupByClass(heaps[1], newIn, of, names, sizes, examples)
 	if len(heaps) == 3 {
 		leaked := stillAlive(heaps[1], heaps[2], newIn, ids[1], ids[2])
 		nv, err := NewNavigator(heaps[2])
 		if err != nil {
 			return nil, fmt.Errorf("heap 2: %w", err)
 		}
-		c.Leaked = groupByPath(nv, leaked, examples)
+		_, sizes := summaryGraph(heaps[2].File, heaps[2].Snapshot)
+		c.Leaked = groupByPath(nv, leaked, sizes, examples)
 	}
 	return c, nil
 }
@@ -296,7 +301,7 @@ func stillAlive(b, c Heap, nodes []uint32, idb, idc ir.ObjectIdentities) []uint3
 
 // groupByClass groups nodes of h by class (of, names: nodeClasses), most
 // objects first.
-func groupByClass(h Heap, nodes []uint32, of []int32, names []string, examples int) []ObjectGroup {
+func groupByClass(h Heap, nodes []uint32, of []int32, names []string, sizes *ir.Uints, examples int) []ObjectGroup {
 	byClass := map[int32]*ObjectGroup{}
 	var order []int32
 	s := h.Snapshot
@@ -312,7 +317,7 @@ func groupByClass(h Heap, nodes []uint32, of []int32, names []string, examples i
 			byClass[c] = g
 			order = append(order, c)
 		}
-		g.add(s, int(i), s.Nodes.SelfSize.At(int(i)), examples)
+		g.add(s, int(i), sizes.At(int(i)), examples)
 	}
 	out := make([]ObjectGroup, 0, len(order))
 	for _, c := range order {
@@ -342,35 +347,44 @@ func sortGroups(gs []ObjectGroup) {
 	})
 }
 
-// groupByPath groups nodes of nv's heap by class and shortest retainer
-// path, most objects first. Paths that differ only in the indices of
-// indexed edges (array elements) are one group's.
-func groupByPath(nv *Navigator, nodes []uint32, examples int) []ObjectGroup {
+// pathGroupDepth is how many holders, nearest first, tell leaked objects'
+// groups apart: objects held the same way up to there are one group (a
+// linked list's nodes are one group, however long the list).
+const pathGroupDepth = 8
+
+// groupByPath groups nodes of nv's heap by class and by the last
+// pathGroupDepth steps of their shortest retainer path (indices of indexed
+// edges, such as array elements, left out), most objects first. A group's
+// Path is the whole path of its first object.
+func groupByPath(nv *Navigator, nodes []uint32, sizes *ir.Uints, examples int) []ObjectGroup {
 	groups := map[string]*ObjectGroup{}
 	var order []string
 	s := nv.heap.Snapshot
+	var b strings.Builder
 	for _, i := range nodes {
-		path := nv.ShortestPath(int(i))
-		var b strings.Builder
+		b.Reset()
 		b.WriteString(nv.Class(int(i)))
-		for _, st := range path {
-			b.WriteString("\x00")
-			b.WriteString(st.Class)
-			if st.Edge != nil {
-				b.WriteString("\x01" + st.Edge.Kind + "\x01")
-				if !st.Edge.Indexed {
-					b.WriteString(st.Edge.Name)
-				}
+		cur := int(i)
+		for k := 0; k < pathGroupDepth; k++ {
+			next := nv.nextHolder(cur)
+			if next < 0 {
+				break
 			}
+			ref := nv.reference(int(nv.retEdge[nv.firstRetainer(cur)]), next)
+			b.WriteString("\x00" + nv.Class(next) + "\x01" + ref.Kind + "\x01")
+			if !ref.Indexed {
+				b.WriteString(ref.Name)
+			}
+			cur = next
 		}
 		k := b.String()
 		g := groups[k]
 		if g == nil {
-			g = &ObjectGroup{Class: nv.Class(int(i)), Path: path}
+			g = &ObjectGroup{Class: nv.Class(int(i)), Path: nv.ShortestPath(int(i))}
 			groups[k] = g
 			order = append(order, k)
 		}
-		g.add(s, int(i), s.Nodes.SelfSize.At(int(i)), examples)
+		g.add(s, int(i), sizes.At(int(i)), examples)
 	}
 	out := make([]ObjectGroup, 0, len(order))
 	for _, k := range order {

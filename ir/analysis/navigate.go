@@ -1,10 +1,12 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/heapconv/heapconv/ir"
 )
@@ -43,11 +45,18 @@ type Navigator struct {
 	retFirst []uint32
 	retEdge  []uint32
 	retSrc   []uint32
-	// classOf is each node's class, an index into classes (-1: none).
+	// classOf is each node's class, an index into classes and labels
+	// (-1: none); labels name the classes with their locations.
 	classOf []int32
 	classes []string
+	labels  []string
 	// devtools is true when DevTools' rules apply (a V8 heap).
 	devtools bool
+	// first remembers each node's first retainer (firstRetainer): -2
+	// when not looked up yet.
+	firstOnce sync.Once
+	firstMu   sync.Mutex
+	first     []int64
 }
 
 // NoDistance is the distance of a node that no path from the roots reaches.
@@ -77,16 +86,16 @@ func NewNavigator(h Heap) (*Navigator, error) {
 		nv.buildRetainers()
 		close(done)
 	}()
-	nv.classOf, nv.classes = nodeClasses(f, s)
+	nv.classOf, nv.classes, nv.labels = nodeClasses(f, s)
 	nv.distances()
 	<-done
 	return nv, nil
 }
 
 // nodeClasses returns each node's class as ClassStats names it, as an
-// index into names; a V8 node DevTools shows no size for has the class it
-// would be counted under.
-func nodeClasses(f *ir.File, s *ir.Snapshot) (of []int32, names []string) {
+// index into names and labels (ClassStat.Label); a V8 node DevTools shows
+// no size for has the class it would be counted under.
+func nodeClasses(f *ir.File, s *ir.Snapshot) (of []int32, names, labels []string) {
 	var rows []ClassStat
 	if devtoolsSummarized(s) {
 		rows, of = devtoolsClasses(f, s, ir.ClassLabels(f))
@@ -94,10 +103,11 @@ func nodeClasses(f *ir.File, s *ir.Snapshot) (of []int32, names []string) {
 		rows, of = otherNodeClasses(f, s)
 	}
 	names = make([]string, len(rows))
+	labels = make([]string, len(rows))
 	for i, r := range rows {
-		names[i] = r.Name
+		names[i], labels[i] = r.Name, r.Label()
 	}
-	return of, names
+	return of, names, labels
 }
 
 // buildRetainers inverts the graph's edges: each node's incoming edges in
@@ -402,31 +412,86 @@ func (nv *Navigator) Retainers(i int) []Reference {
 // retainers returns the positions in retEdge of node i's retainers, sorted
 // as Retainers sorts them.
 func (nv *Navigator) retainers(i int) []uint32 {
-	g := nv.g
 	var out []uint32
 	for r := nv.retFirst[i]; r < nv.retFirst[i+1]; r++ {
-		src := nv.retSrc[r]
-		if int(src) >= nv.n || src == g.Root || g.EdgeKindOf(int(nv.retEdge[r])).Name == ir.EdgeWeak {
+		if nv.isRetainer(r) {
+			out = append(out, r)
+		}
+	}
+	// Each holder's name once, not once per comparison: a node can have
+	// hundreds of thousands of holders, and a name can take work.
+	type keyed struct {
+		r    uint32
+		dist int64
+		name string
+	}
+	ks := make([]keyed, len(out))
+	for k, r := range out {
+		ks[k] = keyed{r, nv.retainerDistance(r), nv.shownName(int(nv.retSrc[r]))}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		if a.dist != b.dist {
+			return cmp.Compare(a.dist, b.dist)
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	for k := range ks {
+		out[k] = ks[k].r
+	}
+	return out
+}
+
+// isRetainer reports whether the edge at position r of the retainer lists
+// counts as a retainer: not weak, not the root's own.
+func (nv *Navigator) isRetainer(r uint32) bool {
+	src := nv.retSrc[r]
+	return int(src) < nv.n && src != nv.g.Root && nv.g.EdgeKindOf(int(nv.retEdge[r])).Name != ir.EdgeWeak
+}
+
+// retainerDistance is the distance retainers are ordered by: the holder's,
+// with holders nothing reachable holds after all others.
+func (nv *Navigator) retainerDistance(r uint32) int64 {
+	if d := nv.dist[nv.retSrc[r]]; d >= 0 {
+		return int64(d)
+	}
+	return 1 << 40
+}
+
+// firstRetainer returns the position in the retainer lists of node i's
+// first retainer in Retainers' order, or -1 when it has none. Only the
+// nearest holders' names are compared. It is remembered per node, so that
+// the paths of many objects through the same holders cost one look each.
+func (nv *Navigator) firstRetainer(i int) int64 {
+	nv.firstOnce.Do(func() {
+		nv.first = make([]int64, nv.n)
+		for k := range nv.first {
+			nv.first[k] = -2
+		}
+	})
+	nv.firstMu.Lock()
+	r := nv.first[i]
+	nv.firstMu.Unlock()
+	if r != -2 {
+		return r
+	}
+	best, bestDist, bestName := int64(-1), int64(0), ""
+	for p := nv.retFirst[i]; p < nv.retFirst[i+1]; p++ {
+		if !nv.isRetainer(p) {
 			continue
 		}
-		out = append(out, r)
-	}
-	distOf := func(r uint32) int64 {
-		if d := nv.dist[nv.retSrc[r]]; d >= 0 {
-			return int64(d)
+		d := nv.retainerDistance(p)
+		if best >= 0 && d > bestDist {
+			continue
 		}
-		return 1 << 40
-	}
-	slices.SortStableFunc(out, func(a, b uint32) int {
-		if da, db := distOf(a), distOf(b); da != db {
-			if da < db {
-				return -1
-			}
-			return 1
+		name := nv.shownName(int(nv.retSrc[p]))
+		if best < 0 || d < bestDist || name < bestName {
+			best, bestDist, bestName = int64(p), d, name
 		}
-		return strings.Compare(nv.shownName(int(nv.retSrc[a])), nv.shownName(int(nv.retSrc[b])))
-	})
-	return out
+	}
+	nv.firstMu.Lock()
+	nv.first[i] = best
+	nv.firstMu.Unlock()
+	return best
 }
 
 // shownName returns the name DevTools shows for node i, by which it orders
@@ -491,23 +556,32 @@ func (nv *Navigator) ShortestPath(i int) []PathStep {
 	}
 	path := []PathStep{nv.Step(i)}
 	for cur := i; ; {
-		rs := nv.retainers(cur)
-		if len(rs) == 0 {
+		next := nv.nextHolder(cur)
+		if next < 0 {
 			break
 		}
-		r := rs[0]
-		src := int(nv.retSrc[r])
-		if d := nv.dist[src]; d < 0 || d >= nv.dist[cur] {
-			break
-		}
-		st := nv.Step(src)
-		ref := nv.reference(int(nv.retEdge[r]), src)
+		st := nv.Step(next)
+		ref := nv.reference(int(nv.retEdge[nv.firstRetainer(cur)]), next)
 		st.Edge = &ref
 		path = append(path, st)
-		cur = src
+		cur = next
 	}
 	slices.Reverse(path)
 	return path
+}
+
+// nextHolder returns the node that holds node i on its shortest path: its
+// first retainer, when that is nearer the roots; else -1.
+func (nv *Navigator) nextHolder(i int) int {
+	r := nv.firstRetainer(i)
+	if r < 0 {
+		return -1
+	}
+	src := int(nv.retSrc[r])
+	if d := nv.dist[src]; d < 0 || d >= nv.dist[i] {
+		return -1
+	}
+	return src
 }
 
 // DominatorChain returns node i's dominators from the root down to i
@@ -526,23 +600,28 @@ func (nv *Navigator) DominatorChain(i int) []PathStep {
 	return chain
 }
 
-// NodeByID returns the node with id, or -1.
-func (nv *Navigator) NodeByID(id uint64) int {
+// NodesByID returns the nodes with id, in node order: one in a format
+// whose ids are unique (V8, MoarVM), possibly several where they are not
+// (Dart identity hash codes, 0 for objects without one).
+func (nv *Navigator) NodesByID(id uint64) []int {
 	ids := &nv.heap.Snapshot.Nodes.ID
+	var out []int
 	for i := 0; i < nv.n; i++ {
 		if ids.At(i) == id {
-			return i
+			out = append(out, i)
 		}
 	}
-	return -1
+	return out
 }
 
-// ClassNodes returns the nodes of a class (as ClassStats names classes),
-// largest retained size first, at most max of them (all when max < 0).
+// ClassNodes returns the nodes of a class, named as ClassStats names it
+// (every location of a V8 class split by allocation location) or as
+// heapconv info lists it (ClassStat.Label: one location), largest retained
+// size first, at most max of them (all when max < 0).
 func (nv *Navigator) ClassNodes(class string, max int) []int {
 	var want []int32
 	for c, name := range nv.classes {
-		if name == class {
+		if name == class || nv.labels[c] == class {
 			want = append(want, int32(c))
 		}
 	}

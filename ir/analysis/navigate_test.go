@@ -93,8 +93,8 @@ func TestNavigator(t *testing.T) {
 	if got := nv.Dominator(4); got != 3 {
 		t.Errorf("D's dominator %d, want 3", got)
 	}
-	if got := nv.NodeByID(7); got != 3 {
-		t.Errorf("NodeByID(7) = %d, want 3", got)
+	if got := nv.NodesByID(7); !slices.Equal(got, []int{3}) {
+		t.Errorf("NodesByID(7) = %v, want [3]", got)
 	}
 	if got := nv.ClassNodes("(obj)", 2); !slices.Equal(got, []int{3, 5}) {
 		t.Errorf("ClassNodes(obj, 2) = %v, want [3 5]", got)
@@ -221,4 +221,47 @@ func ExampleCompare() {
 	// Thing: [2 5 3] objects
 	// matched by V8 node ids
 	// leaked: 2 × Thing, ids [15 19], held by Array -1-> Thing
+}
+
+// chainHeap is a V8-shaped heap whose root holds a linked list of n
+// objects of class Link, with ids 101, 103, …: a path as deep as the heap.
+func chainHeap(n int) analysis.Heap {
+	f := &ir.File{Format: v8ir.Format, Strings: []string{""}}
+	str := irtest.Strings(f, "", "Link", "next")
+	kind := func(k string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, k)) }
+	prop := uint32(slices.IndexFunc(ir.V8EdgeKinds, func(e ir.EdgeKind) bool { return e.Name == "property" }))
+	shortcut := uint32(slices.IndexFunc(ir.V8EdgeKinds, func(e ir.EdgeKind) bool { return e.Name == "shortcut" }))
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	nodes := []irtest.Node{{Kind: kind(ir.KindSynthetic), Name: str[0], Edges: []irtest.Edge{{shortcut, str[2], 1}}}}
+	for i := 0; i < n; i++ {
+		nd := irtest.Node{Kind: kind(ir.KindObject), Name: str[1], Size: 24}
+		if i+1 < n {
+			nd.Edges = []irtest.Edge{{prop, str[2], uint32(i + 2)}}
+		}
+		nodes = append(nodes, nd)
+	}
+	irtest.Build(s, nodes, false)
+	var ids ir.Uints
+	ids.Append(1)
+	for i := 0; i < n; i++ {
+		ids.Append(uint64(101 + 2*i))
+	}
+	s.Nodes.ID = ids
+	s.SetSection(&v8ir.Snapshot{})
+	f.Snapshots = []*ir.Snapshot{s}
+	return analysis.Heap{File: f, Snapshot: s}
+}
+
+// TestCompareDeepChain: objects leaked along a chain 60,000 deep are one
+// group (held the same way), found without walking each one's whole path
+// (which would take hours: the test is a guard against that, not a timing).
+func TestCompareDeepChain(t *testing.T) {
+	const n = 60_000
+	c, err := analysis.Compare([]analysis.Heap{chainHeap(10), chainHeap(n), chainHeap(n)}, analysis.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Leaked) != 1 || c.Leaked[0].Count != n-10 || len(c.Leaked[0].Path) < 10 {
+		t.Fatalf("leaked %d groups; the first: %d objects, a path of %d steps", len(c.Leaked), c.Leaked[0].Count, len(c.Leaked[0].Path))
+	}
 }

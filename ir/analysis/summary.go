@@ -25,6 +25,16 @@ type ClassStat struct {
 	Location *SourceLocation `json:"location,omitempty"`
 }
 
+// Label names the class as heapconv info lists it: its name, and for a
+// class split by allocation location, "at script S line L column C"
+// (counted from 1).
+func (c ClassStat) Label() string {
+	if l := c.Location; l != nil {
+		return fmt.Sprintf("%s at script %d line %d column %d", c.Name, l.ScriptID, l.Line+1, l.Column+1)
+	}
+	return c.Name
+}
+
 // MarshalJSON writes the class with its name's lone surrogates kept
 // (AppendJSONWTF8).
 func (c ClassStat) MarshalJSON() ([]byte, error) {
