@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -100,10 +99,6 @@ type Comparison struct {
 	// their shortest retainer path in the third heap.
 	Leaked []ObjectGroup `json:"leaked,omitempty"`
 }
-
-// ErrNoIdentity is returned by NewObjects for heaps whose format gives
-// objects no identity that persists between snapshots.
-var ErrNoIdentity = errors.New("the heaps' objects have no identity that persists between snapshots; compare them by class")
 
 // Compare compares two or three snapshots of one program, taken one after
 // another: per class, the count, self size and (optionally) retained size

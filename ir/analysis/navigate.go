@@ -619,6 +619,9 @@ func (nv *Navigator) NodesByID(id uint64) []int {
 // heapconv info lists it (ClassStat.Label: one location), largest retained
 // size first, at most max of them (all when max < 0).
 func (nv *Navigator) ClassNodes(class string, max int) []int {
+	if max == 0 {
+		return nil
+	}
 	var want []int32
 	for c, name := range nv.classes {
 		if name == class || nv.labels[c] == class {
@@ -631,20 +634,33 @@ func (nv *Navigator) ClassNodes(class string, max int) []int {
 			out = append(out, i)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b int) int {
-		ra, rb := nv.Retained(a), nv.Retained(b)
-		switch {
-		case ra > rb:
-			return -1
-		case ra < rb:
-			return 1
+	// Largest retained size first, then in node order.
+	larger := func(a, b int) int {
+		if c := cmp.Compare(nv.Retained(b), nv.Retained(a)); c != 0 {
+			return c
 		}
-		return 0
-	})
-	if max >= 0 && len(out) > max {
-		out = out[:max]
+		return cmp.Compare(a, b)
 	}
-	return out
+	if max < 0 || max >= len(out)/16 {
+		slices.SortFunc(out, larger)
+		if max >= 0 && len(out) > max {
+			out = out[:max]
+		}
+		return out
+	}
+	// A few of many: keep the best max in order as the nodes go by.
+	best := make([]int, 0, max+1)
+	for _, i := range out {
+		if len(best) == max && larger(i, best[max-1]) > 0 {
+			continue
+		}
+		k, _ := slices.BinarySearchFunc(best, i, larger)
+		best = slices.Insert(best, k, i)
+		if len(best) > max {
+			best = best[:max]
+		}
+	}
+	return best
 }
 
 // String describes a path step for messages: "Foo @123".

@@ -99,6 +99,12 @@ func TestNavigator(t *testing.T) {
 	if got := nv.ClassNodes("(obj)", 2); !slices.Equal(got, []int{3, 5}) {
 		t.Errorf("ClassNodes(obj, 2) = %v, want [3 5]", got)
 	}
+	if got := nv.ClassNodes("(obj)", -1); !slices.Equal(got, []int{3, 5, 4, 2, 1}) {
+		t.Errorf("ClassNodes(obj, all) = %v, want [3 5 4 2 1]", got)
+	}
+	if got := nv.ClassNodes("(obj)", 0); got != nil {
+		t.Errorf("ClassNodes(obj, 0) = %v, want none", got)
+	}
 }
 
 // v8Heap builds a V8-shaped heap with a V8 section, so that its node ids
@@ -260,6 +266,14 @@ func TestCompareDeepChain(t *testing.T) {
 	c, err := analysis.Compare([]analysis.Heap{chainHeap(10), chainHeap(n), chainHeap(n)}, analysis.CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The largest of many: a selection, not a sort of them all.
+	nv, err := analysis.NewNavigator(chainHeap(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := nv.ClassNodes("Link", 3); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Errorf("the 3 Links that retain the most: %v, want the list's head [1 2 3]", got)
 	}
 	if len(c.Leaked) != 1 || c.Leaked[0].Count != n-10 || len(c.Leaked[0].Path) < 10 {
 		t.Fatalf("leaked %d groups; the first: %d objects, a path of %d steps", len(c.Leaked), c.Leaked[0].Count, len(c.Leaked[0].Path))
