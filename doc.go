@@ -37,6 +37,18 @@
 // Formats lists the formats; each Format reads and writes its own data
 // directly (Format.Read, Format.Write), without detection or wrappers.
 //
+// # Comparing, navigating, querying
+//
+// ReadHeap reads one snapshot of a file ("prog.mvmheap#3" names snapshot
+// 3) as an analysis.Heap. analysis.Compare compares two or three snapshots
+// of one program: per class, and where objects keep their identity between
+// snapshots (V8, Dart, Fuchsia), the objects new in the second and those
+// of them still alive in the third. analysis.NewNavigator answers what
+// holds an object, its distance from the roots, its shortest retainer path
+// (for V8 as DevTools' Retainers view shows it) and its dominators.
+// ExportTables writes a heap as Parquet tables for query engines (package
+// tables), WriteReport as one HTML page (package report).
+//
 // # Loss
 //
 // A conversion keeps everything the target format can hold. What it

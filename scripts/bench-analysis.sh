@@ -31,12 +31,18 @@ row() { # row LABEL SECONDS KB [NOTE]
 }
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.0f", b/1e6}'; }
 
+# Reading alone: the V8 reader's benchmark on each file (in one process,
+# no start-up): the baseline of the ratios.
+readtime() {
+  HEAPCONV_BENCH_FILE="$1" go test -run '^$' -bench '^BenchmarkReadFile$' -benchtime 2x ./readers/v8/ |
+    awk '/BenchmarkReadFile/ {printf "%.2f", $3 / 1e9}'
+}
+v1=$(readtime "$old")
+v2=$(readtime "$new")
 echo "| command (${old##*/} $(mb "$old") MB, ${new##*/} $(mb "$new") MB; $(nproc) cores) | time | peak RSS | |"
 echo "| --- | ---: | ---: | --- |"
-read -r v1 k1 < <(timed "$hc" validate "$old")
-read -r v2 k2 < <(timed "$hc" validate "$new")
-row "\`validate\` OLD (reading it)" "$v1" "$k1"
-row "\`validate\` NEW" "$v2" "$k2"
+echo "| reading OLD (\`BenchmarkReadFile\`) | $v1 s | | |"
+echo "| reading NEW | $v2 s | | |"
 read -r s k < <(timed "$hc" info "$new"); row "\`info\` NEW (read, class summary)" "$s" "$k"
 read -r r k < <(timed "$hc" info --by retained "$new"); row "\`info --by retained\` NEW" "$r" "$k"
 read -r s k < <(timed "$hc" diff --retained=false "$old" "$new")
@@ -56,3 +62,5 @@ rm -f "$dir/new.html"
 read -r s k < <(timed "$hc" report "$new" "$dir/new.html"); row "\`report\` NEW" "$s" "$k"
 dt=$(node --max-old-space-size=12000 conformance/devtools/loadtime.js "$new")
 echo "| DevTools' loader, parse only (\`conformance/devtools/loadtime.js\`) NEW | $(printf '%s' "$dt" | sed 's/.*"parseSeconds":\([0-9.]*\).*/\1/') s | | |"
+read -r s k < <(SUMMARY_TIMEOUT=1200 timed node --max-old-space-size=16000 conformance/devtools/summary.js "$new")
+row "DevTools' loader and Summary (\`conformance/devtools/summary.js\`: parse, dominators, retained sizes, classes) NEW" "$s" "$k"
