@@ -129,25 +129,18 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 	var order []key
 	// Each heap's classes on a goroutine of its own: the dominator trees
 	// and class tables of two heaps share the cores better than one.
-	perHeap := make([][]ClassStat, len(heaps))
+	tables := make([]*classTable, len(heaps))
 	errs := make([]error, len(heaps))
 	var wg sync.WaitGroup
 	for k, h := range heaps {
-		wg.Go(func() {
-			if !retained {
-				perHeap[k] = ClassStats(h.File, h.Snapshot)
-				return
-			}
-			sum, err := SummarizeBy(h.File, h.Snapshot, -1, ByRetained)
-			perHeap[k], errs[k] = sum.TopClasses, err
-		})
+		wg.Go(func() { tables[k], errs[k] = newClassTable(h.File, h.Snapshot, retained) })
 	}
 	wg.Wait()
-	for k, stats := range perHeap {
+	for k, table := range tables {
 		if errs[k] != nil {
 			return nil, fmt.Errorf("heap %d: %w", k, errs[k])
 		}
-		for _, st := range stats {
+		for _, st := range table.stats() {
 			kk := key{name: st.Name}
 			if st.Location != nil {
 				kk.loc, kk.has = *st.Location, true
@@ -194,17 +187,14 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 		examples = 5
 	}
 	newIn := newObjects(heaps[0], heaps[1], ids[0], ids[1])
-	of, names, _ := nodeClasses(heaps[1].File, heaps[1].Snapshot)
-	_, sizes := summaryGraph(heaps[1].File, heaps[1].Snapshot)
-	c.New = groupByClass(heaps[1], newIn, of, names, sizes, examples)
+	c.New = groupByClass(heaps[1], newIn, tables[1], examples)
 	if len(heaps) == 3 {
 		leaked := stillAlive(heaps[1], heaps[2], newIn, ids[1], ids[2])
 		nv, err := NewNavigator(heaps[2])
 		if err != nil {
 			return nil, fmt.Errorf("heap 2: %w", err)
 		}
-		_, sizes := summaryGraph(heaps[2].File, heaps[2].Snapshot)
-		c.Leaked = groupByPath(nv, leaked, sizes, examples)
+		c.Leaked = groupByPath(nv, leaked, tables[2].sizes, examples)
 	}
 	return c, nil
 }
@@ -294,25 +284,21 @@ func stillAlive(b, c Heap, nodes []uint32, idb, idc ir.ObjectIdentities) []uint3
 	return out
 }
 
-// groupByClass groups nodes of h by class (of, names: nodeClasses), most
+// groupByClass groups nodes of h by their class in its class table, most
 // objects first.
-func groupByClass(h Heap, nodes []uint32, of []int32, names []string, sizes *ir.Uints, examples int) []ObjectGroup {
+func groupByClass(h Heap, nodes []uint32, table *classTable, examples int) []ObjectGroup {
 	byClass := map[int32]*ObjectGroup{}
 	var order []int32
 	s := h.Snapshot
 	for _, i := range nodes {
-		c := of[i]
+		c := table.of[i]
 		g := byClass[c]
 		if g == nil {
-			name := ""
-			if c >= 0 {
-				name = names[c]
-			}
-			g = &ObjectGroup{Class: name}
+			g = &ObjectGroup{Class: table.rows[c].Name}
 			byClass[c] = g
 			order = append(order, c)
 		}
-		g.add(s, int(i), sizes.At(int(i)), examples)
+		g.add(s, int(i), table.sizes.At(int(i)), examples)
 	}
 	out := make([]ObjectGroup, 0, len(order))
 	for _, c := range order {

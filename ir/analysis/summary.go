@@ -96,16 +96,11 @@ func SummarizeBy(f *ir.File, s *ir.Snapshot, top int, by string) (SnapshotSummar
 		sum.Roots = uint64(hi - lo)
 	}
 	retained := by == ByRetained
-	var stats []ClassStat
-	var err error
-	if devtoolsSummarized(s) {
-		stats, err = devtoolsClassStats(f, s, retained)
-	} else {
-		stats, err = classStats(f, s, retained)
-	}
+	table, err := newClassTable(f, s, retained)
 	if err != nil {
 		return SnapshotSummary{}, err
 	}
+	stats := table.stats()
 	sum.Classes = uint64(len(stats))
 	sort.Slice(stats, func(i, j int) bool {
 		a, b := stats[i], stats[j]
@@ -147,37 +142,76 @@ func locationLess(a, b *SourceLocation) bool {
 	return a.Column < b.Column
 }
 
-// classStats is ClassStats for snapshots of other formats than V8, with
-// each class's retained size when asked.
-func classStats(f *ir.File, s *ir.Snapshot, withRetained bool) ([]ClassStat, error) {
-	stats := otherClassStats(f, s)
-	if !withRetained {
-		return stats, nil
-	}
-	retained := map[string]uint64{}
+// classTable is a snapshot's class table as ClassStats and SummarizeBy
+// compute it, with what Compare needs of it too.
+type classTable struct {
+	// rows are the classes, some perhaps without a node counted (Count 0:
+	// a V8 class all of whose nodes DevTools shows no size for).
+	rows []ClassStat
+	// of is each node's class, an index into rows, whether counted or not.
+	of []int32
+	// sizes are the sizes counted (DevTools' for V8); a node counts when
+	// its size is not 0, or always outside V8.
+	sizes *ir.Uints
+	// devtools is whether DevTools' rules named the classes.
+	devtools bool
+}
+
+// counted reports whether node i is counted in its class.
+func (c *classTable) counted(i int) bool { return !c.devtools || c.sizes.At(i) > 0 }
+
+// newClassTable computes a snapshot's classes, each with its count and
+// self size and, with withRetained, its retained size (see SummarizeBy).
+func newClassTable(f *ir.File, s *ir.Snapshot, withRetained bool) (*classTable, error) {
 	g, sizes := summaryGraph(f, s)
+	c := &classTable{devtools: devtoolsSummarized(s)}
+	if c.devtools {
+		c.rows, c.of = devtoolsClasses(f, s, ir.ClassLabels(f))
+		c.sizes = sizes
+		for i := range c.of {
+			if x := sizes.At(i); x > 0 {
+				r := &c.rows[c.of[i]]
+				r.Count++
+				r.SelfSize = ir.SatAdd(r.SelfSize, x)
+			}
+		}
+	} else {
+		c.rows, c.of = otherNodeClasses(f, s)
+		c.sizes = &s.Nodes.SelfSize
+	}
+	if !withRetained {
+		return c, nil
+	}
+	sums := make([]uint64, len(c.rows))
 	tree, err := summaryDominators(f, g, sizes)
 	switch {
 	case err != nil:
 		return nil, err
 	case tree != nil:
-		labels := ir.ClassLabels(f)
 		n := s.Nodes.Len()
 		// DevTools counts the nodes it shows a size for.
-		retained = ClassRetained(tree, func(i int) string {
-			if i >= n {
-				return "" // the virtual root
+		sums = classRetained(tree, func(i int) int32 {
+			if i >= n || sizes.At(i) == 0 {
+				return -1 // the virtual root, or a node without a size
 			}
-			return NodeClass(f, s, i, labels)
-		}, func(i int) bool {
-			return i < n && sizes.At(i) > 0
-		})
+			return c.of[i]
+		}, len(c.rows))
 	}
-	for i := range stats {
-		r := retained[stats[i].Name]
-		stats[i].Retained = &r
+	for k := range c.rows {
+		c.rows[k].Retained = &sums[k]
 	}
-	return stats, nil
+	return c, nil
+}
+
+// stats returns the classes that count a node.
+func (c *classTable) stats() []ClassStat {
+	out := make([]ClassStat, 0, len(c.rows))
+	for _, r := range c.rows {
+		if r.Count > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // summaryGraph returns the graph DevTools' Summary is computed over — s,
@@ -216,17 +250,8 @@ func summaryDominators(f *ir.File, g *ir.Snapshot, sizes *ir.Uints) (*DominatorT
 // with the sizes it shows (DevToolsSelfSizes). Other formats' classes are
 // their class names (see NodeClass), every node counted.
 func ClassStats(f *ir.File, s *ir.Snapshot) []ClassStat {
-	if devtoolsSummarized(s) {
-		stats, _ := devtoolsClassStats(f, s, false) // fails only computing retained sizes
-		return stats
-	}
-	return otherClassStats(f, s)
-}
-
-// otherClassStats aggregates nodes by class name (NodeClass).
-func otherClassStats(f *ir.File, s *ir.Snapshot) []ClassStat {
-	stats, _ := otherNodeClasses(f, s)
-	return stats
+	table, _ := newClassTable(f, s, false) // fails only computing retained sizes
+	return table.stats()
 }
 
 // otherNodeClasses returns the classes of a snapshot DevTools' rules do not
@@ -281,13 +306,23 @@ func otherNodeClasses(f *ir.File, s *ir.Snapshot) ([]ClassStat, []int32) {
 // DevToolsSelfSizes; else the node's self size). A class's count and self
 // size are the number and the sum of the counted sizes of its nodes.
 func NodeClasses(f *ir.File, s *ir.Snapshot) (classes []ClassStat, of []int32, sizes *ir.Uints) {
-	if devtoolsSummarized(s) {
-		_, sizes = summaryGraph(f, s)
-		classes, of = devtoolsNodeClasses(f, s, sizes)
-		return classes, of, sizes
+	t, _ := newClassTable(f, s, false) // fails only computing retained sizes
+	renumber := make([]int32, len(t.rows))
+	for k, r := range t.rows {
+		renumber[k] = -1
+		if r.Count > 0 {
+			renumber[k] = int32(len(classes))
+			classes = append(classes, r)
+		}
 	}
-	classes, of = otherNodeClasses(f, s)
-	return classes, of, &s.Nodes.SelfSize
+	of = make([]int32, len(t.of))
+	for i, c := range t.of {
+		of[i] = -1
+		if t.counted(i) {
+			of[i] = renumber[c]
+		}
+	}
+	return classes, of, t.sizes
 }
 
 // NodeClass is ClassName with the class table's names qualified as
