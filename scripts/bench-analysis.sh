@@ -31,32 +31,38 @@ row() { # row LABEL SECONDS KB [NOTE]
 }
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.0f", b/1e6}'; }
 
-# Reading alone: the V8 reader's benchmark on each file (in one process,
-# no start-up): the baseline of the ratios.
-readtime() {
-  HEAPCONV_BENCH_FILE="$1" go test -run '^$' -bench '^BenchmarkReadFile$' -benchtime 2x ./readers/v8/ |
-    awk '/BenchmarkReadFile/ {printf "%.2f", $3 / 1e9}'
-}
-v1=$(readtime "$old")
-v2=$(readtime "$new")
+# In one process, every case reading its files (BenchmarkAnalysis in the
+# root package): the ratios of the targets.
+bench=$(HEAPCONV_BENCH_OLD="$old" HEAPCONV_BENCH_NEW="$new" go test -run '^$' -bench '^BenchmarkAnalysis$' -benchtime 2x . |
+  awk '/^BenchmarkAnalysis\// {sub(/^BenchmarkAnalysis\//, "", $1); sub(/-[0-9]+$/, "", $1); printf "%s %.2f\n", $1, $3 / 1e9}')
+get() { printf '%s\n' "$bench" | awk -v k="$1" '$1 == k {print $2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
+echo "| in one process (\`go test -bench BenchmarkAnalysis -benchtime 2x .\`), each case reading its files | time | ratio |"
+echo "| --- | ---: | --- |"
+echo "| reading OLD and NEW | $(get read-both) s | |"
+echo "| \`diff\` without retained sizes (read both, Compare) | $(get diff) s | $(ratio "$(get diff)" "$(get read-both)")x reading both (target ≤ 2) |"
+echo "| \`diff\` with retained sizes | $(get diff-retained) s | $(ratio "$(get diff-retained)" "$(get read-both)")x reading both (target ≤ 2) |"
+echo "| reading NEW | $(get read-new) s | |"
+echo "| \`info --by retained\` NEW (read, dominators, classes) | $(get info-retained-new) s | |"
+echo "| \`paths --class Item --max 3\` NEW (read, navigator, paths) | $(get paths-new) s | $(ratio "$(get paths-new)" "$(get info-retained-new)")x info --by retained (target ≤ 1) |"
+echo "| Parquet export of NEW (read, tables.Write) | $(get tables-new) s | $(ratio "$(get tables-new)" "$(get read-new)")x reading it (target ≤ 2) |"
+echo
 echo "| command (${old##*/} $(mb "$old") MB, ${new##*/} $(mb "$new") MB; $(nproc) cores) | time | peak RSS | |"
 echo "| --- | ---: | ---: | --- |"
-echo "| reading OLD (\`BenchmarkReadFile\`) | $v1 s | | |"
-echo "| reading NEW | $v2 s | | |"
 read -r s k < <(timed "$hc" info "$new"); row "\`info\` NEW (read, class summary)" "$s" "$k"
 read -r r k < <(timed "$hc" info --by retained "$new"); row "\`info --by retained\` NEW" "$r" "$k"
 read -r s k < <(timed "$hc" diff --retained=false "$old" "$new")
-row "\`diff --retained=false\` OLD NEW" "$s" "$k" "$(awk -v a="$s" -v b="$v1" -v c="$v2" 'BEGIN {printf "%.2fx reading both", a/(b+c)}')"
+row "\`diff --retained=false\` OLD NEW" "$s" "$k"
 read -r s k < <(timed "$hc" diff "$old" "$new")
-row "\`diff\` OLD NEW (with retained sizes)" "$s" "$k" "$(awk -v a="$s" -v b="$v1" -v c="$v2" 'BEGIN {printf "%.2fx reading both", a/(b+c)}')"
+row "\`diff\` OLD NEW (with retained sizes)" "$s" "$k"
 read -r s k < <(timed "$hc" paths --class Item --max 3 "$new")
-row "\`paths --class Item --max 3\` NEW" "$s" "$k" "$(awk -v a="$s" -v b="$r" 'BEGIN {printf "%.2fx info --by retained", a/b}')"
+row "\`paths --class Item --max 3\` NEW" "$s" "$k"
 rm -rf "$dir/tables" "$dir/new.heapir.zst"
 read -r s k < <(timed "$hc" convert -q --to parquet "$new" "$dir/tables")
 pq=$(du -sb "$dir/tables" | cut -f1)
 read -r z zk < <(timed "$hc" convert -q "$new" "$dir/new.heapir.zst")
 ir=$(stat -c %s "$dir/new.heapir.zst")
-row "\`convert --to parquet\` NEW" "$s" "$k" "$(awk -v a="$s" -v b="$v2" -v p="$pq" -v i="$ir" 'BEGIN {printf "%.2fx reading it; %.0f MB of tables, %.2fx the .heapir.zst", a/b, p/1e6, p/i}')"
+row "\`convert --to parquet\` NEW" "$s" "$k" "$(awk -v p="$pq" -v i="$ir" 'BEGIN {printf "%.0f MB of tables, %.2fx the .heapir.zst (target ≤ 2)", p/1e6, p/i}')"
 row "\`convert\` NEW to .heapir.zst" "$z" "$zk" "$(awk -v i="$ir" 'BEGIN {printf "%.0f MB", i/1e6}')"
 rm -f "$dir/new.html"
 read -r s k < <(timed "$hc" report "$new" "$dir/new.html"); row "\`report\` NEW" "$s" "$k"
