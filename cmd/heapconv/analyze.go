@@ -53,31 +53,11 @@ func heapArgs(names []string, snapshots string) ([]heapArg, error) {
 	return sel, nil
 }
 
-// readHeaps reads each heap, every file once; "-" (standard input) may be
-// one of them.
+// readHeaps reads each operand's heap, every file once; "-" (standard
+// input) may be one of them. A file of several snapshots needs #N.
 func readHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis.Heap, error) {
-	files := map[string]*ir.File{}
-	names := map[string]string{}
-	var heaps []analysis.Heap
-	for _, a := range args {
-		f := files[a.file]
-		if f == nil {
-			in, err := openInput(e, a.file, opts)
-			if err != nil {
-				return nil, err
-			}
-			if f, err = read(e, in); err != nil {
-				return nil, err
-			}
-			files[a.file], names[a.file] = f, in.Name
-		}
-		h, err := heapconv.SelectHeap(f, names[a.file], a.snapshot)
-		if err != nil {
-			return nil, err
-		}
-		heaps = append(heaps, h)
-	}
-	return heaps, nil
+	heaps, _, err := readAllHeaps(e, args, opts, false)
+	return heaps, err
 }
 
 const diffUsage = `Usage: heapconv diff [--json] [--top N] [--by count|self|retained]
@@ -650,7 +630,7 @@ func runReport(e *env, args []string) error {
 		}
 	}
 	// A file of several snapshots named without #N gives them all.
-	heaps, names, err := readAllHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
+	heaps, names, err := readAllHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan}, true)
 	if err != nil {
 		return inputError(err)
 	}
@@ -664,11 +644,11 @@ func runReport(e *env, args []string) error {
 	return convertError(err)
 }
 
-// readAllHeaps reads each operand's heaps: the snapshot it names, or every
-// snapshot of its file (a file of several processes' heaps, a Fuchsia
-// profile's, needs one named); names name each heap for the report. Each
-// file is read once.
-func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis.Heap, []string, error) {
+// readAllHeaps reads each operand's heaps, every file once: the snapshot
+// it names, the file's only one, or with all every snapshot of its file (a
+// file of several processes' heaps, a Fuchsia profile's, needs one named
+// all the same); names name each heap.
+func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions, all bool) ([]analysis.Heap, []string, error) {
 	var heaps []analysis.Heap
 	var names []string
 	files := map[string]*ir.File{}
@@ -685,7 +665,7 @@ func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis
 			}
 			files[a.file], inputNames[a.file] = f, in.Name
 		}
-		if a.snapshot >= 0 {
+		if a.snapshot >= 0 || !all || len(f.Snapshots) == 1 {
 			h, err := heapconv.SelectHeap(f, inputNames[a.file], a.snapshot)
 			if err != nil {
 				return nil, nil, err
@@ -694,20 +674,16 @@ func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis
 			names = append(names, a.name)
 			continue
 		}
-		if len(f.Snapshots) > 1 && processes(f) {
+		if processes(f) {
 			return nil, nil, fmt.Errorf("%s holds the heaps of %d processes, not snapshots of one over time; name one as %s#N", inputNames[a.file], len(f.Snapshots), a.file)
 		}
 		for k, s := range f.Snapshots {
 			heaps = append(heaps, analysis.Heap{File: f, Snapshot: s})
-			name := a.name
-			if len(f.Snapshots) > 1 {
-				name = fmt.Sprintf("%s#%d", a.file, k)
-			}
-			names = append(names, name)
+			names = append(names, fmt.Sprintf("%s#%d", a.file, k))
 		}
 	}
 	if len(heaps) == 0 {
-		return nil, nil, fmt.Errorf("no snapshot to report on")
+		return nil, nil, fmt.Errorf("no snapshot to read")
 	}
 	return heaps, names, nil
 }
