@@ -82,7 +82,7 @@ func BenchmarkAnalysis(b *testing.B) {
 }
 
 // benchClass is the class paths-new looks for: $HEAPCONV_BENCH_CLASS, or
-// Item, the objects scripts/gen-big-pair.sh makes.
+// Item, the objects scripts/gen-big.sh makes.
 func benchClass() string {
 	if c := os.Getenv("HEAPCONV_BENCH_CLASS"); c != "" {
 		return c

@@ -5,7 +5,7 @@
 # one run.
 #
 # Usage: scripts/bench-analysis.sh [OLD.heapsnapshot NEW.heapsnapshot]
-#   Without them, makes a pair with scripts/gen-big-pair.sh 1000 in
+#   Without them, makes a pair with scripts/gen-big.sh 1000 OLD NEW in
 #   $BENCH_DIR (default /tmp/heapconv-bench). Needs node, npm, go and GNU
 #   time. Prints a Markdown table for docs/performance.md.
 set -euo pipefail
@@ -16,7 +16,7 @@ old=${1:-$dir/old.heapsnapshot}
 new=${2:-$dir/new.heapsnapshot}
 if [ ! -f "$old" ] || [ ! -f "$new" ]; then
   echo "making two ~1 GB snapshots with node (takes a few minutes)..." >&2
-  bash scripts/gen-big-pair.sh 1000 "$old" "$new" >&2
+  bash scripts/gen-big.sh 1000 "$old" "$new" >&2
 fi
 go build -o "$dir/heapconv" ./cmd/heapconv
 (cd conformance/devtools && [ -d node_modules ] || npm ci --no-audit --no-fund >&2)

@@ -12,6 +12,34 @@ import (
 
 var td = filepath.Join("..", "..", "testdata")
 
+// cliCase is one command line of a table-driven test: its input, exit
+// status, and what its output must contain.
+type cliCase struct {
+	name   string
+	stdin  []byte
+	args   []string
+	code   int
+	stdout string // substring
+	stderr string // substring
+}
+
+// runCases runs each case as a subtest; a case that fails stops the rest
+// (later cases may depend on what earlier ones wrote).
+func runCases(t *testing.T, cases []cliCase) {
+	t.Helper()
+	for _, tc := range cases {
+		ok := t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cliRun(t, tc.stdin, tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d, want %d\nstdout (want %q in it):\n%.2000s\nstderr (want %q in it):\n%s", code, tc.code, tc.stdout, stdout, tc.stderr, stderr)
+			}
+		})
+		if !ok {
+			return
+		}
+	}
+}
+
 // oneHeapOfEachFormat names a heap of every format heapconv reads: one
 // snapshot of a file (with #N where the file holds several), and the flags
 // it needs.
@@ -105,14 +133,7 @@ func TestDiffAndPathsEveryFormat(t *testing.T) {
 func TestDiffCommand(t *testing.T) {
 	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
 	rows := filepath.Join(smallDir, "rows.heapsnapshot")
-	for _, tc := range []struct {
-		name   string
-		stdin  []byte
-		args   []string
-		code   int
-		stdout string // substring
-		stderr string // substring
-	}{
+	runCases(t, []cliCase{
 		{"two snapshots of a file", nil, []string{"diff", mvm + "#0", mvm + "#2"}, 0, "no identity that persists", ""},
 		{"--snapshot pairs", nil, []string{"diff", "--top", "3", "--snapshot", "0,2", mvm}, 0, "classes by growth of self size (3 of", ""},
 		{"by count", nil, []string{"diff", "--by", "count", "--snapshot", "0,1,2", mvm}, 0, "LATER", ""},
@@ -126,30 +147,13 @@ func TestDiffCommand(t *testing.T) {
 		{"a file of several snapshots, unnamed", nil, []string{"diff", mvm, mvm + "#1"}, 1, "", "holds 3 snapshots; name one as"},
 		{"a snapshot past the last", nil, []string{"diff", mvm + "#0", mvm + "#9"}, 1, "", "snapshot 9 does not exist"},
 		{"a missing file", nil, []string{"diff", rows, rows + ".missing"}, 1, "", "no such file"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cliRun(t, tc.stdin, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
-			}
-			if !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
-				t.Errorf("stdout:\n%s\nstderr:\n%s\nwant %q in stdout and %q in stderr", stdout, stderr, tc.stdout, tc.stderr)
-			}
-		})
-	}
+	})
 }
 
 func TestPathsCommand(t *testing.T) {
 	rows := filepath.Join(smallDir, "rows.heapsnapshot")
 	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
-	for _, tc := range []struct {
-		name   string
-		stdin  []byte
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
+	runCases(t, []cliCase{
 		{"a class", nil, []string{"paths", "--class", "NQPArray", "--max", "1", mvm + "#2"}, 0, "shortest retainer path, from the roots:", ""},
 		{"--snapshot", nil, []string{"paths", "--class", "NQPArray", "--max", "1", "--snapshot", "2", mvm}, 0, "dominators, from the root:", ""},
 		{"standard input", cliReadFile(t, rows), []string{"paths", "--id", "1", "-"}, 0, "@1", ""},
@@ -160,17 +164,7 @@ func TestPathsCommand(t *testing.T) {
 		{"a class no object has", nil, []string{"paths", "--class", "NoSuchClass", rows}, 1, "", `no object of class "NoSuchClass"`},
 		{"an id no object has", nil, []string{"paths", "--id", "999999999", rows}, 1, "", "no object has id 999999999"},
 		{"a file of several snapshots, unnamed", nil, []string{"paths", "--class", "NQPArray", mvm}, 1, "", "holds 3 snapshots"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cliRun(t, tc.stdin, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
-			}
-			if !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
-				t.Errorf("stdout:\n%s\nstderr:\n%s\nwant %q in stdout and %q in stderr", stdout, stderr, tc.stdout, tc.stderr)
-			}
-		})
-	}
+	})
 }
 
 // TestInfoCSV checks info --csv against info --json: the same classes with
@@ -230,31 +224,18 @@ func TestConvertToParquet(t *testing.T) {
 	rows := filepath.Join(smallDir, "rows.heapsnapshot")
 	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
 	out := filepath.Join(dir, "rows")
-	for _, tc := range []struct {
-		name   string
-		stdin  []byte
-		args   []string
-		code   int
-		stderr string
-	}{
-		{"tables", nil, []string{"convert", "--to", "parquet", rows, out}, 0, ""},
-		{"an existing directory", nil, []string{"convert", "--to", "parquet", rows, out}, 1, "exists (use --force"},
-		{"--force", nil, []string{"convert", "--to", "parquet", "--force", "--file-id", "again", rows, out}, 0, ""},
-		{"named .parquet", nil, []string{"convert", "--loss-report", filepath.Join(dir, "loss.json"), mvm, filepath.Join(dir, "nqp.parquet")}, 0, "the Parquet tables cannot hold everything the moarvm input had"},
-		{"one snapshot, from standard input", cliReadFile(t, mvm), []string{"convert", "-q", "--to", "parquet", "--snapshot", "2", "-", filepath.Join(dir, "nqp2")}, 0, ""},
-		{"to standard output", nil, []string{"convert", "--to", "parquet", rows, "-"}, 2, "OUT cannot be -"},
-		{"--snapshot all", nil, []string{"convert", "--to", "parquet", "--snapshot", "all", mvm, filepath.Join(dir, "x")}, 2, "--snapshot all is for formats that hold one"},
-		{"a snapshot past the last", nil, []string{"convert", "--to", "parquet", "--snapshot", "7", mvm, filepath.Join(dir, "y")}, 1, "snapshot 7 does not exist"},
-		{"--file-id without parquet", nil, []string{"convert", "--file-id", "a", rows, filepath.Join(dir, "z.heapir")}, 2, "--file-id is for Parquet tables"},
-		{"a file in the way", nil, []string{"convert", "--to", "parquet", "--force", rows, filepath.Join(dir, "loss.json")}, 1, "is a file"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := cliRun(t, tc.stdin, tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
-				t.Fatalf("exit %d, want %d; stderr %q, want %q in it", code, tc.code, stderr, tc.stderr)
-			}
-		})
-	}
+	runCases(t, []cliCase{
+		{"tables", nil, []string{"convert", "--to", "parquet", rows, out}, 0, "", ""},
+		{"an existing directory", nil, []string{"convert", "--to", "parquet", rows, out}, 1, "", "exists (use --force"},
+		{"--force", nil, []string{"convert", "--to", "parquet", "--force", "--file-id", "again", rows, out}, 0, "", ""},
+		{"named .parquet", nil, []string{"convert", "--loss-report", filepath.Join(dir, "loss.json"), mvm, filepath.Join(dir, "nqp.parquet")}, 0, "", "the Parquet tables cannot hold everything the moarvm input had"},
+		{"one snapshot, from standard input", cliReadFile(t, mvm), []string{"convert", "-q", "--to", "parquet", "--snapshot", "2", "-", filepath.Join(dir, "nqp2")}, 0, "", ""},
+		{"to standard output", nil, []string{"convert", "--to", "parquet", rows, "-"}, 2, "", "OUT cannot be -"},
+		{"--snapshot all", nil, []string{"convert", "--to", "parquet", "--snapshot", "all", mvm, filepath.Join(dir, "x")}, 2, "", "--snapshot all is for formats that hold one"},
+		{"a snapshot past the last", nil, []string{"convert", "--to", "parquet", "--snapshot", "7", mvm, filepath.Join(dir, "y")}, 1, "", "snapshot 7 does not exist"},
+		{"--file-id without parquet", nil, []string{"convert", "--file-id", "a", rows, filepath.Join(dir, "z.heapir")}, 2, "", "--file-id is for Parquet tables"},
+		{"a file in the way", nil, []string{"convert", "--to", "parquet", "--force", rows, filepath.Join(dir, "loss.json")}, 1, "", "is a file"},
+	})
 	names, err := filepath.Glob(filepath.Join(out, "*.parquet"))
 	if err != nil || len(names) != 9 {
 		t.Errorf("%d tables in %s, want 9 (no stacks): %v", len(names), out, names)
@@ -282,14 +263,7 @@ func TestReportCommand(t *testing.T) {
 	rows := filepath.Join(smallDir, "rows.heapsnapshot")
 	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
 	out := filepath.Join(dir, "r.html")
-	for _, tc := range []struct {
-		name   string
-		stdin  []byte
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
+	runCases(t, []cliCase{
 		{"a file", nil, []string{"report", rows, out}, 0, "", ""},
 		{"an existing OUT", nil, []string{"report", rows, out}, 1, "", "exists (use --force"},
 		{"--force, every snapshot of a file", nil, []string{"report", "--force", "--title", "nqp", mvm, out}, 0, "", ""},
@@ -299,14 +273,7 @@ func TestReportCommand(t *testing.T) {
 		{"--classes 0", nil, []string{"report", "--classes", "0", rows, "-"}, 2, "", "--classes must be 1 or more"},
 		{"a missing IN", nil, []string{"report", rows + ".missing", "-"}, 1, "", "no such file"},
 		{"OUT in a missing directory", nil, []string{"report", rows, filepath.Join(dir, "no", "r.html")}, 1, "", "does not exist"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := cliRun(t, tc.stdin, tc.args...)
-			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
-				t.Fatalf("exit %d, want %d; stderr %q (want %q); stdout has %q: %v", code, tc.code, stderr, tc.stderr, tc.stdout, strings.Contains(stdout, tc.stdout))
-			}
-		})
-	}
+	})
 	page := string(cliReadFile(t, out))
 	for _, want := range []string{"<title>nqp</title>", `id="summary"`, `id="treemap"`, `id="growth"`, "VMString"} {
 		if !strings.Contains(page, want) {
@@ -352,29 +319,16 @@ func TestAnalysisOutputsRefuse(t *testing.T) {
 	in := cliCopy(t, dir, "rows.heapsnapshot")
 	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
 	tablesDir := filepath.Join(dir, "t")
-	for _, tc := range []struct {
-		name   string
-		stdin  []byte
-		args   []string
-		code   int
-		stderr string
-	}{
-		{"a directory with other files", nil, []string{"convert", "--to", "parquet", "--force", in, dir}, 1, "which is not one of heapconv's tables"},
-		{"a trailing slash", nil, []string{"convert", "-q", "--to", "parquet", in, tablesDir + "/"}, 0, ""},
-		{"replacing tables, trailing slash", nil, []string{"convert", "-q", "--to", "parquet", "--force", in, tablesDir + "/"}, 0, ""},
-		{"a loss report inside the tables", nil, []string{"convert", "--to", "parquet", "--force", "--loss-report", filepath.Join(tablesDir, "loss.json"), in, tablesDir}, 2, "inside it"},
-		{"a report over its input", nil, []string{"report", "--force", in, in}, 1, "input"},
-		{"one standard input, two snapshots", cliReadFile(t, mvm), []string{"report", "--", "-#0", "-#2", "-"}, 0, ""},
-		{"processes, not snapshots", nil, []string{"report", filepath.Join(td, "fuchsia", "gen-newest-multi.pb.gz"), "-"}, 1, "holds the heaps of 3 processes"},
-		{"a class by its label", nil, []string{"paths", "--class", "Café 名前 \uf600 at script 3 line 11 column 5", in}, 0, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := cliRun(t, tc.stdin, tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
-				t.Fatalf("exit %d, want %d; stderr %q, want %q in it", code, tc.code, stderr, tc.stderr)
-			}
-		})
-	}
+	runCases(t, []cliCase{
+		{"a directory with other files", nil, []string{"convert", "--to", "parquet", "--force", in, dir}, 1, "", "which is not one of heapconv's tables"},
+		{"a trailing slash", nil, []string{"convert", "-q", "--to", "parquet", in, tablesDir + "/"}, 0, "", ""},
+		{"replacing tables, trailing slash", nil, []string{"convert", "-q", "--to", "parquet", "--force", in, tablesDir + "/"}, 0, "", ""},
+		{"a loss report inside the tables", nil, []string{"convert", "--to", "parquet", "--force", "--loss-report", filepath.Join(tablesDir, "loss.json"), in, tablesDir}, 2, "", "inside it"},
+		{"a report over its input", nil, []string{"report", "--force", in, in}, 1, "", "input"},
+		{"one standard input, two snapshots", cliReadFile(t, mvm), []string{"report", "--", "-#0", "-#2", "-"}, 0, "", ""},
+		{"processes, not snapshots", nil, []string{"report", filepath.Join(td, "fuchsia", "gen-newest-multi.pb.gz"), "-"}, 1, "", "holds the heaps of 3 processes"},
+		{"a class by its label", nil, []string{"paths", "--class", "Café 名前 \uf600 at script 3 line 11 column 5", in}, 0, "", ""},
+	})
 	if _, err := os.Stat(in); err != nil {
 		t.Errorf("the input is gone: %v", err)
 	}
