@@ -71,7 +71,11 @@ type SnapshotError struct {
 func (e *SnapshotError) Error() string {
 	if e.Err == ErrWhichSnapshot {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s holds %d snapshots; name one as %s#N:", e.Name, len(e.Snapshots), e.Name)
+		as := e.Name + "#N"
+		if e.Name == "standard input" {
+			as = "-#N"
+		}
+		fmt.Fprintf(&b, "%s holds %d snapshots; name one as %s:", e.Name, len(e.Snapshots), as)
 		for i, l := range e.Snapshots {
 			fmt.Fprintf(&b, "\n  %d: %s", i, l)
 		}

@@ -25,7 +25,7 @@ const FormatParquet = "parquet"
 type ExportOptions struct {
 	// Read adjusts reading, as for ConvertFile.
 	Read ReadOptions
-	// Snapshot selects one snapshot (Snapshot(n)); WholeFile, the zero
+	// Snapshots selects one snapshot (Snapshot(n)); WholeFile, the zero
 	// value, writes them all. Rows keep the snapshot's number in the file.
 	Snapshots Selection
 	// FileID is every row's file id; "" takes the input's name without
@@ -72,7 +72,11 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 		if within(name, out) {
 			return LossReport{}, fmt.Errorf("%w: the loss report cannot be the tables' directory or inside it", ErrOutputName)
 		}
-		if err := checkOutput(name, o.Overwrite, nil); err != nil {
+		var inInfo os.FileInfo
+		if in != "-" {
+			inInfo, _ = os.Stat(in)
+		}
+		if err := checkOutput(name, o.Overwrite, inInfo); err != nil {
 			return LossReport{}, fmt.Errorf("the loss report: %w", err)
 		}
 		var err error

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/heapconv/heapconv/ir/analysis"
@@ -58,10 +59,17 @@ func TestDiffFindsNodeLeak(t *testing.T) {
 	if fmt.Sprint(counts) != fmt.Sprint([]uint64{0, leaked, leaked}) {
 		t.Errorf("LeakedThing counts %v, want [0 %d %d]", counts, leaked, leaked)
 	}
+	// By class name: a group names its class with the allocation
+	// location DevTools splits it by ("LeakedThing at script 81 line 7
+	// column 32").
+	className := func(g analysis.ObjectGroup) string {
+		name, _, _ := strings.Cut(g.Class, " at script ")
+		return name
+	}
 	groups := func(gs []analysis.ObjectGroup) map[string]uint64 {
 		m := map[string]uint64{}
 		for _, g := range gs {
-			m[g.Class] += g.Count
+			m[className(g)] += g.Count
 		}
 		return m
 	}
@@ -72,8 +80,11 @@ func TestDiffFindsNodeLeak(t *testing.T) {
 		t.Errorf("still alive in the third: %d LeakedThing and %d Temporary, want %d and 0", n["LeakedThing"], n["Temporary"], leaked)
 	}
 	for _, g := range c.Leaked {
-		if g.Class != "LeakedThing" {
+		if className(g) != "LeakedThing" {
 			continue
+		}
+		if !strings.Contains(g.Class, " at script ") {
+			t.Errorf("the group %q does not name its allocation location", g.Class)
 		}
 		if g.Count != leaked || len(g.Path) != 3 || g.Path[0].Edge == nil || g.Path[0].Edge.Name != "leakBox" || !g.Path[1].Edge.Indexed {
 			out, _ := json.Marshal(g)

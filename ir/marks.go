@@ -175,7 +175,8 @@ func UnmanagedOwners(f *File, s *Snapshot) []uint32 {
 // stacks (V8's allocation traces).
 type StackSource interface {
 	// AllocationStacks returns a function giving node i's allocation
-	// stack, innermost first; nil when the section holds none.
+	// stack, innermost first; nil when the section holds none. The
+	// function may cache what it resolves: one goroutine calls it.
 	AllocationStacks(f *File, s *Snapshot) func(i int) []Frame
 }
 

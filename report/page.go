@@ -54,7 +54,7 @@ svg text { font-family: system-ui, sans-serif; pointer-events: none; }
 
 <section id="treemap-section">
 <h2>Retained size over the dominator tree</h2>
-<p class="note">Each rectangle is the objects of one class that the rectangle around it (the root, outermost) dominates, sized by what they retain; inside it, grouped by class again, what they dominate. Hover for figures.</p>
+<p class="note">Each rectangle is the objects of one class that the rectangle around it (the root, outermost) dominates; side by side, rectangles are sized by what they retain, and inside one, grouped by class again, is what its objects dominate (scaled to fill it, below its label). Hover for figures.</p>
 {{.Treemap}}
 </section>
 

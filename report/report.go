@@ -60,14 +60,23 @@ func Write(w io.Writer, heaps []analysis.Heap, opts *Options) error {
 		o.Charted = 8
 	}
 	h := heaps[len(heaps)-1]
-	sum, err := analysis.SummarizeBy(h.File, h.Snapshot, -1, analysis.ByRetained)
-	if err != nil {
-		return err
-	}
 	nv, err := analysis.NewNavigator(h)
 	if err != nil {
 		return err
 	}
+	// The summary's figures; the classes from the table the navigator built.
+	s := h.Snapshot
+	sum := analysis.SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len()),
+		SelfSize: s.Nodes.SelfSize.Sum(), ExternalSize: ir.ExternalSize(s)}
+	classes := nv.ClassStats()
+	slices.SortFunc(classes, func(a, b analysis.ClassStat) int {
+		if c := cmp.Compare(*b.Retained, *a.Retained); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Label(), b.Label())
+	})
+	sum.TopClasses = classes
+	sum.Classes = uint64(len(classes))
 	p := page{Title: o.Title, Format: h.File.Format, Variant: h.File.FormatVersion, Summary: sum, Classes: len(sum.TopClasses)}
 	if len(o.Names) == len(heaps) {
 		p.Name = text(o.Names[len(heaps)-1])
@@ -86,18 +95,23 @@ func Write(w io.Writer, heaps []analysis.Heap, opts *Options) error {
 	}
 	if len(heaps) > 1 {
 		p.Snapshots = len(heaps)
-		p.Chart = chartSVG(growth(heaps), o.Charted, o.Names, 1160, 360)
+		p.Chart = chartSVG(growth(heaps, classes), o.Charted, o.Names, 1160, 360)
 	}
 	return pageTemplate.Execute(w, p)
 }
 
 // growth is Compare's class table (by self size) for any number of heaps:
-// each class's count and self size in each, the most grown first.
-func growth(heaps []analysis.Heap) []analysis.ClassChange {
+// each class's count and self size in each, the most grown first; last are
+// the last heap's classes, computed already.
+func growth(heaps []analysis.Heap, last []analysis.ClassStat) []analysis.ClassChange {
 	rows := map[string]*analysis.ClassChange{}
 	var order []string
 	for k, h := range heaps {
-		for _, st := range analysis.ClassStats(h.File, h.Snapshot) {
+		stats := last
+		if k < len(heaps)-1 {
+			stats = analysis.ClassStats(h.File, h.Snapshot)
+		}
+		for _, st := range stats {
 			name := label(st)
 			r := rows[name]
 			if r == nil {

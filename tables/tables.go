@@ -65,8 +65,8 @@ type SnapshotRow struct {
 	ExternalSize uint64 `parquet:"external_size"`
 	// Root is the root node's index, null for a snapshot without one.
 	Root *int64 `parquet:"root,optional"`
-	// CaptureTime is when the snapshot was taken, in the format's unit
-	// (0 when it does not say).
+	// CaptureTime is when the snapshot was taken, in nanoseconds since
+	// the Unix epoch (0 when the format does not say).
 	CaptureTime int64 `parquet:"capture_time"`
 	// Identity says what the nodes' ids identify across snapshots of one
 	// process (ir.ObjectIdentities), "" when nothing.

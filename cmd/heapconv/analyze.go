@@ -71,20 +71,21 @@ count, self size and retained size in each snapshot and the change from
 the first to the last, the classes that grew most first (--by).
 
 Where objects keep an identity from one snapshot to the next (V8 node ids
-within one process, Dart identity hash codes, Fuchsia block addresses with
-their allocation times), it also lists the objects new in NEW, by class,
-and with LATER the objects new in NEW that LATER still has: what a leak
-test looks for (allocated during one phase, still alive after the next),
-grouped by class and by their shortest retainer path in LATER. MoarVM
-objects have no such identity: their snapshots are compared by class, and
-diff says so.
+within one process, but for native nodes; Dart identity hash codes;
+Fuchsia block addresses with their allocation times), it also lists the
+objects new in NEW, by class, and with LATER the objects new in NEW that
+LATER still has: what a leak test looks for (allocated during one phase,
+still alive after the next), grouped by class and by their 8 nearest
+holders in LATER, with a retainer path each. MoarVM objects have no such
+identity: their snapshots are compared by class, and diff says why.
 
 Flags:
   --json         print one JSON object:
                  {"heaps": [{"name": ..., "snapshot": i}], "by": ...,
-                  "classes_total": n, "classes": [{"name": ..., "count":
-                  [..], "self_size": [..], "retained_size": [..],
-                  "grew_in_each": b}], "identity": ..., "no_identity":
+                  "classes_total": n, "classes": [{"name": ...,
+                  "location": {...}, "count": [..], "self_size": [..],
+                  "retained_size": [..], "grew_in_each": b}],
+                  "identity": ..., "no_identity":
                   why objects are not matched (when identity is ""),
                   "new_total": n,
                   "new": [{"class": ..., "count": n, "self_size": s,
@@ -161,15 +162,6 @@ func runDiff(e *env, args []string) error {
 	if len(operands) < 2 || len(operands) > 3 {
 		return usagef("diff needs OLD and NEW, and at most LATER (or one IN with --snapshot A,B[,C])")
 	}
-	stdin := 0
-	for _, a := range operands {
-		if a.file == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 && *snap == "" {
-		return usagef("only one operand can be standard input")
-	}
 	heaps, err := readHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
 	if err != nil {
 		return inputError(err)
@@ -225,9 +217,17 @@ func noIdentity(heaps []analysis.Heap) string {
 			formats = append(formats, h.File.Format)
 		}
 	}
+	var kinds []string
+	for _, h := range heaps {
+		if ids := ir.Identities(h.Snapshot); ids != nil && !slices.Contains(kinds, ids.IdentityKind()) {
+			kinds = append(kinds, ids.IdentityKind())
+		}
+	}
 	switch {
 	case len(formats) > 1:
 		return fmt.Sprintf("The snapshots are of different formats (%s), whose objects cannot be matched", strings.Join(formats, ", "))
+	case len(kinds) > 1:
+		return fmt.Sprintf("The snapshots identify their objects differently (%s)", strings.Join(kinds, "; "))
 	case formats[0] == moarvmir.Format:
 		return "MoarVM objects have no identity that persists from one snapshot to the next"
 	}
@@ -266,18 +266,18 @@ func printDiff(w io.Writer, out diffJSON, operands []heapArg) {
 		header += cols("retained")
 	}
 	fmt.Fprintf(w, "%s  class\n", header)
-	figures := func(v []uint64) string {
+	figures := func(v []uint64, growth int64) string {
 		var b strings.Builder
 		for _, x := range v {
 			fmt.Fprintf(&b, " %14d", x)
 		}
-		fmt.Fprintf(&b, " %+14d", int64(v[len(v)-1]-v[0]))
+		fmt.Fprintf(&b, " %+14d", growth)
 		return b.String()
 	}
 	for _, c := range out.Classes {
-		row := figures(c.Count) + figures(c.SelfSize)
+		row := figures(c.Count, c.Growth(analysis.ByCount)) + figures(c.SelfSize, c.Growth(analysis.BySelf))
 		if withRetained {
-			row += figures(c.Retained)
+			row += figures(c.Retained, c.Growth(analysis.ByRetained))
 		}
 		fmt.Fprintf(w, "%s  %s\n", row, classLabel(analysis.ClassStat{Name: c.Name, Location: c.Location}))
 	}
@@ -605,15 +605,6 @@ func runReport(e *env, args []string) error {
 		return usagef("--classes must be 1 or more")
 	}
 	ins, out := fs.Args()[:fs.NArg()-1], fs.Arg(fs.NArg()-1)
-	stdin := 0
-	for _, in := range ins {
-		if in == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usagef("only one IN can be standard input")
-	}
 	operands, err := heapArgs(ins, "")
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -143,7 +144,8 @@ func TestDiffCommand(t *testing.T) {
 		{"--snapshot with two files", nil, []string{"diff", "--snapshot", "0,1", rows, rows}, 2, "", "--snapshot takes one IN"},
 		{"a bad --snapshot", nil, []string{"diff", "--snapshot", "0,x", mvm}, 2, "", "--snapshot takes snapshot numbers"},
 		{"a bad --by", nil, []string{"diff", "--by", "size", rows, rows}, 2, "", "--by must be"},
-		{"stdin twice", nil, []string{"diff", "-", "-"}, 2, "", "only one operand"},
+		{"two snapshots of standard input", cliReadFile(t, mvm), []string{"diff", "--", "-#0", "-#2"}, 0, "classes by growth", ""},
+		{"standard input of several snapshots, unnamed", cliReadFile(t, mvm), []string{"diff", "--", "-", "-#1"}, 1, "", "name one as -#N"},
 		{"a file of several snapshots, unnamed", nil, []string{"diff", mvm, mvm + "#1"}, 1, "", "holds 3 snapshots; name one as"},
 		{"a snapshot past the last", nil, []string{"diff", mvm + "#0", mvm + "#9"}, 1, "", "snapshot 9 does not exist"},
 		{"a missing file", nil, []string{"diff", rows, rows + ".missing"}, 1, "", "no such file"},
@@ -325,12 +327,13 @@ func TestAnalysisOutputsRefuse(t *testing.T) {
 		{"replacing tables, trailing slash", nil, []string{"convert", "-q", "--to", "parquet", "--force", in, tablesDir + "/"}, 0, "", ""},
 		{"a loss report inside the tables", nil, []string{"convert", "--to", "parquet", "--force", "--loss-report", filepath.Join(tablesDir, "loss.json"), in, tablesDir}, 2, "", "inside it"},
 		{"a report over its input", nil, []string{"report", "--force", in, in}, 1, "", "input"},
+		{"a loss report over the input", nil, []string{"convert", "--to", "parquet", "--force", "--loss-report", in, in, filepath.Join(dir, "t2")}, 1, "", "input"},
 		{"one standard input, two snapshots", cliReadFile(t, mvm), []string{"report", "--", "-#0", "-#2", "-"}, 0, "", ""},
 		{"processes, not snapshots", nil, []string{"report", filepath.Join(td, "fuchsia", "gen-newest-multi.pb.gz"), "-"}, 1, "", "holds the heaps of 3 processes"},
 		{"a class by its label", nil, []string{"paths", "--class", "Café 名前 \uf600 at script 3 line 11 column 5", in}, 0, "", ""},
 	})
-	if _, err := os.Stat(in); err != nil {
-		t.Errorf("the input is gone: %v", err)
+	if got := cliReadFile(t, in); !bytes.Equal(got, cliReadFile(t, filepath.Join(smallDir, "rows.heapsnapshot"))) {
+		t.Errorf("the input changed: %.200q", got)
 	}
 	if n, _ := filepath.Glob(filepath.Join(tablesDir, "*.parquet")); len(n) != 9 {
 		t.Errorf("the tables' directory holds %d tables", len(n))

@@ -4,15 +4,18 @@
 //
 // Usage:
 //
-//	heapconv convert [--from F] [--to F] [--snapshot N|all] [--force] [-q]
+//	heapconv convert [--from F] [--to F|parquet] [--snapshot N|all] [--force] [-q]
 //	                 [--loss-report FILE.json] [--contents DIR] [--scan-pointers]
-//	                 [--no-gzip] [--out-contents DIR] IN OUT
-//	heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--snapshot N|all]
-//	              [--from F] [--contents DIR] [--scan-pointers] IN
-//	heapconv diff [--json] [--top N] [--by self|count|retained]
-//	              [--snapshot A,B[,C]] [--from F] OLD NEW [LATER]
-//	heapconv paths (--class NAME | --id ID) [--max N] [--json] [--snapshot N] IN
-//	heapconv report [--title T] [--classes N] [--force] IN [IN ...] OUT.html
+//	                 [--no-gzip] [--out-contents DIR] [--file-id ID] IN OUT
+//	heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--as F]
+//	              [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
+//	heapconv diff [--json] [--top N] [--by self|count|retained] [--retained=false]
+//	              [--snapshot A,B[,C]] [--from F] [--contents DIR] [--scan-pointers]
+//	              OLD NEW [LATER]
+//	heapconv paths (--class NAME | --id ID) [--max N] [--json] [--snapshot N]
+//	               [--from F] [--contents DIR] [--scan-pointers] IN
+//	heapconv report [--title T] [--classes N] [--force] [--from F] [--contents DIR]
+//	                [--scan-pointers] IN [IN ...] OUT.html
 //	heapconv validate [--from F] IN
 //	heapconv roundtrip [--from F] IN
 //	heapconv dump [--from F] IN

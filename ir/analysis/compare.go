@@ -66,6 +66,8 @@ func (c ClassChange) GrewInEach() bool {
 // ObjectGroup is a set of objects of one class, and for leaked objects
 // one retainer path.
 type ObjectGroup struct {
+	// Class is the objects' class as the class table lists it
+	// (ClassStat.Label: with its location, for a V8 class split by one).
 	Class string `json:"class"`
 	Count uint64 `json:"count"`
 	// SelfSize sums the objects' self sizes as the class table counts
@@ -91,7 +93,8 @@ type Comparison struct {
 	// identity that persists, and then New and Leaked are nil.
 	Identity string `json:"identity"`
 	// New are the objects of the second heap that the first did not have,
-	// by class, most first.
+	// by class, most first: those the class table counts (for V8, those
+	// DevTools shows a size for).
 	New []ObjectGroup `json:"new"`
 	// Leaked, with a third heap, are the objects new in the second heap that
 	// the third still has (the objects a leak test looks for: allocated
@@ -187,14 +190,14 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 		examples = 5
 	}
 	newIn := newObjects(heaps[0], heaps[1], ids[0], ids[1])
-	c.New = groupByClass(heaps[1], newIn, tables[1], examples)
+	c.New = groupByClass(heaps[1], counted(newIn, tables[1]), tables[1], examples)
 	if len(heaps) == 3 {
 		leaked := stillAlive(heaps[1], heaps[2], newIn, ids[1], ids[2])
-		nv, err := NewNavigator(heaps[2])
+		nv, err := navigatorOf(heaps[2], tables[2])
 		if err != nil {
 			return nil, fmt.Errorf("heap 2: %w", err)
 		}
-		c.Leaked = groupByPath(nv, leaked, tables[2].sizes, examples)
+		c.Leaked = groupByPath(nv, counted(leaked, tables[2]), tables[2].sizes, examples)
 	}
 	return c, nil
 }
@@ -284,6 +287,12 @@ func stillAlive(b, c Heap, nodes []uint32, idb, idc ir.ObjectIdentities) []uint3
 	return out
 }
 
+// counted keeps the nodes the class table counts (for V8, those DevTools
+// shows a size for: an array one object owns is that object's).
+func counted(nodes []uint32, table *classTable) []uint32 {
+	return slices.DeleteFunc(nodes, func(i uint32) bool { return !table.counted(int(i)) })
+}
+
 // groupByClass groups nodes of h by their class in its class table, most
 // objects first.
 func groupByClass(h Heap, nodes []uint32, table *classTable, examples int) []ObjectGroup {
@@ -294,7 +303,7 @@ func groupByClass(h Heap, nodes []uint32, table *classTable, examples int) []Obj
 		c := table.of[i]
 		g := byClass[c]
 		if g == nil {
-			g = &ObjectGroup{Class: table.rows[c].Name}
+			g = &ObjectGroup{Class: table.rows[c].Label()}
 			byClass[c] = g
 			order = append(order, c)
 		}
@@ -344,7 +353,7 @@ func groupByPath(nv *Navigator, nodes []uint32, sizes *ir.Uints, examples int) [
 	var b strings.Builder
 	for _, i := range nodes {
 		b.Reset()
-		b.WriteString(nv.Class(int(i)))
+		b.WriteString(nv.label(int(i)))
 		cur := int(i)
 		for k := 0; k < pathGroupDepth; k++ {
 			next := nv.nextHolder(cur)
@@ -361,7 +370,7 @@ func groupByPath(nv *Navigator, nodes []uint32, sizes *ir.Uints, examples int) [
 		k := b.String()
 		g := groups[k]
 		if g == nil {
-			g = &ObjectGroup{Class: nv.Class(int(i)), Path: nv.ShortestPath(int(i))}
+			g = &ObjectGroup{Class: nv.label(int(i)), Path: nv.ShortestPath(int(i))}
 			groups[k] = g
 			order = append(order, k)
 		}

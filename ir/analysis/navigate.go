@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
 )
@@ -52,6 +53,8 @@ type Navigator struct {
 	labels  []string
 	// devtools is true when DevTools' rules apply (a V8 heap).
 	devtools bool
+	// table is the heap's class table, with retained sizes.
+	table *classTable
 	// first remembers each node's first retainer (firstRetainer): -2
 	// when not looked up yet.
 	firstOnce sync.Once
@@ -71,44 +74,46 @@ const SystemDistance = 100_000_000
 // classes and the dominator tree (which makes its time that of `heapconv
 // info --by retained`).
 func NewNavigator(h Heap) (*Navigator, error) {
-	f, s := h.File, h.Snapshot
-	nv := &Navigator{heap: h, n: s.Nodes.Len(), devtools: devtoolsSummarized(s)}
-	nv.g, nv.sizes = summaryGraph(f, s)
-	tree, err := summaryDominators(f, nv.g, nv.sizes)
+	table, err := newClassTable(h.File, h.Snapshot, true)
+	if err != nil {
+		return nil, err
+	}
+	return navigatorOf(h, table)
+}
+
+// navigatorOf makes the navigator of h from its class table, whose
+// dominator tree it computes if the table has none yet.
+func navigatorOf(h Heap, table *classTable) (*Navigator, error) {
+	s := h.Snapshot
+	nv := &Navigator{heap: h, n: s.Nodes.Len(), devtools: table.devtools, table: table}
+	nv.g, nv.sizes = table.graph, table.graphSizes
+	tree, err := table.dominators(h.File)
 	if err != nil {
 		return nil, err
 	}
 	nv.tree = tree
-	// The retainer lists, the distances and the classes are independent
-	// passes over memory: two at once use both cores.
+	nv.classOf = table.of
+	nv.classes = make([]string, len(table.rows))
+	nv.labels = make([]string, len(table.rows))
+	for i, r := range table.rows {
+		nv.classes[i], nv.labels[i] = r.Name, r.Label()
+	}
+	// The retainer lists and the distances are independent passes over
+	// memory: both at once use both cores.
 	done := make(chan struct{})
 	go func() {
 		nv.buildRetainers()
 		close(done)
 	}()
-	nv.classOf, nv.classes, nv.labels = nodeClasses(f, s)
 	nv.distances()
 	<-done
 	return nv, nil
 }
 
-// nodeClasses returns each node's class as ClassStats names it, as an
-// index into names and labels (ClassStat.Label); a V8 node DevTools shows
-// no size for has the class it would be counted under.
-func nodeClasses(f *ir.File, s *ir.Snapshot) (of []int32, names, labels []string) {
-	var rows []ClassStat
-	if devtoolsSummarized(s) {
-		rows, of = devtoolsClasses(f, s, ir.ClassLabels(f))
-	} else {
-		rows, of = otherNodeClasses(f, s)
-	}
-	names = make([]string, len(rows))
-	labels = make([]string, len(rows))
-	for i, r := range rows {
-		names[i], labels[i] = r.Name, r.Label()
-	}
-	return of, names, labels
-}
+// ClassStats returns the heap's classes with their counts, self and
+// retained sizes (SummarizeBy's, in no particular order), which the
+// navigator computed on its way.
+func (nv *Navigator) ClassStats() []ClassStat { return nv.table.stats() }
 
 // buildRetainers inverts the graph's edges: each node's incoming edges in
 // the order DevTools lists a node's retainers before sorting them, which
@@ -284,9 +289,6 @@ func (nv *Navigator) edgeName(e int) string {
 	return nv.heap.File.String(g.Edges.Name[e])
 }
 
-// edgeIndexed reports whether edge e is named by an index.
-func (nv *Navigator) edgeIndexed(e int) bool { return nv.g.EdgeKindOf(e).Indexed }
-
 // Tree returns the dominator tree the navigator's retained sizes come
 // from (indexed by node; with one more node, a virtual root, when the
 // snapshot lists GC roots without a root node), or nil for a heap without
@@ -317,6 +319,14 @@ func (nv *Navigator) Retained(i int) uint64 {
 // DevTools shows it).
 func (nv *Navigator) SelfSize(i int) uint64 { return nv.sizes.At(i) }
 
+// label returns node i's class as ClassStat.Label names it.
+func (nv *Navigator) label(i int) string {
+	if c := nv.classOf[i]; c >= 0 {
+		return nv.labels[c]
+	}
+	return ""
+}
+
 // Class returns the class node i is counted under in ClassStats.
 func (nv *Navigator) Class(i int) string {
 	if c := nv.classOf[i]; c >= 0 {
@@ -325,8 +335,9 @@ func (nv *Navigator) Class(i int) string {
 	return ""
 }
 
-// Dominator returns node i's immediate dominator, or -1 for the root, a
-// node the root does not reach, and in a heap without a root.
+// Dominator returns node i's immediate dominator, or -1 for the root and
+// in a heap without a root. A node nothing reachable holds hangs from the
+// root, as DevTools hangs it (DominatorChain).
 func (nv *Navigator) Dominator(i int) int {
 	if nv.tree == nil || !nv.tree.Reachable(i) {
 		return -1
@@ -380,7 +391,7 @@ type Reference struct {
 }
 
 func (nv *Navigator) reference(e, from int) Reference {
-	return Reference{Edge: e, From: from, To: int(nv.g.Edges.Target[e]), Kind: nv.g.EdgeKindOf(e).Name, Name: nv.edgeName(e), Indexed: nv.edgeIndexed(e)}
+	return Reference{Edge: e, From: from, To: int(nv.g.Edges.Target[e]), Kind: nv.g.EdgeKindOf(e).Name, Name: nv.edgeName(e), Indexed: nv.g.EdgeKindOf(e).Indexed}
 }
 
 // Edges returns what node i holds, in the snapshot's order.
@@ -433,7 +444,7 @@ func (nv *Navigator) retainers(i int) []uint32 {
 		if a.dist != b.dist {
 			return cmp.Compare(a.dist, b.dist)
 		}
-		return strings.Compare(a.name, b.name)
+		return compareUTF16(a.name, b.name)
 	})
 	for k := range ks {
 		out[k] = ks[k].r
@@ -484,7 +495,7 @@ func (nv *Navigator) firstRetainer(i int) int64 {
 			continue
 		}
 		name := nv.shownName(int(nv.retSrc[p]))
-		if best < 0 || d < bestDist || name < bestName {
+		if best < 0 || d < bestDist || compareUTF16(name, bestName) < 0 {
 			best, bestDist, bestName = int64(p), d, name
 		}
 	}
@@ -492,6 +503,32 @@ func (nv *Navigator) firstRetainer(i int) int64 {
 	nv.first[i] = best
 	nv.firstMu.Unlock()
 	return best
+}
+
+// compareUTF16 orders strings as JavaScript does, by UTF-16 code units:
+// a character above U+FFFF (a surrogate pair, 0xD800 and up) sorts before
+// U+E000 to U+FFFF, where UTF-8's byte order puts it after.
+func compareUTF16(a, b string) int {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			if c := cmp.Compare(firstUnit(ra), firstUnit(rb)); c != 0 {
+				return c
+			}
+			return cmp.Compare(ra, rb) // a pair's second units, in order
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// firstUnit is a character's first UTF-16 code unit.
+func firstUnit(r rune) rune {
+	if r >= 0x10000 {
+		return 0xD800 + (r-0x10000)>>10
+	}
+	return r
 }
 
 // shownName returns the name DevTools shows for node i, by which it orders

@@ -279,3 +279,57 @@ func TestCompareDeepChain(t *testing.T) {
 		t.Fatalf("leaked %d groups; the first: %d objects, a path of %d steps", len(c.Leaked), c.Leaked[0].Count, len(c.Leaked[0].Path))
 	}
 }
+
+func TestCompareUTF16(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"a", "b", -1}, {"ab", "a", 1}, {"", "", 0},
+		{"\U0001F600", "\uFFFD", -1}, // a surrogate pair before U+FFFD, as JavaScript sorts
+		{"\uE000", "\U00010000", 1},
+		{"\U0001F600", "\U0001F601", -1},
+	} {
+		if got := analysis.CompareUTF16(tc.a, tc.b); got != tc.want {
+			t.Errorf("compareUTF16(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestNavigatorVirtualRoot: a snapshot that lists its GC roots without a
+// root node (MoarVM's, Fuchsia's) is navigated from a virtual root above
+// them, which no path or chain shows.
+func TestNavigatorVirtualRoot(t *testing.T) {
+	f := &ir.File{Format: "test", Strings: []string{""}}
+	str := irtest.Strings(f, "A", "B", "C", "x", "y", "roots")
+	s := &ir.Snapshot{NodeKinds: []string{"obj"}, EdgeKinds: []ir.EdgeKind{{Name: "ref"}}, Root: ir.NoNode}
+	irtest.Build(s, []irtest.Node{
+		{Kind: 0, Name: str[0], Size: 1, Edges: []irtest.Edge{{0, str[3], 2}}},
+		{Kind: 0, Name: str[1], Size: 2, Edges: []irtest.Edge{{0, str[4], 2}}},
+		{Kind: 0, Name: str[2], Size: 4},
+	}, false)
+	s.Roots = []ir.RootRef{{Node: 0, Category: str[5]}, {Node: 1, Category: str[5]}}
+	f.Snapshots = []*ir.Snapshot{s}
+	nv, err := analysis.NewNavigator(analysis.Heap{File: f, Snapshot: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nv.Nodes() != 3 || nv.Distance(0) != 1 || nv.Distance(2) != 2 {
+		t.Errorf("%d nodes, distances %d and %d, want 3 nodes, A at 1, C at 2", nv.Nodes(), nv.Distance(0), nv.Distance(2))
+	}
+	if got := pathText(nv.ShortestPath(2)); got != "A -x-> C" {
+		t.Errorf("path to C: %q", got)
+	}
+	if got := pathText(nv.DominatorChain(2)); got != "C" {
+		t.Errorf("C's dominators: %q, want C alone (the virtual root is no node)", got)
+	}
+	if nv.Dominator(2) != -1 || nv.Retained(2) != 4 {
+		t.Errorf("C's dominator %d, retained %d", nv.Dominator(2), nv.Retained(2))
+	}
+	if got := len(nv.Edges(0)); got != 1 {
+		t.Errorf("A holds %d, want 1", got)
+	}
+	if got := len(nv.Retainers(0)); got != 0 {
+		t.Errorf("A, a GC root, has %d retainers (the virtual root's edges are none)", got)
+	}
+}

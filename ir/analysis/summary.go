@@ -155,6 +155,14 @@ type classTable struct {
 	sizes *ir.Uints
 	// devtools is whether DevTools' rules named the classes.
 	devtools bool
+	// graph is the graph the dominator tree is computed over (the
+	// snapshot, or it with a virtual root: summaryGraph), graphSizes each
+	// of its nodes' own size there, and tree its dominator tree once
+	// computed (nil for a snapshot without a root).
+	graph      *ir.Snapshot
+	graphSizes *ir.Uints
+	tree       *DominatorTree
+	hasTree    bool
 }
 
 // counted reports whether node i is counted in its class.
@@ -164,7 +172,7 @@ func (c *classTable) counted(i int) bool { return !c.devtools || c.sizes.At(i) >
 // self size and, with withRetained, its retained size (see SummarizeBy).
 func newClassTable(f *ir.File, s *ir.Snapshot, withRetained bool) (*classTable, error) {
 	g, sizes := summaryGraph(f, s)
-	c := &classTable{devtools: devtoolsSummarized(s)}
+	c := &classTable{devtools: devtoolsSummarized(s), graph: g, graphSizes: sizes}
 	if c.devtools {
 		c.rows, c.of = devtoolsClasses(f, s, ir.ClassLabels(f))
 		c.sizes = sizes
@@ -183,7 +191,7 @@ func newClassTable(f *ir.File, s *ir.Snapshot, withRetained bool) (*classTable, 
 		return c, nil
 	}
 	sums := make([]uint64, len(c.rows))
-	tree, err := summaryDominators(f, g, sizes)
+	tree, err := c.dominators(f)
 	switch {
 	case err != nil:
 		return nil, err
@@ -201,6 +209,19 @@ func newClassTable(f *ir.File, s *ir.Snapshot, withRetained bool) (*classTable, 
 		c.rows[k].Retained = &sums[k]
 	}
 	return c, nil
+}
+
+// dominators returns the dominator tree of the table's graph, computing it
+// the first time.
+func (c *classTable) dominators(f *ir.File) (*DominatorTree, error) {
+	if !c.hasTree {
+		tree, err := summaryDominators(f, c.graph, c.graphSizes)
+		if err != nil {
+			return nil, err
+		}
+		c.tree, c.hasTree = tree, true
+	}
+	return c.tree, nil
 }
 
 // stats returns the classes that count a node.

@@ -568,8 +568,12 @@ func (x *Snapshot) Bind(b *ir.Bindings) {
 
 // IdentityKind says that a Fuchsia heapdump's blocks are identified by
 // their address and, where the profile has them, their allocation time: a
-// freed block's address is reused, its time is not.
+// freed block's address is reused, its time is not. A profile of samples
+// that merge blocks has none.
 func (x *Snapshot) IdentityKind() string {
+	if !slices.ContainsFunc(x.Flags, func(f uint8) bool { return f&FlagAddress != 0 }) {
+		return "" // samples of merged blocks
+	}
 	if len(x.Timestamp) == 0 {
 		return "Fuchsia block addresses (no allocation times: a reused address counts as the same block)"
 	}
@@ -592,7 +596,8 @@ func (x *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
 // AllocationStacks returns each block's allocation stack, innermost frame
 // first, as the file's locations resolve it (ir.StackSource); nil when the
 // snapshot has no stacks. Frames a conversion wrote for a class (Frame.Class)
-// are among them, marked.
+// are among them, marked. The function it returns caches frames: call it
+// from one goroutine.
 func (x *Snapshot) AllocationStacks(f *ir.File, s *ir.Snapshot) func(i int) []ir.Frame {
 	fm := FileOf(f)
 	if fm == nil || x.Stacks() == 0 || len(x.Stack) != s.Nodes.Len() {

@@ -87,7 +87,7 @@ func (v *Snapshot) SourceClasses(s *ir.Snapshot) (classes []ir.ClassRef, of *ir.
 }
 
 // IdentityKind says that a V8 snapshot's node ids identify its objects for
-// as long as the process lives (V8 keeps an object's id across heap
+// as long as the process lives (V8 keeps a heap object's id across heap
 // snapshots), unless heapconv made the snapshot from another format's heap,
 // whose ids it numbered itself.
 func (v *Snapshot) IdentityKind() string {
@@ -97,8 +97,10 @@ func (v *Snapshot) IdentityKind() string {
 	return "V8 node ids"
 }
 
-// Identity returns node i's id; 0 is no id.
+// Identity returns node i's id; 0 is no id. A native node (an object of
+// the embedder, Node's or Blink's) has none that lasts: the embedder names
+// it anew in every snapshot.
 func (v *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
 	id := s.Nodes.ID.At(i)
-	return ir.Identity{ID: id}, id != 0
+	return ir.Identity{ID: id}, id != 0 && s.NodeKindName(i) != ir.KindNative
 }

@@ -68,3 +68,25 @@ func TestUnmanagedOwners(t *testing.T) {
 		t.Errorf("owners %v through %q in a heap made from Dart, want %v", got, v8ir.ExternalEdge, want)
 	}
 }
+
+func TestIdentity(t *testing.T) {
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds}
+	for _, k := range []string{ir.KindObject, ir.KindNative, ir.KindObject} {
+		s.Nodes.Kind = append(s.Nodes.Kind, uint8(slices.Index(ir.V8NodeKinds, k)))
+	}
+	s.Nodes.ID.AppendAll([]uint64{7, 9, 0})
+	v := &v8ir.Snapshot{}
+	if v.IdentityKind() != "V8 node ids" {
+		t.Errorf("IdentityKind %q", v.IdentityKind())
+	}
+	for i, want := range []bool{true, false, false} {
+		if _, ok := v.Identity(s, i); ok != want {
+			t.Errorf("node %d (kind %s): identity %v, want %v (native nodes and id 0 have none)", i, s.NodeKindName(i), ok, want)
+		}
+	}
+	v.Header = ir.JSON{Kind: ir.JSONObject}
+	v.Header.Set(v8ir.HeaderFrom, ir.JSON{Kind: ir.JSONString, Str: "dart"})
+	if v.IdentityKind() != "" {
+		t.Error("a snapshot made from a Dart heap claims V8 ids")
+	}
+}
