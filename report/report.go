@@ -68,7 +68,10 @@ func Write(w io.Writer, heaps []analysis.Heap, opts *Options) error {
 	s := h.Snapshot
 	sum := analysis.SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len()),
 		SelfSize: s.Nodes.SelfSize.Sum(), ExternalSize: ir.ExternalSize(s)}
-	classes := nv.ClassStats()
+	classes, err := nv.ClassStats()
+	if err != nil {
+		return err
+	}
 	slices.SortFunc(classes, func(a, b analysis.ClassStat) int {
 		if c := cmp.Compare(*b.Retained, *a.Retained); c != 0 {
 			return c

@@ -74,7 +74,7 @@ const SystemDistance = 100_000_000
 // classes and the dominator tree (which makes its time that of `heapconv
 // info --by retained`).
 func NewNavigator(h Heap) (*Navigator, error) {
-	table, err := newClassTable(h.File, h.Snapshot, true)
+	table, err := newClassTable(h.File, h.Snapshot, false)
 	if err != nil {
 		return nil, err
 	}
@@ -111,9 +111,15 @@ func navigatorOf(h Heap, table *classTable) (*Navigator, error) {
 }
 
 // ClassStats returns the heap's classes with their counts, self and
-// retained sizes (SummarizeBy's, in no particular order), which the
-// navigator computed on its way.
-func (nv *Navigator) ClassStats() []ClassStat { return nv.table.stats() }
+// retained sizes (SummarizeBy's, in no particular order), from the class
+// table and dominator tree the navigator computed on its way. It is not
+// safe to call concurrently with itself.
+func (nv *Navigator) ClassStats() ([]ClassStat, error) {
+	if err := nv.table.addRetained(nv.heap.File, nv.heap.Snapshot); err != nil {
+		return nil, err
+	}
+	return nv.table.stats(), nil
+}
 
 // buildRetainers inverts the graph's edges: each node's incoming edges in
 // the order DevTools lists a node's retainers before sorting them, which

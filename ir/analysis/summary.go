@@ -187,19 +187,29 @@ func newClassTable(f *ir.File, s *ir.Snapshot, withRetained bool) (*classTable, 
 		c.rows, c.of = otherNodeClasses(f, s)
 		c.sizes = &s.Nodes.SelfSize
 	}
-	if !withRetained {
-		return c, nil
+	if withRetained {
+		if err := c.addRetained(f, s); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// addRetained gives each class its retained size (once).
+func (c *classTable) addRetained(f *ir.File, s *ir.Snapshot) error {
+	if len(c.rows) > 0 && c.rows[0].Retained != nil {
+		return nil
 	}
 	sums := make([]uint64, len(c.rows))
 	tree, err := c.dominators(f)
 	switch {
 	case err != nil:
-		return nil, err
+		return err
 	case tree != nil:
 		n := s.Nodes.Len()
 		// DevTools counts the nodes it shows a size for.
 		sums = classRetained(tree, func(i int) int32 {
-			if i >= n || sizes.At(i) == 0 {
+			if i >= n || c.graphSizes.At(i) == 0 {
 				return -1 // the virtual root, or a node without a size
 			}
 			return c.of[i]
@@ -208,7 +218,7 @@ func newClassTable(f *ir.File, s *ir.Snapshot, withRetained bool) (*classTable, 
 	for k := range c.rows {
 		c.rows[k].Retained = &sums[k]
 	}
-	return c, nil
+	return nil
 }
 
 // dominators returns the dominator tree of the table's graph, computing it
