@@ -103,37 +103,16 @@ func Write(w io.Writer, heaps []analysis.Heap, opts *Options) error {
 	return pageTemplate.Execute(w, p)
 }
 
-// growth is Compare's class table (by self size) for any number of heaps:
-// each class's count and self size in each, the most grown first; last are
-// the last heap's classes, computed already.
+// growth is each class's count and self size in each heap, the most grown
+// first (analysis.ClassChanges); last are the last heap's classes,
+// computed already.
 func growth(heaps []analysis.Heap, last []analysis.ClassStat) []analysis.ClassChange {
-	rows := map[string]*analysis.ClassChange{}
-	var order []string
-	for k, h := range heaps {
-		stats := last
-		if k < len(heaps)-1 {
-			stats = analysis.ClassStats(h.File, h.Snapshot)
-		}
-		for _, st := range stats {
-			name := label(st)
-			r := rows[name]
-			if r == nil {
-				r = &analysis.ClassChange{Name: name, Count: make([]uint64, len(heaps)), SelfSize: make([]uint64, len(heaps))}
-				rows[name] = r
-				order = append(order, name)
-			}
-			r.Count[k] += st.Count
-			r.SelfSize[k] += st.SelfSize
-		}
+	perHeap := make([][]analysis.ClassStat, len(heaps))
+	for k, h := range heaps[:len(heaps)-1] {
+		perHeap[k] = analysis.ClassStats(h.File, h.Snapshot)
 	}
-	var out []analysis.ClassChange
-	for _, n := range order {
-		out = append(out, *rows[n])
-	}
-	slices.SortStableFunc(out, func(a, b analysis.ClassChange) int {
-		return cmp.Compare(b.Growth(analysis.BySelf), a.Growth(analysis.BySelf))
-	})
-	return out
+	perHeap[len(heaps)-1] = last
+	return analysis.ClassChanges(perHeap, analysis.BySelf, false)
 }
 
 // label names a class as heapconv info does, with its location, in valid
@@ -431,17 +410,17 @@ func chartSVG(classes []analysis.ClassChange, n int, names []string, width, heig
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="11" text-anchor="middle">%s</text>`, xOf(k), height-10, template.HTMLEscapeString(label))
 	}
 	for i, c := range classes {
-		col := color(c.Name, 40)
+		col := color(c.Label(), 40)
 		var pts []string
 		for k, v := range c.SelfSize {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xOf(k), yOf(v)))
 		}
 		fmt.Fprintf(&b, `<g class="series"><title>%s: %s</title><polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`,
-			template.HTMLEscapeString(text(c.Name)), template.HTMLEscapeString(sizesText(c.SelfSize)), col, strings.Join(pts, " "))
+			template.HTMLEscapeString(text(c.Label())), template.HTMLEscapeString(sizesText(c.SelfSize)), col, strings.Join(pts, " "))
 		for k, v := range c.SelfSize {
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, xOf(k), yOf(v), col)
 		}
-		name := cut(c.Name, 34)
+		name := cut(c.Label(), 34)
 		ly := upper + 16*float64(i) + 8
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f" font-size="11">%s</text></g>`,
 			left+plotW+16, ly-8, col, left+plotW+30, ly+1, template.HTMLEscapeString(name))

@@ -36,6 +36,63 @@ type ClassChange struct {
 	Retained []uint64 `json:"retained_size,omitempty"`
 }
 
+// Label names the class as heapconv info lists it (ClassStat.Label).
+func (c ClassChange) Label() string { return ClassStat{Name: c.Name, Location: c.Location}.Label() }
+
+// ClassChanges puts the classes of heaps side by side: perHeap holds each
+// heap's classes (as ClassStats or SummarizeBy give them), in the order
+// the heaps were taken. Each class (name and location) gets a row with its
+// figures in every heap (0 where it has no objects), with the retained
+// sizes when withRetained (from the stats that carry them); the classes
+// that grew most by `by` (BySelf, ByCount, ByRetained) come first, then by
+// name.
+func ClassChanges(perHeap [][]ClassStat, by string, withRetained bool) []ClassChange {
+	type key struct {
+		name string
+		loc  SourceLocation
+		has  bool
+	}
+	rows := map[key]*ClassChange{}
+	var order []key
+	n := len(perHeap)
+	for k, stats := range perHeap {
+		for _, st := range stats {
+			kk := key{name: st.Name}
+			if st.Location != nil {
+				kk.loc, kk.has = *st.Location, true
+			}
+			row := rows[kk]
+			if row == nil {
+				row = &ClassChange{Name: st.Name, Location: st.Location, Count: make([]uint64, n), SelfSize: make([]uint64, n)}
+				if withRetained {
+					row.Retained = make([]uint64, n)
+				}
+				rows[kk] = row
+				order = append(order, kk)
+			}
+			row.Count[k] += st.Count
+			row.SelfSize[k] += st.SelfSize
+			if withRetained && st.Retained != nil {
+				row.Retained[k] += *st.Retained
+			}
+		}
+	}
+	out := make([]ClassChange, 0, len(order))
+	for _, k := range order {
+		out = append(out, *rows[k])
+	}
+	slices.SortStableFunc(out, func(a, b ClassChange) int {
+		if ga, gb := a.Growth(by), b.Growth(by); ga != gb {
+			return cmp.Compare(gb, ga)
+		}
+		if r := strings.Compare(a.Name, b.Name); r != 0 {
+			return r
+		}
+		return locationCompare(a.Location, b.Location)
+	})
+	return out
+}
+
 // Growth returns the change of a figure from the first heap to the last
 // (ByCount, BySelf or ByRetained; 0 for retained sizes not computed).
 func (c ClassChange) Growth(by string) int64 {
@@ -122,14 +179,6 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 		return nil, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
 	}
 	retained := opts.Retained || by == ByRetained
-	c := &Comparison{}
-	type key struct {
-		name string
-		loc  SourceLocation
-		has  bool
-	}
-	rows := map[key]*ClassChange{}
-	var order []key
 	// Each heap's classes on a goroutine of its own: the dominator trees
 	// and class tables of two heaps share the cores better than one.
 	tables := make([]*classTable, len(heaps))
@@ -139,43 +188,14 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 		wg.Go(func() { tables[k], errs[k] = newClassTable(h.File, h.Snapshot, retained) })
 	}
 	wg.Wait()
+	perHeap := make([][]ClassStat, len(heaps))
 	for k, table := range tables {
 		if errs[k] != nil {
 			return nil, fmt.Errorf("heap %d: %w", k, errs[k])
 		}
-		for _, st := range table.stats() {
-			kk := key{name: st.Name}
-			if st.Location != nil {
-				kk.loc, kk.has = *st.Location, true
-			}
-			row := rows[kk]
-			if row == nil {
-				row = &ClassChange{Name: st.Name, Location: st.Location, Count: make([]uint64, len(heaps)), SelfSize: make([]uint64, len(heaps))}
-				if retained {
-					row.Retained = make([]uint64, len(heaps))
-				}
-				rows[kk] = row
-				order = append(order, kk)
-			}
-			row.Count[k] += st.Count
-			row.SelfSize[k] += st.SelfSize
-			if retained && st.Retained != nil {
-				row.Retained[k] += *st.Retained
-			}
-		}
+		perHeap[k] = table.stats()
 	}
-	for _, k := range order {
-		c.Classes = append(c.Classes, *rows[k])
-	}
-	slices.SortStableFunc(c.Classes, func(a, b ClassChange) int {
-		if ga, gb := a.Growth(by), b.Growth(by); ga != gb {
-			return cmp.Compare(gb, ga)
-		}
-		if r := strings.Compare(a.Name, b.Name); r != 0 {
-			return r
-		}
-		return locationCompare(a.Location, b.Location)
-	})
+	c := &Comparison{Classes: ClassChanges(perHeap, by, retained)}
 
 	ids := make([]ir.ObjectIdentities, len(heaps))
 	for k, h := range heaps {
