@@ -150,14 +150,8 @@ func Write(w io.Writer, f *ir.File, format string, opts *WriteOptions) (ir.LossR
 // directory that does not exist, the input file in any guise (in, when
 // not nil), a directory, or an existing file unless overwrite.
 func checkOutput(name string, overwrite bool, in os.FileInfo) error {
-	dir := filepath.Dir(name)
-	if st, err := os.Stat(dir); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return &OutputError{name, fmt.Errorf("directory %s does not exist", dir)}
-		}
-		return &OutputError{name, err}
-	} else if !st.IsDir() {
-		return &OutputError{name, fmt.Errorf("%s is not a directory", dir)}
+	if err := checkOutputDir(name); err != nil {
+		return err
 	}
 	st, err := os.Stat(name)
 	switch {
@@ -171,6 +165,21 @@ func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 		return &OutputError{name, errIsDirectory}
 	case !overwrite:
 		return &OutputError{name, ErrExists}
+	}
+	return nil
+}
+
+// checkOutputDir refuses an output whose directory does not exist or is
+// not a directory.
+func checkOutputDir(name string) error {
+	dir := filepath.Dir(name)
+	if st, err := os.Stat(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return &OutputError{name, fmt.Errorf("directory %s does not exist", dir)}
+		}
+		return &OutputError{name, err}
+	} else if !st.IsDir() {
+		return &OutputError{name, fmt.Errorf("%s is not a directory", dir)}
 	}
 	return nil
 }

@@ -166,9 +166,8 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 // overwrite, and one that holds anything but heapconv's tables (replacing
 // it would delete the rest, the input perhaps).
 func checkTablesOutput(out string, overwrite bool) error {
-	dir := filepath.Dir(out)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return &OutputError{out, fmt.Errorf("directory %s does not exist", dir)}
+	if err := checkOutputDir(out); err != nil {
+		return err
 	}
 	st, err := os.Stat(out)
 	switch {
