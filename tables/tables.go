@@ -278,6 +278,37 @@ func (t *table[T]) close() error {
 	return err
 }
 
+// tableSet is the tables one goroutine writes: opened together, closed
+// together.
+type tableSet struct {
+	closers []func() error
+	err     error // the first error opening one
+}
+
+// openTable opens a table of ts; after an error (in ts.err) it opens
+// nothing more and returns nil.
+func openTable[T any](ts *tableSet, dir, name string) *table[T] {
+	if ts.err != nil {
+		return nil
+	}
+	t, err := newTable[T](dir, name)
+	if err != nil {
+		ts.err = err
+		return nil
+	}
+	ts.closers = append(ts.closers, t.close)
+	return t
+}
+
+// close closes every table opened, and says what failed.
+func (ts *tableSet) close() error {
+	var err error
+	for _, c := range ts.closers {
+		err = errors.Join(err, c())
+	}
+	return err
+}
+
 // Write writes f's tables into dir, which must exist, and returns what the
 // tables do not hold: what each format section of the file and its
 // snapshots holds that other formats cannot (ir.SectionLoss), the class
@@ -338,11 +369,12 @@ func (w *writer) write(dir string) error {
 // writeEdges writes the edges table.
 func (w *writer) writeEdges(dir string) (err error) {
 	f, id, m := w.f, w.o.FileID, &w.edgeMended
-	edges, err := newTable[EdgeRow](dir, Edges)
-	if err != nil {
-		return err
+	var ts tableSet
+	defer func() { err = errors.Join(err, ts.close()) }()
+	edges := openTable[EdgeRow](&ts, dir, Edges)
+	if ts.err != nil {
+		return ts.err
 	}
-	defer func() { err = errors.Join(err, edges.close()) }()
 	// The rows of a batch point into these, reused once it is written.
 	names := make([]string, batch)
 	indices := make([]int64, batch)
@@ -377,65 +409,30 @@ func (w *writer) writeEdges(dir string) (err error) {
 			}
 		}
 	}
-	return edges.err
+	return nil // a write error is the table's: close reports it
 }
 
 // writeRest writes every table but the edges.
 func (w *writer) writeRest(dir string) (err error) {
 	f, id, m := w.f, w.o.FileID, &w.mended
-	var closers []func() error
-	defer func() {
-		for _, c := range closers {
-			err = errors.Join(err, c())
-		}
-	}()
-	files, err := newTable[FileRow](dir, Files)
-	if err != nil {
-		return err
+	var ts tableSet
+	defer func() { err = errors.Join(err, ts.close()) }()
+	files := openTable[FileRow](&ts, dir, Files)
+	strs := openTable[StringRow](&ts, dir, Strings)
+	snaps := openTable[SnapshotRow](&ts, dir, Snapshots)
+	nodes := openTable[NodeRow](&ts, dir, Nodes)
+	classes := openTable[ClassRow](&ts, dir, Classes)
+	roots := openTable[RootRow](&ts, dir, Roots)
+	totals := openTable[TotalRow](&ts, dir, Totals)
+	values := openTable[ValueRow](&ts, dir, Values)
+	if ts.err != nil {
+		return ts.err
 	}
-	closers = append(closers, files.close)
 	files.add(FileRow{FileID: id, Source: m.text(w.o.Source), Format: f.Format, FormatVersion: m.text(f.FormatVersion),
 		Producer: m.text(f.Producer), Snapshots: int32(len(f.Snapshots)), Strings: int64(len(f.Strings))})
-
-	strs, err := newTable[StringRow](dir, Strings)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, strs.close)
 	for i, s := range f.Strings {
 		strs.add(StringRow{FileID: id, String: int64(i), Value: m.text(s)})
 	}
-
-	snaps, err := newTable[SnapshotRow](dir, Snapshots)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, snaps.close)
-	nodes, err := newTable[NodeRow](dir, Nodes)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, nodes.close)
-	classes, err := newTable[ClassRow](dir, Classes)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, classes.close)
-	roots, err := newTable[RootRow](dir, Roots)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, roots.close)
-	totals, err := newTable[TotalRow](dir, Totals)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, totals.close)
-	values, err := newTable[ValueRow](dir, Values)
-	if err != nil {
-		return err
-	}
-	closers = append(closers, values.close)
 	var stacks *table[StackRow]
 
 	for k, s := range f.Snapshots {
@@ -498,10 +495,9 @@ func (w *writer) writeRest(dir string) (err error) {
 		}
 		if stackOf := ir.AllocationStacks(f, s); stackOf != nil {
 			if stacks == nil {
-				if stacks, err = newTable[StackRow](dir, Stacks); err != nil {
-					return err
+				if stacks = openTable[StackRow](&ts, dir, Stacks); ts.err != nil {
+					return ts.err
 				}
-				closers = append(closers, stacks.close)
 			}
 			for i := 0; i < s.Nodes.Len(); i++ {
 				for d, fr := range stackOf(i) {
