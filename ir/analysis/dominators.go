@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,13 +79,15 @@ func (t *DominatorTree) Reachable(i int) bool {
 // their balanced ("sophisticated") link-eval forest, then each immediate
 // dominator as a nearest common ancestor. Heap graphs have tens of millions
 // of nodes and reference chains millions deep, so every loop is iterative
-// and all state lives in flat arrays: about 40 bytes per node and 4 per edge
-// at the peak, of which the result keeps 16 bytes per node. Walking a large
-// graph is mostly waiting for memory, so the work is arranged around that:
-// the predecessor lists are built on a second goroutine during the
-// depth-first search and streamed to the semidominator loop in the order it
-// reads them, loads that would wait one after another are issued together,
-// and the balanced forest keeps the paths that eval walks short.
+// and all state lives in flat arrays: about 32 bytes per node and 8 per edge
+// at the peak (during the search), of which the result keeps 16 bytes per
+// node. Walking a large graph is mostly waiting for memory, so the work is
+// arranged around that: the search reads a copy of the graph in which each
+// edge leads straight to its target's edge list, the predecessor lists are
+// built on a second goroutine during the search and streamed to the
+// semidominator loop in the order it reads them, loads that would wait one
+// after another are issued together, and the balanced forest keeps the
+// paths that eval walks short.
 func Dominators(s *ir.Snapshot, opts DominatorOptions) (*DominatorTree, error) {
 	if err := checkDominatorInput(s, opts); err != nil {
 		return nil, err
@@ -122,8 +125,9 @@ func Dominators(s *ir.Snapshot, opts DominatorOptions) (*DominatorTree, error) {
 		err = rerr
 	}
 	if err == nil && opts.Orphans {
-		err = g.adoptOrphans(d, &rv, s.Root)
+		g.adoptOrphans(d, &rv, s.Root)
 	}
+	g.packed = nil // the search's copy of the graph
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +142,7 @@ func Dominators(s *ir.Snapshot, opts DominatorOptions) (*DominatorTree, error) {
 	}()
 	numberPreds(rv.src[:half], d.node)
 	wg.Wait()
-	d.node = nil // no longer needed
+	d.node, d.end = nil, nil // no longer needed
 
 	semi := d.semidominators(&rv)
 	rv = domPreds{}  // let the lists go before the result is allocated
@@ -253,6 +257,63 @@ type domGraph struct {
 	kinds []uint8  // Edges.Kind
 	weak  [256]bool
 	skip  []uint64 // with an Ignore option: bit e set when edge e does not retain
+	// packed is the graph as the search reads it (see pack).
+	packed []uint32
+}
+
+// packedSkip marks an edge of the packed lists that does not retain.
+const packedSkip = ^uint32(0)
+
+// pack lays the retaining edges out for the search: node v's list starts at
+// fe[v]+2v with v itself and its edge count, followed by one word per edge
+// holding where the target's list starts (packedSkip for edges that do not
+// retain). The search thus goes from an edge straight to the target's list,
+// one wait for memory per node where going through the node's first-edge
+// entry took two, and tells seen targets by their list position alone. It
+// is built on two goroutines: every word is a lookup anywhere in fe, and
+// independent lookups overlap.
+func (g *domGraph) pack() error {
+	n, fe, tg := g.n, g.fe, g.tg
+	if uint64(2)*uint64(n)+uint64(len(tg)) >= uint64(packedSkip) {
+		return fmt.Errorf("ir: dominators: %d nodes and %d edges are too many", n, len(tg))
+	}
+	g.packed = make([]uint32, 2*uint64(n)+uint64(len(tg)))
+	fill := func(lo, hi uint32) error {
+		p := g.packed
+		for v := lo; v < hi; v++ {
+			at := fe[v] + 2*v
+			p[at] = v
+			p[at+1] = fe[v+1] - fe[v]
+			at += 2 - fe[v]
+			for e := fe[v]; e < fe[v+1]; e++ {
+				t := tg[e]
+				switch {
+				case t >= n:
+					return targetError(e, t, n)
+				case g.retains(e):
+					p[at+e] = fe[t] + 2*t
+				default:
+					p[at+e] = packedSkip
+				}
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	var err2 error
+	// Split where half the edges are, so that both halves take as long.
+	mid := uint32(sort.Search(int(n), func(v int) bool { return fe[v] >= fe[n]/2 }))
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err2 = fill(mid, n)
+	}()
+	err := fill(0, mid)
+	wg.Wait()
+	if err == nil {
+		err = err2
+	}
+	return err
 }
 
 // retains reports whether edge e keeps its target alive.
@@ -268,108 +329,111 @@ func targetError(e, t, n uint32) error {
 }
 
 // domSearch is the depth-first search's result, indexed by search number
-// (1 for the root, 0 for "none") except node.
+// (1 for the root, 0 for "none") except node and seen.
 type domSearch struct {
-	N uint32 // nodes reached
-	// node holds, per node index, its number (0 when unreached) and its
-	// first edge: side by side, because the search needs both for every
-	// target it meets, and one cache line is half the wait of two.
-	node   [][2]uint32
+	N      uint32   // nodes reached
+	node   []uint32 // node index -> its number (0 when unreached)
 	vertex []uint32 // number -> node
 	parent []uint32 // number -> parent's number
-	cursor []uint32 // number -> next edge to look at; free after the search
+	cursor []uint32 // number -> next packed edge to look at; free after the search
+	end    []uint32 // number -> end of its packed edges; free after the search
+	sink   uint32   // keeps the search's loads ahead from being optimised away
+	// seen has a bit per packed word, set at the start of each numbered
+	// node's list: the test the search makes for every edge, small enough
+	// to stay in cache.
+	seen []uint64
 }
 
 // search numbers the nodes reachable from root in depth-first preorder.
 func (g *domGraph) search(root uint32) (*domSearch, error) {
+	if err := g.pack(); err != nil {
+		return nil, err
+	}
 	n := g.n
 	d := &domSearch{
-		node:   make([][2]uint32, n+1),
+		node:   make([]uint32, n+1),
 		vertex: make([]uint32, n+1),
 		parent: make([]uint32, n+1),
 		cursor: make([]uint32, n+1),
+		end:    make([]uint32, n+1),
+		seen:   make([]uint64, (len(g.packed)+63)/64),
 	}
-	for i, e := range g.fe {
-		d.node[i][1] = e
-	}
-	d.node[root][0] = 1
-	d.vertex[1] = root
-	d.cursor[1] = d.node[root][1]
 	d.N = 1
-	return d, g.walk(d, 1)
+	g.enter(d, 1, root, 0)
+	g.walk(d, 1)
+	return d, nil
+}
+
+// enter numbers node v k, as a child of number parent, for the search to
+// go on from.
+func (g *domGraph) enter(d *domSearch, k, v, parent uint32) {
+	at := g.fe[v] + 2*v
+	d.seen[at>>6] |= 1 << (at & 63)
+	d.node[v] = k
+	d.vertex[k] = v
+	d.parent[k] = parent
+	d.cursor[k] = at + 2
+	d.end[k] = at + 2 + g.packed[at+1]
 }
 
 // adoptOrphans numbers, as further children of the root, the nodes that
 // no edge retains and the nodes only they reach (DominatorOptions.Orphans).
 // An orphan has no predecessors, so the root as its search parent is all
 // the semidominator loop needs to treat it as the root's child.
-func (g *domGraph) adoptOrphans(d *domSearch, rv *domPreds, root uint32) error {
+func (g *domGraph) adoptOrphans(d *domSearch, rv *domPreds, root uint32) {
 	for x := uint32(0); x < g.n; x++ {
-		if x == root || d.node[x][0] != 0 || rv.off[x] != rv.off[x+1] {
+		if x == root || d.node[x] != 0 || rv.off[x] != rv.off[x+1] {
 			continue
 		}
 		d.N++
-		k := d.N
-		d.node[x][0] = k
-		d.vertex[k] = x
-		d.parent[k] = 1
-		d.cursor[k] = d.node[x][1]
+		g.enter(d, d.N, x, 1)
 		// Backing up from x reaches the root, whose edges are all visited
 		// by now: it scans the rest of them again and stops.
-		if err := g.walk(d, k); err != nil {
-			return err
-		}
+		g.walk(d, d.N)
 	}
-	return nil
 }
 
 // walk continues the depth-first search from number cur until it backs up
 // past the root. The path from the root is the parent chain and each path
-// node's position in its edge list is its cursor, so there is no separate
-// stack.
-func (g *domGraph) walk(d *domSearch, cur uint32) error {
-	n, tg := g.n, g.tg
-	node, vertex, parent, cursor := d.node, d.vertex, d.parent, d.cursor
+// node's position in its packed list is its cursor, so there is no separate
+// stack. Targets were checked by pack.
+func (g *domGraph) walk(d *domSearch, cur uint32) {
+	p := g.packed
+	node, vertex, parent, cursor, end, seen := d.node, d.vertex, d.parent, d.cursor, d.end, d.seen
 	last := d.N
 	var sink uint32
 	for cur != 0 {
-		v := vertex[cur]
-		e, end := cursor[cur], node[v+1][1]
-		if e == node[v][1] {
-			// First visit: load every target's entry at once. The loop
-			// below needs them one after another, each likely a cache miss;
-			// fetched together they overlap.
-			for _, t := range tg[e:end] {
-				if t < n {
-					sink += node[t][0]
-				}
-			}
-		}
+		e, stop := cursor[cur], end[cur]
 		next := parent[cur] // back up, unless a new node turns up
-		for ; e < end; e++ {
-			if !g.retains(e) {
+		for ; e < stop; e++ {
+			at := p[e]
+			if at == packedSkip || seen[at>>6]&(1<<(at&63)) != 0 {
 				continue
 			}
-			t := tg[e]
-			if t >= n {
-				return targetError(e, t, n)
+			// A new node: number it and go down to it.
+			seen[at>>6] |= 1 << (at & 63)
+			v, count := p[at], p[at+1]
+			last++
+			node[v] = last
+			vertex[last] = v
+			parent[last] = cur
+			cursor[last] = at + 2
+			end[last] = at + 2 + count
+			cursor[cur] = e + 1
+			next = last
+			// Load the lists of its targets not seen yet, together: the
+			// loop needs them one after another, each likely a cache miss.
+			for _, t := range p[at+2 : at+2+count] {
+				if t != packedSkip && seen[t>>6]&(1<<(t&63)) == 0 {
+					sink += p[t]
+				}
 			}
-			if node[t][0] == 0 {
-				last++
-				node[t][0] = last
-				vertex[last] = t
-				parent[last] = cur
-				cursor[last] = node[t][1]
-				cursor[cur] = e + 1
-				next = last
-				break
-			}
+			break
 		}
 		cur = next
 	}
 	d.N = last
-	cursor[0] += sink // an unused slot: keeps the loads above from being optimised away
-	return nil
+	d.sink += sink
 }
 
 // domPreds holds every node's retaining predecessors, by node index until
@@ -427,27 +491,21 @@ func (d *domSearch) semidominators(rv *domPreds) []uint32 {
 	ring := newPredRing()
 	go ring.produce(d, rv)
 
-	// The link-eval forest (Lengauer and Tarjan's balanced version). For
-	// each number: anc is the forest link (0 for a root), ls the least
-	// semidominator on the compressed path (a node's own number until it is
-	// processed), child and size the balancing state.
-	anc := d.cursor // free since the search
-	ls := make([]uint32, N+1)
-	child := make([]uint32, N+1)
-	size := make([]uint32, N+1)
-	for i := range ls {
-		ls[i] = uint32(i)
-		size[i] = 1
-		anc[i] = 0
+	// The link-eval forest (Lengauer and Tarjan's balanced version), one
+	// entry per number, its four words side by side: eval and link read
+	// them together, so one cache miss brings them all.
+	f := make([]forestNode, N+1)
+	for i := range f {
+		f[i] = forestNode{ls: uint32(i), size: 1}
 	}
-	size[0] = 0
+	f[0].size = 0
 	semi := make([]uint32, N+1)
 
 	c := ring.consumer()
 	defer c.close() // on a panic too, so that the other goroutine ends
 	for w := N; w >= 2; w-- {
 		preds := c.next()
-		c.lookahead(anc, ls)
+		c.lookahead(f)
 		if preds == nil { // too long for the ring
 			preds = rv.src[rv.off[vertex[w]]:rv.off[vertex[w]+1]]
 			for j, v := range preds {
@@ -464,31 +522,31 @@ func (d *domSearch) semidominators(rv *domPreds) []uint32 {
 				continue
 			}
 			// eval(v): the least semidominator on v's forest path.
-			a := anc[v]
+			a := f[v].anc
 			if a == 0 {
-				sd = min(sd, ls[v])
+				sd = min(sd, f[v].ls)
 				continue
 			}
-			if anc[a] != 0 {
-				compress(v, anc, ls)
-				a = anc[v]
+			if f[a].anc != 0 {
+				compress(v, f)
+				a = f[v].anc
 			}
-			sd = min(sd, ls[v], ls[a])
+			sd = min(sd, f[v].ls, f[a].ls)
 		}
 		semi[w] = sd
-		ls[w] = sd
-		link(parent[w], w, anc, ls, child, size)
+		f[w].ls = sd
+		link(parent[w], w, f)
 	}
-	anc[0] = c.sink // keeps the lookahead loads alive; anc[0] is not read
+	f[0].anc = c.sink // keeps the lookahead loads alive; f[0].anc is not read
 	<-ring.done
 	return semi
 }
 
 // numberPreds rewrites predecessors from node indices to numbers (0 for
 // unreached nodes).
-func numberPreds(src []uint32, node [][2]uint32) {
+func numberPreds(src []uint32, node []uint32) {
 	for j, u := range src {
-		src[j] = node[u][0]
+		src[j] = node[u]
 	}
 }
 
@@ -504,6 +562,7 @@ type predRing struct {
 	w, r atomic.Uint64 // entries written, entries consumed
 	stop atomic.Bool   // the consumer has stopped: the producer need not finish
 	done chan struct{} // closed when the producer returns
+	sink uint32        // written by the producer, never read
 }
 
 const (
@@ -523,7 +582,17 @@ func (q *predRing) produce(d *domSearch, rv *domPreds) {
 	const mask = ringSize - 1
 	buf, vertex, off, src := q.buf, d.vertex, rv.off, rv.src
 	var w, published, room uint64
+	var sink uint32
 	for x := d.N; x >= 2; x-- {
+		// Each list is two dependent loads from anywhere in memory (its
+		// offset, then its entries): start both a few lists ahead, so that
+		// they overlap instead of waiting one after another.
+		if x > produceAhead {
+			sink += off[vertex[x-produceAhead]]
+			if o := off[vertex[x-produceAhead/2]]; int(o) < len(src) {
+				sink += src[o]
+			}
+		}
 		u := vertex[x]
 		list := src[off[u]:off[u+1]]
 		need := 1 + uint64(len(list))
@@ -574,7 +643,12 @@ func (q *predRing) produce(d *domSearch, rv *domPreds) {
 		}
 	}
 	q.w.Store(w)
+	q.sink = sink // keeps the loads above from being optimised away
 }
+
+// produceAhead is how many numbers ahead of its list the producer starts
+// loading a list's offset (and half as far ahead, its entries).
+const produceAhead = 64
 
 // ringConsumer reads lists from a predRing.
 type ringConsumer struct {
@@ -594,7 +668,7 @@ const ringAhead = 256
 // likely a cache miss that the next depends on; loaded early and together
 // they overlap. What is loaded may change before its use; the loop reads it
 // again then, so this only affects speed.
-func (c *ringConsumer) lookahead(anc, ls []uint32) {
+func (c *ringConsumer) lookahead(f []forestNode) {
 	const mask = ringSize - 1
 	if c.ahead > c.r+ringAhead/2 {
 		return // load in batches: more misses in flight at once
@@ -604,8 +678,8 @@ func (c *ringConsumer) lookahead(anc, ls []uint32) {
 	sink := c.sink
 	for x := max(c.ahead, c.r); x < end; x++ {
 		// Length words are loaded too, as if they were numbers: harmless.
-		if v := buf[x&mask]; int(v) < len(ls) && int(v) < len(anc) {
-			sink += anc[v] + ls[v]
+		if v := buf[x&mask]; int(v) < len(f) {
+			sink += f[v].anc
 		}
 	}
 	c.sink = sink
@@ -650,27 +724,35 @@ func (c *ringConsumer) close() {
 	c.q.stop.Store(true)
 }
 
+// forestNode is a number's state in the link-eval forest: anc is its
+// forest link (0 for a root), ls the least semidominator on its compressed
+// path (its own number until it is processed), child and size the
+// balancing state.
+type forestNode struct {
+	anc, ls, child, size uint32
+}
+
 // compress shortens v's forest path so that every node on it links to the
 // node just below the root, carrying the path minimum down. It walks up once
 // reversing the links and down once setting them, so no stack is needed
-// however long the path is. Requires anc[anc[v]] != 0.
-func compress(v uint32, anc, ls []uint32) {
+// however long the path is. Requires f[f[v].anc].anc != 0.
+func compress(v uint32, f []forestNode) {
 	var prev uint32 // 0 ends the reversed chain
 	x := v
 	for {
-		a := anc[x]
-		if anc[a] == 0 {
+		a := f[x].anc
+		if f[a].anc == 0 {
 			break
 		}
-		anc[x] = prev
+		f[x].anc = prev
 		prev, x = x, a
 	}
 	for c := prev; c != 0; {
-		down := anc[c]
-		if ls[x] < ls[c] {
-			ls[c] = ls[x]
+		down := f[c].anc
+		if f[x].ls < f[c].ls {
+			f[c].ls = f[x].ls
 		}
-		anc[c] = anc[x]
+		f[c].anc = f[x].anc
 		x, c = c, down
 	}
 }
@@ -678,63 +760,69 @@ func compress(v uint32, anc, ls []uint32) {
 // link adds processed node w under its parent p in the forest, keeping the
 // forest's trees balanced (Lengauer and Tarjan's LINK) so that eval paths
 // stay short even when the search tree is millions deep.
-func link(p, w uint32, anc, ls, child, size []uint32) {
+func link(p, w uint32, f []forestNode) {
 	s := w
-	lw := ls[w]
-	for lw < ls[child[s]] {
-		cs := child[s]
-		if uint64(size[s])+uint64(size[child[cs]]) >= 2*uint64(size[cs]) {
-			anc[cs] = s
-			child[s] = child[cs]
+	lw := f[w].ls
+	for lw < f[f[s].child].ls {
+		cs := f[s].child
+		if uint64(f[s].size)+uint64(f[f[cs].child].size) >= 2*uint64(f[cs].size) {
+			f[cs].anc = s
+			f[s].child = f[cs].child
 		} else {
-			size[cs] = size[s]
-			anc[s] = cs
+			f[cs].size = f[s].size
+			f[s].anc = cs
 			s = cs
 		}
 	}
-	ls[s] = lw
-	size[p] += size[w]
-	if uint64(size[p]) < 2*uint64(size[w]) {
-		s, child[p] = child[p], s
+	f[s].ls = lw
+	f[p].size += f[w].size
+	if uint64(f[p].size) < 2*uint64(f[w].size) {
+		s, f[p].child = f[p].child, s
 	}
 	for s != 0 {
-		anc[s] = p
-		s = child[s]
+		f[s].anc = p
+		s = f[s].child
 	}
 }
 
 // retained sums each node's own size over the dominator tree, by node index.
 // A node's number is higher than its dominator's, so one backward pass over
 // the numbers adds every subtree before its root is added to its parent.
+// The sums are kept by number, where a node and its dominator are usually
+// close: only gathering the sizes and scattering the results touch memory
+// by node index, and those loads and stores do not wait for each other.
 func (d *domSearch) retained(n uint32, idom []uint32, self, external *ir.Uints, ext bool) []uint64 {
 	N, vertex := d.N, d.vertex
-	ret := make([]uint64, n)
+	byNum := make([]uint64, N+1)
 	order := vertex[1 : N+1]
-	addSizes(ret, order, self)
+	addSizes(byNum[1:], order, self)
 	if ext {
-		addSizes(ret, order, external)
+		addSizes(byNum[1:], order, external)
 	}
 	for w := N; w >= 2; w-- {
-		p := vertex[idom[w]]
-		ret[p] = ir.SatAdd(ret[p], ret[vertex[w]])
+		p := idom[w]
+		byNum[p] = ir.SatAdd(byNum[p], byNum[w])
+	}
+	ret := make([]uint64, n)
+	for w, v := range order {
+		ret[v] = byNum[w+1]
 	}
 	return ret
 }
 
-// addSizes adds column c's value of every node in order to ret, reading the
-// column's storage directly rather than through At in a 10 M-node loop.
-func addSizes(ret []uint64, order []uint32, c *ir.Uints) {
+// addSizes adds column c's value of each node of order to sum, in order.
+func addSizes(sum []uint64, order []uint32, c *ir.Uints) {
 	if s, ok := c.U64(); ok {
-		for _, v := range order {
-			ret[v] = ir.SatAdd(ret[v], s[v])
+		for i, v := range order {
+			sum[i] = ir.SatAdd(sum[i], s[v])
 		}
 	} else if s, ok := c.U32(); ok {
-		for _, v := range order {
-			ret[v] = ir.SatAdd(ret[v], uint64(s[v]))
+		for i, v := range order {
+			sum[i] = ir.SatAdd(sum[i], uint64(s[v]))
 		}
 	} else if s, ok := c.U8(); ok {
-		for _, v := range order {
-			ret[v] = ir.SatAdd(ret[v], uint64(s[v]))
+		for i, v := range order {
+			sum[i] = ir.SatAdd(sum[i], uint64(s[v]))
 		}
 	}
 }

@@ -154,3 +154,46 @@ func BenchmarkDominators(b *testing.B) {
 	b.ReportMetric(float64(s.Nodes.Len()), "nodes")
 	b.ReportMetric(float64(s.Edges.Len()), "edges")
 }
+
+// BenchmarkDepthFirstFloor is the peer of BenchmarkDominators: the textbook
+// depth-first search over the same graph, which every dominator algorithm
+// starts with (Lengauer-Tarjan, semi-NCA and Cooper-Harvey-Kennedy all
+// number the nodes by one), and nothing else: a bit per node for "seen", an
+// explicit stack of (node, next edge), weak edges skipped, no result kept.
+// It reads the snapshot's own edge arrays, as a dominator computation over
+// them would without a layout of its own.
+func BenchmarkDepthFirstFloor(b *testing.B) {
+	bigGraph.once.Do(func() { bigGraph.s = synthGraph(10_000_000, 35_000_000, 1) })
+	s := bigGraph.s
+	fe, tg, kinds := s.Nodes.FirstEdge, s.Edges.Target, s.Edges.Kind
+	const kWeak = 6
+	var reached int
+	for b.Loop() {
+		seen := make([]uint64, (len(fe)+63)/64)
+		type frame struct{ v, e uint32 }
+		stack := []frame{{s.Root, fe[s.Root]}}
+		seen[s.Root>>6] |= 1 << (s.Root & 63)
+		reached = 1
+		for len(stack) > 0 {
+			top := len(stack) - 1
+			v, e := stack[top].v, stack[top].e
+			end := fe[v+1]
+			for ; e < end; e++ {
+				t := tg[e]
+				if kinds[e] != kWeak && seen[t>>6]&(1<<(t&63)) == 0 {
+					break
+				}
+			}
+			if e == end {
+				stack = stack[:top]
+				continue
+			}
+			stack[top].e = e + 1
+			t := tg[e]
+			seen[t>>6] |= 1 << (t & 63)
+			reached++
+			stack = append(stack, frame{t, fe[t]})
+		}
+	}
+	b.ReportMetric(float64(reached), "nodes")
+}
