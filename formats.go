@@ -126,8 +126,8 @@ var formats = []*Format{
 		MultiSnapshot: true,
 		ownWrapper:    "zstd",
 		Versions:      fmt.Sprintf("schema versions 1-%d", ir.Version),
-		read: func(r io.Reader, _ *ReadOptions) (*ir.File, error) {
-			return irstream.Decode(r)
+		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
+			return irstream.DecodeWith(r, irstream.DecodeOptions{Size: o.Size})
 		},
 		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			if o.Compress {

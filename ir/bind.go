@@ -249,6 +249,7 @@ type Column struct {
 	// an absent column and an empty one stay apart (SPEC.md).
 	Optional bool
 	data     columnData
+	expect   int // the length the column is expected to reach (0: unknown)
 }
 
 // ColumnOption refines a column declaration.
@@ -360,11 +361,18 @@ func (c *Column) Present() bool { return !c.Optional || c.data.present() }
 // Append adds values as the stream holds them; it fails on a value out of
 // the Go type's range.
 func (c *Column) Append(vals []uint64) error {
-	if !c.data.add(vals) {
+	if !c.data.add(vals, c.expect) {
 		return fmt.Errorf("column %s: a value out of range", c.Decl.Name)
 	}
 	return nil
 }
+
+// Expect says how many values the column will hold once complete, so that
+// the next append that needs room allocates them all at once: growing by
+// doubling instead leaves copies behind and, in memory the copies
+// fragment, can cost twice the column. The caller vouches that n is
+// justified by its input.
+func (c *Column) Expect(n int) { c.expect = max(n, 0) }
 
 // AppendZeros adds n zeros.
 func (c *Column) AppendZeros(n int) { c.data.addZeros(n) }
@@ -410,7 +418,7 @@ func (c *Column) Finish() { c.data.finish() }
 type columnData interface {
 	len() int
 	at(i int) uint64
-	add(vals []uint64) bool
+	add(vals []uint64, expect int) bool // expect: see Column.Expect
 	addZeros(n int)
 	present() bool
 	finish()
@@ -423,8 +431,8 @@ func (c u8Column) at(i int) uint64 { return uint64((*c.p)[i]) }
 func (c u8Column) addZeros(n int)  { *c.p = append(*c.p, make([]uint8, n)...) }
 func (c u8Column) present() bool   { return len(*c.p) > 0 }
 func (c u8Column) finish()         {}
-func (c u8Column) add(v []uint64) bool {
-	return appendConv(c.p, v, math.MaxUint8, func(x uint64) uint8 { return uint8(x) })
+func (c u8Column) add(v []uint64, expect int) bool {
+	return appendConv(c.p, v, expect, math.MaxUint8, func(x uint64) uint8 { return uint8(x) })
 }
 
 type bytesColumn struct{ p *[]byte }
@@ -434,8 +442,8 @@ func (c bytesColumn) at(i int) uint64 { return uint64((*c.p)[i]) }
 func (c bytesColumn) addZeros(n int)  { *c.p = append(*c.p, make([]byte, n)...) }
 func (c bytesColumn) present() bool   { return len(*c.p) > 0 }
 func (c bytesColumn) finish()         {}
-func (c bytesColumn) add(v []uint64) bool {
-	return appendConv(c.p, v, math.MaxUint8, func(x uint64) byte { return byte(x) })
+func (c bytesColumn) add(v []uint64, expect int) bool {
+	return appendConv(c.p, v, expect, math.MaxUint8, func(x uint64) byte { return byte(x) })
 }
 
 type u32Column struct{ p *[]uint32 }
@@ -445,18 +453,21 @@ func (c u32Column) at(i int) uint64 { return uint64((*c.p)[i]) }
 func (c u32Column) addZeros(n int)  { *c.p = append(roomFor(*c.p, n), make([]uint32, n)...) }
 func (c u32Column) present() bool   { return len(*c.p) > 0 }
 func (c u32Column) finish()         {}
-func (c u32Column) add(v []uint64) bool {
-	return appendConv(c.p, v, math.MaxUint32, func(x uint64) uint32 { return uint32(x) })
+func (c u32Column) add(v []uint64, expect int) bool {
+	return appendConv(c.p, v, expect, math.MaxUint32, func(x uint64) uint32 { return uint32(x) })
 }
 
 type u64Column struct{ p *[]uint64 }
 
-func (c u64Column) len() int                      { return len(*c.p) }
-func (c u64Column) at(i int) uint64               { return (*c.p)[i] }
-func (c u64Column) addZeros(n int)                { *c.p = append(*c.p, make([]uint64, n)...) }
-func (c u64Column) present() bool                 { return len(*c.p) > 0 }
-func (c u64Column) finish()                       {}
-func (c u64Column) add(v []uint64) bool           { *c.p = append(roomFor(*c.p, len(v)), v...); return true }
+func (c u64Column) len() int        { return len(*c.p) }
+func (c u64Column) at(i int) uint64 { return (*c.p)[i] }
+func (c u64Column) addZeros(n int)  { *c.p = append(*c.p, make([]uint64, n)...) }
+func (c u64Column) present() bool   { return len(*c.p) > 0 }
+func (c u64Column) finish()         {}
+func (c u64Column) add(v []uint64, expect int) bool {
+	*c.p = append(roomUpTo(*c.p, len(v), expect), v...)
+	return true
+}
 func (c u64Column) values(dst []uint64, from int) { copy(dst, (*c.p)[from:from+len(dst)]) }
 
 type i64Column struct{ p *[]int64 }
@@ -466,8 +477,8 @@ func (c i64Column) at(i int) uint64 { return Zigzag((*c.p)[i]) }
 func (c i64Column) addZeros(n int)  { *c.p = append(*c.p, make([]int64, n)...) }
 func (c i64Column) present() bool   { return len(*c.p) > 0 }
 func (c i64Column) finish()         {}
-func (c i64Column) add(v []uint64) bool {
-	return appendConv(c.p, v, math.MaxUint64, Unzigzag)
+func (c i64Column) add(v []uint64, expect int) bool {
+	return appendConv(c.p, v, expect, math.MaxUint64, Unzigzag)
 }
 func (c i64Column) values(dst []uint64, from int) {
 	for j, x := range (*c.p)[from : from+len(dst)] {
@@ -487,8 +498,8 @@ func (c boolColumn) at(i int) uint64 {
 func (c boolColumn) addZeros(n int) { *c.p = append(*c.p, make([]bool, n)...) }
 func (c boolColumn) present() bool  { return len(*c.p) > 0 }
 func (c boolColumn) finish()        {}
-func (c boolColumn) add(v []uint64) bool {
-	return appendConv(c.p, v, 1, func(x uint64) bool { return x == 1 })
+func (c boolColumn) add(v []uint64, expect int) bool {
+	return appendConv(c.p, v, expect, 1, func(x uint64) bool { return x == 1 })
 }
 func (c boolColumn) values(dst []uint64, from int) {
 	for j, x := range (*c.p)[from : from+len(dst)] {
@@ -501,17 +512,20 @@ func (c boolColumn) values(dst []uint64, from int) {
 
 type uintsColumn struct{ p *Uints }
 
-func (c uintsColumn) len() int                      { return c.p.Len() }
-func (c uintsColumn) at(i int) uint64               { return c.p.At(i) }
-func (c uintsColumn) addZeros(n int)                { c.p.AppendZeros(n) }
-func (c uintsColumn) present() bool                 { return c.p.Len() > 0 }
-func (c uintsColumn) finish()                       {}
-func (c uintsColumn) add(v []uint64) bool           { c.p.AppendAll(v); return true }
+func (c uintsColumn) len() int        { return c.p.Len() }
+func (c uintsColumn) at(i int) uint64 { return c.p.At(i) }
+func (c uintsColumn) addZeros(n int)  { c.p.AppendZeros(n) }
+func (c uintsColumn) present() bool   { return c.p.Len() > 0 }
+func (c uintsColumn) finish()         {}
+func (c uintsColumn) add(v []uint64, expect int) bool {
+	c.p.appendUpTo(v, expect)
+	return true
+}
 func (c uintsColumn) values(dst []uint64, from int) { c.p.Values(dst, from) }
 
 // appendConv appends every value of v converted, unless one exceeds limit.
-func appendConv[T any](p *[]T, v []uint64, limit uint64, conv func(uint64) T) bool {
-	s := roomFor(*p, len(v))
+func appendConv[T any](p *[]T, v []uint64, expect int, limit uint64, conv func(uint64) T) bool {
+	s := roomUpTo(*p, len(v), expect)
 	for _, x := range v {
 		if x > limit {
 			return false
@@ -547,9 +561,9 @@ func (c *offsets32) addZeros(n int) {
 		*c.p = append(*c.p, last)
 	}
 }
-func (c *offsets32) add(v []uint64) bool {
+func (c *offsets32) add(v []uint64, expect int) bool {
 	c.finish()
-	s := roomFor(*c.p, len(v))
+	s := roomUpTo(*c.p, len(v), expect+1)
 	last := uint64(s[len(s)-1])
 	for _, x := range v {
 		if last += x; x > math.MaxUint32 || last > math.MaxUint32 {
@@ -585,9 +599,9 @@ func (c *offsets64) addZeros(n int) {
 		*c.p = append(*c.p, last)
 	}
 }
-func (c *offsets64) add(v []uint64) bool {
+func (c *offsets64) add(v []uint64, expect int) bool {
 	c.finish()
-	s := roomFor(*c.p, len(v))
+	s := roomUpTo(*c.p, len(v), expect+1)
 	last := s[len(s)-1]
 	for _, x := range v {
 		if last+x < last {

@@ -58,8 +58,8 @@ func (c rootNodes) at(i int) uint64 { return uint64((*c.p)[i].Node) }
 func (c rootNodes) addZeros(n int)  { *c.p = append(*c.p, make([]RootRef, n)...) }
 func (c rootNodes) present() bool   { return len(*c.p) > 0 }
 func (c rootNodes) finish()         {}
-func (c rootNodes) add(v []uint64) bool {
-	return appendConv(c.p, v, 1<<32-1, func(x uint64) RootRef { return RootRef{Node: uint32(x)} })
+func (c rootNodes) add(v []uint64, expect int) bool {
+	return appendConv(c.p, v, expect, 1<<32-1, func(x uint64) RootRef { return RootRef{Node: uint32(x)} })
 }
 
 // rootCategories is the roots' category column: it fills in the roots the
@@ -73,8 +73,8 @@ func (c *rootCategories) len() int        { return c.n }
 func (c *rootCategories) at(i int) uint64 { return uint64((*c.p)[i].Category) }
 func (c *rootCategories) present() bool   { return c.n > 0 }
 func (c *rootCategories) finish()         {}
-func (c *rootCategories) addZeros(n int)  { c.add(make([]uint64, n)) }
-func (c *rootCategories) add(v []uint64) bool {
+func (c *rootCategories) addZeros(n int)  { c.add(make([]uint64, n), 0) }
+func (c *rootCategories) add(v []uint64, _ int) bool {
 	if c.n+len(v) > len(*c.p) {
 		return false
 	}
@@ -96,6 +96,6 @@ func (c valueKinds) at(i int) uint64 { return uint64((*c.p)[i]) }
 func (c valueKinds) addZeros(n int)  { *c.p = append(*c.p, make([]ValueKind, n)...) }
 func (c valueKinds) present() bool   { return len(*c.p) > 0 }
 func (c valueKinds) finish()         {}
-func (c valueKinds) add(v []uint64) bool {
-	return appendConv(c.p, v, 255, func(x uint64) ValueKind { return ValueKind(x) })
+func (c valueKinds) add(v []uint64, expect int) bool {
+	return appendConv(c.p, v, expect, 255, func(x uint64) ValueKind { return ValueKind(x) })
 }

@@ -29,7 +29,11 @@ func (c *Uints) Reserve(n int) {
 }
 
 // AppendAll appends every value of vs, widening once for the largest.
-func (c *Uints) AppendAll(vs []uint64) {
+func (c *Uints) AppendAll(vs []uint64) { c.appendUpTo(vs, 0) }
+
+// appendUpTo is AppendAll for a column expected to end at expect values
+// (0: unknown; see Column.Expect).
+func (c *Uints) appendUpTo(vs []uint64, expect int) {
 	var m uint64
 	for _, v := range vs {
 		m = max(m, v)
@@ -37,14 +41,14 @@ func (c *Uints) AppendAll(vs []uint64) {
 	c.widen(m)
 	switch {
 	case c.u64 != nil:
-		c.u64 = append(roomFor(c.u64, len(vs)), vs...)
+		c.u64 = append(roomUpTo(c.u64, len(vs), expect), vs...)
 	case c.u32 != nil:
-		c.u32 = roomFor(c.u32, len(vs))
+		c.u32 = roomUpTo(c.u32, len(vs), expect)
 		for _, v := range vs {
 			c.u32 = append(c.u32, uint32(v))
 		}
 	case c.u8 != nil:
-		c.u8 = roomFor(c.u8, len(vs))
+		c.u8 = roomUpTo(c.u8, len(vs), expect)
 		for _, v := range vs {
 			c.u8 = append(c.u8, uint8(v))
 		}
@@ -56,11 +60,19 @@ func (c *Uints) AppendAll(vs []uint64) {
 // big slices by a quarter at a time (allocating five times the final size on
 // the way), it doubles, so that a column read without a declared count costs
 // at most twice its size in allocations; Trim gives back the excess.
-func roomFor[T any](s []T, n int) []T {
+func roomFor[T any](s []T, n int) []T { return roomUpTo(s, n, 0) }
+
+// roomUpTo is roomFor for a column expected to end at expect elements
+// (0: unknown): it grows straight to that.
+func roomUpTo[T any](s []T, n, expect int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	t := make([]T, len(s), max(len(s)+n, 2*cap(s)))
+	c := max(len(s)+n, 2*cap(s))
+	if expect >= len(s)+n {
+		c = expect
+	}
+	t := make([]T, len(s), c)
 	copy(t, s)
 	return t
 }

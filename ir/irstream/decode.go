@@ -32,7 +32,26 @@ const (
 // Decode reads an IR stream, plain or zstd-compressed (detected by content),
 // validates it and returns the file. Sections no package registered are
 // kept as RawSection.
-func Decode(r io.Reader) (*ir.File, error) {
+func Decode(r io.Reader) (*ir.File, error) { return DecodeWith(r, DecodeOptions{}) }
+
+// DecodeOptions tune Decode.
+type DecodeOptions struct {
+	// Size is the stream's size in bytes (compressed, if it is), or 0 when
+	// unknown. Knowing it, the decoder allocates each column whole at the
+	// size its table declares, where it would otherwise grow it by
+	// doubling: a file of gigabytes then needs its size in memory rather
+	// than up to twice that.
+	Size int64
+}
+
+// maxExpansion bounds how many values per input byte a declared table size
+// may claim for the decoder to allocate them up front: far beyond what
+// compression of real columns gives (about 2), far below what a hostile
+// declaration could ask.
+const maxExpansion = 64
+
+// DecodeWith is Decode with options.
+func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(4)
 	if bytes.Equal(head, ZstdMagic) {
@@ -41,14 +60,14 @@ func Decode(r io.Reader) (*ir.File, error) {
 			return nil, err
 		}
 		defer zr.Close()
-		return decodePlain(zr)
+		return decodePlain(zr, opts.Size)
 	}
-	return decodePlain(br)
+	return decodePlain(br, opts.Size)
 }
 
-func decodePlain(r io.Reader) (*ir.File, error) {
+func decodePlain(r io.Reader, size int64) (*ir.File, error) {
 	cr := &countingReader{r: bufio.NewReaderSize(r, 1<<20)}
-	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr)}
+	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr), size: max(size, 0)}
 	f, err := d.stream()
 	if err != nil {
 		var fe *ir.FormatError
@@ -105,6 +124,7 @@ type decoder struct {
 	vals        []uint64
 	// prev is the type of the previous record.
 	prev string
+	size int64 // DecodeOptions.Size
 	// declared counts, checked when the stream ends
 	nStrings, nSnapshots, nClasses uint64
 	file                           *scope   // the file's columns
@@ -872,8 +892,15 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 			return err
 		}
 	}
-	if lim := cs.limit(); lim >= 0 && int64(cs.c.Len())+int64(count) > lim {
+	lim := cs.limit()
+	if lim >= 0 && int64(cs.c.Len())+int64(count) > lim {
 		return d.errorf("column %s: more values than its table has entries (%d)", name, lim)
+	}
+	// The column is allocated at its table's length in one go when that is
+	// known: the length of the table's first column, or a declared size
+	// the input is big enough to justify.
+	if lim >= 0 && (cs != cs.tab.first || lim <= d.size*maxExpansion) {
+		cs.c.Expect(int(min(lim, math.MaxInt32)))
 	}
 	mode := byte('v')
 	if zeros {

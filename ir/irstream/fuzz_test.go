@@ -633,7 +633,11 @@ func TestHostileStreams(t *testing.T) {
 				var before, after runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&before)
-				f, err := irstream.Decode(in)
+				opts := irstream.DecodeOptions{Size: int64(len(tc.data))}
+				if stream {
+					opts.Size = 0
+				}
+				f, err := irstream.DecodeWith(in, opts)
 				runtime.ReadMemStats(&after)
 				if tc.wantErr != "" {
 					if err == nil {

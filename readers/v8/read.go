@@ -754,8 +754,14 @@ func (p *parser) edges() error {
 	return nil
 }
 
-// flat reads an array of unsigned integers into a column.
+// flat reads an array of unsigned integers into a column. Its length is
+// not declared, so the column is reserved for as many values as the rest
+// of the input could hold and trimmed after: the pages of the reservation
+// that no value reaches are never touched, so they cost no memory, where
+// growing by doubling would leave copies of the column behind (for the
+// locations of a 10 GB file, gigabytes).
 func (p *parser) flat(key string, dst *ir.Uints) error {
+	dst.Reserve(p.capacity(math.MaxUint64, 1))
 	err := p.numbers(key, 1, func(rows []uint64, _ int) error {
 		dst.AppendAll(rows)
 		return nil
