@@ -26,5 +26,16 @@ if [ ! -f "$file" ]; then
 fi
 ls -l "$file" >&2
 "$dir/heapconv" info --top 0 "$file" | head -3 >&2
-HEAPCONV_BENCH_MOARVM=$(realpath "$file") go test -run '^$' -bench 'Read$|Decompress' -benchtime 5x ./readers/moarvm
+# The peers, in the same run: the same frames decompressed by the Go zstd
+# library heapconv uses (BenchmarkDecompress, one core;
+# BenchmarkDecompressParallel, every core) and by the zstd command (C, one
+# core), which reads them from the file BenchmarkDecompress writes.
+frames="$dir/frames.zst"
+HEAPCONV_BENCH_MOARVM=$(realpath "$file") HEAPCONV_BENCH_FRAMES="$frames" \
+  go test -run '^$' -bench 'Read$|Decompress' -benchtime 5x ./readers/moarvm
+for _ in 1 2 3; do
+  /usr/bin/time -f "zstd -d of the same frames: %e s" zstd -d -q -c "$frames" >/dev/null
+done
+echo "decompressed: $(zstd -d -q -c "$frames" | wc -c) bytes" >&2
+rm -f "$frames"
 /usr/bin/time -f "heapconv info: %e s, peak RSS %M KB" "$dir/heapconv" info --top 0 "$file" >/dev/null

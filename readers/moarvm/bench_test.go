@@ -61,10 +61,18 @@ func compressedBlocks(b *testing.B, data []byte) [][]byte {
 }
 
 // BenchmarkDecompress is the peer of BenchmarkRead: bare zstd decompression
-// of the same blocks, one after the other, into reused buffers.
+// of the same blocks, one after the other, into reused buffers. With
+// HEAPCONV_BENCH_FRAMES naming a file, it also writes the frames there,
+// concatenated, so that the zstd command can decompress the same bytes
+// (scripts/bench-moarvm.sh).
 func BenchmarkDecompress(b *testing.B) {
 	data := benchFile(b)
 	frames := compressedBlocks(b, data)
+	if name := os.Getenv("HEAPCONV_BENCH_FRAMES"); name != "" {
+		if err := os.WriteFile(name, bytes.Join(frames, nil), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 	if err != nil {
 		b.Fatal(err)
