@@ -420,8 +420,10 @@ func externalNodes(s *ir.Snapshot) int {
 // checkStringsSize keeps the strings section within what DevTools can parse
 // as one JS string, shortening long names when needed.
 func (c *converter) checkStringsSize() error {
-	size := func() int { return v8ir.StringsUnits(c.strs.Strings) }
-	limit := v8ir.MaxStringsUnits * 9 / 10 // escapes make the section larger: a margin
+	// Written in the compact layout with V8's escapes, as converted heaps
+	// are; the margin is for what DevTools' own parsing adds around it.
+	size := func() int { return v8ir.StringsUnits(c.strs.Strings, v8ir.LayoutCompact, v8ir.EscapeV8) }
+	limit := v8ir.MaxStringsUnits * 9 / 10
 	if size() <= limit {
 		return nil
 	}

@@ -1,6 +1,10 @@
 package v8
 
-import "github.com/heapconv/heapconv/ir"
+import (
+	"unicode/utf8"
+
+	"github.com/heapconv/heapconv/ir"
+)
 
 // The top-level keys of a V8 file. V8 writes them in this order (Keys),
 // and DevTools finds the sections by searching the text in this order, so
@@ -129,14 +133,66 @@ func RowWidth(v *Snapshot, key string) int {
 // section cannot be loaded.
 const MaxStringsUnits = 536_870_888
 
-// StringsUnits estimates the UTF-16 units of the strings section holding
-// strs: the brackets, and each string with its quotes and comma. Escapes
-// make the section longer; who checks against MaxStringsUnits allows for
-// them.
-func StringsUnits(strs []string) int {
+// StringsUnits returns the UTF-16 units of the strings section holding strs
+// as a writer lays it out and escapes it: the brackets, and each string
+// with its quotes, its escapes (StringUnits) and the separator before it
+// (",\n" in the rows layout, "," otherwise). DevTools parses the section as
+// one JS string, so this is what MaxStringsUnits bounds.
+func StringsUnits(strs []string, layout Layout, esc Escape) int {
 	units := 2
-	for _, s := range strs {
-		units += ir.UTF16Len(s) + 3
+	sep := 1
+	if layout == LayoutRows {
+		sep = 2
+	}
+	for i, s := range strs {
+		if i > 0 {
+			units += sep
+		}
+		units += StringUnits(s, esc)
+	}
+	return units
+}
+
+// StringUnits returns the UTF-16 units of s (WTF-8) written as a JSON string
+// in the given escaping style, quotes included: \" \\ and the short
+// escapes take 2, other control characters and in V8's style every
+// non-ASCII code point 6 (\uXXXX, a surrogate pair 12), lone surrogates 6
+// in either style, raw non-ASCII its UTF-16 length, and an invalid byte 1
+// (V8's '?', or the replacement character a browser decodes it to).
+func StringUnits(s string, esc Escape) int {
+	units := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				units += 2
+			case EscapesAsU(rune(c)):
+				units += 6
+			case c < 0x20:
+				units += 2
+			default:
+				units++
+			}
+			i++
+			continue
+		}
+		r, size := ir.DecodeWTF8(s[i:])
+		switch {
+		case r < 0:
+			units++
+		case r >= 0xD800 && r < 0xE000:
+			units += 6
+		case esc == EscapeRaw && r > 0xFFFF:
+			units += 2
+		case esc == EscapeRaw:
+			units++
+		case r > 0xFFFF:
+			units += 12
+		default:
+			units += 6
+		}
+		i += size
 	}
 	return units
 }

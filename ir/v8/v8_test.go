@@ -113,12 +113,22 @@ func TestRowWidth(t *testing.T) {
 }
 
 func TestStringsUnits(t *testing.T) {
-	// ["<dummy>","é","😀"]: 2 brackets, 3 × (quotes and comma), 7 + 1 + 2
-	// units of text.
-	if got := v8ir.StringsUnits([]string{"<dummy>", "é", "😀"}); got != 2+9+7+1+2 {
-		t.Errorf("StringsUnits = %d", got)
+	strs := []string{"<dummy>", "é", "😀", "a\"b\n\x01"}
+	// Per string: quotes, then the text. "é" is \u00E9 in V8's style,
+	// "😀" a surrogate pair of escapes; "a\"b\n\x01" is a \" b \n \u0001.
+	text := map[v8ir.Escape]int{v8ir.EscapeV8: 7 + 6 + 12 + 12, v8ir.EscapeRaw: 7 + 1 + 2 + 12}
+	for _, tc := range []struct {
+		layout v8ir.Layout
+		sep    int
+	}{{v8ir.LayoutCompact, 1}, {v8ir.LayoutRows, 2}, {v8ir.LayoutOther, 1}} {
+		for esc, n := range text {
+			want := 2 + 4*2 + n + 3*tc.sep
+			if got := v8ir.StringsUnits(strs, tc.layout, esc); got != want {
+				t.Errorf("StringsUnits(%v, %v) = %d, want %d", tc.layout, esc, got, want)
+			}
+		}
 	}
-	if got := v8ir.StringsUnits(nil); got != 2 {
+	if got := v8ir.StringsUnits(nil, v8ir.LayoutRows, v8ir.EscapeV8); got != 2 {
 		t.Errorf("StringsUnits(nil) = %d", got)
 	}
 }

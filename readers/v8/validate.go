@@ -40,8 +40,8 @@ func Validate(r io.Reader, opts Options) []error {
 		}
 		pos = max(pos, i)
 	}
-	if units := v8ir.StringsUnits(f.Strings); units > v8ir.MaxStringsUnits {
-		errs = append(errs, ir.Errorf(v8ir.Format, -1, "the strings section is about %d UTF-16 units; Chrome cannot hold more than %d in one string", units, v8ir.MaxStringsUnits))
+	if units := v8ir.StringsUnits(f.Strings, v.Layout, v.Escape); units > v8ir.MaxStringsUnits {
+		errs = append(errs, ir.Errorf(v8ir.Format, -1, "the strings section is %d UTF-16 units; Chrome cannot hold more than %d in one string", units, v8ir.MaxStringsUnits))
 	}
 	return errs
 }

@@ -1,8 +1,13 @@
 package v8
 
 import (
+	"bytes"
+	"math/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 
@@ -114,4 +119,67 @@ func wtMinimal(strs []string) *ir.File {
 		Sections:  []ir.Section{&v8ir.Snapshot{Header: h, Keys: []v8ir.Key{{Name: "snapshot"}, {Name: "nodes"}, {Name: "edges"}, {Name: "strings"}}}},
 	}
 	return &ir.File{Format: v8ir.Format, Strings: strs, Snapshots: []*ir.Snapshot{s}}
+}
+
+// utf16Units counts what a browser decodes b to, in UTF-16 units: an
+// invalid byte becomes one replacement character.
+func utf16Units(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+		b = b[size:]
+	}
+	return n
+}
+
+// TestStringUnits checks v8ir.StringUnits, which validation bounds the
+// strings section by, against what appendString writes, in both styles.
+func TestStringUnits(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	pieces := []string{"a", "\"", "\\", "\n", "\x01", "\x7f", "é", "名", "😀", "\xed\xa0\x80", "\xff", "\xe4\xb8", "\uf600"}
+	inputs := []string{""}
+	for i := 0; i < 2000; i++ {
+		var b strings.Builder
+		for j := r.Intn(12); j > 0; j-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, s := range inputs {
+		for _, esc := range []v8ir.Escape{v8ir.EscapeV8, v8ir.EscapeRaw} {
+			if got, want := v8ir.StringUnits(s, esc), utf16Units(appendString(nil, s, esc)); got != want {
+				t.Errorf("StringUnits(%q, %v) = %d; the written string is %d units", s, esc, got, want)
+			}
+		}
+	}
+}
+
+// TestStringsSectionUnits checks v8ir.StringsUnits against the strings
+// section of written files, in both layouts.
+func TestStringsSectionUnits(t *testing.T) {
+	for _, file := range []string{"compact.heapsnapshot", "rows.heapsnapshot"} {
+		in, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v8", "small", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := wtRead(t, in)
+		for _, layout := range []v8ir.Layout{v8ir.LayoutCompact, v8ir.LayoutRows} {
+			v := v8ir.Of(f.Snapshots[0])
+			v.Layout = layout
+			out, _ := wtWrite(t, f)
+			i := bytes.Index(out, []byte(`"strings":[`))
+			j := bytes.LastIndexByte(out, ']')
+			if i < 0 || j < i {
+				t.Fatalf("%s: no strings section in\n%s", file, out)
+			}
+			section := out[i+len(`"strings":`) : j+1]
+			if got, want := v8ir.StringsUnits(f.Strings, layout, v.Escape), utf16Units(section); got != want {
+				t.Errorf("%s as %v: StringsUnits = %d; the section %q is %d units", file, layout, got, section, want)
+			}
+		}
+	}
 }
