@@ -74,7 +74,24 @@ func DevToolsIgnore(f *ir.File, s *ir.Snapshot) func(edge int) bool {
 	}
 	skip := make([]uint64, (s.Edges.Len()+63)/64)
 	any := false
-	weakMapNames := map[uint32]int64{} // edge name -> table id, or -1
+	// Whether an internal edge's name is a WeakMap's table-to-value name,
+	// and then its table's id, worked out once per name: a slice by string
+	// index, because a big heap has tens of millions of internal edges.
+	const (
+		nameUnseen = iota
+		nameOther
+		nameWeakMap
+	)
+	nameKind := make([]uint8, len(f.Strings))
+	weakMapTables := map[uint32]int64{}
+	weakMapTable := func(name uint32) int64 {
+		if m := weakMapEdge.FindStringSubmatch(f.String(name)); m != nil {
+			if id, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+				return id
+			}
+		}
+		return -1
+	}
 	for v := 0; v < n; v++ {
 		lo, hi := s.Nodes.EdgeRange(v)
 		for e := lo; e < hi; e++ {
@@ -83,15 +100,18 @@ func DevToolsIgnore(f *ir.File, s *ir.Snapshot) func(edge int) bool {
 			switch k := kind(e); {
 			case k == internal:
 				name := s.Edges.Name[e]
-				table, ok := weakMapNames[name]
-				if !ok {
-					table = -1
-					if m := weakMapEdge.FindStringSubmatch(f.String(name)); m != nil {
-						if id, err := strconv.ParseInt(m[1], 10, 64); err == nil {
-							table = id
-						}
+				table := int64(-1)
+				switch {
+				case int(name) >= len(nameKind):
+					table = weakMapTable(name)
+				case nameKind[name] == nameWeakMap:
+					table = weakMapTables[name]
+				case nameKind[name] == nameUnseen:
+					nameKind[name] = nameOther
+					if table = weakMapTable(name); table >= 0 {
+						nameKind[name] = nameWeakMap
+						weakMapTables[name] = table
 					}
-					weakMapNames[name] = table
 				}
 				drop = table >= 0 && s.Nodes.ID.At(v) == uint64(table)
 			case k == shortcut && v != root:
