@@ -38,10 +38,12 @@ func Decode(r io.Reader) (*ir.File, error) { return DecodeWith(r, DecodeOptions{
 // DecodeOptions tune Decode.
 type DecodeOptions struct {
 	// Size is the stream's size in bytes (compressed, if it is), or 0 when
-	// unknown. Knowing it, the decoder allocates each column whole at the
-	// size its table declares, where it would otherwise grow it by
-	// doubling: a file of gigabytes then needs its size in memory rather
-	// than up to twice that.
+	// unknown. Knowing it, the decoder allocates the string table and the
+	// columns of the core's tables whole, at the sizes the stream
+	// declares, where it would otherwise grow them by doubling: a file of
+	// gigabytes then needs its size in memory rather than up to twice
+	// that. What it allocates so, in all, is bounded by reserveRatio times
+	// Size.
 	Size int64
 }
 
@@ -52,11 +54,22 @@ const (
 	slabSize   = 256 << 10
 )
 
-// maxExpansion bounds how many values per input byte a declared table size
-// may claim for the decoder to allocate them up front: far beyond what
-// compression of real columns gives (about 2), far below what a hostile
-// declaration could ask.
-const maxExpansion = 64
+// reserveRatio bounds what the decoder allocates up front for declared
+// sizes, over the whole stream, in bytes per input byte: the IR of a real
+// snapshot is about 6 times its .heapir.zst, so this leaves room for the
+// widest columns, and a hostile declaration gets no more than this times
+// its own size.
+const reserveRatio = 32
+
+// reserve reports whether n entries of up to width bytes may be allocated
+// up front, and counts them against what the input justifies.
+func (d *decoder) reserve(n int64, width int64) bool {
+	if n <= 0 || n > d.budget/width {
+		return false
+	}
+	d.budget -= n * width
+	return true
+}
 
 // DecodeWith is Decode with options.
 func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
@@ -75,7 +88,7 @@ func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 
 func decodePlain(r io.Reader, size int64) (*ir.File, error) {
 	cr := &countingReader{r: bufio.NewReaderSize(r, 1<<20)}
-	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr), size: max(size, 0)}
+	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr), budget: max(size, 0) * reserveRatio}
 	f, err := d.stream()
 	if err != nil {
 		var fe *ir.FormatError
@@ -131,9 +144,9 @@ type decoder struct {
 	buf         []byte
 	vals        []uint64
 	// prev is the type of the previous record.
-	prev string
-	size int64  // DecodeOptions.Size
-	slab []byte // the bytes of short strings (readString)
+	prev   string
+	budget int64  // bytes still to be allocated up front (see reserve)
+	slab   []byte // the bytes of short strings (readString)
 	// declared counts, checked when the stream ends
 	nStrings, nSnapshots, nClasses uint64
 	file                           *scope   // the file's columns
@@ -171,6 +184,9 @@ type colState struct {
 	// values; a column is one or the other.
 	mode byte
 	sum  uint64 // a count column's values so far (saturating)
+	// expected is set once the column has been offered its table's size
+	// (Column.Expect), so that it is charged to the budget once.
+	expected bool
 }
 
 func newScope(index int, parent *scope) *scope {
@@ -529,7 +545,7 @@ func (d *decoder) stringsRecord(n int) error {
 	if uint64(len(d.f.Strings)+k) > d.nStrings {
 		return d.errorf("more strings than the %d declared", d.nStrings)
 	}
-	if d.f.Strings == nil && d.nStrings <= uint64(d.size)*maxExpansion {
+	if d.f.Strings == nil && d.nStrings <= math.MaxInt32 && d.reserve(int64(d.nStrings), 16) {
 		// Grown by append, the table of a big file would be copied over
 		// and over, leaving several times its size behind.
 		d.f.Strings = make([]string, 0, d.nStrings)
@@ -925,12 +941,14 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 	if lim >= 0 && int64(cs.c.Len())+int64(count) > lim {
 		return d.errorf("column %s: more values than its table has entries (%d)", name, lim)
 	}
-	// The column is allocated at its table's length in one go when that is
-	// known: the length of the table's first column, or a declared size
-	// the input is big enough to justify.
-	if lim >= 0 && (cs != cs.tab.first || lim <= d.size*maxExpansion) {
-		cs.c.Expect(int(min(lim, math.MaxInt32)))
+	// A column of a table of declared size is allocated at that size in
+	// one go, as long as the input justifies it (reserve). Other tables'
+	// lengths are not final while the stream goes on, so those columns
+	// grow by doubling.
+	if !cs.expected && cs.tab.size >= 0 && d.reserve(cs.tab.size, 8) {
+		cs.c.Expect(int(min(cs.tab.size, math.MaxInt32)))
 	}
+	cs.expected = true
 	mode := byte('v')
 	if zeros {
 		mode = 'z'

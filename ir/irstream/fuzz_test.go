@@ -346,6 +346,32 @@ func TestHostileStreams(t *testing.T) {
 		// records or all values (SPEC.md).
 		{"256 extra columns: zeros after a value (64 Ki nodes)", amplify(64<<10, false), "mixes"},
 		{"256 extra columns: a value after zeros (64 Ki nodes)", amplify(64<<10, true), "mixes"},
+		// Columns of declared tables are allocated whole when the input
+		// justifies it (DecodeOptions.Size): a few values in each of 256
+		// columns, or one node of 2^31 declared, must not reserve the
+		// table for each.
+		{"256 extra columns of two values each (64 Ki nodes)", func() []byte {
+			n := 64 << 10
+			m := head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(uint64(n), 0)
+			m.arr(2).str("v8").mapn(2).str("header").mapn(0).str("node_extra").arr(256)
+			for i := 0; i < 256; i++ {
+				m.str("c" + string(rune('A'+i/26)) + string(rune('a'+i%26)))
+			}
+			for i := 0; i < n; i += 1 << 16 {
+				m.col(0, "node.kind", 1, make([]byte, min(1<<16, n-i)))
+			}
+			for i := 0; i < 256; i++ {
+				name := "v8.node.c" + string(rune('A'+i/26)) + string(rune('a'+i%26))
+				m.col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8}).col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+			}
+			return m.end(1, 1).bytes()
+		}(), "holds"},
+		{"2^31 nodes declared, one sent", head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1<<31, 0).
+			col(0, "node.kind", 1, []byte{0}).col(0, "node.kind", 1, []byte{0}).end(1, 1).bytes(), "holds"},
+		{"strings declared at 64 per byte of the stream", func() []byte {
+			const decl = 64 * (256<<10 + 64)
+			return head().file(decl, 0).arr(2).str("strings").arr(1).str(strings.Repeat("x", 256<<10)).end(decl, 0).bytes()
+		}(), "strings"},
 
 		// The MoarVM records: every list is bounded, and appended to as
 		// its entries arrive.

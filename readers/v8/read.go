@@ -237,14 +237,16 @@ func (p *parser) section(key string, keyOff int64) error {
 		}
 		err = p.edges()
 	case v8ir.KeyTraceFunctionInfos:
-		err = p.flat(key, &p.v8.TraceFunctionInfos)
+		err = p.flat(key, &p.v8.TraceFunctionInfos, 0)
 	case v8ir.KeySamples:
-		err = p.flat(key, &p.v8.Samples)
+		err = p.flat(key, &p.v8.Samples, 0)
 	case v8ir.KeyLocations:
 		if !p.seen[v8ir.KeyNodes] {
 			return s.errorAtOffset(keyOff, "\"locations\" before \"nodes\"")
 		}
-		err = p.flat(key, &p.v8.Locations)
+		// V8 gives an object at most one location, so the nodes read
+		// bound the rows; the bytes left bound them too.
+		err = p.flat(key, &p.v8.Locations, p.snap.Nodes.Len()*max(len(p.locationFields), 1))
 	case v8ir.KeyTraceTree:
 		err = p.traceTree()
 	case v8ir.KeyStrings:
@@ -755,13 +757,16 @@ func (p *parser) edges() error {
 }
 
 // flat reads an array of unsigned integers into a column. Its length is
-// not declared, so the column is reserved for as many values as the rest
-// of the input could hold and trimmed after: the pages of the reservation
-// that no value reaches are never touched, so they cost no memory, where
-// growing by doubling would leave copies of the column behind (for the
-// locations of a 10 GB file, gigabytes).
-func (p *parser) flat(key string, dst *ir.Uints) error {
-	dst.Reserve(p.capacity(math.MaxUint64, 1))
+// not declared, so the column grows by doubling, unless expect bounds it:
+// the most values the data already read allows. Then the column is
+// reserved for that many (or fewer, if the rest of the input could not
+// hold them) and trimmed after. The locations of a 10 GB file grown by
+// doubling would leave gigabytes of copies behind, and the pages of a
+// reservation that no value reaches cost no memory.
+func (p *parser) flat(key string, dst *ir.Uints, expect int) error {
+	if expect > 0 {
+		dst.Reserve(min(expect, p.capacity(math.MaxUint64, 1)))
+	}
 	err := p.numbers(key, 1, func(rows []uint64, _ int) error {
 		dst.AppendAll(rows)
 		return nil

@@ -3,6 +3,7 @@ package v8_test
 import (
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -333,6 +334,34 @@ func TestReadLocations(t *testing.T) {
 				t.Errorf("locations: first difference at %d (length %d, want %d)", v.Locations.FirstDiff(&want), v.Locations.Len(), want.Len())
 			}
 		})
+	}
+}
+
+// TestReadSizeBoundsNothing reads a small file with locations whose
+// Options.Size claims far more than it holds: the locations column, whose
+// length the file does not declare, must be reserved by what the nodes
+// allow, not by the size claimed (2^42 bytes would be a fatal
+// out-of-memory, not an error).
+func TestReadSizeBoundsNothing(t *testing.T) {
+	p := rdBase()
+	p.meta = rdMeta(`"location_fields":["object_index","script_id","line","column"]`)
+	p.more = []string{`"locations":[5,7,400,2]`}
+	text := p.String()
+	for _, size := range []int64{int64(len(text)), int64(len(text)) + 256<<20, 1 << 42} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		f, err := rv8.Read(strings.NewReader(text), rv8.Options{Size: size})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("Size %d: %v", size, err)
+		}
+		if got := v8ir.Of(f.Snapshots[0]).Locations.Len(); got != 4 {
+			t.Errorf("Size %d: %d location values, want 4", size, got)
+		}
+		if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
+			t.Errorf("Size %d: reading %d bytes allocated %d MiB", size, len(text), d>>20)
+		}
 	}
 }
 
