@@ -34,38 +34,7 @@ leak=$(( n * ${LEAK_PERCENT:-5} / 100 ))
 heap_mb=$(( 2048 + target_mb * 7 ))
 
 start=$(date +%s%N)
-node --max-old-space-size="$heap_mb" - "$out" "$n" "$new" "$leak" <<'JS'
-'use strict';
-const v8 = require('v8');
-const [out, nStr, newOut, leakStr] = process.argv.slice(2);
-const n = Number(nStr);
-class Point {
-  constructor(x, y) { this.x = x; this.y = y; }
-}
-class Item {
-  constructor(id) {
-    this.id = id;
-    this.name = 'item-' + id;
-    this.pt = new Point(id, id * 2);
-    this.tags = ['t' + (id % 7), 'u' + (id % 11)];
-  }
-}
-const items = new Array(n);
-const byName = new Map();
-for (let i = 0; i < n; i++) {
-  const it = new Item(i);
-  items[i] = it;
-  if (i % 4 === 0) byName.set(it.name, it);
-}
-globalThis.heapconvBig = { items, byName };
-v8.writeHeapSnapshot(out);
-if (newOut) {
-  const leaked = [];
-  for (let i = 0; i < Number(leakStr); i++) leaked.push(new Item(n + i));
-  globalThis.heapconvLeaked = leaked;
-  v8.writeHeapSnapshot(newOut);
-}
-JS
+node --max-old-space-size="$heap_mb" "$(dirname "$0")/gen-big.js" "$out" "$n" "$new" "$leak"
 end=$(date +%s%N)
 size=$(stat -c %s "$out")
 awk -v o="$out" -v s="$size" -v n="$n" -v t="$(( (end - start) / 1000000 ))" \

@@ -17,8 +17,9 @@
 // The package shares no code with heapconv's V8 reader or writer, so that it
 // can be used to check them.
 //
-// The heap is the one Node 20 has for the program of scripts/gen-big.sh,
-// measured on snapshots of that program: an array of N objects
+// The heap is the one Node 20 has for the program scripts/gen-big.sh runs
+// (scripts/gen-big.js), measured on snapshots of that program: an array of
+// N objects
 //
 //	class Point { constructor(x, y) { this.x = x; this.y = y; } }
 //	class Item {

@@ -14,34 +14,6 @@ import (
 	irv8 "github.com/heapconv/heapconv/ir/v8"
 )
 
-// program is scripts/gen-big.sh's program: N Items in an array and a Map
-// from name to every 4th one.
-const program = `'use strict';
-const v8 = require('v8');
-const [out, nStr] = process.argv.slice(2);
-const n = Number(nStr);
-class Point {
-  constructor(x, y) { this.x = x; this.y = y; }
-}
-class Item {
-  constructor(id) {
-    this.id = id;
-    this.name = 'item-' + id;
-    this.pt = new Point(id, id * 2);
-    this.tags = ['t' + (id % 7), 'u' + (id % 11)];
-  }
-}
-const items = new Array(n);
-const byName = new Map();
-for (let i = 0; i < n; i++) {
-  const it = new Item(i);
-  items[i] = it;
-  if (i % 4 === 0) byName.set(it.name, it);
-}
-globalThis.heapconvBig = { items, byName };
-v8.writeHeapSnapshot(out);
-`
-
 // heapFigures are what the test compares of two heaps.
 type heapFigures struct {
 	nodes, edges, strings, locations int64
@@ -68,9 +40,9 @@ func figures(t *testing.T, data []byte) heapFigures {
 	return h
 }
 
-// TestMatchesNode20 runs the program of the package comment under Node 20
-// for 10,000 and 20,000 Items and requires the generator's heaps to grow
-// between the two as Node's does: the same numbers of nodes, edges, strings
+// TestMatchesNode20 runs scripts/gen-big.js (the program of the package
+// comment) under Node 20 for 10,000 and 20,000 Items and requires the
+// generator's heaps to grow between the two as Node's does: the same numbers of nodes, edges, strings
 // and locations per Item, and for the program's classes the same counts and
 // shallow sizes, give or take what Node's own heap varies between runs.
 // It needs node 20 on PATH and is skipped without it.
@@ -83,8 +55,8 @@ func TestMatchesNode20(t *testing.T) {
 		t.Skipf("node %s: the shape was measured on Node 20", v)
 	}
 	dir := t.TempDir()
-	script := filepath.Join(dir, "program.js")
-	if err := os.WriteFile(script, []byte(program), 0o644); err != nil {
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "gen-big.js"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	const n1, n2 = 10_000, 20_000
