@@ -265,6 +265,55 @@ func identityCompare(a, b ir.Identity) int {
 // newObjects returns the nodes of b whose identity a does not have, in
 // node order.
 func newObjects(a, b Heap, ida, idb ir.ObjectIdentities) []uint32 {
+	if out, ok := newObjectsByID(a, b, ida, idb); ok {
+		return out
+	}
+	return newObjectsSorted(a, b, ida, idb)
+}
+
+// newObjectsByID is newObjects for identities that are ids alone (no
+// qualifier) in a range not much wider than the heaps, V8's node ids
+// among them: a bit per id marks a's, and b's nodes are looked up in node
+// order, where sorting both heaps' identities took seconds for ten
+// million nodes. ok is false when the identities are not of that kind.
+func newObjectsByID(a, b Heap, ida, idb ir.ObjectIdentities) (out []uint32, ok bool) {
+	sa, sb := a.Snapshot, b.Snapshot
+	limit := 64*uint64(sa.Nodes.Len()+sb.Nodes.Len()) + 1<<20
+	synthA := ir.SyntheticNodes(a.File, sa)
+	var top uint64
+	for i := 0; i < sa.Nodes.Len(); i++ {
+		if id, has := ida.Identity(sa, i); has && !synthA[i] {
+			if id.Qualifier != 0 || id.ID >= limit {
+				return nil, false
+			}
+			top = max(top, id.ID)
+		}
+	}
+	seen := make([]uint64, top/64+1)
+	for i := 0; i < sa.Nodes.Len(); i++ {
+		if id, has := ida.Identity(sa, i); has && !synthA[i] {
+			seen[id.ID/64] |= 1 << (id.ID % 64)
+		}
+	}
+	synthB := ir.SyntheticNodes(b.File, sb)
+	for i := 0; i < sb.Nodes.Len(); i++ {
+		id, has := idb.Identity(sb, i)
+		if !has || synthB[i] {
+			continue
+		}
+		if id.Qualifier != 0 {
+			return nil, false
+		}
+		if id.ID > top || seen[id.ID/64]&(1<<(id.ID%64)) == 0 {
+			out = append(out, uint32(i))
+		}
+	}
+	return out, true
+}
+
+// newObjectsSorted is newObjects for any identities: both heaps' sorted
+// and merged.
+func newObjectsSorted(a, b Heap, ida, idb ir.ObjectIdentities) []uint32 {
 	var old []identified
 	done := make(chan struct{})
 	go func() {

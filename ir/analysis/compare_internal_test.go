@@ -1,0 +1,67 @@
+package analysis
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// fakeIDs gives node i the identity ids[i] when has[i].
+type fakeIDs struct {
+	ids []ir.Identity
+	has []bool
+}
+
+func (f *fakeIDs) IdentityKind() string { return "test ids" }
+func (f *fakeIDs) Identity(_ *ir.Snapshot, i int) (ir.Identity, bool) {
+	return f.ids[i], f.has[i]
+}
+
+// TestNewObjectsByIDAgrees checks the bitmap path of newObjects against
+// the sorting one on random heaps: ids drawn from a narrow range (so that
+// the two heaps share many), nodes without identity, synthetic nodes, ids
+// repeated within a heap, and identities with a qualifier or ids beyond
+// the bitmap's range, which the bitmap path must refuse.
+func TestNewObjectsByIDAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	heap := func(n int, span uint64, odd int) (Heap, *fakeIDs) {
+		s := &ir.Snapshot{NodeKinds: []string{"object", ir.KindSynthetic}, Root: ir.NoNode}
+		s.Nodes.Kind = make([]uint8, n)
+		ids := &fakeIDs{ids: make([]ir.Identity, n), has: make([]bool, n)}
+		for i := range n {
+			if r.IntN(10) == 0 {
+				s.Nodes.Kind[i] = 1
+			}
+			ids.has[i] = r.IntN(8) != 0
+			ids.ids[i] = ir.Identity{ID: r.Uint64N(span)}
+			switch {
+			case odd == 1 && r.IntN(50) == 0:
+				ids.ids[i].Qualifier = 1 + r.Uint64N(3)
+			case odd == 2 && r.IntN(50) == 0:
+				ids.ids[i].ID = 1 << 40
+			}
+		}
+		return Heap{File: &ir.File{Strings: []string{""}}, Snapshot: s}, ids
+	}
+	refused := 0
+	for round := 0; round < 300; round++ {
+		n := 1 + r.IntN(300)
+		span := uint64(1 + r.IntN(2*n))
+		a, ida := heap(n, span, r.IntN(3))
+		b, idb := heap(1+r.IntN(300), span, r.IntN(3))
+		want := newObjectsSorted(a, b, ida, idb)
+		got, ok := newObjectsByID(a, b, ida, idb)
+		if !ok {
+			refused++
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: by id %v, sorted %v", round, got, want)
+		}
+	}
+	if refused == 0 || refused == 300 {
+		t.Errorf("the bitmap path refused %d of 300 pairs; want some of each", refused)
+	}
+}
