@@ -346,13 +346,35 @@ func stillAlive(b, c Heap, nodes []uint32, idb, idc ir.ObjectIdentities) []uint3
 		want = append(want, id)
 	}
 	slices.SortFunc(want, identityCompare)
-	var out []uint32
-	for _, x := range identities(c, idc) {
-		if _, ok := slices.BinarySearchFunc(want, x.id, identityCompare); ok {
-			out = append(out, x.node)
+	// Plain ids in a range near the heap's size are looked up with a bit
+	// per id; others by binary search. Either way c's nodes are visited in
+	// order, not sorted by identity.
+	var bits []uint64
+	if len(want) > 0 && want[len(want)-1].ID < 64*uint64(c.Snapshot.Nodes.Len())+1<<20 &&
+		!slices.ContainsFunc(want, func(id ir.Identity) bool { return id.Qualifier != 0 }) {
+		bits = make([]uint64, want[len(want)-1].ID/64+1)
+		for _, id := range want {
+			bits[id.ID/64] |= 1 << (id.ID % 64)
 		}
 	}
-	slices.Sort(out)
+	s := c.Snapshot
+	synthetic := ir.SyntheticNodes(c.File, s)
+	var out []uint32
+	for i := 0; i < s.Nodes.Len(); i++ {
+		id, has := idc.Identity(s, i)
+		if !has || synthetic[i] {
+			continue
+		}
+		var alive bool
+		if bits != nil {
+			alive = id.Qualifier == 0 && id.ID/64 < uint64(len(bits)) && bits[id.ID/64]&(1<<(id.ID%64)) != 0
+		} else {
+			_, alive = slices.BinarySearchFunc(want, id, identityCompare)
+		}
+		if alive {
+			out = append(out, uint32(i))
+		}
+	}
 	return out
 }
 

@@ -65,3 +65,52 @@ func TestNewObjectsByIDAgrees(t *testing.T) {
 		t.Errorf("the bitmap path refused %d of 300 pairs; want some of each", refused)
 	}
 }
+
+// TestStillAliveAgrees checks stillAlive, which scans LATER's nodes in
+// order, against matching through both heaps' sorted identities, on
+// random heaps with and without qualifiers.
+func TestStillAliveAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	heap := func(n int, span uint64, qualified bool) (Heap, *fakeIDs) {
+		s := &ir.Snapshot{NodeKinds: []string{"object", ir.KindSynthetic}, Root: ir.NoNode}
+		s.Nodes.Kind = make([]uint8, n)
+		ids := &fakeIDs{ids: make([]ir.Identity, n), has: make([]bool, n)}
+		for i := range n {
+			if r.IntN(10) == 0 {
+				s.Nodes.Kind[i] = 1
+			}
+			ids.has[i] = r.IntN(8) != 0
+			ids.ids[i] = ir.Identity{ID: r.Uint64N(span)}
+			if qualified {
+				ids.ids[i].Qualifier = r.Uint64N(3)
+			}
+		}
+		return Heap{File: &ir.File{Strings: []string{""}}, Snapshot: s}, ids
+	}
+	for round := 0; round < 300; round++ {
+		span := uint64(1 + r.IntN(500))
+		q := r.IntN(3) == 0
+		b, idb := heap(1+r.IntN(300), span, q)
+		c, idc := heap(1+r.IntN(300), span, q)
+		var nodes []uint32
+		for i := 0; i < b.Snapshot.Nodes.Len(); i++ {
+			if idb.has[i] && r.IntN(3) == 0 {
+				nodes = append(nodes, uint32(i))
+			}
+		}
+		want := map[ir.Identity]bool{}
+		for _, i := range nodes {
+			want[idb.ids[i]] = true
+		}
+		var ref []uint32
+		for _, x := range identities(c, idc) {
+			if want[x.id] {
+				ref = append(ref, x.node)
+			}
+		}
+		slices.Sort(ref)
+		if got := stillAlive(b, c, nodes, idb, idc); !slices.Equal(got, ref) {
+			t.Fatalf("round %d: %v, want %v", round, got, ref)
+		}
+	}
+}
