@@ -382,8 +382,8 @@ func (l *layout) parts() []part {
 		fixedPart(func(b []byte) []byte { return append(b, traceSections...) }),
 		{l.n, l.appendLocations},
 		fixedPart(l.appendFixedStrings),
-		{l.n, l.appendNameStrings},
-		{l.nums, l.appendNumStrings},
+		{l.n, decimalStrings("item-")},
+		{l.nums, decimalStrings("")},
 		fixedPart(func(b []byte) []byte { return append(b, "]}"...) }),
 	}
 }
@@ -547,22 +547,19 @@ func (l *layout) appendFixedStrings(b []byte) []byte {
 	return b
 }
 
-func (l *layout) appendNameStrings(b []byte, lo, hi int) []byte {
-	for i := lo; i < hi; i++ {
-		b = append(b, ",\n\"item-"...)
-		b = appendUint(b, uint64(i))
-		b = append(b, '"')
+// decimalStrings returns a part writer of the strings prefix + "lo" to
+// prefix + "hi-1", each on its own line: the Items' names ("item-<i>") and
+// the decimal indexes that name element edges.
+func decimalStrings(prefix string) func(b []byte, lo, hi int) []byte {
+	lead := ",\n\"" + prefix
+	return func(b []byte, lo, hi int) []byte {
+		for i := lo; i < hi; i++ {
+			b = append(b, lead...)
+			b = appendUint(b, uint64(i))
+			b = append(b, '"')
+		}
+		return b
 	}
-	return b
-}
-
-func (l *layout) appendNumStrings(b []byte, lo, hi int) []byte {
-	for j := lo; j < hi; j++ {
-		b = append(b, ",\n\""...)
-		b = appendUint(b, uint64(j))
-		b = append(b, '"')
-	}
-	return b
 }
 
 // appendNode appends a node row (with its leading comma): the node with
