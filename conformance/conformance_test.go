@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -172,20 +171,6 @@ func read(t *testing.T, fm format, data []byte) *ir.File {
 	return f
 }
 
-// sameBytes fails with the first differing offset and some context.
-func sameBytes(t *testing.T, what string, got, want []byte) {
-	t.Helper()
-	if bytes.Equal(got, want) {
-		return
-	}
-	i := 0
-	for i < len(got) && i < len(want) && got[i] == want[i] {
-		i++
-	}
-	ctx := func(b []byte) string { return strconv.Quote(string(b[max(i-40, 0):min(i+40, len(b))])) }
-	t.Errorf("%s: %d bytes, want %d; first difference at offset %d:\n got  %s\n want %s", what, len(got), len(want), i, ctx(got), ctx(want))
-}
-
 // irRoundTrip checks (b): the IR encoding, plain and zstd, gives back an
 // ir.Diff-equal file, and encoding is deterministic.
 func irRoundTrip(t *testing.T, f *ir.File) {
@@ -217,7 +202,7 @@ func irRoundTrip(t *testing.T, f *ir.File) {
 			if err := irstream.Encode(&again, g); err != nil {
 				t.Fatal(err)
 			}
-			sameBytes(t, "re-encoding the decoded file", again.Bytes(), first)
+			irtest.SameBytes(t, "re-encoding the decoded file", again.Bytes(), first)
 		}
 	}
 }
@@ -338,7 +323,7 @@ func testFixtures(t *testing.T, fm format, o *oracle) {
 						t.Errorf("writing what was read lost data:\n%v", loss)
 					}
 					if fm.byteExact {
-						sameBytes(t, "rewritten fixture", out, data)
+						irtest.SameBytes(t, "rewritten fixture", out, data)
 					}
 					if fm.sameFile != nil {
 						fm.sameFile(t, out, data)
@@ -481,7 +466,7 @@ func convertAndCheck(t *testing.T, src, conv *ir.File) []byte {
 	v8 := formatByName(v8ir.Format)
 	out, _ := write(t, v8, src)
 	direct, _ := write(t, v8, conv)
-	sameBytes(t, "Write(f) vs Write(Convert(f))", out, direct)
+	irtest.SameBytes(t, "Write(f) vs Write(Convert(f))", out, direct)
 	back := read(t, v8, out)
 	if d := graphDiff(conv, back); len(d) > 0 {
 		t.Errorf("converted graph read back differs:\n%s", strings.Join(d, "\n"))
@@ -625,7 +610,7 @@ func testRandom(t *testing.T, fm format, o *oracle) {
 					}
 					if fm.byteExact {
 						again, _ := write(t, fm, back)
-						sameBytes(t, "writing the read-back file", again, out)
+						irtest.SameBytes(t, "writing the read-back file", again, out)
 					}
 					if fm.sameFile != nil {
 						again, _ := write(t, fm, back)
@@ -710,7 +695,7 @@ func testForeign(t *testing.T, fm format, o *oracle) {
 					}
 					checkConverted(t, f, conv)
 					direct := convertAndCheck(t, f, conv)
-					sameBytes(t, "table writer vs writers/v8", out, direct)
+					irtest.SameBytes(t, "table writer vs writers/v8", out, direct)
 					expectCounts(t, o, fm.name+"/foreign/"+name, out, conv)
 				})
 			}

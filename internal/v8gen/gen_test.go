@@ -15,7 +15,7 @@ import (
 
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
-	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/irtest"
 	irv8 "github.com/heapconv/heapconv/ir/v8"
 )
 
@@ -124,7 +124,7 @@ func TestHeapconvReadsItBack(t *testing.T) {
 			if _, err := heapconv.Write(&out, f, irv8.Format, nil); err != nil {
 				t.Fatal(err)
 			}
-			sameBytes(t, "heapconv's V8 writer", out.Bytes(), g.data)
+			irtest.SameBytes(t, "heapconv's V8 writer", out.Bytes(), g.data)
 			var irFile bytes.Buffer
 			if _, err := heapconv.Write(&irFile, f, ir.FormatIR, nil); err != nil {
 				t.Fatal(err)
@@ -137,22 +137,9 @@ func TestHeapconvReadsItBack(t *testing.T) {
 			if _, err := heapconv.Write(&out, back, irv8.Format, nil); err != nil {
 				t.Fatal(err)
 			}
-			sameBytes(t, "V8 -> IR file -> V8", out.Bytes(), g.data)
+			irtest.SameBytes(t, "V8 -> IR file -> V8", out.Bytes(), g.data)
 		})
 	}
-}
-
-func sameBytes(t *testing.T, what string, got, want []byte) {
-	t.Helper()
-	if bytes.Equal(got, want) {
-		return
-	}
-	i := 0
-	for i < len(got) && i < len(want) && got[i] == want[i] {
-		i++
-	}
-	t.Errorf("%s: %d bytes, generated %d; first difference at byte %d: %q vs %q", what, len(got), len(want), i,
-		got[max(0, i-40):min(len(got), i+40)], want[max(0, i-40):min(len(want), i+40)])
 }
 
 // TestLayoutOfNode20: the header line and every section boundary are
@@ -228,21 +215,11 @@ func TestShape(t *testing.T) {
 	if dn != 7000 || de != 19500 || ds != 2000 {
 		t.Errorf("1000 more Items add %d nodes, %d edges, %d strings; want 7000, 19500, 2000", dn, de, ds)
 	}
-	f, err := heapconv.Read(bytes.NewReader(a.data), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := readHeap(t, a.data)
 	s := f.Snapshots[0]
-	sum, err := analysis.SummarizeBy(f, s, -1, analysis.ByCount)
-	if err != nil {
-		t.Fatal(err)
-	}
-	counts := map[string]uint64{}
-	for _, c := range sum.TopClasses {
-		counts[c.Name] += c.Count
-	}
-	if counts["Item"] != 1000 || counts["Point"] != 1000 || counts["Array"] != 1002 || counts["(string)"] != 3000 {
-		t.Errorf("classes %v: want 1000 Item, 1000 Point, 1002 Array (the tags, the array of Items, Array.prototype), 3000 (string)", counts)
+	c := figures(t, f).classes
+	if c["Item"][0] != 1000 || c["Point"][0] != 1000 || c["Array"][0] != 1002 || c["(string)"][0] != 3000 {
+		t.Errorf("classes (count, self size) %v: want 1000 Item, 1000 Point, 1002 Array (the tags, the array of Items, Array.prototype), 3000 (string)", c)
 	}
 	// Item 0: the node after the array of Items.
 	first := -1
@@ -292,12 +269,12 @@ func TestDeterministic(t *testing.T) {
 	for _, p := range l.parts() {
 		whole = p.appendRange(whole, 0, p.n)
 	}
-	sameBytes(t, "each part at once", whole, chunked.Bytes())
+	irtest.SameBytes(t, "each part at once", whole, chunked.Bytes())
 	var again, other bytes.Buffer
 	if _, err := Write(&again, opts); err != nil {
 		t.Fatal(err)
 	}
-	sameBytes(t, "written again", again.Bytes(), chunked.Bytes())
+	irtest.SameBytes(t, "written again", again.Bytes(), chunked.Bytes())
 	opts.Seed = 6
 	st6, err := Write(&other, opts)
 	if err != nil {

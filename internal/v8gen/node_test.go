@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv"
+	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 	irv8 "github.com/heapconv/heapconv/ir/v8"
 )
@@ -20,12 +21,18 @@ type heapFigures struct {
 	classes                          map[string][2]uint64 // count, self size
 }
 
-func figures(t *testing.T, data []byte) heapFigures {
+// readHeap reads a snapshot with heapconv.
+func readHeap(t *testing.T, data []byte) *ir.File {
 	t.Helper()
 	f, err := heapconv.Read(bytes.NewReader(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+func figures(t *testing.T, f *ir.File) heapFigures {
+	t.Helper()
 	s := f.Snapshots[0]
 	sum, err := analysis.SummarizeBy(f, s, -1, analysis.ByCount)
 	if err != nil {
@@ -70,8 +77,8 @@ func TestMatchesNode20(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		real[k] = figures(t, data)
-		gen[k] = figures(t, generate(t, Options{Items: n}).data)
+		real[k] = figures(t, readHeap(t, data))
+		gen[k] = figures(t, readHeap(t, generate(t, Options{Items: n}).data))
 	}
 	near := func(what string, r0, r1, g0, g1 int64, slack int64) {
 		dr, dg := r1-r0, g1-g0
