@@ -19,6 +19,24 @@ func (f *fakeIDs) Identity(_ *ir.Snapshot, i int) (ir.Identity, bool) {
 	return f.ids[i], f.has[i]
 }
 
+// randomHeap makes a heap of n nodes, a tenth of them synthetic, seven in
+// eight with an identity: an id below span (so that two heaps share many),
+// then changed by vary.
+func randomHeap(r *rand.Rand, n int, span uint64, vary func(*ir.Identity)) (Heap, *fakeIDs) {
+	s := &ir.Snapshot{NodeKinds: []string{"object", ir.KindSynthetic}, Root: ir.NoNode}
+	s.Nodes.Kind = make([]uint8, n)
+	ids := &fakeIDs{ids: make([]ir.Identity, n), has: make([]bool, n)}
+	for i := range n {
+		if r.IntN(10) == 0 {
+			s.Nodes.Kind[i] = 1
+		}
+		ids.has[i] = r.IntN(8) != 0
+		ids.ids[i] = ir.Identity{ID: r.Uint64N(span)}
+		vary(&ids.ids[i])
+	}
+	return Heap{File: &ir.File{Strings: []string{""}}, Snapshot: s}, ids
+}
+
 // TestNewObjectsByIDAgrees checks the bitmap path of newObjects against
 // the sorting one on random heaps: ids drawn from a narrow range (so that
 // the two heaps share many), nodes without identity, synthetic nodes, ids
@@ -27,23 +45,14 @@ func (f *fakeIDs) Identity(_ *ir.Snapshot, i int) (ir.Identity, bool) {
 func TestNewObjectsByIDAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	heap := func(n int, span uint64, odd int) (Heap, *fakeIDs) {
-		s := &ir.Snapshot{NodeKinds: []string{"object", ir.KindSynthetic}, Root: ir.NoNode}
-		s.Nodes.Kind = make([]uint8, n)
-		ids := &fakeIDs{ids: make([]ir.Identity, n), has: make([]bool, n)}
-		for i := range n {
-			if r.IntN(10) == 0 {
-				s.Nodes.Kind[i] = 1
-			}
-			ids.has[i] = r.IntN(8) != 0
-			ids.ids[i] = ir.Identity{ID: r.Uint64N(span)}
+		return randomHeap(r, n, span, func(id *ir.Identity) {
 			switch {
 			case odd == 1 && r.IntN(50) == 0:
-				ids.ids[i].Qualifier = 1 + r.Uint64N(3)
+				id.Qualifier = 1 + r.Uint64N(3)
 			case odd == 2 && r.IntN(50) == 0:
-				ids.ids[i].ID = 1 << 40
+				id.ID = 1 << 40
 			}
-		}
-		return Heap{File: &ir.File{Strings: []string{""}}, Snapshot: s}, ids
+		})
 	}
 	refused := 0
 	for round := 0; round < 300; round++ {
@@ -72,20 +81,11 @@ func TestNewObjectsByIDAgrees(t *testing.T) {
 func TestStillAliveAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	heap := func(n int, span uint64, qualified bool) (Heap, *fakeIDs) {
-		s := &ir.Snapshot{NodeKinds: []string{"object", ir.KindSynthetic}, Root: ir.NoNode}
-		s.Nodes.Kind = make([]uint8, n)
-		ids := &fakeIDs{ids: make([]ir.Identity, n), has: make([]bool, n)}
-		for i := range n {
-			if r.IntN(10) == 0 {
-				s.Nodes.Kind[i] = 1
-			}
-			ids.has[i] = r.IntN(8) != 0
-			ids.ids[i] = ir.Identity{ID: r.Uint64N(span)}
+		return randomHeap(r, n, span, func(id *ir.Identity) {
 			if qualified {
-				ids.ids[i].Qualifier = r.Uint64N(3)
+				id.Qualifier = r.Uint64N(3)
 			}
-		}
-		return Heap{File: &ir.File{Strings: []string{""}}, Snapshot: s}, ids
+		})
 	}
 	for round := 0; round < 300; round++ {
 		span := uint64(1 + r.IntN(500))
