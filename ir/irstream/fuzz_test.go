@@ -273,11 +273,10 @@ func TestHostileStreams(t *testing.T) {
 	fx := func() *mp { return head().fuchsiaHead(2).fuchsiaFields() }
 	fx4 := func() *mp { return newMP().head(4).fuchsiaHead(2).fuchsiaFields() }
 	withSnap := func() *mp { return head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1, 0) }
-	// amplify declares n nodes (backed by n bytes of node.kind) and 256
-	// extra node columns, each widened to 8 bytes by one value and then
-	// filled with zeros records: a few dozen bytes of records per column
-	// claim 8n bytes each.
-	amplify := func(n int, zerosFirst bool) []byte {
+	// extraColumns declares n nodes (backed by n bytes of node.kind, the
+	// other core columns zeros) and 256 extra node columns, and has fill
+	// write each extra column's records.
+	extraColumns := func(n int, fill func(m *mp, name string)) []byte {
 		m := head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(uint64(n), 0)
 		m.arr(2).str("v8").mapn(2).str("header").mapn(0).str("node_extra").arr(256)
 		for i := 0; i < 256; i++ {
@@ -292,7 +291,15 @@ func TestHostileStreams(t *testing.T) {
 			}
 		}
 		for i := 0; i < 256; i++ {
-			name := "v8.node.c" + string(rune('A'+i/26)) + string(rune('a'+i%26))
+			fill(m, "v8.node.c"+string(rune('A'+i/26))+string(rune('a'+i%26)))
+		}
+		return m.end(1, 1).bytes()
+	}
+	// amplify widens each extra column to 8 bytes by one value and fills
+	// it with zeros records: a few dozen bytes of records per column claim
+	// 8n bytes each.
+	amplify := func(n int, zerosFirst bool) []byte {
+		return extraColumns(n, func(m *mp, name string) {
 			if !zerosFirst {
 				m.col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
 			}
@@ -302,8 +309,7 @@ func TestHostileStreams(t *testing.T) {
 			if zerosFirst {
 				m.col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
 			}
-		}
-		return m.end(1, 1).bytes()
+		})
 	}
 	cases := []struct {
 		name    string
@@ -350,22 +356,9 @@ func TestHostileStreams(t *testing.T) {
 		// justifies it (DecodeOptions.Size): a few values in each of 256
 		// columns, or one node of 2^31 declared, must not reserve the
 		// table for each.
-		{"256 extra columns of two values each (64 Ki nodes)", func() []byte {
-			n := 64 << 10
-			m := head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(uint64(n), 0)
-			m.arr(2).str("v8").mapn(2).str("header").mapn(0).str("node_extra").arr(256)
-			for i := 0; i < 256; i++ {
-				m.str("c" + string(rune('A'+i/26)) + string(rune('a'+i%26)))
-			}
-			for i := 0; i < n; i += 1 << 16 {
-				m.col(0, "node.kind", 1, make([]byte, min(1<<16, n-i)))
-			}
-			for i := 0; i < 256; i++ {
-				name := "v8.node.c" + string(rune('A'+i/26)) + string(rune('a'+i%26))
-				m.col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8}).col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
-			}
-			return m.end(1, 1).bytes()
-		}(), "holds"},
+		{"256 extra columns of two values each (64 Ki nodes)", extraColumns(64<<10, func(m *mp, name string) {
+			m.col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8}).col(0, name, 8, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+		}), "holds"},
 		{"2^31 nodes declared, one sent", head().file(1, 1).arr(2).str("strings").arr(1).str("").snapshot(1<<31, 0).
 			col(0, "node.kind", 1, []byte{0}).col(0, "node.kind", 1, []byte{0}).end(1, 1).bytes(), "holds"},
 		{"strings declared at 64 per byte of the stream", func() []byte {
