@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/heapconv/heapconv/internal/bytesize"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 )
@@ -179,18 +180,6 @@ func color(name string, light int) string {
 	return fmt.Sprintf("hsl(%d,55%%,%d%%)", h.Sum32()%360, light)
 }
 
-func human(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // box is a treemap cell: a class's objects at one level of the dominator
 // tree, and below them, grouped again by class, what they dominate.
 type box struct {
@@ -298,7 +287,7 @@ func treemapSVG(nv *analysis.Navigator, width, height float64) template.HTML {
 		rects := squarify(sizes, x, y, w, h)
 		for i, bx := range boxes {
 			r := rects[i]
-			fmt.Fprintf(&b, `<g class="cell"><title>%s: %s retained by %s</title>`, template.HTMLEscapeString(bx.class), human(bx.size), objects(bx.count))
+			fmt.Fprintf(&b, `<g class="cell"><title>%s: %s retained by %s</title>`, template.HTMLEscapeString(bx.class), bytesize.String(bx.size), objects(bx.count))
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff" stroke-width="%d"/>`,
 				r[0], r[1], max(r[2], 0), max(r[3], 0), color(bx.class, 80-10*depth), 4-depth)
 			if r[2] > 60 && r[3] > 16 {
@@ -400,7 +389,7 @@ func chartSVG(classes []analysis.ClassChange, n int, names []string, width, heig
 	fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#888"/>`, left, upper, left, upper+plotH)
 	for _, f := range []float64{0, 0.5, 1} {
 		v := uint64(float64(top) * f)
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" font-size="11" text-anchor="end">%s</text>`, left-6, yOf(v)+4, human(v))
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" font-size="11" text-anchor="end">%s</text>`, left-6, yOf(v)+4, bytesize.String(v))
 	}
 	for k := 0; k < points; k++ {
 		label := fmt.Sprintf("#%d", k)
@@ -432,9 +421,9 @@ func chartSVG(classes []analysis.ClassChange, n int, names []string, width, heig
 func sizesText(v []uint64) string {
 	var parts []string
 	for _, x := range v {
-		parts = append(parts, human(x))
+		parts = append(parts, bytesize.String(x))
 	}
 	return strings.Join(parts, " → ")
 }
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"human": human, "text": text}).Parse(pageHTML))
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"human": bytesize.String, "text": text}).Parse(pageHTML))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heapconv/heapconv"
+	"github.com/heapconv/heapconv/internal/bytesize"
 	"github.com/heapconv/heapconv/ir"
 )
 
@@ -74,7 +75,7 @@ func (p *progress) update(done, total int64) {
 	}
 	p.last = pct
 	bar := strings.Repeat("=", pct/4) + strings.Repeat(" ", 25-pct/4)
-	fmt.Fprintf(p.e.stderr, "\r%s [%s] %3d%% of %s", p.what, bar, pct, humanBytes(total))
+	fmt.Fprintf(p.e.stderr, "\r%s [%s] %3d%% of %s", p.what, bar, pct, bytesize.String(uint64(total)))
 	p.e.progressShown = true
 }
 
@@ -84,16 +85,4 @@ func clearProgress(e *env) {
 		fmt.Fprint(e.stderr, "\r\033[K")
 		e.progressShown = false
 	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
