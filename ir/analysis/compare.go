@@ -289,6 +289,8 @@ func newObjectsByID(a, b Heap, ida, idb ir.ObjectIdentities) (out []uint32, ok b
 			top = max(top, id.ID)
 		}
 	}
+	// A second pass rather than a list of a's ids: the lookups are cheap,
+	// and the list would be 8 bytes per node.
 	seen := make([]uint64, top/64+1)
 	for i := 0; i < sa.Nodes.Len(); i++ {
 		if id, has := ida.Identity(sa, i); has && !synthA[i] {
