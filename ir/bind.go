@@ -26,6 +26,53 @@ type Bindings struct {
 	Version int
 	fields  []Field
 	columns []Column
+	sizes   []TableSize
+}
+
+// TableSize is a field of a section record that declares the length of
+// one of the section's own tables (Bindings.DeclareSize).
+type TableSize struct {
+	Field string // the key in the section record's fields
+	Table string // the table whose length it holds
+}
+
+// DeclareSize says that the section record declares the length of its
+// table in the field: the encoder writes the length of the table's first
+// column there, and a reader takes it as the table's declared count
+// (SPEC.md, Column declarations), which bounds the column while values
+// arrive and lets it be allocated at once instead of grown by doubling.
+// The field holds nothing of the section's Go value, which has the
+// column itself: the codec alone reads and writes it, and a stream whose
+// table is of another length is refused.
+func (b *Bindings) DeclareSize(field, table string) {
+	if table == "" || IsSnapshotTable(table) || table == TableClass || table == TableField {
+		panic("ir: a section declares the sizes of its own tables, not of " + table)
+	}
+	b.sizes = append(b.sizes, TableSize{Field: field, Table: table})
+}
+
+// Sizes returns the table sizes the section record declares, in order.
+func (b *Bindings) Sizes() []TableSize { return b.sizes }
+
+// Size returns the field of the name declared with DeclareSize, or nil.
+func (b *Bindings) Size(field string) *TableSize {
+	for i := range b.sizes {
+		if b.sizes[i].Field == field {
+			return &b.sizes[i]
+		}
+	}
+	return nil
+}
+
+// TableLen returns the length of a table of the declared columns: that of
+// its first column (0 when none is declared).
+func (b *Bindings) TableLen(table string) int {
+	for i := range b.columns {
+		if b.columns[i].Decl.Table == table {
+			return b.columns[i].Len()
+		}
+	}
+	return 0
 }
 
 // FieldNamed returns the declared field of the name, or nil.

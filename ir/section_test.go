@@ -28,7 +28,8 @@ func TestNewSection(t *testing.T) {
 		raw     bool
 	}{
 		{v8ir.SectionName, ir.SnapshotScope, 1, false},
-		{v8ir.SectionName, ir.SnapshotScope, 2, true},
+		{v8ir.SectionName, ir.SnapshotScope, 2, false},
+		{v8ir.SectionName, ir.SnapshotScope, 3, true},
 		{v8ir.SectionName, ir.FileScope, 1, true},
 		{moarvmir.FileSectionName, ir.FileScope, 1, false},
 		{"nobody's", ir.SnapshotScope, 1, true},

@@ -41,6 +41,12 @@ func columnTable(b *ir.Bindings) string {
 		}
 		fmt.Fprintf(&s, "| `%s` | %s | %s | %s | %s |\n", c.Decl.Name, c.Decl.Type, c.Decl.Table, c.Decl.Of, opt)
 	}
+	if len(b.Sizes()) > 0 {
+		s.WriteString("\n| field | declares the length of table |\n| --- | --- |\n")
+		for _, ts := range b.Sizes() {
+			fmt.Fprintf(&s, "| `%s` | %s |\n", ts.Field, ts.Table)
+		}
+	}
 	return s.String()
 }
 

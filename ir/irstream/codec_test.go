@@ -613,6 +613,13 @@ func TestDecodePastVersions(t *testing.T) {
 			}
 			return edges > 0 && contents > 0 && labels > 0 && moarvmir.FileOf(f) == nil
 		}},
+		// Written by the version 6 encoder from
+		// testdata/v8/small/rows.heapsnapshot, when the v8 section was at
+		// its version 1: no declared table lengths.
+		{"testdata/versions/v6-v8-section-v1.heapir", 6, v8ir.Format, 1, 4, func(f *ir.File) bool {
+			v := v8ir.Of(f.Snapshots[0])
+			return v != nil && v.Locations.Len() == 4
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

@@ -761,14 +761,15 @@ func (d *decoder) sectionRecord(n int) error {
 	if err != nil {
 		return err
 	}
-	if err := d.sectionFields(x, int(version)); err != nil {
+	sizes, err := d.sectionFields(x, int(version))
+	if err != nil {
 		return err
 	}
 	decls, err := d.decls()
 	if err != nil {
 		return err
 	}
-	return d.closeSection(sc, x, int(version), decls)
+	return d.closeSection(sc, x, int(version), decls, sizes)
 }
 
 // openSection makes the section a record of scope idx announces, after
@@ -798,11 +799,13 @@ func (d *decoder) openSection(idx int64, name string, version int) (ir.Section, 
 }
 
 // sectionFields reads a section record's fields into x, refusing a key the
-// section does not declare (a RawSection keeps every key).
-func (d *decoder) sectionFields(x ir.Section, version int) error {
+// section does not declare (a RawSection keeps every key). It returns the
+// sizes the record declares for the section's tables (Bindings.DeclareSize),
+// a missing one 0, by table.
+func (d *decoder) sectionFields(x ir.Section, version int) (map[string]uint64, error) {
 	what := "section " + x.SectionName()
 	if r, ok := x.(*ir.RawSection); ok {
-		return d.mapFields(what, func(k string) error {
+		return nil, d.mapFields(what, func(k string) error {
 			v, err := d.capture()
 			r.Fields = append(r.Fields, ir.RawField{Key: k, Value: v})
 			return err
@@ -810,12 +813,25 @@ func (d *decoder) sectionFields(x ir.Section, version int) error {
 	}
 	b := &ir.Bindings{Version: version}
 	x.Bind(b)
-	return d.mapFields(what, func(k string) error {
+	var sizes map[string]uint64
+	if len(b.Sizes()) > 0 {
+		sizes = make(map[string]uint64, len(b.Sizes()))
+		for _, ts := range b.Sizes() {
+			sizes[ts.Table] = 0
+		}
+	}
+	err := d.mapFields(what, func(k string) error {
 		if fl := b.FieldNamed(k); fl != nil {
 			return d.fieldValue(fl)
 		}
+		if ts := b.Size(k); ts != nil {
+			n, err := d.uint()
+			sizes[ts.Table] = n
+			return err
+		}
 		return d.errorf("%s version %d has no field %q", what, version, k)
 	})
+	return sizes, err
 }
 
 func (d *decoder) fieldValue(fl *ir.Field) (err error) {
@@ -851,7 +867,7 @@ func (d *decoder) fieldValue(fl *ir.Field) (err error) {
 
 // closeSection declares a section's columns and adds it to its scope's
 // sections.
-func (d *decoder) closeSection(sc *scope, x ir.Section, version int, decls []ir.ColumnDecl) error {
+func (d *decoder) closeSection(sc *scope, x ir.Section, version int, decls []ir.ColumnDecl, sizes map[string]uint64) error {
 	if r, ok := x.(*ir.RawSection); ok {
 		for _, dc := range decls {
 			r.Columns = append(r.Columns, ir.RawColumn{Decl: dc})
@@ -861,6 +877,13 @@ func (d *decoder) closeSection(sc *scope, x ir.Section, version int, decls []ir.
 	x.Bind(b)
 	if err := d.bindDecls(sc, "section "+x.SectionName(), b, decls); err != nil {
 		return err
+	}
+	for _, ts := range b.Sizes() {
+		t := sc.table(ts.Table)
+		if sc.tables[ts.Table] != t || t.size >= 0 {
+			return d.errorf("section %s declares the size of table %s, which is the file's or has one", x.SectionName(), ts.Table)
+		}
+		t.size = int64(min(sizes[ts.Table], math.MaxInt64))
 	}
 	if sc == d.file {
 		d.f.Sections = append(d.f.Sections, x)

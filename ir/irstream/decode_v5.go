@@ -343,7 +343,7 @@ func (d *decoder) oldSection(kind string, old oldSection) error {
 		x.Bind(b)
 		decls = declsOf(b.Columns(), listed)
 	}
-	return d.closeSection(sc, x, 1, decls)
+	return d.closeSection(sc, x, 1, decls, nil)
 }
 
 func boolByte(b bool) byte {

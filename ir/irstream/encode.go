@@ -233,11 +233,15 @@ func (e *encoder) sections(scope int, l []ir.Section) []*ir.Bindings {
 		e.int(int64(scope))
 		e.str(x.SectionName())
 		e.uint(uint64(b.Version))
-		e.mapLen(len(b.Fields()))
+		e.mapLen(len(b.Fields()) + len(b.Sizes()))
 		for fi := range b.Fields() {
 			fl := &b.Fields()[fi]
 			e.str(fl.Name)
 			e.field(fl)
+		}
+		for _, ts := range b.Sizes() {
+			e.str(ts.Field)
+			e.uint(uint64(b.TableLen(ts.Table)))
 		}
 		e.decls(b)
 	}

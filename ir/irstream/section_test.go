@@ -2,7 +2,9 @@ package irstream_test
 
 import (
 	"bytes"
+	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -177,5 +179,70 @@ func TestEncodeRefusesWhatDecodeRefuses(t *testing.T) {
 				t.Errorf("Encode = %v, want a refusal", err)
 			}
 		})
+	}
+}
+
+// TestDeclaredTableSizes: the v8 section declares the lengths of its own
+// tables, and a stream whose column holds more or fewer values than its
+// declared length is refused; a lying length allocates no more than the
+// stream justifies.
+func TestDeclaredTableSizes(t *testing.T) {
+	f := ctFull()
+	var buf bytes.Buffer
+	if err := irstream.Encode(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	// ctFull's locations are 10 values, declared as positive fixint 10.
+	key := msg(t, "locations_len")
+	at := bytes.Index(good, append(key, 10))
+	if at < 0 || bytes.Count(good, append(key, 10)) != 1 {
+		t.Fatalf("the stream does not declare locations_len 10 once")
+	}
+	at += len(key)
+	with := func(n uint64) []byte {
+		return slices.Concat(good[:at], msg(t, n), good[at+1:])
+	}
+	if g, err := irstream.Decode(bytes.NewReader(with(10))); err != nil || ir.Diff(f, g, 3) != nil {
+		t.Fatalf("the stream as written: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		n    uint64
+		want string
+	}{
+		{"fewer", 8, "column v8.locations: more values than its table has entries (8)"},
+		{"more", 12, "column v8.locations holds 10 values for the 12 entries of table v8.locations"},
+		{"2^40", 1 << 40, "column v8.locations holds 10 values for the 1099511627776 entries"},
+		{"2^64-1", math.MaxUint64, "column v8.locations holds 10 values"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			data := with(c.n)
+			// Knowing the stream's size, the decoder allocates declared
+			// tables whole, within a budget of the size.
+			_, err := irstream.DecodeWith(bytes.NewReader(data), irstream.DecodeOptions{Size: int64(len(data))})
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Decode = %v, want %q", err, c.want)
+			}
+			if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
+				t.Errorf("decoding %d bytes allocated %d MiB", len(good), d>>20)
+			}
+		})
+	}
+	// Without the key, the length is 0, like any key a record does not
+	// have: the section's map (fixmap 0x8a, six fields and four sizes)
+	// loses an entry.
+	head := slices.Concat(msg(t, "section"), msg(t, 1), msg(t, "v8"), msg(t, 2), []byte{0x8a})
+	h := bytes.Index(good, head)
+	if h < 0 || h > at {
+		t.Fatalf("no v8 section record of snapshot 1 with ten fields")
+	}
+	miss := slices.Concat(good[:h+len(head)-1], []byte{0x89}, good[h+len(head):at-len(key)], good[at+1:])
+	want := "column v8.locations: more values than its table has entries (0)"
+	if _, err := irstream.Decode(bytes.NewReader(miss)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("without locations_len: %v, want %q", err, want)
 	}
 }

@@ -21,7 +21,7 @@
 //	  edge_kinds "element"[i] "property"
 //	  root n0
 //	  gcroot n1 "(GC roots)"
-//	  section v8 v1
+//	  section v8 v2
 //	    header={"meta":{}}
 //	    ...
 //	  nodes 2 edges 1 values 1

@@ -14,7 +14,7 @@ const Format = "v8"
 const SectionName = "v8"
 
 func init() {
-	ir.RegisterSection(SectionName, ir.SnapshotScope, 1, func() ir.Section { return new(Snapshot) })
+	ir.RegisterSection(SectionName, ir.SnapshotScope, 2, func() ir.Section { return new(Snapshot) })
 }
 
 // The core's hooks the V8 section implements.
@@ -162,10 +162,28 @@ func (v *Snapshot) Bind(b *ir.Bindings) {
 	for i := range v.EdgeExtra {
 		b.Column("v8.edge."+v.EdgeExtra[i].Name, ir.TableEdge, &v.EdgeExtra[i].Values)
 	}
-	b.Column("v8.trace_function_infos", "v8.trace_function_infos", &v.TraceFunctionInfos)
-	b.Column("v8.trace_tree", "v8.trace_tree", &v.TraceTree)
-	b.Column("v8.samples", "v8.samples", &v.Samples)
-	b.Column("v8.locations", "v8.locations", &v.Locations)
+	for _, t := range flatTables {
+		b.Column(t.table, t.table, t.column(v))
+		// Version 2 declares the tables' lengths, so that a reader
+		// allocates the columns once: locations alone can be 150 M
+		// values.
+		if b.Version >= 2 {
+			b.DeclareSize(t.field, t.table)
+		}
+	}
+}
+
+// flatTables are the section's own tables: V8's flat arrays beyond nodes
+// and edges, each a column of one value per number of the array, and the
+// field that declares its length (version 2 on).
+var flatTables = []struct {
+	table, field string
+	column       func(*Snapshot) *ir.Uints
+}{
+	{"v8.trace_function_infos", "trace_function_infos_len", func(v *Snapshot) *ir.Uints { return &v.TraceFunctionInfos }},
+	{"v8.trace_tree", "trace_tree_len", func(v *Snapshot) *ir.Uints { return &v.TraceTree }},
+	{"v8.samples", "samples_len", func(v *Snapshot) *ir.Uints { return &v.Samples }},
+	{"v8.locations", "locations_len", func(v *Snapshot) *ir.Uints { return &v.Locations }},
 }
 
 func (v *Snapshot) keysJSON() ir.JSON {
