@@ -157,7 +157,7 @@ var formats = []*Format{
 		Extensions:  []string{".dartheap"},
 		Versions:    "VM layouts 2019-2020, 2021 (identity hash codes) and 2022+ (Root/Read-Only Pages/Isolate classes); DevTools exports",
 		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
-			return rdart.Read(r, rdart.Options{Size: o.Size, Progress: o.progress()})
+			return rdart.Read(r, rdart.Options{Size: o.Size, At: o.At, Progress: o.progress()})
 		},
 		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			return wdart.Write(w, f, wdart.Options{Progress: o.Progress})

@@ -13,6 +13,7 @@ type Interner struct {
 	Transform func(string) string
 
 	index map[string]uint32
+	slab  Slab // short strings InternBytes adds
 	src   *File
 	bySrc []uint32 // 1 + output index per source index; 0 = not yet
 }
@@ -41,12 +42,17 @@ func (t *Interner) Intern(s string) uint32 {
 // table allocates nothing, which matters to readers interning a string per
 // object.
 func (t *Interner) InternBytes(b []byte) uint32 {
-	if t.Transform == nil {
-		if i, ok := t.index[string(b)]; ok {
-			return i
-		}
+	if t.Transform != nil {
+		return t.Intern(string(b))
 	}
-	return t.Intern(string(b))
+	if i, ok := t.index[string(b)]; ok {
+		return i
+	}
+	s := t.slab.Copy(b)
+	i := uint32(len(t.Strings))
+	t.Strings = append(t.Strings, s)
+	t.index[s] = i
+	return i
 }
 
 // Reserve makes room in the index for n strings in all, so that a table

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"unsafe"
 
 	"github.com/heapconv/heapconv/ir"
 
@@ -46,13 +45,6 @@ type DecodeOptions struct {
 	// Size.
 	Size int64
 }
-
-// Strings of up to slabString bytes are read into shared slabs of
-// slabSize bytes.
-const (
-	slabString = 1 << 10
-	slabSize   = 256 << 10
-)
 
 // reserveRatio bounds what the decoder allocates up front for declared
 // sizes, over the whole stream, in bytes per input byte: the IR of a real
@@ -145,8 +137,8 @@ type decoder struct {
 	vals        []uint64
 	// prev is the type of the previous record.
 	prev   string
-	budget int64  // bytes still to be allocated up front (see reserve)
-	slab   []byte // the bytes of short strings (readString)
+	budget int64   // bytes still to be allocated up front (see reserve)
+	slab   ir.Slab // the bytes of short strings (readString)
 	// declared counts, checked when the stream ends
 	nStrings, nSnapshots, nClasses uint64
 	file                           *scope   // the file's columns
@@ -379,20 +371,12 @@ func (d *decoder) readString(n int) (string, error) {
 	if n <= 0 {
 		return "", nil
 	}
-	if n <= slabString {
-		// Short strings share slabs: a heap's tens of millions of names
-		// would otherwise each be an allocation rounded up to its size
-		// class. A slab is never written again where a string lies, so
-		// the strings can point into it.
-		if cap(d.slab)-len(d.slab) < n {
-			d.slab = make([]byte, 0, slabSize)
-		}
-		start := len(d.slab)
-		d.slab = d.slab[:start+n]
-		if err := d.dec.ReadFull(d.slab[start:]); err != nil {
+	if n <= ir.SlabMax {
+		room := d.slab.Room(n)
+		if err := d.dec.ReadFull(room); err != nil {
 			return "", err
 		}
-		return unsafe.String(&d.slab[start], n), nil
+		return ir.SlabString(room), nil
 	}
 	var sb strings.Builder
 	for n > 0 {

@@ -3,6 +3,7 @@ package dart_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -59,16 +60,31 @@ func TestFuzzSeedsRead(t *testing.T) {
 	}
 }
 
-// FuzzRead: Read never panics or hangs; its errors are *ir.FormatError
-// with an offset inside the input; whatever it accepts validates, writes,
-// reads back to the same IR, and writing that again gives the same bytes
-// (inputs with overlong LEB128 numbers are written canonically, so the
-// first write need not equal the input).
+// FuzzRead: Read never panics or hangs; a split read agrees with a read
+// on one core; its errors are *ir.FormatError with an offset inside the
+// input; whatever it accepts validates, writes, reads back to the same IR,
+// and writing that again gives the same bytes (inputs with overlong LEB128
+// numbers are written canonically, so the first write need not equal the
+// input).
 func FuzzRead(f *testing.F) {
 	for _, b := range fuzzSeeds(f) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A split read (the second half guessed in the middle) gives the
+		// file, or the error, a read on one core gives.
+		restore := rdart.SetSplit(1, nil, nil)
+		split, splitErr := rdart.Read(bytes.NewReader(data), rdart.Options{Size: int64(len(data))})
+		restore()
+		one, oneErr := rdart.Read(bytes.NewReader(data), rdart.Options{Size: int64(len(data))})
+		if fmt.Sprint(splitErr) != fmt.Sprint(oneErr) {
+			t.Fatalf("split read: %v; on one core: %v", splitErr, oneErr)
+		}
+		if oneErr == nil {
+			if d := ir.Diff(one, split, 5); len(d) > 0 {
+				t.Fatalf("a split read gives another file:\n%s", strings.Join(d, "\n"))
+			}
+		}
 		// Sized, unsized, and a byte at a time (every buffer boundary).
 		var first *ir.File
 		for mode, size := range []int64{int64(len(data)), 0, 0} {

@@ -194,3 +194,55 @@ func (in *input) count(what string, minBytes int64) (uint64, error) {
 	}
 	return n, nil
 }
+
+// atReader reads a ReaderAt from an offset on, as an io.Reader whose
+// position can be moved.
+type atReader struct {
+	ra  io.ReaderAt
+	off int64
+}
+
+func (r *atReader) Read(b []byte) (int, error) {
+	n, err := r.ra.ReadAt(b, r.off)
+	r.off += int64(n)
+	return n, err
+}
+
+// newInputAt is an input over ra from offset off on, in an input of size
+// bytes: its offsets are the file's.
+func newInputAt(ra io.ReaderAt, off, size int64) *input {
+	in := newInput(nil, size-off, nil)
+	in.size = size
+	in.moveTo(ra, off)
+	return in
+}
+
+// moveTo makes the input read ra from offset off on, dropping what it has
+// buffered: the first half of a split read goes on where the second half
+// stopped.
+func (in *input) moveTo(ra io.ReaderAt, off int64) {
+	in.r = &atReader{ra: ra, off: off}
+	in.base, in.pos, in.end = off, 0, 0
+	in.eof, in.err = false, nil
+}
+
+// seek moves the input to offset off: within what it holds, else by
+// reading ra there.
+func (in *input) seek(ra io.ReaderAt, off int64) {
+	if off >= in.base && off <= in.base+int64(in.end) {
+		in.pos = int(off - in.base)
+		return
+	}
+	in.moveTo(ra, off)
+}
+
+// small returns the next number when it is one byte long, as most
+// classes, tags and counts are; it is small enough to be inlined, and the
+// caller falls back on uleb.
+func (in *input) small() (uint64, bool) {
+	if in.pos < in.end && in.buf[in.pos] < 0x80 {
+		in.pos++
+		return uint64(in.buf[in.pos-1]), true
+	}
+	return 0, false
+}

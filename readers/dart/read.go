@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/heapconv/heapconv/ir"
@@ -18,6 +19,12 @@ type Options struct {
 	// Size is the input's size in bytes when known (0 = unknown). Declared
 	// counts are believed only as far as the remaining bytes can hold them.
 	Size int64
+	// At, when set with Size, reads the same input at offsets (offset 0
+	// is the input's first byte): a second goroutine then decodes the
+	// second half of the objects while the first reads up to it. Read
+	// uses the input itself when it is an io.ReaderAt at offset 0 (an
+	// *os.File, a *bytes.Reader).
+	At io.ReaderAt
 	// Progress, if set, is called now and then with the bytes read so far.
 	Progress func(read int64)
 }
@@ -28,7 +35,10 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 	if opts.Size == 0 {
 		opts.Size = ir.InputSize(r)
 	}
-	p := &parser{in: newInput(r, opts.Size, opts.Progress), strs: ir.NewInterner(nil)}
+	p := &parser{in: newInput(r, opts.Size, opts.Progress), strs: ir.NewInterner(nil), at: opts.At}
+	if p.at == nil && opts.Size > 0 {
+		p.at = readerAt(r)
+	}
 	if err := p.file(); err != nil {
 		return nil, err
 	}
@@ -46,6 +56,16 @@ type parser struct {
 	strs    *ir.Interner // the string table; File.Strings once read
 	classes []classInfo
 	scratch []byte
+
+	at       io.ReaderAt // the input at offsets, or nil
+	n        uint64      // objectCount
+	rootName uint32
+	sizes    *batch // the self sizes on their way to Nodes.SelfSize
+	// second is set on the parser of the second half of a split read
+	// (split.go): its objects are numbered from its own first.
+	second bool
+	marks  []int64        // second: the offset of every markEvery'th object
+	limit  *atomic.Uint64 // second: stop at the first mark at or past it
 }
 
 // classInfo is what the object loop needs to know about a class.
@@ -305,14 +325,6 @@ func (p *parser) readObjects() error {
 	if n >= math.MaxUint32 {
 		return in.errorf(countOff, "objectCount %d: at most 2^32-2 objects are supported", n)
 	}
-	nd := &p.s.Nodes
-	hint := p.capHint(n)
-	nd.Kind = make([]uint8, 0, hint)
-	nd.Name = make([]uint32, 0, hint)
-	nd.Class = make([]uint32, 0, hint)
-	nd.FirstEdge = make([]uint32, 1, hint+1)
-	nd.SelfSize.Reserve(hint)
-	ed := &p.s.Edges
 	// The header's referenceCount bounds the edges (it is at least their
 	// number); believe it only as far as the bytes left hold one byte each.
 	eh := p.d.ReferenceCount
@@ -322,46 +334,101 @@ func (p *parser) readObjects() error {
 	} else {
 		eh = min(eh, 1<<16)
 	}
-	ed.Kind = make([]uint8, 0, eh)
-	ed.Name = make([]uint32, 0, eh)
-	ed.Target = make([]uint32, 0, eh)
+	p.n = n
+	nd := &p.s.Nodes
+	hint := p.capHint(n)
+	nd.SelfSize.Reserve(hint)
+	// A split read (split.go) puts the second half's objects in the same
+	// columns, after room for the first half's.
+	h := p.findSecondHalf()
+	if h != nil {
+		h.allocate(p, eh)
+	} else {
+		nd.Kind = make([]uint8, 0, hint)
+		nd.Name = make([]uint32, 0, hint)
+		nd.Class = make([]uint32, 0, hint)
+		nd.FirstEdge = make([]uint32, 1, hint+1)
+		ed := &p.s.Edges
+		ed.Kind = make([]uint8, 0, eh)
+		ed.Name = make([]uint32, 0, eh)
+		ed.Target = make([]uint32, 0, eh)
+	}
 	// String payloads are interned too: size the index for them now rather
 	// than rehashing it again and again (a heap has about one distinct
 	// string per twenty objects).
 	p.strs.Reserve(p.capHint(n / 16))
-	rootName := p.intern([]byte(dartir.RootClass))
-	sizes := newBatch(&nd.SelfSize)
-	defer sizes.flush()
-	nc := uint64(len(p.classes))
-	var none classInfo
-	for i := uint64(0); i < n; i++ {
-		off := in.offset()
-		cls, err := in.uleb("object class")
+	p.rootName = p.intern([]byte(dartir.RootClass))
+	p.sizes = newBatch(&nd.SelfSize)
+	defer p.sizes.flush()
+	done := uint64(0)
+	if h != nil {
+		h.run()
+		k, err := p.objects(0, n, h.start)
 		if err != nil {
+			h.cancel(p)
 			return err
 		}
+		done = p.joinSecondHalf(h, k)
+	}
+	_, err = p.objects(done, n, -1)
+	return err
+}
+
+// objects decodes objects i to n-1 into the parser's columns. It returns
+// early, with the number of the next object, when that object starts at or
+// past offset stopAt (-1: never), and a second half's parser also at a
+// mark past its limit.
+func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
+	in := p.in
+	nd := &p.s.Nodes
+	ed := &p.s.Edges
+	sizes := p.sizes
+	nc := uint64(len(p.classes))
+	var none classInfo
+	var err error
+	for ; i < n; i++ {
+		off := in.offset()
+		if stopAt >= 0 && off >= stopAt {
+			return i, nil
+		}
+		if p.second && i%markEvery == 0 {
+			p.marks = append(p.marks, off)
+			if i >= p.limit.Load() || i >= p.n {
+				return i, nil
+			}
+		}
+		cls, ok := in.small()
+		if !ok {
+			if cls, err = in.uleb("object class"); err != nil {
+				return i, err
+			}
+		}
 		if cls > nc {
-			return in.errorf(off, "object %d: class %d, but there are %d classes", i+1, cls, nc)
+			return i, in.errorf(off, "object %d: class %d, but there are %d classes", i+1, cls, nc)
 		}
 		info := &none
 		name := uint32(0)
 		if cls > 0 {
 			info = &p.classes[cls-1]
 			name = info.name
-		} else if i == 0 {
-			name = rootName // the 2019–2020 writers gave the root class 0
+		} else if i == 0 && !p.second {
+			name = p.rootName // the 2019–2020 writers gave the root class 0
 		}
-		size, err := in.uleb("shallow size")
-		if err != nil {
-			return err
+		size, ok := in.small()
+		if !ok {
+			if size, err = in.uleb("shallow size"); err != nil {
+				return i, err
+			}
 		}
 		tagOff := in.offset()
-		tag, err := in.uleb("data tag")
-		if err != nil {
-			return err
+		tag, ok := in.small()
+		if !ok {
+			if tag, err = in.uleb("data tag"); err != nil {
+				return i, err
+			}
 		}
 		if tag > dartir.NameData {
-			return in.errorf(tagOff, "object %d: unknown data tag %d", i+1, tag)
+			return i, in.errorf(tagOff, "object %d: unknown data tag %d", i+1, tag)
 		}
 		nd.Kind = append(nd.Kind, uint8(tag))
 		nd.Name = append(nd.Name, name)
@@ -369,19 +436,21 @@ func (p *parser) readObjects() error {
 		sizes.add(size)
 		if tag != dartir.NoData {
 			if err := p.readData(uint32(i), uint8(tag), info); err != nil {
-				return err
+				return i, err
 			}
 		}
 		rcOff := in.offset()
-		rc, err := in.uleb("reference count")
-		if err != nil {
-			return err
+		rc, ok := in.small()
+		if !ok {
+			if rc, err = in.uleb("reference count"); err != nil {
+				return i, err
+			}
 		}
 		if rem := in.remaining(); rem >= 0 && rc > uint64(rem) {
-			return ir.Truncated(dartir.Format, rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
+			return i, ir.Truncated(dartir.Format, rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
 		}
 		if uint64(ed.Len())+rc > math.MaxUint32 {
-			return in.errorf(rcOff, "more than 2^32 references")
+			return i, in.errorf(rcOff, "more than 2^32 references")
 		}
 		// The references, on local copies of the edge columns (appends to
 		// fields through a pointer cost a load and store each).
@@ -418,17 +487,17 @@ func (p *parser) readObjects() error {
 				in.pos = pos
 			} else {
 				if ref, err = in.uleb("reference"); err != nil {
-					return err
+					return i, err
 				}
 				buf, end = in.buf, in.end
 			}
-			if ref-1 >= n { // ref == 0 or ref > n
+			if ref-1 >= p.n { // ref == 0 or ref > n
 				if ref == 0 {
 					p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
 					p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
 					continue
 				}
-				return in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, n)
+				return i, in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, p.n)
 			}
 			var k uint8
 			var nm uint32
@@ -444,7 +513,7 @@ func (p *parser) readObjects() error {
 		ed.Kind, ed.Name, ed.Target = kinds, names, targets
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
-	return nil
+	return i, nil
 }
 
 // readData reads the NonReferenceData payload of node i.
@@ -452,6 +521,13 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 	in := p.in
 	v := &p.s.Values
 	kind, _ := dartir.ValueKind(tag)
+	if len(v.Node) == cap(v.Node) {
+		// Double, where append would grow big columns by a quarter,
+		// copying them again and again.
+		n := max(len(v.Node), 1024)
+		v.Node, v.Kind = slices.Grow(v.Node, n), slices.Grow(v.Kind, n)
+		v.Bits, v.Aux = slices.Grow(v.Bits, n), slices.Grow(v.Aux, n)
+	}
 	add := func(bits, aux uint64) {
 		v.Node = append(v.Node, i)
 		v.Kind = append(v.Kind, kind)

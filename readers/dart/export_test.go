@@ -1,0 +1,12 @@
+package dart
+
+// SetSplit makes every read of min objects or more a split read whose
+// second half starts its search at guess(objects, size) (nil: the
+// middle), and reports each join's adopted objects to joined, and whether
+// they were adopted in place. It returns a
+// function that restores the defaults.
+func SetSplit(min uint64, guess func(objects, size int64) int64, joined func(adopted uint64, inPlace bool)) (restore func()) {
+	m, g, j := splitMin, splitGuess, splitJoined
+	splitMin, splitGuess, splitJoined = min, guess, joined
+	return func() { splitMin, splitGuess, splitJoined = m, g, j }
+}

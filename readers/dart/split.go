@@ -1,0 +1,364 @@
+package dart
+
+import (
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"sync/atomic"
+
+	"github.com/heapconv/heapconv/ir"
+	dartir "github.com/heapconv/heapconv/ir/dart"
+)
+
+// A split read decodes the objects on two cores. Nothing in the file says
+// where an object starts, so the second half is a guess verified
+// afterwards:
+//
+//   - The second goroutine takes an offset about halfway through the
+//     objects and moves forward to the first offset from which syncRun
+//     objects decode without error. It decodes from there, numbering its
+//     objects from 0 into columns of its own and noting the offset of
+//     every markEvery'th object.
+//   - The first goroutine decodes from the start until it reaches that
+//     offset. If it lands on it exactly, the guess was an object boundary
+//     and every object the second decoded is an object of the file, the
+//     k'th being object base+k. If it steps over it, the guess was wrong:
+//     the second half is dropped and the first goes on alone.
+//   - The second goroutine cannot know where the objects end until the
+//     first gives it base: it stops at the first mark past n-base, or at
+//     an error (the objects may have ended, or the file is damaged). The
+//     first takes its objects up to the last mark before both, and
+//     decodes the rest itself, from that mark's offset: what it reads,
+//     and every error it reports, is what a read on one core would.
+//
+// Both halves write the node and edge columns in place: the first half at
+// their start, the second from where its share is expected to begin, plus
+// room for the guess to be off by an eighth either way; joining moves the
+// second half's objects down to where the first half's end. Only if a half
+// outgrows its room are its objects copied instead.
+
+// splitMin is the fewest objects worth a second goroutine.
+var splitMin uint64 = 1 << 15
+
+// splitGuess, when set (by tests), chooses the second half's first guess
+// instead of the middle of the objects; splitJoined, when set, is told how
+// many objects the first half adopted, and whether in place.
+var (
+	splitGuess  func(objects, size int64) int64
+	splitJoined func(adopted uint64, inPlace bool)
+)
+
+const (
+	// markEvery objects the second half notes where it is: the first half
+	// decodes at most this many objects again.
+	markEvery = 256
+	// syncRun objects must decode from an offset for it to be taken as an
+	// object boundary; syncWindow bytes past the guess are tried.
+	syncRun    = 32
+	syncWindow = 1 << 16
+)
+
+// secondHalf is the second goroutine's part of a split read.
+type secondHalf struct {
+	q     *parser
+	start int64   // the offset of its first object
+	share float64 // the part of the objects expected before start
+	done  chan struct{}
+	count uint64 // objects decoded, once done
+
+	// The node and edge columns the halves share: the first half's room
+	// is the first nodeAt objects and edgeAt edges, the second half's the
+	// rest.
+	kind, ekind        []uint8
+	name, class, first []uint32
+	ename, target      []uint32
+	nodeAt, edgeAt     int
+}
+
+// findSecondHalf returns where the second half of the objects starts, or
+// nil when the input cannot be read at offsets or holds too few objects
+// for a second goroutine to pay.
+func (p *parser) findSecondHalf() *secondHalf {
+	if p.at == nil || p.n < splitMin || p.in.size <= 0 || runtime.GOMAXPROCS(0) < 2 {
+		return nil
+	}
+	objects := p.in.offset()
+	// Identity hash codes may follow the objects, about 5 bytes each: aim
+	// between the middle with them and the middle without, and before a
+	// DevTools export's padding.
+	end := max(p.contentEnd()-int64(p.n)*5/2, objects+1)
+	guess := objects + (end-objects)/2
+	if splitGuess != nil {
+		guess = splitGuess(objects, p.in.size)
+	}
+	if guess <= objects || guess >= p.in.size {
+		return nil
+	}
+	in := newInputAt(p.at, guess, p.in.size)
+	start, ok := p.sync(in, guess)
+	if !ok {
+		return nil
+	}
+	h := &secondHalf{start: start, share: min(float64(start-objects)/float64(end-objects), 1), done: make(chan struct{})}
+	h.q = p.secondParser(in, 0, 0)
+	return h
+}
+
+// allocate makes the node and edge columns, for p.n objects and edges
+// references, and gives each half its room in them.
+func (h *secondHalf) allocate(p *parser, edges uint64) {
+	n := int(p.n)
+	slack, eslack := n/8, int(edges/8)
+	h.nodeAt = int(h.share*float64(n)) + slack
+	h.edgeAt = int(h.share*float64(edges)) + eslack
+	h.kind = make([]uint8, n+2*slack)
+	h.name = make([]uint32, n+2*slack)
+	h.class = make([]uint32, n+2*slack)
+	h.first = make([]uint32, n+2*slack+2)
+	ne := int(edges) + 2*eslack
+	h.ekind = make([]uint8, ne)
+	h.ename = make([]uint32, ne)
+	h.target = make([]uint32, ne)
+	nd, ed := &p.s.Nodes, &p.s.Edges
+	a := h.nodeAt
+	nd.Kind, nd.Name, nd.Class, nd.FirstEdge = h.kind[:0:a], h.name[:0:a], h.class[:0:a], h.first[:1:a+1]
+	ed.Kind, ed.Name, ed.Target = h.ekind[:0:h.edgeAt], h.ename[:0:h.edgeAt], h.target[:0:h.edgeAt]
+	qn, qe := &h.q.s.Nodes, &h.q.s.Edges
+	qn.Kind, qn.Name, qn.Class, qn.FirstEdge = h.kind[a:a], h.name[a:a], h.class[a:a], h.first[a+1:a+2]
+	e := h.edgeAt
+	qe.Kind, qe.Name, qe.Target = h.ekind[e:e], h.ename[e:e], h.target[e:e]
+	qn.SelfSize.Reserve(n - h.nodeAt + slack)
+}
+
+// run starts the second half.
+func (h *secondHalf) run() {
+	q := h.q
+	q.limit.Store(math.MaxUint64)
+	go func() {
+		defer close(h.done)
+		h.count, _ = q.objects(0, math.MaxUint64, -1)
+		q.sizes.flush()
+	}()
+}
+
+// secondParser returns a parser for a second half over in, its columns
+// reserved for n objects and edges references.
+func (p *parser) secondParser(in *input, n, edges uint64) *parser {
+	q := &parser{in: in, strs: ir.NewInterner(nil), classes: p.classes, n: p.n, second: true}
+	q.s = &ir.Snapshot{}
+	q.d = &dartir.Snapshot{}
+	nd, ed := &q.s.Nodes, &q.s.Edges
+	nd.Kind = make([]uint8, 0, n)
+	nd.Name = make([]uint32, 0, n)
+	nd.Class = make([]uint32, 0, n)
+	nd.FirstEdge = make([]uint32, 1, n+1)
+	ed.Kind = make([]uint8, 0, edges)
+	ed.Name = make([]uint32, 0, edges)
+	ed.Target = make([]uint32, 0, edges)
+	q.sizes = newBatch(&nd.SelfSize)
+	q.limit = new(atomic.Uint64)
+	return q
+}
+
+// sync returns the first offset at or after guess from which syncRun
+// objects decode, leaving in there.
+func (p *parser) sync(in *input, guess int64) (int64, bool) {
+	t := p.secondParser(in, syncRun, 4*syncRun)
+	for off := guess; off < min(guess+syncWindow, p.in.size); off++ {
+		in.seek(p.at, off)
+		t.clear()
+		if k, err := t.objects(0, syncRun, -1); err == nil && k == syncRun {
+			in.seek(p.at, off)
+			return off, true
+		}
+	}
+	return 0, false
+}
+
+// clear empties the columns of a parser that has decoded fewer objects
+// than its sizes batch holds, for another try.
+func (q *parser) clear() {
+	nd, ed, v, d := &q.s.Nodes, &q.s.Edges, &q.s.Values, q.d
+	nd.Kind, nd.Name, nd.Class, nd.FirstEdge = nd.Kind[:0], nd.Name[:0], nd.Class[:0], nd.FirstEdge[:1]
+	ed.Kind, ed.Name, ed.Target = ed.Kind[:0], ed.Name[:0], ed.Target[:0]
+	v.Node, v.Kind, v.Bits, v.Aux = v.Node[:0], v.Kind[:0], v.Bits[:0], v.Aux[:0]
+	d.ZeroRefNode, d.ZeroRefSlot = d.ZeroRefNode[:0], d.ZeroRefSlot[:0]
+	q.sizes.buf, q.marks = q.sizes.buf[:0], q.marks[:0]
+	q.limit.Store(math.MaxUint64)
+}
+
+// cancel stops the second half and waits for it. The first half's room
+// then extends over the second's.
+func (h *secondHalf) cancel(p *parser) {
+	h.q.limit.Store(0)
+	<-h.done
+	if h.inRoom(p) {
+		nd, ed := &p.s.Nodes, &p.s.Edges
+		k, e := len(nd.Kind), ed.Len()
+		nd.Kind, nd.Name, nd.Class, nd.FirstEdge = h.kind[:k], h.name[:k], h.class[:k], h.first[:k+1]
+		ed.Kind, ed.Name, ed.Target = h.ekind[:e], h.ename[:e], h.target[:e]
+	}
+}
+
+// inRoom reports whether the first half's columns are still those it was
+// given: appending beyond its room moves them.
+func (h *secondHalf) inRoom(p *parser) bool {
+	nd, ed := &p.s.Nodes, &p.s.Edges
+	a, e := h.nodeAt, h.edgeAt
+	return cap(nd.Kind) == a && cap(nd.Name) == a && cap(nd.Class) == a && cap(nd.FirstEdge) == a+1 &&
+		cap(ed.Kind) == e && cap(ed.Name) == e && cap(ed.Target) == e
+}
+
+// joinSecondHalf is called when the first half has decoded k objects and
+// reached the second's first offset or passed it. It adopts what it can of
+// the second half's objects, moves the input to the first object not
+// adopted, and returns that object's number.
+func (p *parser) joinSecondHalf(h *secondHalf, k uint64) uint64 {
+	if p.in.offset() != h.start {
+		h.cancel(p) // the guess was not an object boundary
+		return k
+	}
+	q := h.q
+	q.limit.Store(p.n - k)
+	<-h.done
+	take := min(h.count, p.n-k) / markEvery * markEvery
+	// The first half's FirstEdge must hold the edges of both.
+	if take == 0 || uint64(p.s.Edges.Len())+uint64(q.s.Nodes.FirstEdge[take]) > math.MaxUint32 {
+		h.cancel(p)
+		return k
+	}
+	inPlace := h.moveDown(p, take)
+	if !inPlace {
+		p.copyColumns(q, take)
+	}
+	p.adoptRest(q, take)
+	p.in.moveTo(p.at, q.marks[take/markEvery])
+	if splitJoined != nil {
+		splitJoined(take, inPlace)
+	}
+	return k + take
+}
+
+// moveDown moves the second half's first take objects from its room to
+// after the first half's, when both halves kept to their rooms.
+func (h *secondHalf) moveDown(p *parser, take uint64) bool {
+	qn, qe := &h.q.s.Nodes, &h.q.s.Edges
+	a, e := h.nodeAt, h.edgeAt
+	b, be := len(h.kind)-a, len(h.ekind)-e
+	if !h.inRoom(p) || cap(qn.Kind) != b || cap(qn.Name) != b || cap(qn.Class) != b || cap(qn.FirstEdge) != b+1 ||
+		cap(qe.Kind) != be || cap(qe.Name) != be || cap(qe.Target) != be {
+		return false
+	}
+	nd, ed := &p.s.Nodes, &p.s.Edges
+	k, e0 := len(nd.Kind), ed.Len()
+	t := int(take)
+	edges := int(qn.FirstEdge[t])
+	// Downward moves within one array: append's copy is a memmove.
+	nd.Kind = append(h.kind[:k], h.kind[a:a+t]...)
+	nd.Name = append(h.name[:k], h.name[a:a+t]...)
+	nd.Class = append(h.class[:k], h.class[a:a+t]...)
+	first := h.first[:k+1]
+	for j := 1; j <= t; j++ { // j reads ahead of where it writes
+		first = append(first, uint32(e0)+h.first[a+1+j])
+	}
+	nd.FirstEdge = first
+	ed.Kind = append(h.ekind[:e0], h.ekind[e:e+edges]...)
+	ed.Name = append(h.ename[:e0], h.ename[e:e+edges]...)
+	ed.Target = append(h.target[:e0], h.target[e:e+edges]...)
+	return true
+}
+
+// copyColumns appends the node and edge columns of a second half's first
+// take objects to p's.
+func (p *parser) copyColumns(q *parser, take uint64) {
+	nd, qn := &p.s.Nodes, &q.s.Nodes
+	nd.Kind = append(nd.Kind, qn.Kind[:take]...)
+	nd.Name = append(nd.Name, qn.Name[:take]...)
+	nd.Class = append(nd.Class, qn.Class[:take]...)
+	ed, qe := &p.s.Edges, &q.s.Edges
+	e0 := uint32(ed.Len())
+	for _, e := range qn.FirstEdge[1 : take+1] {
+		nd.FirstEdge = append(nd.FirstEdge, e0+e)
+	}
+	edges := qn.FirstEdge[take]
+	ed.Kind = append(ed.Kind, qe.Kind[:edges]...)
+	ed.Name = append(ed.Name, qe.Name[:edges]...)
+	ed.Target = append(ed.Target, qe.Target[:edges]...)
+}
+
+// adoptRest appends the self sizes, values and zero references of a second
+// half's first take objects, whose node and edge columns p has adopted.
+func (p *parser) adoptRest(q *parser, take uint64) {
+	nd, qn := &p.s.Nodes, &q.s.Nodes
+	base := uint32(uint64(len(nd.Kind)) - take)
+	p.sizes.flush()
+	buf := make([]uint64, 4096)
+	for j := 0; j < int(take); j += len(buf) {
+		b := buf[:min(len(buf), int(take)-j)]
+		qn.SelfSize.Values(b, j)
+		nd.SelfSize.AppendAll(b)
+	}
+	// Values and zero references are in object order: those of the
+	// objects taken come first. String values move to p's string table.
+	v, qv := &p.s.Values, &q.s.Values
+	m := sort.Search(len(qv.Node), func(j int) bool { return uint64(qv.Node[j]) >= take })
+	index := make([]uint32, len(q.strs.Strings)) // 1 + p's index of q's string
+	v.Node = slices.Grow(v.Node, m)
+	for j := range m {
+		bits := qv.Bits[j]
+		if qv.Kind[j] == ir.ValueString {
+			if index[bits] == 0 {
+				index[bits] = 1 + p.strs.Intern(q.strs.Strings[bits])
+			}
+			bits = uint64(index[bits] - 1)
+		}
+		v.Node = append(v.Node, base+qv.Node[j])
+		v.Kind = append(v.Kind, qv.Kind[j])
+		v.Bits = append(v.Bits, bits)
+		v.Aux = append(v.Aux, qv.Aux[j])
+	}
+	d, qd := p.d, q.d
+	z := sort.Search(len(qd.ZeroRefNode), func(j int) bool { return uint64(qd.ZeroRefNode[j]) >= take })
+	for j := range z {
+		d.ZeroRefNode = append(d.ZeroRefNode, base+qd.ZeroRefNode[j])
+		d.ZeroRefSlot = append(d.ZeroRefSlot, qd.ZeroRefSlot[j])
+	}
+}
+
+// readerAt returns r as an io.ReaderAt when it is one whose offset 0 is
+// r's next byte, else nil.
+func readerAt(r io.Reader) io.ReaderAt {
+	ra, ok := r.(io.ReaderAt)
+	s, seeks := r.(io.Seeker)
+	if !ok || !seeks {
+		return nil
+	}
+	if off, err := s.Seek(0, io.SeekCurrent); err != nil || off != 0 {
+		return nil
+	}
+	return ra
+}
+
+// contentEnd returns the input's size less the zero bytes that end it (at
+// most a DevTools export's padding).
+func (p *parser) contentEnd() int64 {
+	end := p.in.size
+	buf := make([]byte, 64<<10)
+	for end > max(p.in.size-dartir.ExportChunk, 0) {
+		b := buf[:min(int64(len(buf)), end)]
+		if n, _ := p.at.ReadAt(b, end-int64(len(b))); n != len(b) {
+			return end
+		}
+		k := len(b)
+		for k > 0 && b[k-1] == 0 {
+			k--
+		}
+		end -= int64(len(b) - k)
+		if k > 0 {
+			break
+		}
+	}
+	return end
+}

@@ -1,0 +1,151 @@
+package dart_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/heapconv/heapconv/internal/dartgen"
+	"github.com/heapconv/heapconv/ir"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
+)
+
+// splitInputs are files for the split read: generated heaps of every
+// generation (with and without identity hashes, DevTools' padding) and
+// the hand-built sample.
+func splitInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	in := map[string][]byte{}
+	for _, g := range []dartgen.Generation{dartgen.GenVM, dartgen.GenVMNoHash, dartgen.GenDevToolsExport} {
+		var buf bytes.Buffer
+		if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: int64(g) + 3, Objects: 12_000, Generation: g, Isolates: 2}); err != nil {
+			t.Fatal(err)
+		}
+		in[fmt.Sprintf("generation %d", g)] = buf.Bytes()
+	}
+	sample, err := os.ReadFile("testdata/synthetic_vm_layout.dartheap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in["sample"] = sample
+	return in
+}
+
+// readOneCore reads data with the split read turned off.
+func readOneCore(data []byte) (*ir.File, error) {
+	defer rdart.SetSplit(math.MaxUint64, nil, nil)()
+	return rdart.Read(bytes.NewReader(data), rdart.Options{})
+}
+
+// TestSplitReadMatchesOneCore: whatever offset the second half's search
+// starts from — an object boundary, the middle of an object or of a
+// string, the identity hashes, the last bytes — a split read gives the
+// file a read on one core gives, and the file written back is the input.
+// Most starts must end in objects adopted from the second half, or the
+// test would prove nothing.
+func TestSplitReadMatchesOneCore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	// Both ways of joining must be seen: in place, and by copying when a
+	// half outgrew its room.
+	var moves, copies int
+	defer func() {
+		if moves == 0 || copies == 0 {
+			t.Errorf("%d joins moved the second half in place, %d copied it", moves, copies)
+		}
+	}()
+	for name, data := range splitInputs(t) {
+		t.Run(name, func(t *testing.T) {
+			want, err := readOneCore(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var starts []float64
+			for range 40 {
+				starts = append(starts, rng.Float64())
+			}
+			// -1: the reader's own guess, which must lead to a join.
+			starts = append(starts, 0, 0.5, 0.999, -1)
+			joins, inPlace, adoptedAll := 0, 0, uint64(0)
+			for _, at := range starts {
+				var adopted uint64
+				joined, moved := false, false
+				// Starts spread over the bytes before DevTools' padding.
+				end := int64(len(bytes.TrimRight(data, "\x00")))
+				guess := func(objects, _ int64) int64 { return objects + int64(at*float64(end-objects)) }
+				if at < 0 {
+					guess = nil
+				}
+				restore := rdart.SetSplit(1, guess, func(n uint64, in bool) { adopted, joined, moved = n, true, in })
+				got, err := rdart.Read(bytes.NewReader(data), rdart.Options{})
+				restore()
+				if err != nil {
+					t.Fatalf("start at %.3f: %v", at, err)
+				}
+				if d := ir.Diff(want, got, 5); len(d) > 0 {
+					t.Fatalf("start at %.3f (%d objects adopted): %v", at, adopted, d)
+				}
+				var out bytes.Buffer
+				if _, err := wdart.Write(&out, got, wdart.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(out.Bytes(), data) {
+					t.Fatalf("start at %.3f: written back, the file differs", at)
+				}
+				if joined {
+					joins++
+					adoptedAll += adopted
+					if moved {
+						inPlace++
+						moves++
+					} else {
+						copies++
+					}
+				} else if at < 0 && want.Snapshots[0].Nodes.Len() > 1000 {
+					t.Errorf("the reader's own guess adopted no objects")
+				}
+			}
+			t.Logf("%d of %d split reads adopted objects (%d in all), %d in place", joins, len(starts), adoptedAll, inPlace)
+			if n := want.Snapshots[0].Nodes.Len(); n > 1000 && (joins < len(starts)/5 || adoptedAll == 0) {
+				t.Errorf("%d of %d split reads adopted objects (%d in all)", joins, len(starts), adoptedAll)
+			}
+		})
+	}
+}
+
+// TestSplitReadErrors: a damaged file gives the error a read on one core
+// gives, wherever the damage is: the first half decodes again whatever the
+// second half stopped at.
+func TestSplitReadErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 9, Objects: 12_000}); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	defer rdart.SetSplit(1, nil, nil)()
+	failed := 0
+	for range 60 {
+		bad := bytes.Clone(data)
+		for range 1 + rng.IntN(3) {
+			bad[len(bad)/3+rng.IntN(len(bad)*2/3)] = byte(rng.IntN(256))
+		}
+		if rng.IntN(4) == 0 {
+			bad = bad[:len(bad)/2+rng.IntN(len(bad)/2)]
+		}
+		_, want := readOneCore(bad)
+		_, got := rdart.Read(bytes.NewReader(bad), rdart.Options{})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("split read: %v\none core: %v", got, want)
+		}
+		if want != nil {
+			failed++
+		}
+	}
+	if failed < 20 {
+		t.Errorf("only %d of 60 damaged files failed to read", failed)
+	}
+}
