@@ -386,6 +386,7 @@ func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
 	nc := uint64(len(p.classes))
 	var none classInfo
 	var err error
+	total := p.n
 	for ; i < n; i++ {
 		off := in.offset()
 		if stopAt >= 0 && off >= stopAt {
@@ -461,7 +462,7 @@ func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
 			// ids below 2^28).
 			var ref uint64
 			pos := in.pos
-			start := in.base + int64(pos)
+			start := in.base + int64(pos) // for an error, if there is one
 			if pos+4 <= end {
 				b := buf[pos : pos+4]
 				switch {
@@ -491,13 +492,13 @@ func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
 				}
 				buf, end = in.buf, in.end
 			}
-			if ref-1 >= p.n { // ref == 0 or ref > n
+			if ref-1 >= total { // ref == 0 or ref > n
 				if ref == 0 {
 					p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
 					p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
 					continue
 				}
-				return i, in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, p.n)
+				return i, in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, total)
 			}
 			var k uint8
 			var nm uint32

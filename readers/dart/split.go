@@ -34,10 +34,10 @@ import (
 //     and every error it reports, is what a read on one core would.
 //
 // Both halves write the node and edge columns in place: the first half at
-// their start, the second from where its share is expected to begin, plus
-// room for the guess to be off by an eighth either way; joining moves the
-// second half's objects down to where the first half's end. Only if a half
-// outgrows its room are its objects copied instead.
+// their start, the second from where its share is expected to begin, with
+// room for the guess to be off by a sixteenth of the objects either way;
+// joining moves the second half's objects down to where the first half's
+// end. Only if a half outgrows its room are its objects copied instead.
 
 // splitMin is the fewest objects worth a second goroutine.
 var splitMin uint64 = 1 << 15
@@ -110,17 +110,24 @@ func (p *parser) findSecondHalf() *secondHalf {
 // references, and gives each half its room in them.
 func (h *secondHalf) allocate(p *parser, edges uint64) {
 	n := int(p.n)
-	slack, eslack := n/8, int(edges/8)
+	slack, eslack := n/16, int(edges/16)
 	h.nodeAt = int(h.share*float64(n)) + slack
 	h.edgeAt = int(h.share*float64(edges)) + eslack
+	// The edge columns are the bigger: they are made (and zeroed, when
+	// the memory is not fresh) on the other core meanwhile.
+	ne := int(edges) + 2*eslack
+	made := make(chan struct{})
+	go func() {
+		h.ekind = make([]uint8, ne)
+		h.ename = make([]uint32, ne)
+		h.target = make([]uint32, ne)
+		close(made)
+	}()
 	h.kind = make([]uint8, n+2*slack)
 	h.name = make([]uint32, n+2*slack)
 	h.class = make([]uint32, n+2*slack)
 	h.first = make([]uint32, n+2*slack+2)
-	ne := int(edges) + 2*eslack
-	h.ekind = make([]uint8, ne)
-	h.ename = make([]uint32, ne)
-	h.target = make([]uint32, ne)
+	<-made
 	nd, ed := &p.s.Nodes, &p.s.Edges
 	a := h.nodeAt
 	nd.Kind, nd.Name, nd.Class, nd.FirstEdge = h.kind[:0:a], h.name[:0:a], h.class[:0:a], h.first[:1:a+1]
