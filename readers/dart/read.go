@@ -66,6 +66,10 @@ type parser struct {
 	second bool
 	marks  []int64        // second: the offset of every markEvery'th object
 	limit  *atomic.Uint64 // second: stop at the first mark at or past it
+	// most, when not 0, refuses (with errTooBig) a reference count or a
+	// string longer than this: a guess at an object boundary (split.go)
+	// must cost little, whatever the bytes say.
+	most uint64
 }
 
 // classInfo is what the object loop needs to know about a class.
@@ -118,6 +122,9 @@ func (p *parser) utf8(what string) (uint32, error) {
 	}
 	if n > math.MaxInt32 {
 		return 0, p.in.errorf(off, "%s: length %d", what, n)
+	}
+	if p.most > 0 && n > p.most {
+		return 0, errTooBig
 	}
 	b, err := p.in.bytes(int(n), what)
 	if err != nil {
@@ -450,6 +457,9 @@ func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
 		if rem := in.remaining(); rem >= 0 && rc > uint64(rem) {
 			return i, ir.Truncated(dartir.Format, rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
 		}
+		if p.most > 0 && rc > p.most {
+			return i, errTooBig
+		}
 		if uint64(ed.Len())+rc > math.MaxUint32 {
 			return i, in.errorf(rcOff, "more than 2^32 references")
 		}
@@ -575,6 +585,9 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 		}
 		if rem := in.remaining(); (rem >= 0 && trunc > uint64(rem)/unit) || trunc > math.MaxInt32/2 {
 			return in.errorf(off, "object %d: string stores %d code units, more than the bytes left", i+1, trunc)
+		}
+		if p.most > 0 && trunc*unit > p.most {
+			return errTooBig
 		}
 		b, err := in.bytes(int(trunc*unit), "string")
 		if err != nil {

@@ -1,6 +1,7 @@
 package dart
 
 import (
+	"errors"
 	"io"
 	"math"
 	"runtime"
@@ -55,10 +56,19 @@ const (
 	// decodes at most this many objects again.
 	markEvery = 256
 	// syncRun objects must decode from an offset for it to be taken as an
-	// object boundary; syncWindow bytes past the guess are tried.
+	// object boundary; syncWindow bytes past the guess are tried. A try
+	// fails at an object of more than syncMost references or string
+	// bytes, and all tries together read at most syncBudget bytes: the
+	// search costs little, whatever the bytes.
 	syncRun    = 32
 	syncWindow = 1 << 16
+	syncMost   = 1 << 12
+	syncBudget = 1 << 22
 )
+
+// errTooBig ends a try at an object boundary that meets a bigger object
+// than tries decode.
+var errTooBig = errors.New("dart: an object too big for a try at a boundary")
 
 // secondHalf is the second goroutine's part of a split read.
 type secondHalf struct {
@@ -173,13 +183,17 @@ func (p *parser) secondParser(in *input, n, edges uint64) *parser {
 // objects decode, leaving in there.
 func (p *parser) sync(in *input, guess int64) (int64, bool) {
 	t := p.secondParser(in, syncRun, 4*syncRun)
-	for off := guess; off < min(guess+syncWindow, p.in.size); off++ {
+	t.most = syncMost
+	var spent int64
+	for off := guess; off < min(guess+syncWindow, p.in.size) && spent < syncBudget; off++ {
 		in.seek(p.at, off)
 		t.clear()
-		if k, err := t.objects(0, syncRun, -1); err == nil && k == syncRun {
+		k, err := t.objects(0, syncRun, -1)
+		if err == nil && k == syncRun {
 			in.seek(p.at, off)
 			return off, true
 		}
+		spent += in.offset() - off
 	}
 	return 0, false
 }
