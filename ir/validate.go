@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 )
 
@@ -280,6 +281,45 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 	if err := checkOffsets(nd.FirstEdge, m, "edge"); err != nil {
 		return err
 	}
+	// The edge columns, the biggest, are checked on another core while
+	// the node columns are; the errors come in the same order either way.
+	edges := alongside(m >= 1<<20, func() error { return s.validateEdges(n, ns) })
+	if err := s.validateNodes(f, n, ns); err != nil {
+		edges()
+		return err
+	}
+	if err := edges(); err != nil {
+		return err
+	}
+	if s.Root != NoNode && int(s.Root) >= n {
+		return fmt.Errorf("root node %d out of range (%d nodes)", s.Root, n)
+	}
+	for i, r := range s.Roots {
+		if int(r.Node) >= n || r.Category >= ns {
+			return fmt.Errorf("root %d: node or category out of range", i)
+		}
+	}
+	if err := s.Values.validate(n, ns); err != nil {
+		return err
+	}
+	return nil
+}
+
+// alongside returns a function that gives check's result: check runs on
+// another goroutine now when big is set (and there is a second core), else
+// when the function is called.
+func alongside(big bool, check func() error) (wait func() error) {
+	if !big || runtime.GOMAXPROCS(0) < 2 {
+		return check
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- check() }()
+	return func() error { return <-ch }
+}
+
+// validateNodes checks the node columns' values.
+func (s *Snapshot) validateNodes(f *File, n int, ns uint32) error {
+	nd := &s.Nodes
 	for i, k := range nd.Kind[:n] {
 		if int(k) >= len(s.NodeKinds) {
 			return fmt.Errorf("node %d: kind %d is not in the kind table (%d entries)", i, k, len(s.NodeKinds))
@@ -296,6 +336,12 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 			return fmt.Errorf("node %d: class %d out of range (%d classes)", i, c, nc)
 		}
 	}
+	return nil
+}
+
+// validateEdges checks the edge columns' values.
+func (s *Snapshot) validateEdges(n int, ns uint32) error {
+	m := s.Edges.Len()
 	// One pass per column, with the kind table flattened, keeps this loop
 	// cheap next to reading (it runs after every parse).
 	var named [256]bool // kinds whose names are string indices
@@ -315,17 +361,6 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 		if int(t) >= n {
 			return fmt.Errorf("edge %d: target node %d out of range (%d nodes)", e, t, n)
 		}
-	}
-	if s.Root != NoNode && int(s.Root) >= n {
-		return fmt.Errorf("root node %d out of range (%d nodes)", s.Root, n)
-	}
-	for i, r := range s.Roots {
-		if int(r.Node) >= n || r.Category >= ns {
-			return fmt.Errorf("root %d: node or category out of range", i)
-		}
-	}
-	if err := s.Values.validate(n, ns); err != nil {
-		return err
 	}
 	return nil
 }

@@ -288,3 +288,44 @@ func TestValidateStringIndexFields(t *testing.T) {
 		t.Errorf("Validate: %v, want an error about doc_url", err)
 	}
 }
+
+// TestValidateBigInOrder: a snapshot big enough for its edge columns to be
+// checked on another core reports the first problem in the order a small
+// one does: the node columns' before the edge columns'.
+func TestValidateBigInOrder(t *testing.T) {
+	big := func() *ir.File {
+		const n, m = 1 << 10, 1 << 20
+		f := vtFile()
+		s := f.Snapshots[0]
+		s.Nodes = ir.Nodes{Kind: make([]uint8, n), Name: make([]uint32, n), FirstEdge: make([]uint32, n+1)}
+		s.Nodes.ID.AppendZeros(n)
+		s.Nodes.SelfSize.AppendZeros(n)
+		for i := range s.Nodes.FirstEdge {
+			s.Nodes.FirstEdge[i] = uint32(i * (m / n))
+		}
+		s.Edges = ir.Edges{Kind: make([]uint8, m), Name: make([]uint32, m), Target: make([]uint32, m)}
+		s.Values = ir.Values{}
+		s.Roots = nil
+		return f
+	}
+	if err := big().Validate(); err != nil {
+		t.Fatalf("the big file: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		spoil func(s *ir.Snapshot)
+		want  string
+	}{
+		{"edge", func(s *ir.Snapshot) { s.Edges.Target[777_777] = 1 << 20 }, "edge 777777: target node 1048576 out of range"},
+		{"node and edge", func(s *ir.Snapshot) {
+			s.Edges.Target[5] = 1 << 20
+			s.Nodes.Name[900] = 99
+		}, "node 900: name string 99 out of range"},
+	} {
+		f := big()
+		c.spoil(f.Snapshots[0])
+		if err := f.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
