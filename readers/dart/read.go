@@ -351,14 +351,7 @@ func (p *parser) readObjects() error {
 	if h != nil {
 		h.allocate(p, eh)
 	} else {
-		nd.Kind = make([]uint8, 0, hint)
-		nd.Name = make([]uint32, 0, hint)
-		nd.Class = make([]uint32, 0, hint)
-		nd.FirstEdge = make([]uint32, 1, hint+1)
-		ed := &p.s.Edges
-		ed.Kind = make([]uint8, 0, eh)
-		ed.Name = make([]uint32, 0, eh)
-		ed.Target = make([]uint32, 0, eh)
+		reserveObjects(p.s, uint64(hint), eh)
 	}
 	// String payloads are interned too: size the index for them now rather
 	// than rehashing it again and again (a heap has about one distinct
@@ -379,6 +372,19 @@ func (p *parser) readObjects() error {
 	}
 	_, err = p.objects(done, n, -1)
 	return err
+}
+
+// reserveObjects makes s's node and edge columns (but the self sizes)
+// with room for n objects and edges references.
+func reserveObjects(s *ir.Snapshot, n, edges uint64) {
+	nd, ed := &s.Nodes, &s.Edges
+	nd.Kind = make([]uint8, 0, n)
+	nd.Name = make([]uint32, 0, n)
+	nd.Class = make([]uint32, 0, n)
+	nd.FirstEdge = make([]uint32, 1, n+1)
+	ed.Kind = make([]uint8, 0, edges)
+	ed.Name = make([]uint32, 0, edges)
+	ed.Target = make([]uint32, 0, edges)
 }
 
 // objects decodes objects i to n-1 into the parser's columns. It returns

@@ -166,15 +166,8 @@ func (p *parser) secondParser(in *input, n, edges uint64) *parser {
 	q := &parser{in: in, strs: ir.NewInterner(nil), classes: p.classes, n: p.n, second: true}
 	q.s = &ir.Snapshot{}
 	q.d = &dartir.Snapshot{}
-	nd, ed := &q.s.Nodes, &q.s.Edges
-	nd.Kind = make([]uint8, 0, n)
-	nd.Name = make([]uint32, 0, n)
-	nd.Class = make([]uint32, 0, n)
-	nd.FirstEdge = make([]uint32, 1, n+1)
-	ed.Kind = make([]uint8, 0, edges)
-	ed.Name = make([]uint32, 0, edges)
-	ed.Target = make([]uint32, 0, edges)
-	q.sizes = newBatch(&nd.SelfSize)
+	reserveObjects(q.s, n, edges)
+	q.sizes = newBatch(&q.s.Nodes.SelfSize)
 	q.limit = new(atomic.Uint64)
 	return q
 }
