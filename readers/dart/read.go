@@ -66,6 +66,7 @@ type parser struct {
 	second bool
 	marks  []int64        // second: the offset of every markEvery'th object
 	limit  *atomic.Uint64 // second: stop at the first mark at or past it
+	starts []int64 // a try at a boundary (most > 0): every object's offset
 	// most, when not 0, refuses (with errTooBig) a reference count or a
 	// string longer than this: a guess at an object boundary (split.go)
 	// must cost little, whatever the bytes say.
@@ -405,10 +406,17 @@ func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
 		if stopAt >= 0 && off >= stopAt {
 			return i, nil
 		}
-		if p.second && i%markEvery == 0 {
-			p.marks = append(p.marks, off)
+		if p.second {
+			if i%markEvery == 0 {
+				p.marks = append(p.marks, off)
+			}
+			// Checked at every object, so that a cancel does not wait
+			// for many objects of any size.
 			if i >= p.limit.Load() || i >= p.n {
 				return i, nil
+			}
+			if p.most > 0 {
+				p.starts = append(p.starts, off)
 			}
 		}
 		cls, ok := in.small()

@@ -36,7 +36,7 @@ import (
 //
 // Both halves write the node and edge columns in place: the first half at
 // their start, the second from where its share is expected to begin, with
-// room for the guess to be off by a sixteenth of the objects either way;
+// room for the guess to be off by an eighth of the objects either way;
 // joining moves the second half's objects down to where the first half's
 // end. Only if a half outgrows its room are its objects copied instead.
 
@@ -120,7 +120,7 @@ func (p *parser) findSecondHalf() *secondHalf {
 // references, and gives each half its room in them.
 func (h *secondHalf) allocate(p *parser, edges uint64) {
 	n := int(p.n)
-	slack, eslack := n/16, int(edges/16)
+	slack, eslack := n/8, int(edges/8)
 	h.nodeAt = int(h.share*float64(n)) + slack
 	h.edgeAt = int(h.share*float64(edges)) + eslack
 	// The edge columns are the bigger: they are made (and zeroed, when
@@ -178,15 +178,36 @@ func (p *parser) sync(in *input, guess int64) (int64, bool) {
 	t := p.secondParser(in, syncRun, 4*syncRun)
 	t.most = syncMost
 	var spent int64
+	// A wrong start often decodes too, for a few objects, before it falls
+	// in step with the real ones; two chains of objects from different
+	// starts meet at a real boundary. The first chain's objects are kept,
+	// and the first of them a second chain also reaches is taken.
+	var first []int64
 	for off := guess; off < min(guess+syncWindow, p.in.size) && spent < syncBudget; off++ {
+		if len(first) > 0 && slices.Contains(first, off) {
+			continue // on the first chain: not a different start
+		}
 		in.seek(p.at, off)
 		t.clear()
 		k, err := t.objects(0, syncRun, -1)
-		if err == nil && k == syncRun {
-			in.seek(p.at, off)
-			return off, true
-		}
 		spent += in.offset() - off
+		if err != nil || k != syncRun {
+			continue
+		}
+		if first == nil {
+			first = slices.Clone(t.starts)
+			continue
+		}
+		for _, s := range t.starts {
+			if _, met := slices.BinarySearch(first, s); met {
+				in.seek(p.at, s)
+				return s, true
+			}
+		}
+	}
+	if first != nil {
+		in.seek(p.at, first[0])
+		return first[0], true
 	}
 	return 0, false
 }
@@ -199,7 +220,7 @@ func (q *parser) clear() {
 	ed.Kind, ed.Name, ed.Target = ed.Kind[:0], ed.Name[:0], ed.Target[:0]
 	v.Node, v.Kind, v.Bits, v.Aux = v.Node[:0], v.Kind[:0], v.Bits[:0], v.Aux[:0]
 	d.ZeroRefNode, d.ZeroRefSlot = d.ZeroRefNode[:0], d.ZeroRefSlot[:0]
-	q.sizes.buf, q.marks = q.sizes.buf[:0], q.marks[:0]
+	q.sizes.buf, q.marks, q.starts = q.sizes.buf[:0], q.marks[:0], q.starts[:0]
 	q.limit.Store(math.MaxUint64)
 }
 
