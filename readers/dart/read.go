@@ -66,7 +66,7 @@ type parser struct {
 	second bool
 	marks  []int64        // second: the offset of every markEvery'th object
 	limit  *atomic.Uint64 // second: stop at the first mark at or past it
-	starts []int64 // a try at a boundary (most > 0): every object's offset
+	starts []int64        // a try at a boundary (most > 0): every object's offset
 	// most, when not 0, refuses (with errTooBig) a reference count or a
 	// string longer than this: a guess at an object boundary (split.go)
 	// must cost little, whatever the bytes say.
