@@ -65,7 +65,7 @@ type parser struct {
 	// (split.go): its objects are numbered from its own first.
 	second bool
 	marks  []int64        // second: the offset of every markEvery'th object
-	limit  *atomic.Uint64 // second: stop at the first mark at or past it
+	limit  *atomic.Uint64 // second: stop once this many objects are decoded
 	starts []int64        // a try at a boundary (most > 0): every object's offset
 	// most, when not 0, refuses (with errTooBig) a reference count or a
 	// string longer than this: a guess at an object boundary (split.go)
@@ -390,8 +390,8 @@ func reserveObjects(s *ir.Snapshot, n, edges uint64) {
 
 // objects decodes objects i to n-1 into the parser's columns. It returns
 // early, with the number of the next object, when that object starts at or
-// past offset stopAt (-1: never), and a second half's parser also at a
-// mark past its limit.
+// past offset stopAt (-1: never), and a second half's parser also when it
+// has decoded its limit.
 func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
 	in := p.in
 	nd := &p.s.Nodes

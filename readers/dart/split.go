@@ -18,17 +18,17 @@ import (
 // afterwards:
 //
 //   - The second goroutine takes an offset about halfway through the
-//     objects and moves forward to the first offset from which syncRun
-//     objects decode without error. It decodes from there, numbering its
-//     objects from 0 into columns of its own and noting the offset of
-//     every markEvery'th object.
+//     objects and moves forward to where two chains of syncRun objects,
+//     decoded without error from different offsets, meet (sync). It
+//     decodes from there, numbering its objects from 0, and notes the
+//     offset of every markEvery'th object.
 //   - The first goroutine decodes from the start until it reaches that
 //     offset. If it lands on it exactly, the guess was an object boundary
 //     and every object the second decoded is an object of the file, the
 //     k'th being object base+k. If it steps over it, the guess was wrong:
 //     the second half is dropped and the first goes on alone.
 //   - The second goroutine cannot know where the objects end until the
-//     first gives it base: it stops at the first mark past n-base, or at
+//     first gives it base: it stops after n-base objects, or at
 //     an error (the objects may have ended, or the file is damaged). The
 //     first takes its objects up to the last mark before both, and
 //     decodes the rest itself, from that mark's offset: what it reads,
@@ -55,8 +55,8 @@ const (
 	// markEvery objects the second half notes where it is: the first half
 	// decodes at most this many objects again.
 	markEvery = 256
-	// syncRun objects must decode from an offset for it to be taken as an
-	// object boundary; syncWindow bytes past the guess are tried. A try
+	// syncRun objects must decode from an offset for it to start a
+	// chain; syncWindow bytes past the guess are tried. A try
 	// fails at an object of more than syncMost references or string
 	// bytes, and all tries together read at most syncBudget bytes: the
 	// search costs little, whatever the bytes.
@@ -172,8 +172,9 @@ func (p *parser) secondParser(in *input, n, edges uint64) *parser {
 	return q
 }
 
-// sync returns the first offset at or after guess from which syncRun
-// objects decode, leaving in there.
+// sync returns an offset at or after guess that is most likely an object
+// boundary, leaving in there: where two chains of syncRun objects from
+// different offsets meet, else the first chain's start.
 func (p *parser) sync(in *input, guess int64) (int64, bool) {
 	t := p.secondParser(in, syncRun, 4*syncRun)
 	t.most = syncMost
