@@ -32,10 +32,7 @@ func (t *Interner) Intern(s string) uint32 {
 	if i, ok := t.index[s]; ok {
 		return i
 	}
-	i := uint32(len(t.Strings))
-	t.Strings = append(t.Strings, s)
-	t.index[s] = i
-	return i
+	return t.add(s)
 }
 
 // InternBytes is Intern of b's bytes: looking up a string already in the
@@ -48,7 +45,11 @@ func (t *Interner) InternBytes(b []byte) uint32 {
 	if i, ok := t.index[string(b)]; ok {
 		return i
 	}
-	s := t.slab.Copy(b)
+	return t.add(t.slab.Copy(b))
+}
+
+// add appends s, which is not in the table yet, and returns its index.
+func (t *Interner) add(s string) uint32 {
 	i := uint32(len(t.Strings))
 	t.Strings = append(t.Strings, s)
 	t.index[s] = i
