@@ -392,173 +392,165 @@ func reserveObjects(s *ir.Snapshot, n, edges uint64) {
 // early, with the number of the next object, when that object starts at or
 // past offset stopAt (-1: never), and a second half's parser also when it
 // has decoded its limit.
+//
+// Most objects are decoded by fastObject, from the buffered bytes; the
+// others, and every object with something to report, by object, which
+// refills the buffer as it goes and words the errors.
 func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
-	in := p.in
-	nd := &p.s.Nodes
-	ed := &p.s.Edges
-	sizes := p.sizes
-	nc := uint64(len(p.classes))
-	var none classInfo
-	var err error
-	total := p.n
-	for ; i < n; i++ {
-		off := in.offset()
-		if stopAt >= 0 && off >= stopAt {
-			return i, nil
+	for i < n {
+		var stop bool
+		var err error
+		i, stop, err = p.fastObjects(i, n, stopAt)
+		if stop || err != nil || i >= n {
+			return i, err
 		}
-		if p.second {
-			if i%markEvery == 0 {
-				p.marks = append(p.marks, off)
-			}
-			// Checked at every object, so that a cancel does not wait
-			// for many objects of any size.
-			if i >= p.limit.Load() || i >= p.n {
-				return i, nil
-			}
-			if p.most > 0 {
-				p.starts = append(p.starts, off)
-			}
+		if err := p.object(i); err != nil {
+			return i, err
 		}
-		cls, ok := in.small()
-		if !ok {
-			if cls, err = in.uleb("object class"); err != nil {
-				return i, err
-			}
-		}
-		if cls > nc {
-			return i, in.errorf(off, "object %d: class %d, but there are %d classes", i+1, cls, nc)
-		}
-		info := &none
-		name := uint32(0)
-		if cls > 0 {
-			info = &p.classes[cls-1]
-			name = info.name
-		} else if i == 0 && !p.second {
-			name = p.rootName // the 2019–2020 writers gave the root class 0
-		}
-		size, ok := in.small()
-		if !ok {
-			if size, err = in.uleb("shallow size"); err != nil {
-				return i, err
-			}
-		}
-		tagOff := in.offset()
-		tag, ok := in.small()
-		if !ok {
-			if tag, err = in.uleb("data tag"); err != nil {
-				return i, err
-			}
-		}
-		if tag > dartir.NameData {
-			return i, in.errorf(tagOff, "object %d: unknown data tag %d", i+1, tag)
-		}
-		nd.Kind = append(nd.Kind, uint8(tag))
-		nd.Name = append(nd.Name, name)
-		nd.Class = append(nd.Class, uint32(cls))
-		sizes.add(size)
-		if tag != dartir.NoData {
-			if err := p.readData(uint32(i), uint8(tag), info); err != nil {
-				return i, err
-			}
-		}
-		rcOff := in.offset()
-		rc, ok := in.small()
-		if !ok {
-			if rc, err = in.uleb("reference count"); err != nil {
-				return i, err
-			}
-		}
-		if rem := in.remaining(); rem >= 0 && rc > uint64(rem) {
-			return i, ir.Truncated(dartir.Format, rcOff, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
-		}
-		if p.most > 0 && rc > p.most {
-			return i, errTooBig
-		}
-		if uint64(ed.Len())+rc > math.MaxUint32 {
-			return i, in.errorf(rcOff, "more than 2^32 references")
-		}
-		// The references, on local copies of the edge columns (appends to
-		// fields through a pointer cost a load and store each).
-		kinds, names, targets := ed.Kind, ed.Name, ed.Target
-		buf, end := in.buf, in.end
-		for j := 0; j < int(rc); j++ {
-			// Fast path: a buffered reference of up to four bytes (object
-			// ids below 2^28).
-			var ref uint64
-			pos := in.pos
-			start := in.base + int64(pos) // for an error, if there is one
-			if pos+4 <= end {
-				b := buf[pos : pos+4]
-				switch {
-				case b[0] < 0x80:
-					ref = uint64(b[0])
-					pos++
-				case b[1] < 0x80:
-					ref = uint64(b[0]&0x7F) | uint64(b[1])<<7
-					pos += 2
-				case b[2] < 0x80:
-					ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2])<<14
-					pos += 3
-				case b[3] < 0x80:
-					ref = uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2]&0x7F)<<14 | uint64(b[3])<<21
-					pos += 4
-				default:
-					pos = -1
-				}
-			} else {
-				pos = -1
-			}
-			if pos >= 0 {
-				in.pos = pos
-			} else {
-				if ref, err = in.uleb("reference"); err != nil {
-					return i, err
-				}
-				buf, end = in.buf, in.end
-			}
-			if ref-1 >= total { // ref == 0 or ref > n
-				if ref == 0 {
-					p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
-					p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
-					continue
-				}
-				return i, in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, total)
-			}
-			var k uint8
-			var nm uint32
-			if j < len(info.kinds) {
-				k, nm = info.kinds[j], info.names[j]
-			} else {
-				k, nm = info.edge(j)
-			}
-			kinds = append(kinds, k)
-			names = append(names, nm)
-			targets = append(targets, uint32(ref-1))
-		}
-		ed.Kind, ed.Name, ed.Target = kinds, names, targets
-		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
+		i++
 	}
 	return i, nil
+}
+
+// refillBelow is how few buffered bytes make the object loop read more
+// before the next object: fastObject decodes only what is buffered.
+const refillBelow = 4 << 10
+
+// stopBefore reports whether the loop stops before object i, at offset
+// off; a second half's parser notes its marks and tries' starts here.
+func (p *parser) stopBefore(i uint64, off, stopAt int64) bool {
+	if stopAt >= 0 && off >= stopAt {
+		return true
+	}
+	if p.second {
+		if i%markEvery == 0 {
+			p.marks = append(p.marks, off)
+		}
+		// Checked at every object, so that a cancel does not wait
+		// for many objects of any size.
+		if i >= p.limit.Load() || i >= p.n {
+			return true
+		}
+		if p.most > 0 {
+			p.starts = append(p.starts, off)
+		}
+	}
+	return false
+}
+
+// classOf returns the class information and node name of object i of
+// class cls (at most the class count).
+func (p *parser) classOf(i, cls uint64) (*classInfo, uint32) {
+	if cls > 0 {
+		info := &p.classes[cls-1]
+		return info, info.name
+	}
+	if i == 0 && !p.second {
+		return &noClass, p.rootName // the 2019–2020 writers gave the root class 0
+	}
+	return &noClass, 0
+}
+
+// noClass is the class information of class 0.
+var noClass classInfo
+
+// object decodes object i from the input, refilling the buffer as needed.
+func (p *parser) object(i uint64) error {
+	in := p.in
+	nd := &p.s.Nodes
+	off := in.offset()
+	cls, ok := in.small()
+	var err error
+	if !ok {
+		if cls, err = in.uleb("object class"); err != nil {
+			return err
+		}
+	}
+	if nc := uint64(len(p.classes)); cls > nc {
+		return in.errorf(off, "object %d: class %d, but there are %d classes", i+1, cls, nc)
+	}
+	info, name := p.classOf(i, cls)
+	size, err := in.uleb("shallow size")
+	if err != nil {
+		return err
+	}
+	tagOff := in.offset()
+	tag, err := in.uleb("data tag")
+	if err != nil {
+		return err
+	}
+	if tag > dartir.NameData {
+		return in.errorf(tagOff, "object %d: unknown data tag %d", i+1, tag)
+	}
+	nd.Kind = append(nd.Kind, uint8(tag))
+	nd.Name = append(nd.Name, name)
+	nd.Class = append(nd.Class, uint32(cls))
+	p.sizes.add(size)
+	if tag != dartir.NoData {
+		if err := p.readData(uint32(i), uint8(tag), info); err != nil {
+			return err
+		}
+	}
+	rcOff := in.offset()
+	rc, err := in.uleb("reference count")
+	if err != nil {
+		return err
+	}
+	if err := p.checkRefCount(i, rc, rcOff); err != nil {
+		return err
+	}
+	return p.refs(i, info, 0, rc)
+}
+
+// checkRefCount checks object i's reference count rc, read at offset off,
+// against the bytes left and the edges the columns can hold.
+func (p *parser) checkRefCount(i, rc uint64, off int64) error {
+	in := p.in
+	if rem := in.remaining(); rem >= 0 && rc > uint64(rem) {
+		return ir.Truncated(dartir.Format, off, "object %d: %d references, but only %d bytes are left", i+1, rc, rem)
+	}
+	if p.most > 0 && rc > p.most {
+		return errTooBig
+	}
+	if uint64(p.s.Edges.Len())+rc > math.MaxUint32 {
+		return in.errorf(off, "more than 2^32 references")
+	}
+	return nil
+}
+
+// refs decodes references j to rc-1 of object i from the input, and ends
+// the object's edges.
+func (p *parser) refs(i uint64, info *classInfo, j, rc uint64) error {
+	in := p.in
+	ed := &p.s.Edges
+	for ; j < rc; j++ {
+		start := in.offset()
+		ref, err := in.uleb("reference")
+		if err != nil {
+			return err
+		}
+		if ref-1 >= p.n { // ref == 0 or ref > n
+			if ref == 0 {
+				p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
+				p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
+				continue
+			}
+			return in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, p.n)
+		}
+		k, nm := info.edge(int(j))
+		ed.Kind = append(ed.Kind, k)
+		ed.Name = append(ed.Name, nm)
+		ed.Target = append(ed.Target, uint32(ref-1))
+	}
+	p.s.Nodes.FirstEdge = append(p.s.Nodes.FirstEdge, uint32(ed.Len()))
+	return nil
 }
 
 // readData reads the NonReferenceData payload of node i.
 func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 	in := p.in
-	v := &p.s.Values
 	kind, _ := dartir.ValueKind(tag)
-	if len(v.Node) == cap(v.Node) {
-		// Double, where append would grow big columns by a quarter,
-		// copying them again and again.
-		n := max(len(v.Node), 1024)
-		v.Node, v.Kind = slices.Grow(v.Node, n), slices.Grow(v.Kind, n)
-		v.Bits, v.Aux = slices.Grow(v.Bits, n), slices.Grow(v.Aux, n)
-	}
-	add := func(bits, aux uint64) {
-		v.Node = append(v.Node, i)
-		v.Kind = append(v.Kind, kind)
-		v.Bits = append(v.Bits, bits)
-		v.Aux = append(v.Aux, aux)
-	}
+	add := func(bits, aux uint64) { p.addValue(i, kind, bits, aux) }
 	switch tag {
 	case dartir.NullData:
 		add(0, 0)
@@ -634,6 +626,22 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 	return nil
 }
 
+// addValue adds a value of node i.
+func (p *parser) addValue(i uint32, kind ir.ValueKind, bits, aux uint64) {
+	v := &p.s.Values
+	if len(v.Node) == cap(v.Node) {
+		// Double, where append would grow big columns by a quarter,
+		// copying them again and again.
+		n := max(len(v.Node), 1024)
+		v.Node, v.Kind = slices.Grow(v.Node, n), slices.Grow(v.Kind, n)
+		v.Bits, v.Aux = slices.Grow(v.Bits, n), slices.Grow(v.Aux, n)
+	}
+	v.Node = append(v.Node, i)
+	v.Kind = append(v.Kind, kind)
+	v.Bits = append(v.Bits, bits)
+	v.Aux = append(v.Aux, aux)
+}
+
 // appendLatin1 appends Latin-1 bytes as UTF-8: ASCII as is, the rest as
 // two-byte sequences.
 func appendLatin1(dst, b []byte) []byte {
@@ -670,6 +678,28 @@ func appendUTF16(dst, b []byte) []byte {
 	return dst
 }
 
+// classifyInt decodes the IntData payload raw (a whole LEB128 number) for
+// a class of coding want, and reports false when it fits in 64 bits in
+// neither coding.
+func classifyInt(raw []byte, want uint8) (bits uint64, coding uint8, ok bool) {
+	n := len(raw)
+	u, uok := dartir.DecodeULEB(raw)
+	s := dartir.DecodeSLEB(raw)
+	switch {
+	case want == dartir.IntSLEB && dartir.SLEBLen(s) == n:
+		return uint64(s), dartir.IntSLEB, true
+	case uok && dartir.ULEBLen(u) == n:
+		return u, dartir.IntULEB, true
+	case dartir.SLEBLen(s) == n:
+		return uint64(s), dartir.IntSLEB, true
+	case want == dartir.IntSLEB:
+		return uint64(s), dartir.IntSLEB, true // an overlong form: written back canonically
+	case uok:
+		return u, dartir.IntULEB, true
+	}
+	return 0, 0, false
+}
+
 // readInt reads an IntData payload. The VM writes _Mint values as SLEB128
 // and _Smi values as ULEB128 of their two's complement; want is the class's
 // coding. DevTools' re-export writes ULEB128 for both, so when the bytes are
@@ -696,20 +726,9 @@ func (p *parser) readInt(want uint8) (bits uint64, coding uint8, err error) {
 		}
 	}
 	raw := in.buf[in.pos : in.pos+n]
-	u, uok := dartir.DecodeULEB(raw)
-	s := dartir.DecodeSLEB(raw)
 	in.pos += n
-	switch {
-	case want == dartir.IntSLEB && dartir.SLEBLen(s) == n:
-		return uint64(s), dartir.IntSLEB, nil
-	case uok && dartir.ULEBLen(u) == n:
-		return u, dartir.IntULEB, nil
-	case dartir.SLEBLen(s) == n:
-		return uint64(s), dartir.IntSLEB, nil
-	case want == dartir.IntSLEB:
-		return uint64(s), dartir.IntSLEB, nil // an overlong form: written back canonically
-	case uok:
-		return u, dartir.IntULEB, nil
+	if bits, coding, ok := classifyInt(raw, want); ok {
+		return bits, coding, nil
 	}
 	return 0, 0, in.errorf(off, "integer: LEB128 value does not fit in 64 bits")
 }
@@ -844,10 +863,10 @@ type batch struct {
 func newBatch(dst *ir.Uints) *batch { return &batch{dst: dst, buf: make([]uint64, 0, 4096)} }
 
 func (b *batch) add(v uint64) {
-	b.buf = append(b.buf, v)
 	if len(b.buf) == cap(b.buf) {
 		b.flush()
 	}
+	b.buf = append(b.buf, v)
 }
 
 func (b *batch) flush() {

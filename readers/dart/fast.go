@@ -1,0 +1,267 @@
+package dart
+
+import (
+	"encoding/binary"
+	"math"
+
+	dartir "github.com/heapconv/heapconv/ir/dart"
+)
+
+// fastObjects decodes objects from i on, as objects does, while they are
+// buffered whole and right. It keeps its place and the columns it appends
+// to in local variables, not in the parser (a store and a load through a
+// pointer for every number would lengthen the chain of dependent loads
+// that each number's length already makes). It returns the number of the
+// next object, and stop when objects must stop before it. When i < n and
+// not stop, object i has been begun (stopBefore said to go on) but not
+// decoded: object decodes it again from its start and words what is
+// wrong with it. A reference that is not buffered or not right is left to
+// refs, once the object's node is added.
+func (p *parser) fastObjects(i, n uint64, stopAt int64) (next uint64, stop bool, err error) {
+	in := p.in
+	b := in.buf[:in.end]
+	pos := in.pos
+	nd, ed, d := &p.s.Nodes, &p.s.Edges, p.d
+	kinds, names, classes, first := nd.Kind, nd.Name, nd.Class, nd.FirstEdge
+	ekinds, enames, targets := ed.Kind, ed.Name, ed.Target
+	sizes := p.sizes
+	nc, total, size := uint64(len(p.classes)), p.n, in.size
+	left := size - in.base            // the input's bytes from b[0] on, when its size is known
+	simple := !p.second && stopAt < 0 // no per-object bookkeeping
+objects:
+	for ; i < n; i++ {
+		if len(b)-pos < refillBelow && !in.eof {
+			in.pos = pos
+			in.fill()
+			b, pos, left = in.buf[:in.end], in.pos, size-in.base
+		}
+		if !simple {
+			off := in.base + int64(pos)
+			if stop = p.stopBefore(i, off, stopAt); stop {
+				break
+			}
+		}
+
+		// The header: class, shallow size and data tag.
+		cls, pos1, ok := lebAt(b, pos)
+		if !ok || cls > nc {
+			break
+		}
+		shallow, pos1, ok := lebAt(b, pos1)
+		if !ok {
+			break
+		}
+		tag, pos1, ok := lebAt(b, pos1)
+		if !ok || tag > dartir.NameData {
+			break
+		}
+		info, name := &noClass, uint32(0)
+		if cls > 0 {
+			info = &p.classes[cls-1]
+			name = info.name
+		} else if i == 0 && !p.second {
+			name = p.rootName // the 2019–2020 writers gave the root class 0
+		}
+
+		// The data, into a value added once the object is known whole.
+		var bits, aux uint64
+		var str []byte // a string's bytes, still to be interned
+		switch tag {
+		case dartir.NoData, dartir.NullData:
+		case dartir.BoolData, dartir.LengthData:
+			if bits, pos1, ok = lebAt(b, pos1); !ok {
+				break objects
+			}
+		case dartir.IntData:
+			k := lebLen(b, pos1)
+			if k == 0 {
+				break objects
+			}
+			var coding uint8
+			if bits, coding, ok = classifyInt(b[pos1:pos1+k], info.intCoding); !ok {
+				break objects
+			}
+			aux = uint64(coding)
+			pos1 += k
+		case dartir.DoubleData:
+			if len(b)-pos1 < 8 {
+				break objects
+			}
+			bits = binary.LittleEndian.Uint64(b[pos1:])
+			pos1 += 8
+		case dartir.Latin1Data, dartir.UTF16Data:
+			var length, trunc uint64
+			if length, pos1, ok = lebAt(b, pos1); !ok {
+				break objects
+			}
+			if trunc, pos1, ok = lebAt(b, pos1); !ok || trunc > length {
+				break objects
+			}
+			nb := trunc
+			if tag == dartir.UTF16Data {
+				nb *= 2
+			}
+			if trunc > math.MaxInt32/2 || nb > uint64(len(b)-pos1) || (p.most > 0 && nb > p.most) {
+				break objects
+			}
+			str = b[pos1 : pos1+int(nb)]
+			pos1 += int(nb)
+			if length != trunc {
+				aux = length
+			}
+		default: // NameData: rare, left to object
+			break objects
+		}
+		rc, pos1, ok := lebAt(b, pos1)
+		if !ok {
+			break
+		}
+		if rem := left - int64(pos1); (size > 0 && rc > uint64(max(rem, 0))) ||
+			(p.most > 0 && rc > p.most) || uint64(len(targets))+rc > math.MaxUint32 {
+			break
+		}
+		pos = pos1
+
+		// The object is whole: add its node and value.
+		kinds = append(kinds, uint8(tag))
+		names = append(names, name)
+		classes = append(classes, uint32(cls))
+		sizes.add(shallow)
+		if tag != dartir.NoData {
+			if tag == dartir.Latin1Data || tag == dartir.UTF16Data {
+				p.scratch = p.scratch[:0]
+				if tag == dartir.Latin1Data {
+					p.scratch = appendLatin1(p.scratch, str)
+				} else {
+					p.scratch = appendUTF16(p.scratch, str)
+				}
+				bits = uint64(p.intern(p.scratch))
+			}
+			kind, _ := dartir.ValueKind(uint8(tag))
+			p.addValue(uint32(i), kind, bits, aux)
+		}
+
+		// The references: their targets decoded in runs, their kinds and
+		// names copied from the class's slots.
+		j := uint64(0)
+		for j < rc {
+			var k int
+			targets, pos, k = appendTargets(targets, b, pos, int(rc-j), total)
+			if k > 0 {
+				ekinds, enames = info.appendSlots(ekinds, enames, j, uint64(k))
+				j += uint64(k)
+			}
+			if j == rc || pos >= len(b) || b[pos] != 0 {
+				break // done, or refs decodes the rest
+			}
+			pos++ // a reference 0: no edge
+			d.ZeroRefNode = append(d.ZeroRefNode, uint32(i))
+			d.ZeroRefSlot = append(d.ZeroRefSlot, uint32(j))
+			j++
+		}
+		if j < rc {
+			// refs decodes the rest, refilling the buffer or wording
+			// what is wrong, on the parser's columns.
+			in.pos = pos
+			nd.Kind, nd.Name, nd.Class, nd.FirstEdge = kinds, names, classes, first
+			ed.Kind, ed.Name, ed.Target = ekinds, enames, targets
+			if err := p.refs(i, info, j, rc); err != nil {
+				return i, false, err
+			}
+			kinds, names, classes, first = nd.Kind, nd.Name, nd.Class, nd.FirstEdge
+			ekinds, enames, targets = ed.Kind, ed.Name, ed.Target
+			b, pos, left = in.buf[:in.end], in.pos, size-in.base
+			continue
+		}
+		first = append(first, uint32(len(targets)))
+	}
+	in.pos = pos
+	nd.Kind, nd.Name, nd.Class, nd.FirstEdge = kinds, names, classes, first
+	ed.Kind, ed.Name, ed.Target = ekinds, enames, targets
+	return i, stop, nil
+}
+
+// appendTargets decodes up to n references from b[pos:] and appends each
+// one's target node (the reference less 1) to dst. It stops before a
+// reference that is 0, past total, longer than 4 bytes (an object id of
+// 2^28 or more) or not all in b, and returns the new dst, the position
+// after the last reference decoded, and how many it decoded. It is a
+// function of its own so that its loop keeps everything in registers.
+func appendTargets(dst []uint32, b []byte, pos, n int, total uint64) ([]uint32, int, int) {
+	k := 0
+	for ; k < n && pos+4 <= len(b); k++ {
+		r := b[pos : pos+4 : pos+4]
+		var ref uint64
+		var w int
+		switch {
+		case r[0] < 0x80:
+			ref, w = uint64(r[0]), 1
+		case r[1] < 0x80:
+			ref, w = uint64(r[0]&0x7F)|uint64(r[1])<<7, 2
+		case r[2] < 0x80:
+			ref, w = uint64(r[0]&0x7F)|uint64(r[1]&0x7F)<<7|uint64(r[2])<<14, 3
+		case r[3] < 0x80:
+			ref, w = uint64(r[0]&0x7F)|uint64(r[1]&0x7F)<<7|uint64(r[2]&0x7F)<<14|uint64(r[3])<<21, 4
+		default:
+			return dst, pos, k
+		}
+		if ref-1 >= total { // 0, or past the objects
+			return dst, pos, k
+		}
+		pos += w
+		dst = append(dst, uint32(ref-1))
+	}
+	return dst, pos, k
+}
+
+// appendSlots appends the kinds and names of the edges of reference slots
+// j to j+k-1 of an object of class info.
+func (info *classInfo) appendSlots(kinds []uint8, names []uint32, j, k uint64) ([]uint8, []uint32) {
+	if j+k <= uint64(len(info.kinds)) {
+		// Most objects have a few references: a loop beats two calls of
+		// memmove.
+		ks, ns := info.kinds[j:j+k], info.names[j:j+k]
+		ns = ns[:len(ks)]
+		for x, ek := range ks {
+			kinds, names = append(kinds, ek), append(names, ns[x])
+		}
+		return kinds, names
+	}
+	for ; k > 0; j, k = j+1, k-1 {
+		ek, en := info.edge(int(j))
+		kinds, names = append(kinds, ek), append(names, en)
+	}
+	return kinds, names
+}
+
+// lebAt decodes the unsigned LEB128 number at b[pos:]. It reports false
+// when the number does not end within b or does not fit in 64 bits.
+func lebAt(b []byte, pos int) (v uint64, next int, ok bool) {
+	if pos < len(b) && b[pos] < 0x80 {
+		return uint64(b[pos]), pos + 1, true
+	}
+	var shift uint
+	for ; pos < len(b); pos++ {
+		c := b[pos]
+		if shift == 63 && c > 1 {
+			return 0, 0, false
+		}
+		v |= uint64(c&0x7F) << shift
+		if c < 0x80 {
+			return v, pos + 1, true
+		}
+		shift += 7
+	}
+	return 0, 0, false
+}
+
+// lebLen returns the length of the LEB128 number at b[pos:], or 0 when it
+// does not end within b or within 10 bytes.
+func lebLen(b []byte, pos int) int {
+	for n := 1; n <= 10 && pos+n <= len(b); n++ {
+		if b[pos+n-1] < 0x80 {
+			return n
+		}
+	}
+	return 0
+}
