@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 )
@@ -281,28 +282,39 @@ func (s *Snapshot) validate(f *File, ns uint32) error {
 	if err := checkOffsets(nd.FirstEdge, m, "edge"); err != nil {
 		return err
 	}
-	// The edge columns, the biggest, are checked on another core while
-	// the node columns are; the errors come in the same order either way.
-	edges := alongside(m >= 1<<20, func() error { return s.validateEdges(n, ns) })
-	if err := s.validateNodes(f, n, ns); err != nil {
-		edges()
-		return err
+	// The edge columns, the biggest, are checked in two halves on other
+	// goroutines while the node columns are, and the values too; the
+	// first error is the same either way.
+	big := m >= 1<<20
+	checks := []func() error{
+		alongside(big, func() error { return s.validateEdgeKinds(0, m/2, ns) }),
+		alongside(big, func() error { return s.validateEdgeKinds(m/2, m, ns) }),
+		alongside(big, func() error { return s.validateEdgeTargets(0, m/2, n) }),
+		alongside(big, func() error { return s.validateEdgeTargets(m/2, m, n) }),
 	}
-	if err := edges(); err != nil {
-		return err
-	}
-	if s.Root != NoNode && int(s.Root) >= n {
-		return fmt.Errorf("root node %d out of range (%d nodes)", s.Root, n)
-	}
-	for i, r := range s.Roots {
-		if int(r.Node) >= n || r.Category >= ns {
-			return fmt.Errorf("root %d: node or category out of range", i)
+	values := alongside(big, func() error { return s.Values.validate(n, ns) })
+	first := s.validateNodes(f, n, ns)
+	for _, check := range append(checks, s.validateRoots(n, ns), values) {
+		if err := check(); err != nil && first == nil {
+			first = err
 		}
 	}
-	if err := s.Values.validate(n, ns); err != nil {
-		return err
+	return first
+}
+
+// validateRoots returns a check of the root node and the roots.
+func (s *Snapshot) validateRoots(n int, ns uint32) func() error {
+	return func() error {
+		if s.Root != NoNode && int(s.Root) >= n {
+			return fmt.Errorf("root node %d out of range (%d nodes)", s.Root, n)
+		}
+		for i, r := range s.Roots {
+			if int(r.Node) >= n || r.Category >= ns {
+				return fmt.Errorf("root %d: node or category out of range", i)
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 // alongside returns a function that gives check's result: check runs on
@@ -339,27 +351,56 @@ func (s *Snapshot) validateNodes(f *File, n int, ns uint32) error {
 	return nil
 }
 
-// validateEdges checks the edge columns' values.
-func (s *Snapshot) validateEdges(n int, ns uint32) error {
-	m := s.Edges.Len()
-	// One pass per column, with the kind table flattened, keeps this loop
-	// cheap next to reading (it runs after every parse).
+// validateEdgeKinds checks the kinds and names of edges lo to hi-1.
+func (s *Snapshot) validateEdgeKinds(lo, hi int, ns uint32) error {
 	var named [256]bool // kinds whose names are string indices
 	for k, ek := range s.EdgeKinds {
 		named[k] = !ek.Indexed
 	}
-	kinds, names, targets := s.Edges.Kind[:m], s.Edges.Name[:m], s.Edges.Target[:m]
+	kinds, names := s.Edges.Kind[lo:hi], s.Edges.Name[lo:hi]
+	names = names[:len(kinds)]
+	// First the largest kind and name, in a loop without an exit (this
+	// runs after every parse); the edge at fault is looked for only when
+	// one is out of range.
+	var nameMask [256]uint32 // all ones for named kinds
+	for k := range named {
+		if named[k] {
+			nameMask[k] = math.MaxUint32
+		}
+	}
+	var maxKind uint8
+	var maxName uint32
+	for e, k := range kinds {
+		maxKind = max(maxKind, k)
+		maxName = max(maxName, names[e]&nameMask[k])
+	}
+	if int(maxKind) < len(s.EdgeKinds) && maxName < ns {
+		return nil
+	}
 	for e, k := range kinds {
 		if int(k) >= len(s.EdgeKinds) {
-			return fmt.Errorf("edge %d: kind %d is not in the kind table (%d entries)", e, k, len(s.EdgeKinds))
+			return fmt.Errorf("edge %d: kind %d is not in the kind table (%d entries)", lo+e, k, len(s.EdgeKinds))
 		}
 		if named[k] && names[e] >= ns {
-			return fmt.Errorf("edge %d: name string %d out of range (%d strings)", e, names[e], ns)
+			return fmt.Errorf("edge %d: name string %d out of range (%d strings)", lo+e, names[e], ns)
 		}
+	}
+	return nil
+}
+
+// validateEdgeTargets checks the targets of edges lo to hi-1.
+func (s *Snapshot) validateEdgeTargets(lo, hi, n int) error {
+	targets := s.Edges.Target[lo:hi]
+	var maxTarget uint32
+	for _, t := range targets {
+		maxTarget = max(maxTarget, t)
+	}
+	if int64(maxTarget) < int64(n) {
+		return nil
 	}
 	for e, t := range targets {
 		if int(t) >= n {
-			return fmt.Errorf("edge %d: target node %d out of range (%d nodes)", e, t, n)
+			return fmt.Errorf("edge %d: target node %d out of range (%d nodes)", lo+e, t, n)
 		}
 	}
 	return nil

@@ -10,3 +10,12 @@ func SetSplit(min uint64, guess func(objects, size int64) int64, joined func(ado
 	splitMin, splitGuess, splitJoined = min, guess, joined
 	return func() { splitMin, splitGuess, splitJoined = m, g, j }
 }
+
+// SetSplitTail reports to tail, for every split read whose second half
+// was adopted, whether its reading of the tail was too. It returns a
+// function that restores the default.
+func SetSplitTail(tail func(adopted bool)) (restore func()) {
+	t := splitTail
+	splitTail = tail
+	return func() { splitTail = t }
+}

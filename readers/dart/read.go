@@ -67,6 +67,9 @@ type parser struct {
 	marks  []int64        // second: the offset of every markEvery'th object
 	limit  *atomic.Uint64 // second: stop once this many objects are decoded
 	starts []int64        // a try at a boundary (most > 0): every object's offset
+	// half is the second half whose objects the first half adopted: it
+	// may have read the external properties and hash codes too.
+	half *secondHalf
 	// most, when not 0, refuses (with errTooBig) a reference count or a
 	// string longer than this: a guess at an object boundary (split.go)
 	// must cost little, whatever the bytes say.
@@ -136,6 +139,7 @@ func (p *parser) utf8(what string) (uint32, error) {
 
 func (p *parser) file() error {
 	in := p.in
+	defer p.waitSecondHalf()
 	magic, err := in.bytes(len(dartir.Magic), "the magic")
 	if err != nil || string(magic) != dartir.Magic {
 		return in.errorf(0, "not a Dart heap snapshot (the file does not start with %q)", dartir.Magic)
@@ -185,11 +189,13 @@ func (p *parser) file() error {
 	if refs := uint64(p.s.Edges.Len() + len(p.d.ZeroRefNode)); refs > p.d.ReferenceCount {
 		return in.errorf(refOff, "referenceCount is %d, but the objects hold %d references", p.d.ReferenceCount, refs)
 	}
-	if err := p.readExternal(); err != nil {
-		return err
-	}
-	if err := p.readTail(); err != nil {
-		return err
+	if p.half == nil || !p.adoptTail(p.half) {
+		if err := p.readExternal(uint64(p.s.Nodes.Len())); err != nil {
+			return err
+		}
+		if err := p.readTail(p.s.Nodes.Len()); err != nil {
+			return err
+		}
 	}
 	p.f.Strings = p.strs.Strings
 	p.f.FormatVersion = p.describe()
@@ -370,6 +376,7 @@ func (p *parser) readObjects() error {
 			return err
 		}
 		done = p.joinSecondHalf(h, k)
+		p.half = h
 	}
 	_, err = p.objects(done, n, -1)
 	return err
@@ -733,7 +740,7 @@ func (p *parser) readInt(want uint8) (bits uint64, coding uint8, err error) {
 	return 0, 0, in.errorf(off, "integer: LEB128 value does not fit in 64 bits")
 }
 
-func (p *parser) readExternal() error {
+func (p *parser) readExternal(nn uint64) error {
 	in := p.in
 	// An external property takes at least 3 bytes: object, size, name.
 	n, err := in.count("externalPropertyCount", 3)
@@ -741,7 +748,6 @@ func (p *parser) readExternal() error {
 		return err
 	}
 	d := p.d
-	nn := uint64(p.s.Nodes.Len())
 	hint := p.capHint(n)
 	d.ExternalNode = make([]uint32, 0, hint)
 	d.ExternalName = make([]uint32, 0, hint)
@@ -778,12 +784,11 @@ func (p *parser) readExternal() error {
 	return nil
 }
 
-// readTail reads the identity hash codes, if the file has them, and counts
-// the zero padding of DevTools exports.
-func (p *parser) readTail() error {
+// readTail reads the identity hash codes of n objects, if the file has
+// them, and counts the zero padding of DevTools exports.
+func (p *parser) readTail(n int) error {
 	in := p.in
 	nd := &p.s.Nodes
-	n := nd.Len()
 	if in.atEOF() {
 		if in.err != nil {
 			return in.err

@@ -45,10 +45,12 @@ var splitMin uint64 = 1 << 15
 
 // splitGuess, when set (by tests), chooses the second half's first guess
 // instead of the middle of the objects; splitJoined, when set, is told how
-// many objects the first half adopted, and whether in place.
+// many objects the first half adopted, and whether in place; splitTail,
+// whether it adopted the tail the second half read.
 var (
 	splitGuess  func(objects, size int64) int64
 	splitJoined func(adopted uint64, inPlace bool)
+	splitTail   func(adopted bool)
 )
 
 const (
@@ -75,8 +77,17 @@ type secondHalf struct {
 	q     *parser
 	start int64   // the offset of its first object
 	share float64 // the part of the objects expected before start
-	done  chan struct{}
-	count uint64 // objects decoded, once done
+	count uint64  // objects decoded, once objectsDone
+	// objectsDone is closed when the second half has stopped decoding
+	// objects, done when it has also read the tail, if it does.
+	objectsDone, done chan struct{}
+	// tail, when set, has read the external properties and the identity
+	// hash codes from tailStart on, with tailErr: the second half does
+	// so when it stopped at the limit the first half gave it, which is
+	// then where the objects end.
+	tail      *parser
+	tailStart int64
+	tailErr   error
 
 	// The node and edge columns the halves share: the first half's room
 	// is the first nodeAt objects and edgeAt edges, the second half's the
@@ -95,11 +106,13 @@ func (p *parser) findSecondHalf() *secondHalf {
 		return nil
 	}
 	objects := p.in.offset()
-	// Identity hash codes may follow the objects, about 5 bytes each: aim
-	// between the middle with them and the middle without, and before a
-	// DevTools export's padding.
-	end := max(p.contentEnd()-int64(p.n)*5/2, objects+1)
-	guess := objects + (end-objects)/2
+	// The external properties and the identity hash codes (about 3.5
+	// bytes each, in the VM's files) follow the objects, then a DevTools
+	// export's padding. The second half reads them too, when the first
+	// half tells it in time where the objects end: aim a little before
+	// the middle of the objects, so that the first half gets there first.
+	end := max(p.contentEnd()-int64(p.n)*7/2, objects+1)
+	guess := objects + (end-objects)*12/25
 	if splitGuess != nil {
 		guess = splitGuess(objects, p.in.size)
 	}
@@ -111,7 +124,8 @@ func (p *parser) findSecondHalf() *secondHalf {
 	if !ok {
 		return nil
 	}
-	h := &secondHalf{start: start, share: min(float64(start-objects)/float64(end-objects), 1), done: make(chan struct{})}
+	h := &secondHalf{start: start, share: min(float64(start-objects)/float64(end-objects), 1),
+		objectsDone: make(chan struct{}), done: make(chan struct{})}
 	h.q = p.secondParser(in, 0, 0)
 	return h
 }
@@ -155,9 +169,59 @@ func (h *secondHalf) run() {
 	q.limit.Store(math.MaxUint64)
 	go func() {
 		defer close(h.done)
-		h.count, _ = q.objects(0, math.MaxUint64, -1)
+		var err error
+		h.count, err = q.objects(0, math.MaxUint64, -1)
 		q.sizes.flush()
+		limit := q.limit.Load()
+		close(h.objectsDone)
+		if err != nil || h.count != limit || limit == 0 || limit == math.MaxUint64 {
+			return
+		}
+		// The first half told this half where the objects end, and it
+		// got there: the tail follows. A parser of its own reads it, as
+		// the first half is adopting this one's objects meanwhile.
+		t := &parser{in: q.in, strs: ir.NewInterner(nil), s: &ir.Snapshot{}, d: &dartir.Snapshot{}, n: q.n}
+		h.tailStart = q.in.offset()
+		h.tailErr = t.readExternal(q.n)
+		if h.tailErr == nil {
+			h.tailErr = t.readTail(int(q.n))
+		}
+		h.tail = t
 	}()
+}
+
+// waitSecondHalf waits for the second half, if there is one, to stop
+// reading: Read returns only then.
+func (p *parser) waitSecondHalf() {
+	if p.half != nil {
+		<-p.half.done
+	}
+}
+
+// adoptTail takes the external properties and identity hash codes that h
+// read, when it read them all from where the first half's objects end,
+// and reports whether it did.
+func (p *parser) adoptTail(h *secondHalf) bool {
+	<-h.done
+	t := h.tail
+	ok := t != nil && h.tailErr == nil && h.tailStart == p.in.offset()
+	if splitTail != nil {
+		splitTail(ok)
+	}
+	if !ok {
+		return false
+	}
+	nd, d := &p.s.Nodes, p.d
+	nd.ExternalSize, nd.ID = t.s.Nodes.ExternalSize, t.s.Nodes.ID
+	d.ExternalNode, d.ExternalSize = t.d.ExternalNode, t.d.ExternalSize
+	d.ExternalName = make([]uint32, len(t.d.ExternalName))
+	for k, s := range t.d.ExternalName {
+		d.ExternalName[k] = p.strs.Intern(t.strs.Strings[s])
+	}
+	d.IdentityHashes, d.Padding = t.d.IdentityHashes, t.d.Padding
+	p.in.moveTo(p.at, p.in.size)
+	p.in.atEOF() // reports the progress to the end
+	return true
 }
 
 // secondParser returns a parser for a second half over in, its columns
@@ -258,7 +322,7 @@ func (p *parser) joinSecondHalf(h *secondHalf, k uint64) uint64 {
 	}
 	q := h.q
 	q.limit.Store(p.n - k)
-	<-h.done
+	<-h.objectsDone
 	take := min(h.count, p.n-k) / markEvery * markEvery
 	// The first half's FirstEdge must hold the edges of both.
 	if take == 0 || uint64(p.s.Edges.Len())+uint64(q.s.Nodes.FirstEdge[take]) > math.MaxUint32 {

@@ -46,15 +46,22 @@ func readOneCore(data []byte) (*ir.File, error) {
 // string, the identity hashes, the last bytes — a split read gives the
 // file a read on one core gives, and the file written back is the input.
 // Most starts must end in objects adopted from the second half, or the
-// test would prove nothing.
+// test would prove nothing; the tail the second half reads (external
+// properties, identity hash codes) must be adopted with some and not with
+// others.
 func TestSplitReadMatchesOneCore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	// Both ways of joining must be seen: in place, and by copying when a
 	// half outgrew its room.
 	var moves, copies int
+	tails := map[bool]int{}
+	defer rdart.SetSplitTail(func(adopted bool) { tails[adopted]++ })()
 	defer func() {
 		if moves == 0 || copies == 0 {
 			t.Errorf("%d joins moved the second half in place, %d copied it", moves, copies)
+		}
+		if tails[true] == 0 || tails[false] == 0 {
+			t.Errorf("the first half adopted the tail the second read %d times, and read it itself %d times", tails[true], tails[false])
 		}
 	}()
 	for name, data := range splitInputs(t) {
