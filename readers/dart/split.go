@@ -137,20 +137,20 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	slack, eslack := n/8, int(edges/8)
 	h.nodeAt = int(h.share*float64(n)) + slack
 	h.edgeAt = int(h.share*float64(edges)) + eslack
-	// The edge columns are the bigger: they are made (and zeroed, when
-	// the memory is not fresh) on the other core meanwhile.
-	ne := int(edges) + 2*eslack
+	// Half the bytes are made (and zeroed, when the memory is not
+	// fresh) on the other core meanwhile.
+	ne, nn := int(edges)+2*eslack, n+2*slack
 	made := make(chan struct{})
 	go func() {
-		h.ekind = make([]uint8, ne)
-		h.ename = make([]uint32, ne)
 		h.target = make([]uint32, ne)
+		h.ekind = make([]uint8, ne)
+		h.kind = make([]uint8, nn)
+		h.class = make([]uint32, nn)
 		close(made)
 	}()
-	h.kind = make([]uint8, n+2*slack)
-	h.name = make([]uint32, n+2*slack)
-	h.class = make([]uint32, n+2*slack)
-	h.first = make([]uint32, n+2*slack+2)
+	h.ename = make([]uint32, ne)
+	h.name = make([]uint32, nn)
+	h.first = make([]uint32, nn+2)
 	<-made
 	nd, ed := &p.s.Nodes, &p.s.Edges
 	a := h.nodeAt
@@ -405,8 +405,15 @@ func (p *parser) adoptRest(q *parser, take uint64) {
 	v, qv := &p.s.Values, &q.s.Values
 	m := sort.Search(len(qv.Node), func(j int) bool { return uint64(qv.Node[j]) >= take })
 	index := make([]uint32, len(q.strs.Strings)) // 1 + p's index of q's string
-	v.Node = slices.Grow(v.Node, m)
-	for j := range m {
+	// Room for these and for the values of the objects the first half
+	// decodes after them (fewer than markEvery), so that none of the
+	// columns is copied again.
+	room := m + markEvery
+	v.Node, v.Kind = slices.Grow(v.Node, room), slices.Grow(v.Kind, room)
+	v.Bits, v.Aux = slices.Grow(v.Bits, room), slices.Grow(v.Aux, room)
+	v.Kind = append(v.Kind, qv.Kind[:m]...)
+	v.Aux = append(v.Aux, qv.Aux[:m]...)
+	for j, node := range qv.Node[:m] {
 		bits := qv.Bits[j]
 		if qv.Kind[j] == ir.ValueString {
 			if index[bits] == 0 {
@@ -414,17 +421,16 @@ func (p *parser) adoptRest(q *parser, take uint64) {
 			}
 			bits = uint64(index[bits] - 1)
 		}
-		v.Node = append(v.Node, base+qv.Node[j])
-		v.Kind = append(v.Kind, qv.Kind[j])
+		v.Node = append(v.Node, base+node)
 		v.Bits = append(v.Bits, bits)
-		v.Aux = append(v.Aux, qv.Aux[j])
 	}
 	d, qd := p.d, q.d
 	z := sort.Search(len(qd.ZeroRefNode), func(j int) bool { return uint64(qd.ZeroRefNode[j]) >= take })
-	for j := range z {
-		d.ZeroRefNode = append(d.ZeroRefNode, base+qd.ZeroRefNode[j])
-		d.ZeroRefSlot = append(d.ZeroRefSlot, qd.ZeroRefSlot[j])
+	d.ZeroRefNode = slices.Grow(d.ZeroRefNode, z+markEvery)
+	for _, node := range qd.ZeroRefNode[:z] {
+		d.ZeroRefNode = append(d.ZeroRefNode, base+node)
 	}
+	d.ZeroRefSlot = append(d.ZeroRefSlot, qd.ZeroRefSlot[:z]...)
 }
 
 // readerAt returns r as an io.ReaderAt when it is one whose offset 0 is
