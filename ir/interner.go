@@ -1,5 +1,7 @@
 package ir
 
+import "slices"
+
 // Interner builds a string table in which each distinct string has one
 // index. Converters use it to build their output's table from a source
 // file's: InternSrc remembers each source index it has seen, because most
@@ -62,6 +64,7 @@ func (t *Interner) Reserve(n int) {
 	if n <= 2*len(t.index) {
 		return
 	}
+	t.Strings = slices.Grow(t.Strings, n-len(t.Strings))
 	m := make(map[string]uint32, n)
 	for k, v := range t.index {
 		m[k] = v

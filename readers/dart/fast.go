@@ -155,6 +155,9 @@ objects:
 				break // done, or refs decodes the rest
 			}
 			pos++ // a reference 0: no edge
+			if len(d.ZeroRefNode) == cap(d.ZeroRefNode) {
+				growZeroRefs(d)
+			}
 			d.ZeroRefNode = append(d.ZeroRefNode, uint32(i))
 			d.ZeroRefSlot = append(d.ZeroRefSlot, uint32(j))
 			j++

@@ -538,6 +538,9 @@ func (p *parser) refs(i uint64, info *classInfo, j, rc uint64) error {
 		}
 		if ref-1 >= p.n { // ref == 0 or ref > n
 			if ref == 0 {
+				if len(p.d.ZeroRefNode) == cap(p.d.ZeroRefNode) {
+					growZeroRefs(p.d)
+				}
 				p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
 				p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
 				continue
@@ -631,6 +634,13 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 		add(uint64(s), 0)
 	}
 	return nil
+}
+
+// growZeroRefs doubles the room for zero references, where append would
+// grow big columns by a quarter, copying them again and again.
+func growZeroRefs(d *dartir.Snapshot) {
+	n := max(len(d.ZeroRefNode), 1024)
+	d.ZeroRefNode, d.ZeroRefSlot = slices.Grow(d.ZeroRefNode, n), slices.Grow(d.ZeroRefSlot, n)
 }
 
 // addValue adds a value of node i.
