@@ -1,6 +1,10 @@
 package ir
 
-import "slices"
+import (
+	"hash/maphash"
+	"math/bits"
+	"slices"
+)
 
 // Interner builds a string table in which each distinct string has one
 // index. Converters use it to build their output's table from a source
@@ -14,7 +18,7 @@ type Interner struct {
 	// (a writer's length cap, say).
 	Transform func(string) string
 
-	index map[string]uint32
+	index stringIndex
 	slab  Slab // short strings InternBytes adds
 	src   *File
 	bySrc []uint32 // 1 + output index per source index; 0 = not yet
@@ -23,7 +27,7 @@ type Interner struct {
 // NewInterner returns an empty Interner whose InternSrc reads src's strings
 // (src may be nil for an Interner that only interns).
 func NewInterner(src *File) *Interner {
-	return &Interner{index: map[string]uint32{}, src: src}
+	return &Interner{src: src}
 }
 
 // Intern returns the index of s, adding it when new.
@@ -31,10 +35,12 @@ func (t *Interner) Intern(s string) uint32 {
 	if t.Transform != nil {
 		s = t.Transform(s)
 	}
-	if i, ok := t.index[s]; ok {
+	h := t.index.hashString(s)
+	slot, i, ok := t.index.findString(t.Strings, s, h)
+	if ok {
 		return i
 	}
-	return t.add(s)
+	return t.add(s, h, slot)
 }
 
 // InternBytes is Intern of b's bytes: looking up a string already in the
@@ -44,32 +50,31 @@ func (t *Interner) InternBytes(b []byte) uint32 {
 	if t.Transform != nil {
 		return t.Intern(string(b))
 	}
-	if i, ok := t.index[string(b)]; ok {
+	h := t.index.hashBytes(b)
+	slot, i, ok := t.index.findBytes(t.Strings, b, h)
+	if ok {
 		return i
 	}
-	return t.add(t.slab.Copy(b))
+	return t.add(t.slab.Copy(b), h, slot)
 }
 
-// add appends s, which is not in the table yet, and returns its index.
-func (t *Interner) add(s string) uint32 {
+// add appends s, which is not in the table yet, and returns its index; h
+// is its hash and slot the empty slot the search for it ended at.
+func (t *Interner) add(s string, h uint64, slot int) uint32 {
 	i := uint32(len(t.Strings))
 	t.Strings = append(t.Strings, s)
-	t.index[s] = i
+	t.index.insert(t.Strings, slot, h, i)
 	return i
 }
 
 // Reserve makes room in the index for n strings in all, so that a table
 // known to grow big is not rehashed again and again.
 func (t *Interner) Reserve(n int) {
-	if n <= 2*len(t.index) {
+	if n <= len(t.Strings) {
 		return
 	}
 	t.Strings = slices.Grow(t.Strings, n-len(t.Strings))
-	m := make(map[string]uint32, n)
-	for k, v := range t.index {
-		m[k] = v
-	}
-	t.index = m
+	t.index.resize(t.Strings, n)
 }
 
 // InternSrc is Intern of the source's string i.
@@ -89,4 +94,94 @@ func (t *Interner) InternSrc(i uint32) uint32 {
 	v := t.Intern(t.src.Strings[i])
 	t.bySrc[i] = v + 1
 	return v
+}
+
+// stringIndex finds strings in a table: an open-addressing hash table
+// whose slots hold the top 32 bits of a string's hash beside 1 + its index
+// in the table (0: an empty slot). A lookup that misses the cache, as an
+// interner's lookups while a reader writes its columns mostly do, waits
+// for one slot of 8 bytes before it compares strings; a map waits for a
+// group of string headers.
+type stringIndex struct {
+	slots []uint64
+	used  int
+	seed  maphash.Seed
+}
+
+func (x *stringIndex) hashString(s string) uint64 {
+	x.init()
+	return maphash.String(x.seed, s)
+}
+
+func (x *stringIndex) hashBytes(b []byte) uint64 {
+	x.init()
+	return maphash.Bytes(x.seed, b)
+}
+
+// init makes the first slots and the seed.
+func (x *stringIndex) init() {
+	if x.slots == nil {
+		x.seed = maphash.MakeSeed()
+		x.slots = make([]uint64, 16)
+	}
+}
+
+// findString returns the index in strs of s, of hash h, or false and the
+// empty slot where it would go.
+func (x *stringIndex) findString(strs []string, s string, h uint64) (int, uint32, bool) {
+	mask := len(x.slots) - 1
+	tag := h >> 32
+	for k := int(h) & mask; ; k = (k + 1) & mask {
+		e := x.slots[k]
+		if e == 0 {
+			return k, 0, false
+		}
+		if e>>32 == tag && strs[uint32(e)-1] == s {
+			return k, uint32(e) - 1, true
+		}
+	}
+}
+
+// findBytes is findString for b's bytes.
+func (x *stringIndex) findBytes(strs []string, b []byte, h uint64) (int, uint32, bool) {
+	mask := len(x.slots) - 1
+	tag := h >> 32
+	for k := int(h) & mask; ; k = (k + 1) & mask {
+		e := x.slots[k]
+		if e == 0 {
+			return k, 0, false
+		}
+		if e>>32 == tag && strs[uint32(e)-1] == string(b) {
+			return k, uint32(e) - 1, true
+		}
+	}
+}
+
+// insert puts index i, of hash h, in the empty slot, and grows the table
+// before it is three quarters full; strs is the table, i included.
+func (x *stringIndex) insert(strs []string, slot int, h uint64, i uint32) {
+	x.slots[slot] = h>>32<<32 | (uint64(i) + 1)
+	x.used++
+	if 4*x.used >= 3*len(x.slots) {
+		x.resize(strs, 2*x.used)
+	}
+}
+
+// resize makes room for n strings in all, keeping those of strs.
+func (x *stringIndex) resize(strs []string, n int) {
+	x.init()
+	size := 1 << bits.Len(uint(max(n, 8)*4/3))
+	if size <= len(x.slots) {
+		return
+	}
+	x.slots = make([]uint64, size)
+	mask := size - 1
+	for i, s := range strs[:x.used] {
+		h := maphash.String(x.seed, s)
+		k := int(h) & mask
+		for x.slots[k] != 0 {
+			k = (k + 1) & mask
+		}
+		x.slots[k] = h>>32<<32 | (uint64(i) + 1)
+	}
 }

@@ -1,6 +1,7 @@
 package ir_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,5 +33,44 @@ func TestInternerBytes(t *testing.T) {
 	in.Reserve(4000) // keeps what is there
 	if got := in.InternBytes([]byte("y")); got != 1 || len(in.Strings) != 2 {
 		t.Fatalf("y is %d in %q", got, in.Strings)
+	}
+}
+
+// TestInternerGrows: through every growth of its index, and Reserve calls
+// before and in between, an Interner gives each distinct string the index
+// of its first appearance, as a map would.
+func TestInternerGrows(t *testing.T) {
+	for _, reserve := range []int{0, 10, 5000, 100_000} {
+		in := ir.NewInterner(nil)
+		in.Reserve(reserve)
+		want := map[string]uint32{}
+		for k := range 60_000 {
+			s := fmt.Sprint("s", k*7919%20_011) // each three times, scattered
+			if k == 30_000 {
+				in.Reserve(80_000)
+			}
+			var got uint32
+			if k%2 == 0 {
+				got = in.Intern(s)
+			} else {
+				got = in.InternBytes([]byte(s))
+			}
+			w, ok := want[s]
+			if !ok {
+				w = uint32(len(want))
+				want[s] = w
+			}
+			if got != w {
+				t.Fatalf("reserve %d, string %d (%q): index %d, want %d", reserve, k, s, got, w)
+			}
+		}
+		if len(in.Strings) != len(want) {
+			t.Fatalf("reserve %d: %d strings, want %d", reserve, len(in.Strings), len(want))
+		}
+		for s, i := range want {
+			if in.Strings[i] != s {
+				t.Fatalf("reserve %d: string %d is %q, want %q", reserve, i, in.Strings[i], s)
+			}
+		}
 	}
 }
