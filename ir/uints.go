@@ -152,6 +152,30 @@ func (c *Uints) Values(dst []uint64, from int) {
 	}
 }
 
+// AppendFirst appends the first n values of src. Columns of the same width
+// are copied whole: a reader that decoded two halves of a file into two
+// columns joins them so.
+func (c *Uints) AppendFirst(src *Uints, n int) {
+	if w := src.Width(); w > 0 && w == c.Width() {
+		switch w {
+		case 8:
+			c.u64 = append(roomFor(c.u64, n), src.u64[:n]...)
+		case 4:
+			c.u32 = append(roomFor(c.u32, n), src.u32[:n]...)
+		default:
+			c.u8 = append(roomFor(c.u8, n), src.u8[:n]...)
+		}
+		c.n += n
+		return
+	}
+	var buf [1024]uint64
+	for from := 0; from < n; from += len(buf) {
+		b := buf[:min(len(buf), n-from)]
+		src.Values(b, from)
+		c.AppendAll(b)
+	}
+}
+
 // Grow makes room for n more values without reallocating, in the current width.
 func (c *Uints) Grow(n int) {
 	switch {

@@ -260,3 +260,31 @@ func TestUintsGrowKeepsValues(t *testing.T) {
 		}
 	}
 }
+
+// TestUintsAppendFirst: appending the first values of another column gives
+// the values one by one would, whatever the two columns' widths.
+func TestUintsAppendFirst(t *testing.T) {
+	cols := map[string][]uint64{
+		"empty": nil, "zeros": {0, 0, 0}, "bytes": {1, 200, 0}, "words": {70000, 1, 5},
+		"wide": {1 << 40, 3, 0},
+	}
+	for dn, dv := range cols {
+		for sn, sv := range cols {
+			for n := 0; n <= len(sv); n++ {
+				var dst, src ir.Uints
+				dst.AppendAll(dv)
+				src.AppendAll(sv)
+				dst.AppendFirst(&src, n)
+				want := append(append([]uint64(nil), dv...), sv[:n]...)
+				if dst.Len() != len(want) {
+					t.Fatalf("%s + first %d of %s: %d values, want %d", dn, n, sn, dst.Len(), len(want))
+				}
+				for i, w := range want {
+					if got := dst.At(i); got != w {
+						t.Fatalf("%s + first %d of %s: value %d is %d, want %d", dn, n, sn, i, got, w)
+					}
+				}
+			}
+		}
+	}
+}

@@ -394,12 +394,7 @@ func (p *parser) adoptRest(q *parser, take uint64) {
 	nd, qn := &p.s.Nodes, &q.s.Nodes
 	base := uint32(uint64(len(nd.Kind)) - take)
 	p.sizes.flush()
-	buf := make([]uint64, 4096)
-	for j := 0; j < int(take); j += len(buf) {
-		b := buf[:min(len(buf), int(take)-j)]
-		qn.SelfSize.Values(b, j)
-		nd.SelfSize.AppendAll(b)
-	}
+	nd.SelfSize.AppendFirst(&qn.SelfSize, int(take))
 	// Values and zero references are in object order: those of the
 	// objects taken come first. String values move to p's string table.
 	v, qv := &p.s.Values, &q.s.Values
