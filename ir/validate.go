@@ -353,26 +353,22 @@ func (s *Snapshot) validateNodes(f *File, n int, ns uint32) error {
 
 // validateEdgeKinds checks the kinds and names of edges lo to hi-1.
 func (s *Snapshot) validateEdgeKinds(lo, hi int, ns uint32) error {
-	var named [256]bool // kinds whose names are string indices
+	var named [256]uint32 // all ones for kinds whose names are string indices
 	for k, ek := range s.EdgeKinds {
-		named[k] = !ek.Indexed
+		if !ek.Indexed {
+			named[k] = math.MaxUint32
+		}
 	}
 	kinds, names := s.Edges.Kind[lo:hi], s.Edges.Name[lo:hi]
 	names = names[:len(kinds)]
 	// First the largest kind and name, in a loop without an exit (this
 	// runs after every parse); the edge at fault is looked for only when
 	// one is out of range.
-	var nameMask [256]uint32 // all ones for named kinds
-	for k := range named {
-		if named[k] {
-			nameMask[k] = math.MaxUint32
-		}
-	}
 	var maxKind uint8
 	var maxName uint32
 	for e, k := range kinds {
 		maxKind = max(maxKind, k)
-		maxName = max(maxName, names[e]&nameMask[k])
+		maxName = max(maxName, names[e]&named[k])
 	}
 	if int(maxKind) < len(s.EdgeKinds) && maxName < ns {
 		return nil
@@ -381,7 +377,7 @@ func (s *Snapshot) validateEdgeKinds(lo, hi int, ns uint32) error {
 		if int(k) >= len(s.EdgeKinds) {
 			return fmt.Errorf("edge %d: kind %d is not in the kind table (%d entries)", lo+e, k, len(s.EdgeKinds))
 		}
-		if named[k] && names[e] >= ns {
+		if named[k] != 0 && names[e] >= ns {
 			return fmt.Errorf("edge %d: name string %d out of range (%d strings)", lo+e, names[e], ns)
 		}
 	}

@@ -55,13 +55,7 @@ objects:
 		if !ok || tag > dartir.NameData {
 			break
 		}
-		info, name := &noClass, uint32(0)
-		if cls > 0 {
-			info = &p.classes[cls-1]
-			name = info.name
-		} else if i == 0 && !p.second {
-			name = p.rootName // the 2019–2020 writers gave the root class 0
-		}
+		info, name := p.classOf(i, cls)
 
 		// The data, into a value added once the object is known whole.
 		var bits, aux uint64

@@ -400,7 +400,7 @@ func reserveObjects(s *ir.Snapshot, n, edges uint64) {
 // past offset stopAt (-1: never), and a second half's parser also when it
 // has decoded its limit.
 //
-// Most objects are decoded by fastObject, from the buffered bytes; the
+// Most objects are decoded by fastObjects, from the buffered bytes; the
 // others, and every object with something to report, by object, which
 // refills the buffer as it goes and words the errors.
 func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
@@ -420,7 +420,7 @@ func (p *parser) objects(i, n uint64, stopAt int64) (uint64, error) {
 }
 
 // refillBelow is how few buffered bytes make the object loop read more
-// before the next object: fastObject decodes only what is buffered.
+// before the next object: fastObjects decodes only what is buffered.
 const refillBelow = 4 << 10
 
 // stopBefore reports whether the loop stops before object i, at offset
