@@ -36,7 +36,7 @@ func (t *Interner) Intern(s string) uint32 {
 		s = t.Transform(s)
 	}
 	h := t.index.hashString(s)
-	slot, i, ok := t.index.findString(t.Strings, s, h)
+	slot, i, ok := find(&t.index, t.Strings, s, h)
 	if ok {
 		return i
 	}
@@ -51,7 +51,7 @@ func (t *Interner) InternBytes(b []byte) uint32 {
 		return t.Intern(string(b))
 	}
 	h := t.index.hashBytes(b)
-	slot, i, ok := t.index.findBytes(t.Strings, b, h)
+	slot, i, ok := find(&t.index, t.Strings, b, h)
 	if ok {
 		return i
 	}
@@ -126,9 +126,9 @@ func (x *stringIndex) init() {
 	}
 }
 
-// findString returns the index in strs of s, of hash h, or false and the
+// find returns the index in strs of key, of hash h, or false and the
 // empty slot where it would go.
-func (x *stringIndex) findString(strs []string, s string, h uint64) (int, uint32, bool) {
+func find[K string | []byte](x *stringIndex, strs []string, key K, h uint64) (int, uint32, bool) {
 	mask := len(x.slots) - 1
 	tag := h >> 32
 	for k := int(h) & mask; ; k = (k + 1) & mask {
@@ -136,22 +136,7 @@ func (x *stringIndex) findString(strs []string, s string, h uint64) (int, uint32
 		if e == 0 {
 			return k, 0, false
 		}
-		if e>>32 == tag && strs[uint32(e)-1] == s {
-			return k, uint32(e) - 1, true
-		}
-	}
-}
-
-// findBytes is findString for b's bytes.
-func (x *stringIndex) findBytes(strs []string, b []byte, h uint64) (int, uint32, bool) {
-	mask := len(x.slots) - 1
-	tag := h >> 32
-	for k := int(h) & mask; ; k = (k + 1) & mask {
-		e := x.slots[k]
-		if e == 0 {
-			return k, 0, false
-		}
-		if e>>32 == tag && strs[uint32(e)-1] == string(b) {
+		if e>>32 == tag && strs[uint32(e)-1] == string(key) {
 			return k, uint32(e) - 1, true
 		}
 	}

@@ -74,3 +74,14 @@ func TestInternerGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestInternBytesFoundAllocatesNothing: looking up a string already in the
+// table allocates nothing, as readers interning a string per object need.
+func TestInternBytesFoundAllocatesNothing(t *testing.T) {
+	in := ir.NewInterner(nil)
+	b := []byte("a string of the heap")
+	in.InternBytes(b)
+	if n := testing.AllocsPerRun(100, func() { in.InternBytes(b) }); n != 0 {
+		t.Errorf("InternBytes of a known string: %v allocations", n)
+	}
+}
