@@ -332,20 +332,27 @@ func alongside(big bool, check func() error) (wait func() error) {
 // validateNodes checks the node columns' values.
 func (s *Snapshot) validateNodes(f *File, n int, ns uint32) error {
 	nd := &s.Nodes
-	for i, k := range nd.Kind[:n] {
-		if int(k) >= len(s.NodeKinds) {
-			return fmt.Errorf("node %d: kind %d is not in the kind table (%d entries)", i, k, len(s.NodeKinds))
+	// Each column's largest value first (see validateEdgeKinds).
+	if int(maxOf(nd.Kind[:n])) >= len(s.NodeKinds) {
+		for i, k := range nd.Kind[:n] {
+			if int(k) >= len(s.NodeKinds) {
+				return fmt.Errorf("node %d: kind %d is not in the kind table (%d entries)", i, k, len(s.NodeKinds))
+			}
 		}
 	}
-	for i, v := range nd.Name[:n] {
-		if v >= ns {
-			return fmt.Errorf("node %d: name string %d out of range (%d strings)", i, v, ns)
+	if maxOf(nd.Name[:n]) >= ns {
+		for i, v := range nd.Name[:n] {
+			if v >= ns {
+				return fmt.Errorf("node %d: name string %d out of range (%d strings)", i, v, ns)
+			}
 		}
 	}
 	nc := uint32(f.Classes.Len())
-	for i, c := range nd.Class {
-		if c > nc {
-			return fmt.Errorf("node %d: class %d out of range (%d classes)", i, c, nc)
+	if maxOf(nd.Class) > nc {
+		for i, c := range nd.Class {
+			if c > nc {
+				return fmt.Errorf("node %d: class %d out of range (%d classes)", i, c, nc)
+			}
 		}
 	}
 	return nil
@@ -364,13 +371,7 @@ func (s *Snapshot) validateEdgeKinds(lo, hi int, ns uint32) error {
 	// First the largest kind and name, in a loop without an exit (this
 	// runs after every parse); the edge at fault is looked for only when
 	// one is out of range.
-	var maxKind uint8
-	var maxName uint32
-	for e, k := range kinds {
-		maxKind = max(maxKind, k)
-		maxName = max(maxName, names[e]&named[k])
-	}
-	if int(maxKind) < len(s.EdgeKinds) && maxName < ns {
+	if maxKind, maxName := maxKindName(kinds, names, &named); int(maxKind) < len(s.EdgeKinds) && maxName < ns {
 		return nil
 	}
 	for e, k := range kinds {
@@ -384,14 +385,46 @@ func (s *Snapshot) validateEdgeKinds(lo, hi int, ns uint32) error {
 	return nil
 }
 
+// maxKindName returns the largest kind, and the largest name of the kinds
+// named has all ones for, four at a time: four running maxima keep four
+// chains of dependent instructions going at once.
+func maxKindName(kinds []uint8, names []uint32, named *[256]uint32) (uint8, uint32) {
+	names = names[:len(kinds)]
+	var k0, k1, k2, k3 uint8
+	var n0, n1, n2, n3 uint32
+	e := 0
+	for ; e+4 <= len(kinds); e += 4 {
+		k := kinds[e : e+4 : e+4]
+		nm := names[e : e+4 : e+4]
+		k0, n0 = max(k0, k[0]), max(n0, nm[0]&named[k[0]])
+		k1, n1 = max(k1, k[1]), max(n1, nm[1]&named[k[1]])
+		k2, n2 = max(k2, k[2]), max(n2, nm[2]&named[k[2]])
+		k3, n3 = max(k3, k[3]), max(n3, nm[3]&named[k[3]])
+	}
+	for ; e < len(kinds); e++ {
+		k0, n0 = max(k0, kinds[e]), max(n0, names[e]&named[kinds[e]])
+	}
+	return max(k0, k1, k2, k3), max(n0, n1, n2, n3)
+}
+
+// maxOf returns the largest of vs (0 for none), four at a time.
+func maxOf[T uint8 | uint32](vs []T) T {
+	var m0, m1, m2, m3 T
+	e := 0
+	for ; e+4 <= len(vs); e += 4 {
+		v := vs[e : e+4 : e+4]
+		m0, m1, m2, m3 = max(m0, v[0]), max(m1, v[1]), max(m2, v[2]), max(m3, v[3])
+	}
+	for _, v := range vs[e:] {
+		m0 = max(m0, v)
+	}
+	return max(m0, m1, m2, m3)
+}
+
 // validateEdgeTargets checks the targets of edges lo to hi-1.
 func (s *Snapshot) validateEdgeTargets(lo, hi, n int) error {
 	targets := s.Edges.Target[lo:hi]
-	var maxTarget uint32
-	for _, t := range targets {
-		maxTarget = max(maxTarget, t)
-	}
-	if int64(maxTarget) < int64(n) {
+	if int64(maxOf(targets)) < int64(n) {
 		return nil
 	}
 	for e, t := range targets {
