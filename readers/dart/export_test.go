@@ -12,9 +12,10 @@ func SetSplit(min uint64, guess func(objects, size int64) int64, joined func(ado
 }
 
 // SetSplitTail reports to tail, for every split read whose second half
-// was adopted, whether its reading of the tail was too. It returns a
-// function that restores the default.
-func SetSplitTail(tail func(adopted bool)) (restore func()) {
+// was adopted, whether its reading of the tail was too, and whether the
+// second half had decoded past the objects' end before it learnt where it
+// is. It returns a function that restores the default.
+func SetSplitTail(tail func(adopted, late bool)) (restore func()) {
 	t := splitTail
 	splitTail = tail
 	return func() { splitTail = t }
