@@ -3,12 +3,15 @@ package dart_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/heapconv/heapconv/internal/dartgen"
 	"github.com/heapconv/heapconv/ir"
 	dartir "github.com/heapconv/heapconv/ir/dart"
 	rdart "github.com/heapconv/heapconv/readers/dart"
@@ -193,5 +196,48 @@ func TestSparseFieldIndices(t *testing.T) {
 	}
 	if want := "property:a property:c element:3"; strings.Join(got, " ") != want {
 		t.Errorf("Foo's edges %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestFastLoopMatchesCareful: the fast object loop gives the file, or the
+// error, that decoding every object on the careful path gives, for intact
+// and damaged files: it leaves every object it cannot take whole to that
+// path, which words the error.
+func TestFastLoopMatchesCareful(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 12_000}); err != nil {
+		t.Fatal(err)
+	}
+	inputs := [][]byte{buf.Bytes(), readSample(t)}
+	for range 300 {
+		bad := bytes.Clone(inputs[rng.IntN(2)])
+		for range 1 + rng.IntN(3) {
+			bad[rng.IntN(len(bad))] = byte(rng.IntN(256))
+		}
+		if rng.IntN(4) == 0 {
+			bad = bad[:rng.IntN(len(bad))]
+		}
+		inputs = append(inputs, bad)
+	}
+	failed := 0
+	for k, data := range inputs {
+		got, gotErr := readOneCore(data)
+		restore := rdart.SetCarefulOnly()
+		want, wantErr := readOneCore(data)
+		restore()
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("input %d: fast loop: %v\ncareful path: %v", k, gotErr, wantErr)
+		}
+		if wantErr != nil {
+			failed++
+			continue
+		}
+		if d := ir.Diff(want, got, 5); len(d) > 0 {
+			t.Fatalf("input %d: %v", k, d)
+		}
+	}
+	if failed < 100 {
+		t.Errorf("only %d of %d inputs failed to read", failed, len(inputs))
 	}
 }

@@ -20,3 +20,11 @@ func SetSplitTail(tail func(adopted, late bool)) (restore func()) {
 	splitTail = tail
 	return func() { splitTail = t }
 }
+
+// SetCarefulOnly makes reads decode every object on the careful path
+// alone, without the fast loop. It returns a function that restores the
+// default.
+func SetCarefulOnly() (restore func()) {
+	carefulOnly = true
+	return func() { carefulOnly = false }
+}

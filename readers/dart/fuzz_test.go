@@ -85,6 +85,18 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("a split read gives another file:\n%s", strings.Join(d, "\n"))
 			}
 		}
+		// So does decoding every object on the careful path alone.
+		restore = rdart.SetCarefulOnly()
+		careful, carefulErr := rdart.Read(bytes.NewReader(data), rdart.Options{Size: int64(len(data))})
+		restore()
+		if fmt.Sprint(carefulErr) != fmt.Sprint(oneErr) {
+			t.Fatalf("careful path alone: %v; with the fast loop: %v", carefulErr, oneErr)
+		}
+		if oneErr == nil {
+			if d := ir.Diff(one, careful, 5); len(d) > 0 {
+				t.Fatalf("the careful path alone gives another file:\n%s", strings.Join(d, "\n"))
+			}
+		}
 		// Sized, unsized, and a byte at a time (every buffer boundary).
 		var first *ir.File
 		for mode, size := range []int64{int64(len(data)), 0, 0} {
