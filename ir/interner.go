@@ -152,21 +152,27 @@ func (x *stringIndex) insert(strs []string, slot int, h uint64, i uint32) {
 	}
 }
 
-// resize makes room for n strings in all, keeping those of strs.
+// resize makes room for n strings in all, keeping the indices it holds
+// (of strings in strs, the table).
 func (x *stringIndex) resize(strs []string, n int) {
 	x.init()
 	size := 1 << bits.Len(uint(max(n, 8)*4/3))
 	if size <= len(x.slots) {
 		return
 	}
+	old := x.slots
 	x.slots = make([]uint64, size)
 	mask := size - 1
-	for i, s := range strs[:x.used] {
-		h := maphash.String(x.seed, s)
-		k := int(h) & mask
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		// The slot keeps only the hash's top half: the position needs
+		// the rest, so the string is hashed again.
+		k := int(maphash.String(x.seed, strs[uint32(e)-1])) & mask
 		for x.slots[k] != 0 {
 			k = (k + 1) & mask
 		}
-		x.slots[k] = h>>32<<32 | (uint64(i) + 1)
+		x.slots[k] = e
 	}
 }
