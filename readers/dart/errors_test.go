@@ -2,8 +2,10 @@ package dart_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -201,8 +203,8 @@ func TestSparseFieldIndices(t *testing.T) {
 
 // TestFastLoopMatchesCareful: the fast object loop gives the file, or the
 // error, that decoding every object on the careful path gives, for intact
-// and damaged files: it leaves every object it cannot take whole to that
-// path, which words the error.
+// and damaged files, and inputs longer than their declared size: it leaves
+// every object it cannot take whole to that path, which words the error.
 func TestFastLoopMatchesCareful(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var buf bytes.Buffer
@@ -220,14 +222,23 @@ func TestFastLoopMatchesCareful(t *testing.T) {
 		}
 		inputs = append(inputs, bad)
 	}
+	defer rdart.SetSplit(math.MaxUint64, nil, nil)()
 	failed := 0
 	for k, data := range inputs {
-		got, gotErr := readOneCore(data)
+		// Some reads are told the input is shorter than it is (a file
+		// that grew after it was opened): the bytes buffered past that
+		// size must not let the fast loop take what the careful path
+		// refuses.
+		opts := rdart.Options{Size: int64(len(data))}
+		if k%2 == 1 {
+			opts.Size = int64(len(data)/4 + rng.IntN(len(data)*3/4+1))
+		}
+		got, gotErr := rdart.Read(bytes.NewReader(data), opts)
 		restore := rdart.SetCarefulOnly()
-		want, wantErr := readOneCore(data)
+		want, wantErr := rdart.Read(bytes.NewReader(data), opts)
 		restore()
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Fatalf("input %d: fast loop: %v\ncareful path: %v", k, gotErr, wantErr)
+			t.Fatalf("input %d (size %d of %d): fast loop: %v\ncareful path: %v", k, opts.Size, len(data), gotErr, wantErr)
 		}
 		if wantErr != nil {
 			failed++
@@ -239,5 +250,74 @@ func TestFastLoopMatchesCareful(t *testing.T) {
 	}
 	if failed < 100 {
 		t.Errorf("only %d of %d inputs failed to read", failed, len(inputs))
+	}
+	// A file bigger than the reader's buffer, declared shorter than it is:
+	// the buffer then holds bytes past the declared end.
+	buf.Reset()
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 5, Objects: 120_000}); err != nil {
+		t.Fatal(err)
+	}
+	big := buf.Bytes()
+	for k := range 20 {
+		compareFastCareful(t, big, rdart.Options{Size: int64(len(big)/2 + k*len(big)/40)})
+	}
+}
+
+// compareFastCareful fails t when reading data with opts gives another
+// error with the fast loop than on the careful path alone.
+func compareFastCareful(t *testing.T, data []byte, opts rdart.Options) {
+	t.Helper()
+	_, fast := rdart.Read(bytes.NewReader(data), opts)
+	restore := rdart.SetCarefulOnly()
+	_, careful := rdart.Read(bytes.NewReader(data), opts)
+	restore()
+	if fmt.Sprint(fast) != fmt.Sprint(careful) {
+		t.Fatalf("size %d of %d: fast loop: %v\ncareful path: %v", opts.Size, len(data), fast, careful)
+	}
+}
+
+// TestStringPastDeclaredSize: a string that runs past the input's declared
+// size is refused, with the careful path's error, even though the reader
+// has its bytes (a file that grew after it was opened).
+func TestStringPastDeclaredSize(t *testing.T) {
+	var b []byte
+	u := func(v uint64) { b = binary.AppendUvarint(b, v) } // LEB128
+	s := func(x string) { u(uint64(len(x))); b = append(b, x...) }
+	b = append(b, dartir.Magic...)
+	u(0)      // flags
+	s("main") // name
+	for range dartir.HeaderTotals {
+		u(0)
+	}
+	u(1)     // one class
+	u(0)     // its flags
+	s("A")   // name
+	s("lib") // library
+	s("uri") // library URI
+	s("")    // reserved
+	u(0)     // no fields
+	u(0)     // referenceCount
+	u(1)     // one object
+	u(1)     // its class
+	u(16)    // its size
+	u(dartir.Latin1Data)
+	u(10) // the string's length
+	u(10) // and the code units stored
+	strAt := len(b)
+	b = append(b, "abcdefghij"...)
+	u(0) // no references
+	u(0) // no external properties
+	for size := strAt; size < strAt+10; size++ {
+		for _, careful := range []bool{false, true} {
+			restore := func() {}
+			if careful {
+				restore = rdart.SetCarefulOnly()
+			}
+			_, err := rdart.Read(bytes.NewReader(b), rdart.Options{Size: int64(size)})
+			restore()
+			if err == nil || !strings.Contains(err.Error(), "string stores 10 code units, more than the bytes left") {
+				t.Errorf("declared size %d of %d (careful path alone: %v): %v", size, len(b), careful, err)
+			}
+		}
 	}
 }

@@ -91,11 +91,15 @@ objects:
 			if trunc, pos1, ok = lebAt(b, pos1); !ok || trunc > length {
 				break objects
 			}
-			nb := trunc
+			nb, unit := trunc, uint64(1)
 			if tag == dartir.UTF16Data {
-				nb *= 2
+				nb, unit = 2*trunc, 2
 			}
-			if trunc > math.MaxInt32/2 || nb > uint64(len(b)-pos1) || (p.most > 0 && nb > p.most) {
+			// The careful path's checks, against the input's declared
+			// size too (the bytes buffered may run past it), and the
+			// buffer's.
+			if trunc > math.MaxInt32/2 || (size > 0 && trunc > uint64(max(left-int64(pos1), 0))/unit) ||
+				nb > uint64(len(b)-pos1) || (p.most > 0 && nb > p.most) {
 				break objects
 			}
 			str = b[pos1 : pos1+int(nb)]
