@@ -127,13 +127,7 @@ objects:
 		sizes.add(shallow)
 		if tag != dartir.NoData {
 			if tag == dartir.Latin1Data || tag == dartir.UTF16Data {
-				p.scratch = p.scratch[:0]
-				if tag == dartir.Latin1Data {
-					p.scratch = appendLatin1(p.scratch, str)
-				} else {
-					p.scratch = appendUTF16(p.scratch, str)
-				}
-				bits = uint64(p.intern(p.scratch))
+				bits = uint64(p.internText(uint8(tag), str))
 			}
 			kind, _ := dartir.ValueKind(uint8(tag))
 			p.addValue(uint32(i), kind, bits, aux)
@@ -153,11 +147,7 @@ objects:
 				break // done, or refs decodes the rest
 			}
 			pos++ // a reference 0: no edge
-			if len(d.ZeroRefNode) == cap(d.ZeroRefNode) {
-				growZeroRefs(d)
-			}
-			d.ZeroRefNode = append(d.ZeroRefNode, uint32(i))
-			d.ZeroRefSlot = append(d.ZeroRefSlot, uint32(j))
+			addZeroRef(d, uint32(i), uint32(j))
 			j++
 		}
 		if j < rc {

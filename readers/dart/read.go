@@ -548,11 +548,7 @@ func (p *parser) refs(i uint64, info *classInfo, j, rc uint64) error {
 		}
 		if ref-1 >= p.n { // ref == 0 or ref > n
 			if ref == 0 {
-				if len(p.d.ZeroRefNode) == cap(p.d.ZeroRefNode) {
-					growZeroRefs(p.d)
-				}
-				p.d.ZeroRefNode = append(p.d.ZeroRefNode, uint32(i))
-				p.d.ZeroRefSlot = append(p.d.ZeroRefSlot, uint32(j))
+				addZeroRef(p.d, uint32(i), uint32(j))
 				continue
 			}
 			return in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, p.n)
@@ -619,17 +615,11 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 		if err != nil {
 			return err
 		}
-		p.scratch = p.scratch[:0]
-		if unit == 1 {
-			p.scratch = appendLatin1(p.scratch, b)
-		} else {
-			p.scratch = appendUTF16(p.scratch, b)
-		}
 		aux := uint64(0)
 		if length != trunc {
 			aux = length
 		}
-		add(uint64(p.intern(p.scratch)), aux)
+		add(uint64(p.internText(tag, b)), aux)
 	case dartir.LengthData:
 		l, err := in.uleb("length")
 		if err != nil {
@@ -646,11 +636,27 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 	return nil
 }
 
-// growZeroRefs doubles the room for zero references, where append would
-// grow big columns by a quarter, copying them again and again.
-func growZeroRefs(d *dartir.Snapshot) {
-	n := max(len(d.ZeroRefNode), 1024)
-	d.ZeroRefNode, d.ZeroRefSlot = slices.Grow(d.ZeroRefNode, n), slices.Grow(d.ZeroRefSlot, n)
+// addZeroRef notes a reference 0 at slot j of node i. Room doubles, where
+// append would grow big columns by a quarter, copying them again and again.
+func addZeroRef(d *dartir.Snapshot, i, j uint32) {
+	if len(d.ZeroRefNode) == cap(d.ZeroRefNode) {
+		n := max(len(d.ZeroRefNode), 1024)
+		d.ZeroRefNode, d.ZeroRefSlot = slices.Grow(d.ZeroRefNode, n), slices.Grow(d.ZeroRefSlot, n)
+	}
+	d.ZeroRefNode = append(d.ZeroRefNode, i)
+	d.ZeroRefSlot = append(d.ZeroRefSlot, j)
+}
+
+// internText interns the stored code units b of a string of data tag tag
+// (Latin1Data or UTF16Data), as UTF-8 (WTF-8 for lone surrogates).
+func (p *parser) internText(tag uint8, b []byte) uint32 {
+	p.scratch = p.scratch[:0]
+	if tag == dartir.Latin1Data {
+		p.scratch = appendLatin1(p.scratch, b)
+	} else {
+		p.scratch = appendUTF16(p.scratch, b)
+	}
+	return p.intern(p.scratch)
 }
 
 // addValue adds a value of node i.
