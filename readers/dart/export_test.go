@@ -21,6 +21,16 @@ func SetSplitTail(tail func(adopted, late bool)) (restore func()) {
 	return func() { splitTail = t }
 }
 
+// SetSplitInterned reports to interned, for every split read whose second
+// half was adopted, how many of the second half's strings the first half
+// interned while it waited for it, and how many strings the second half
+// had. It returns a function that restores the default.
+func SetSplitInterned(interned func(ahead, all int)) (restore func()) {
+	i := splitInterned
+	splitInterned = interned
+	return func() { splitInterned = i }
+}
+
 // SetCarefulOnly makes reads decode every object on the careful path
 // alone, without the fast loop. It returns a function that restores the
 // default.

@@ -67,6 +67,9 @@ type parser struct {
 	marks  []int64        // second: the offset of every markEvery'th object
 	limit  *atomic.Uint64 // second: stop once this many objects are decoded
 	starts []int64        // a try at a boundary (most > 0): every object's offset
+	// second: its string table at its latest mark, for the first half
+	// to intern while this one decodes on (split.go).
+	marked atomic.Pointer[markedStrings]
 	// half is the second half whose objects the first half adopted: it
 	// may have read the external properties and hash codes too.
 	half *secondHalf
@@ -442,6 +445,7 @@ func (p *parser) stopBefore(i uint64, off, stopAt int64) bool {
 	if p.second {
 		if i%markEvery == 0 {
 			p.marks = append(p.marks, off)
+			p.markStrings(i)
 		}
 		// Checked at every object, so that a cancel does not wait
 		// for many objects of any size.

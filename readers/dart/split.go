@@ -48,11 +48,14 @@ var splitMin uint64 = 1 << 15
 // instead of the middle of the objects; splitJoined, when set, is told how
 // many objects the first half adopted, and whether in place; splitTail,
 // whether it adopted the tail the second half read, and whether the second
-// half had gone past the objects' end before it learnt where it is.
+// half had gone past the objects' end before it learnt where it is;
+// splitInterned, how many of the second half's strings the first interned
+// while it waited, of all its strings.
 var (
-	splitGuess  func(objects, size int64) int64
-	splitJoined func(adopted uint64, inPlace bool)
-	splitTail   func(adopted, late bool)
+	splitGuess    func(objects, size int64) int64
+	splitJoined   func(adopted uint64, inPlace bool)
+	splitTail     func(adopted, late bool)
+	splitInterned func(ahead, all int)
 )
 
 const (
@@ -232,6 +235,41 @@ func (h *secondHalf) objectsEnd() (int64, bool) {
 	return in.offset(), true
 }
 
+// markedStrings is the second half's string table when it began object
+// objects: the strings of its objects before that one, in its table's
+// order. Appending to the table later leaves these in place.
+type markedStrings struct {
+	objects uint64
+	strs    []string
+}
+
+// markStrings shows the strings of the second half's first i objects to
+// the first half, if it has new ones.
+func (q *parser) markStrings(i uint64) {
+	if m := q.marked.Load(); m == nil || len(m.strs) < len(q.strs.Strings) {
+		q.marked.Store(&markedStrings{objects: i, strs: q.strs.Strings})
+	}
+}
+
+// internAhead is called when the first half has set the second's limit
+// and has nothing else to do but wait for it. It interns, in the second
+// half's table order, the strings of the second half's objects up to its
+// latest mark, and returns index, 1 + p's index of each. The first half
+// would intern them in that order anyway, when it adopts those objects:
+// a mark at or before the limit is at or before the last object it takes.
+func (p *parser) internAhead(h *secondHalf) (index []uint32) {
+	limit := h.q.limit.Load()
+	for {
+		m := h.q.marked.Load()
+		if m == nil || m.objects > limit || len(m.strs) == len(index) {
+			return index
+		}
+		for _, s := range m.strs[len(index):] {
+			index = append(index, 1+p.strs.Intern(s))
+		}
+	}
+}
+
 // waitSecondHalf waits for the second half, if there is one, to stop
 // reading: Read returns only then.
 func (p *parser) waitSecondHalf() {
@@ -365,6 +403,7 @@ func (p *parser) joinSecondHalf(h *secondHalf, k uint64) uint64 {
 	}
 	q := h.q
 	h.setLimit(p.n - k)
+	interned := p.internAhead(h)
 	<-h.objectsDone
 	take := min(h.count, p.n-k) / markEvery * markEvery
 	// The first half's FirstEdge must hold the edges of both.
@@ -376,7 +415,7 @@ func (p *parser) joinSecondHalf(h *secondHalf, k uint64) uint64 {
 	if !inPlace {
 		p.copyColumns(q, take)
 	}
-	p.adoptRest(q, take)
+	p.adoptRest(q, take, interned)
 	p.in.moveTo(p.at, q.marks[take/markEvery])
 	if splitJoined != nil {
 		splitJoined(take, inPlace)
@@ -432,8 +471,9 @@ func (p *parser) copyColumns(q *parser, take uint64) {
 }
 
 // adoptRest appends the self sizes, values and zero references of a second
-// half's first take objects, whose node and edge columns p has adopted.
-func (p *parser) adoptRest(q *parser, take uint64) {
+// half's first take objects, whose node and edge columns p has adopted;
+// interned is 1 + p's index of the first of q's strings.
+func (p *parser) adoptRest(q *parser, take uint64, interned []uint32) {
 	nd, qn := &p.s.Nodes, &q.s.Nodes
 	base := uint32(uint64(len(nd.Kind)) - take)
 	p.sizes.flush()
@@ -443,6 +483,10 @@ func (p *parser) adoptRest(q *parser, take uint64) {
 	v, qv := &p.s.Values, &q.s.Values
 	m := sort.Search(len(qv.Node), func(j int) bool { return uint64(qv.Node[j]) >= take })
 	index := make([]uint32, len(q.strs.Strings)) // 1 + p's index of q's string
+	copy(index, interned)
+	if splitInterned != nil {
+		splitInterned(len(interned), len(q.strs.Strings))
+	}
 	// Room for these and for the values of the objects the first half
 	// decodes after them (fewer than markEvery), so that none of the
 	// columns is copied again.

@@ -49,13 +49,27 @@ func readOneCore(data []byte) (*ir.File, error) {
 // test would prove nothing; the tail the second half reads (external
 // properties, identity hash codes) must be adopted with some, among them
 // some where the second half had gone past the objects before it learnt
-// where they end, and not with others.
+// where they end, and not with others. The first half must have interned
+// some of the second half's strings while it waited for it, all of them
+// in some reads and only some in others: the table's order is then still
+// the one a read on one core gives.
 func TestSplitReadMatchesOneCore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	// Both ways of joining must be seen: in place, and by copying when a
 	// half outgrew its room.
 	var moves, copies int
 	var tails, lateTails, ownTails int
+	var allAhead, someAhead int
+	defer rdart.SetSplitInterned(func(ahead, all int) {
+		switch {
+		case ahead > all:
+			t.Errorf("%d of the second half's %d strings interned ahead", ahead, all)
+		case ahead > 0 && ahead == all:
+			allAhead++
+		case ahead > 0:
+			someAhead++
+		}
+	})()
 	defer rdart.SetSplitTail(func(adopted, late bool) {
 		switch {
 		case late && !adopted:
@@ -73,6 +87,9 @@ func TestSplitReadMatchesOneCore(t *testing.T) {
 	defer func() {
 		if moves == 0 || copies == 0 {
 			t.Errorf("%d joins moved the second half in place, %d copied it", moves, copies)
+		}
+		if allAhead == 0 || someAhead == 0 {
+			t.Errorf("the first half interned all the second half's strings ahead in %d joins, some in %d", allAhead, someAhead)
 		}
 		if tails == 0 || lateTails == 0 || ownTails == 0 {
 			t.Errorf("the first half adopted the tail the second read %d times, %d of them after the second had gone past the objects, and read it itself %d times",
