@@ -3,6 +3,7 @@ package dart
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	dartir "github.com/heapconv/heapconv/ir/dart"
 )
@@ -244,6 +245,26 @@ func lebAt(b []byte, pos int) (v uint64, next int, ok bool) {
 		shift += 7
 	}
 	return 0, 0, false
+}
+
+// lebWord decodes the unsigned LEB128 number that starts the 8 bytes of
+// x (little-endian), and returns it and its length, or length 0 when it is
+// longer than 8 bytes. It has no branch on the bytes: identity hash codes
+// are 1 to 5 bytes long at random, which a byte loop mispredicts.
+func lebWord(x uint64) (v uint64, n int) {
+	const high = 0x8080808080808080
+	ends := ^x & high // the high bit clear: the last byte of a number
+	if ends == 0 {
+		return 0, 0
+	}
+	last := bits.TrailingZeros64(ends) // the last byte's high bit
+	v = x & (2<<last - 1) &^ high
+	// Pack the 7-bit groups: pairs of bytes, then of 16-bit halves, then
+	// of 32-bit halves.
+	v = v&0x007f007f007f007f | v&0x7f007f007f007f00>>1
+	v = v&0x00003fff00003fff | v&0x3fff00003fff0000>>2
+	v = v&0x000000000fffffff | v&0x0fffffff00000000>>4
+	return v, last>>3 + 1
 }
 
 // lebLen returns the length of the LEB128 number at b[pos:], or 0 when it

@@ -830,28 +830,17 @@ func (p *parser) readTail(n int) error {
 	nd.ID.Reserve(n)
 	ids := make([]uint64, 0, 4096)
 	for i := 0; i < n; {
-		// Decode a run of buffered hashes (at most 10 bytes each) in one
-		// tight loop, then hand the next one to uleb, which refills.
+		// Decode a run of buffered hashes in one tight loop, 8 bytes at a
+		// time, then hand the next one to uleb, which refills and decodes
+		// longer numbers.
 		buf := in.buf[in.pos:in.end]
 		pos := 0
-		for ; i < n && len(ids) < cap(ids) && len(buf)-pos >= 10; i++ {
-			var h uint64
-			var shift uint
-			for {
-				c := buf[pos]
-				pos++
-				h |= uint64(c&0x7F) << shift
-				if c < 0x80 {
-					break
-				}
-				if shift += 7; shift == 63 {
-					break // a tenth byte: uleb below checks it
-				}
+		for ; i < n && len(ids) < cap(ids) && len(buf)-pos >= 8; i++ {
+			h, k := lebWord(binary.LittleEndian.Uint64(buf[pos:]))
+			if k == 0 {
+				break // longer than 8 bytes: uleb below decodes it
 			}
-			if shift == 63 {
-				pos -= 9
-				break
-			}
+			pos += k
 			ids = append(ids, h)
 		}
 		in.pos += pos
