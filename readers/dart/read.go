@@ -654,13 +654,27 @@ func addZeroRef(d *dartir.Snapshot, i, j uint32) {
 // internText interns the stored code units b of a string of data tag tag
 // (Latin1Data or UTF16Data), as UTF-8 (WTF-8 for lone surrogates).
 func (p *parser) internText(tag uint8, b []byte) uint32 {
-	p.scratch = p.scratch[:0]
 	if tag == dartir.Latin1Data {
-		p.scratch = appendLatin1(p.scratch, b)
+		if isASCII(b) {
+			return p.intern(b) // already UTF-8: no copy
+		}
+		p.scratch = appendLatin1(p.scratch[:0], b)
 	} else {
-		p.scratch = appendUTF16(p.scratch, b)
+		p.scratch = appendUTF16(p.scratch[:0], b)
 	}
 	return p.intern(p.scratch)
+}
+
+// isASCII reports whether every byte of b is below 0x80, 8 at a time.
+func isASCII(b []byte) bool {
+	var or uint64
+	for ; len(b) >= 8; b = b[8:] {
+		or |= binary.LittleEndian.Uint64(b)
+	}
+	for _, c := range b {
+		or |= uint64(c)
+	}
+	return or&0x8080808080808080 == 0
 }
 
 // addValue adds a value of node i.
