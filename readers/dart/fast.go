@@ -36,8 +36,7 @@ objects:
 			in.fill()
 			b, pos, left = in.buf[:in.end], in.pos, size-in.base
 		}
-		if !simple {
-			off := in.base + int64(pos)
+		if off := in.base + int64(pos); !simple && p.due(i, off, stopAt) {
 			if stop = p.stopBefore(i, off, stopAt); stop {
 				break
 			}

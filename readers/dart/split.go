@@ -176,7 +176,7 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 // run starts the second half.
 func (h *secondHalf) run() {
 	q := h.q
-	q.limit.Store(math.MaxUint64)
+	q.limit.Store(q.n) // until the first half knows better: the objects' count
 	go func() {
 		defer close(h.done)
 		var err error
@@ -228,7 +228,7 @@ func (h *secondHalf) objectsEnd() (int64, bool) {
 	mark := limit / markEvery
 	in := newInputAt(h.at, q.marks[mark], q.in.size)
 	t := q.secondParser(in, markEvery, 4*markEvery)
-	t.limit.Store(math.MaxUint64)
+	t.limit.Store(limit)
 	if k, err := t.objects(mark*markEvery, limit, -1); err != nil || k != limit {
 		return 0, false
 	}
@@ -367,7 +367,7 @@ func (q *parser) clear() {
 	v.Node, v.Kind, v.Bits, v.Aux = v.Node[:0], v.Kind[:0], v.Bits[:0], v.Aux[:0]
 	d.ZeroRefNode, d.ZeroRefSlot = d.ZeroRefNode[:0], d.ZeroRefSlot[:0]
 	q.sizes.buf, q.marks, q.starts = q.sizes.buf[:0], q.marks[:0], q.starts[:0]
-	q.limit.Store(math.MaxUint64)
+	q.limit.Store(q.n)
 }
 
 // cancel stops the second half and waits for it. The first half's room
