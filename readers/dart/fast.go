@@ -22,7 +22,7 @@ func (p *parser) fastObjects(i, n uint64, stopAt int64) (next uint64, stop bool,
 	in := p.in
 	b := in.buf[:in.end]
 	pos := in.pos
-	nd, ed, d := &p.s.Nodes, &p.s.Edges, p.d
+	nd, ed := &p.s.Nodes, &p.s.Edges
 	kinds, names, classes, first := nd.Kind, nd.Name, nd.Class, nd.FirstEdge
 	ekinds, enames, targets := ed.Kind, ed.Name, ed.Target
 	sizes := p.sizes
@@ -147,7 +147,7 @@ objects:
 				break // done, or refs decodes the rest
 			}
 			pos++ // a reference 0: no edge
-			addZeroRef(d, uint32(i), uint32(j))
+			p.addZeroRef(uint32(i), uint32(j))
 			j++
 		}
 		if j < rc {

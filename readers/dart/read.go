@@ -57,8 +57,11 @@ type parser struct {
 	classes []classInfo
 	scratch []byte
 
-	at       io.ReaderAt // the input at offsets, or nil
-	n        uint64      // objectCount
+	at io.ReaderAt // the input at offsets, or nil
+	n  uint64      // objectCount
+	// expect is how many objects' values and zero references the
+	// columns are expected to hold (0: no guess), for their growth.
+	expect   uint64
 	rootName uint32
 	sizes    *batch // the self sizes on their way to Nodes.SelfSize
 	// second is set on the parser of the second half of a split read
@@ -352,6 +355,7 @@ func (p *parser) readObjects() error {
 		eh = min(eh, 1<<16)
 	}
 	p.n = n
+	p.expect = n // a split read's first half adopts the second's values
 	nd := &p.s.Nodes
 	hint := p.capHint(n)
 	nd.SelfSize.Reserve(hint)
@@ -559,7 +563,7 @@ func (p *parser) refs(i uint64, info *classInfo, j, rc uint64) error {
 		}
 		if ref-1 >= p.n { // ref == 0 or ref > n
 			if ref == 0 {
-				addZeroRef(p.d, uint32(i), uint32(j))
+				p.addZeroRef(uint32(i), uint32(j))
 				continue
 			}
 			return in.errorf(start, "object %d: reference to object %d, but there are %d objects", i+1, ref, p.n)
@@ -647,15 +651,31 @@ func (p *parser) readData(i uint32, tag uint8, info *classInfo) error {
 	return nil
 }
 
-// addZeroRef notes a reference 0 at slot j of node i. Room doubles, where
-// append would grow big columns by a quarter, copying them again and again.
-func addZeroRef(d *dartir.Snapshot, i, j uint32) {
+// addZeroRef notes a reference 0 at slot j of node i.
+func (p *parser) addZeroRef(i, j uint32) {
+	d := p.d
 	if len(d.ZeroRefNode) == cap(d.ZeroRefNode) {
-		n := max(len(d.ZeroRefNode), 1024)
+		n := p.growth(len(d.ZeroRefNode), uint64(i), 1)
 		d.ZeroRefNode, d.ZeroRefSlot = slices.Grow(d.ZeroRefNode, n), slices.Grow(d.ZeroRefSlot, n)
 	}
 	d.ZeroRefNode = append(d.ZeroRefNode, i)
 	d.ZeroRefSlot = append(d.ZeroRefSlot, j)
+}
+
+// growth returns how many entries to add to a full column of values or
+// zero references, of have entries, before object i: what the objects
+// left of those expected are expected to add at the rate so far, and an
+// eighth more, when the input's bytes left hold that many entries of
+// least bytes each; at least as many as it has. Append would grow big
+// columns by a quarter, and doubling from small copied them many times.
+func (p *parser) growth(have int, i uint64, least int64) int {
+	n := max(have, 1024)
+	rem := p.in.remaining()
+	if i == 0 || i >= p.expect || rem < 0 {
+		return n
+	}
+	more := float64(have) / float64(i) * float64(p.expect-i) * 9 / 8
+	return max(n, int(min(more, float64(rem/least))))
 }
 
 // internText interns the stored code units b of a string of data tag tag
@@ -688,9 +708,7 @@ func isASCII(b []byte) bool {
 func (p *parser) addValue(i uint32, kind ir.ValueKind, bits, aux uint64) {
 	v := &p.s.Values
 	if len(v.Node) == cap(v.Node) {
-		// Double, where append would grow big columns by a quarter,
-		// copying them again and again.
-		n := max(len(v.Node), 1024)
+		n := p.growth(len(v.Node), uint64(i), 4) // an object takes 4 bytes at least
 		v.Node, v.Kind = slices.Grow(v.Node, n), slices.Grow(v.Kind, n)
 		v.Bits, v.Aux = slices.Grow(v.Bits, n), slices.Grow(v.Aux, n)
 	}

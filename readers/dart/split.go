@@ -171,6 +171,7 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	e := h.edgeAt
 	qe.Kind, qe.Name, qe.Target = h.ekind[e:e], h.ename[e:e], h.target[e:e]
 	qn.SelfSize.Reserve(n - h.nodeAt + slack)
+	h.q.expect = uint64(n - h.nodeAt + slack)
 }
 
 // run starts the second half.
