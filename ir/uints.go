@@ -31,6 +31,35 @@ func (c *Uints) Reserve(n int) {
 // AppendAll appends every value of vs, widening once for the largest.
 func (c *Uints) AppendAll(vs []uint64) { c.appendUpTo(vs, 0) }
 
+// AppendAll32 appends every value of vs, widening once for the largest.
+// An empty column whose values then need 4 bytes takes vs itself as its
+// storage, without copying it: the caller must not change vs afterwards.
+// Readers collect a column whose values fit in 32 bits this way, rather
+// than in batches of AppendAll.
+func (c *Uints) AppendAll32(vs []uint32) {
+	m := uint64(maxOf(vs))
+	if c.n == 0 && c.Width() == 0 && widthFor(m) == 4 {
+		c.u32, c.n = vs, len(vs)
+		return
+	}
+	c.widen(m)
+	switch {
+	case c.u64 != nil:
+		c.u64 = roomFor(c.u64, len(vs))
+		for _, v := range vs {
+			c.u64 = append(c.u64, uint64(v))
+		}
+	case c.u32 != nil:
+		c.u32 = append(roomFor(c.u32, len(vs)), vs...)
+	case c.u8 != nil:
+		c.u8 = roomFor(c.u8, len(vs))
+		for _, v := range vs {
+			c.u8 = append(c.u8, uint8(v))
+		}
+	}
+	c.n += len(vs)
+}
+
 // appendUpTo is AppendAll for a column expected to end at expect values
 // (0: unknown; see Column.Expect).
 func (c *Uints) appendUpTo(vs []uint64, expect int) {

@@ -288,3 +288,44 @@ func TestUintsAppendFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestUintsAppendAll32: appending 32-bit values gives what appending them
+// one by one gives, whatever the column's width and theirs; an empty column
+// takes 4-byte values' slice as its storage.
+func TestUintsAppendAll32(t *testing.T) {
+	cols := map[string][]uint64{
+		"empty": nil, "zeros": {0, 0, 0}, "bytes": {1, 200, 0}, "words": {70000, 1, 5},
+		"wide": {1 << 40, 3, 0},
+	}
+	adds := map[string][]uint32{
+		"none": nil, "zeros": {0, 0}, "bytes": {0, 255, 7}, "words": {256, 1, 1 << 31},
+	}
+	for cn, cv := range cols {
+		for an, av := range adds {
+			var c ir.Uints
+			c.AppendAll(cv)
+			vs := append([]uint32(nil), av...)
+			c.AppendAll32(vs)
+			want := append([]uint64(nil), cv...)
+			for _, v := range av {
+				want = append(want, uint64(v))
+			}
+			if c.Len() != len(want) {
+				t.Fatalf("%s + %s: %d values, want %d", cn, an, c.Len(), len(want))
+			}
+			for i, w := range want {
+				if got := c.At(i); got != w {
+					t.Fatalf("%s + %s: value %d is %d, want %d", cn, an, i, got, w)
+				}
+			}
+			var w ir.Uints
+			w.AppendAll(want)
+			if c.Width() != w.Width() {
+				t.Errorf("%s + %s: width %d, want %d", cn, an, c.Width(), w.Width())
+			}
+			if s, ok := c.U32(); cn == "empty" && an == "words" && (!ok || &s[0] != &vs[0]) {
+				t.Errorf("an empty column copied the 4-byte values it could take")
+			}
+		}
+	}
+}

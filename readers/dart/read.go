@@ -358,7 +358,6 @@ func (p *parser) readObjects() error {
 	p.expect = n // a split read's first half adopts the second's values
 	nd := &p.s.Nodes
 	hint := p.capHint(n)
-	nd.SelfSize.Reserve(hint)
 	// A split read (split.go) puts the second half's objects in the same
 	// columns, after room for the first half's.
 	h := p.findSecondHalf()
@@ -372,7 +371,7 @@ func (p *parser) readObjects() error {
 	// string per twenty objects).
 	p.strs.Reserve(p.capHint(n / 16))
 	p.rootName = p.intern([]byte(dartir.RootClass))
-	p.sizes = newBatch(&nd.SelfSize)
+	p.sizes = newBatch(&nd.SelfSize, hint)
 	defer p.sizes.flush()
 	done := uint64(0)
 	if h != nil {
@@ -923,25 +922,52 @@ func (p *parser) readTail(n int) error {
 	return nil
 }
 
-// batch appends to a column in batches: Uints.Append checks the width of
-// every value, AppendAll once per batch.
+// batch collects values for a column (Uints.Append checks the width of
+// every value): while they fit in 32 bits, in a slice the column takes
+// whole when flushed; after one that does not, in batches for AppendAll.
 type batch struct {
-	dst *ir.Uints
-	buf []uint64
+	dst  *ir.Uints
+	u32  []uint32 // the values not flushed yet, while all fit
+	wide []uint64 // after one did not; nil until then
 }
 
-func newBatch(dst *ir.Uints) *batch { return &batch{dst: dst, buf: make([]uint64, 0, 4096)} }
+// newBatch returns a batch for dst with room for n values.
+func newBatch(dst *ir.Uints, n int) *batch { return &batch{dst: dst, u32: make([]uint32, 0, n)} }
 
 func (b *batch) add(v uint64) {
-	if len(b.buf) == cap(b.buf) {
-		b.flush()
+	if v > math.MaxUint32 || b.wide != nil {
+		b.addWide(v)
+		return
 	}
-	b.buf = append(b.buf, v)
+	b.u32 = append(b.u32, uint32(v))
 }
 
+func (b *batch) addWide(v uint64) {
+	if b.wide == nil {
+		b.flush()
+		b.wide = make([]uint64, 0, 4096)
+	}
+	if len(b.wide) == cap(b.wide) {
+		b.flush()
+	}
+	b.wide = append(b.wide, v)
+}
+
+// flush moves the values collected to the column.
 func (b *batch) flush() {
-	b.dst.AppendAll(b.buf)
-	b.buf = b.buf[:0]
+	if b.wide != nil {
+		b.dst.AppendAll(b.wide)
+		b.wide = b.wide[:0]
+		return
+	}
+	b.dst.AppendAll32(b.u32)
+	b.u32 = nil // the column may have taken it
+}
+
+// reset empties the batch and the column.
+func (b *batch) reset() {
+	*b.dst = ir.Uints{}
+	b.u32, b.wide = b.u32[:0], nil
 }
 
 // describe names the generation of the file for FormatVersion.

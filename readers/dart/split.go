@@ -170,8 +170,8 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	qn.Kind, qn.Name, qn.Class, qn.FirstEdge = h.kind[a:a], h.name[a:a], h.class[a:a], h.first[a+1:a+2]
 	e := h.edgeAt
 	qe.Kind, qe.Name, qe.Target = h.ekind[e:e], h.ename[e:e], h.target[e:e]
-	qn.SelfSize.Reserve(n - h.nodeAt + slack)
 	h.q.expect = uint64(n - h.nodeAt + slack)
+	h.q.sizes = newBatch(&qn.SelfSize, int(h.q.expect))
 }
 
 // run starts the second half.
@@ -313,7 +313,7 @@ func (p *parser) secondParser(in *input, n, edges uint64) *parser {
 	q.s = &ir.Snapshot{}
 	q.d = &dartir.Snapshot{}
 	reserveObjects(q.s, n, edges)
-	q.sizes = newBatch(&q.s.Nodes.SelfSize)
+	q.sizes = newBatch(&q.s.Nodes.SelfSize, int(n))
 	q.limit = new(atomic.Uint64)
 	return q
 }
@@ -359,15 +359,15 @@ func (p *parser) sync(in *input, guess int64) (int64, bool) {
 	return 0, false
 }
 
-// clear empties the columns of a parser that has decoded fewer objects
-// than its sizes batch holds, for another try.
+// clear empties the columns of a parser, for another try.
 func (q *parser) clear() {
 	nd, ed, v, d := &q.s.Nodes, &q.s.Edges, &q.s.Values, q.d
 	nd.Kind, nd.Name, nd.Class, nd.FirstEdge = nd.Kind[:0], nd.Name[:0], nd.Class[:0], nd.FirstEdge[:1]
 	ed.Kind, ed.Name, ed.Target = ed.Kind[:0], ed.Name[:0], ed.Target[:0]
 	v.Node, v.Kind, v.Bits, v.Aux = v.Node[:0], v.Kind[:0], v.Bits[:0], v.Aux[:0]
 	d.ZeroRefNode, d.ZeroRefSlot = d.ZeroRefNode[:0], d.ZeroRefSlot[:0]
-	q.sizes.buf, q.marks, q.starts = q.sizes.buf[:0], q.marks[:0], q.starts[:0]
+	q.sizes.reset()
+	q.marks, q.starts = q.marks[:0], q.starts[:0]
 	q.limit.Store(q.n)
 }
 
