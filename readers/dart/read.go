@@ -872,36 +872,32 @@ func (p *parser) readTail(n int) error {
 		return nil
 	}
 	p.d.IdentityHashes = true
-	nd.ID.Reserve(n)
-	ids := make([]uint64, 0, 4096)
+	ids := newBatch(&nd.ID, n)
 	for i := 0; i < n; {
 		// Decode a run of buffered hashes in one tight loop, 8 bytes at a
 		// time, then hand the next one to uleb, which refills and decodes
 		// longer numbers.
 		buf := in.buf[in.pos:in.end]
 		pos := 0
-		for ; i < n && len(ids) < cap(ids) && len(buf)-pos >= 8; i++ {
+		for ; i < n && len(buf)-pos >= 8; i++ {
 			h, k := lebWord(binary.LittleEndian.Uint64(buf[pos:]))
 			if k == 0 {
 				break // longer than 8 bytes: uleb below decodes it
 			}
 			pos += k
-			ids = append(ids, h)
+			ids.add(h)
 		}
 		in.pos += pos
-		if i < n && len(ids) < cap(ids) {
+		if i < n {
 			h, err := in.uleb("identity hash code")
 			if err != nil {
 				return err
 			}
-			ids = append(ids, h)
+			ids.add(h)
 			i++
 		}
-		if len(ids) == cap(ids) || i == n {
-			nd.ID.AppendAll(ids)
-			ids = ids[:0]
-		}
 	}
+	ids.flush()
 	padStart := in.offset()
 	for !in.atEOF() {
 		for k, c := range in.buf[in.pos:in.end] {

@@ -150,12 +150,14 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	// Half the bytes are made (and zeroed, when the memory is not
 	// fresh) on the other core meanwhile.
 	ne, nn := int(edges)+2*eslack, n+2*slack
+	h.q.expect = uint64(n - h.nodeAt + slack)
 	made := make(chan struct{})
 	go func() {
 		h.target = make([]uint32, ne)
 		h.ekind = make([]uint8, ne)
 		h.kind = make([]uint8, nn)
 		h.class = make([]uint32, nn)
+		h.q.sizes = newBatch(&h.q.s.Nodes.SelfSize, int(h.q.expect))
 		close(made)
 	}()
 	h.ename = make([]uint32, ne)
@@ -170,8 +172,6 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	qn.Kind, qn.Name, qn.Class, qn.FirstEdge = h.kind[a:a], h.name[a:a], h.class[a:a], h.first[a+1:a+2]
 	e := h.edgeAt
 	qe.Kind, qe.Name, qe.Target = h.ekind[e:e], h.ename[e:e], h.target[e:e]
-	h.q.expect = uint64(n - h.nodeAt + slack)
-	h.q.sizes = newBatch(&qn.SelfSize, int(h.q.expect))
 }
 
 // run starts the second half.

@@ -32,22 +32,24 @@ func splitInputs(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	in["sample"] = sample
-	in["sizes past 32 bits"] = wideSizes(t, in["generation 0"])
+	in["sizes and hash codes past 32 bits"] = wideValues(t, in["generation 0"])
 	return in
 }
 
-// wideSizes returns data with a few objects' shallow sizes made 2^32 or
-// more, early, in the middle and late: the self sizes then need 8 bytes.
-func wideSizes(t *testing.T, data []byte) []byte {
+// wideValues returns data with a few objects' shallow sizes and identity
+// hash codes made 2^32 or more, early, in the middle and late: those
+// columns then need 8 bytes a value.
+func wideValues(t *testing.T, data []byte) []byte {
 	t.Helper()
 	f, err := readOneCore(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sizes := &f.Snapshots[0].Nodes.SelfSize
+	nd := &f.Snapshots[0].Nodes
 	for _, at := range []float64{0.1, 0.5, 0.52, 0.9} {
-		k := int(at * float64(sizes.Len()))
-		sizes.Set(k, 1<<32+uint64(k))
+		k := int(at * float64(nd.Len()))
+		nd.SelfSize.Set(k, 1<<32+uint64(k))
+		nd.ID.Set(k+1, 1<<40+uint64(k))
 	}
 	var out bytes.Buffer
 	if _, err := wdart.Write(&out, f, wdart.Options{}); err != nil {
