@@ -826,10 +826,6 @@ func (p *parser) readExternal(nn uint64) error {
 	hint := p.capHint(n)
 	d.ExternalNode = make([]uint32, 0, hint)
 	d.ExternalName = make([]uint32, 0, hint)
-	ext := &p.s.Nodes.ExternalSize
-	if n > 0 {
-		ext.AppendZeros(int(nn)) // one byte per node until a size needs more
-	}
 	for k := uint64(0); k < n; k++ {
 		off := in.offset()
 		obj, err := in.uleb("external property object")
@@ -850,13 +846,36 @@ func (p *parser) readExternal(nn uint64) error {
 		d.ExternalNode = append(d.ExternalNode, uint32(obj-1))
 		d.ExternalSize.Append(size)
 		d.ExternalName = append(d.ExternalName, name)
-		if old := ext.At(int(obj - 1)); old+size >= old {
-			ext.Set(int(obj-1), old+size)
-		} else {
-			ext.Set(int(obj-1), math.MaxUint64)
+	}
+	p.sumExternal(nn)
+	return nil
+}
+
+// sumExternal sets each of the nn nodes' external size to the sum of its
+// external properties' sizes (saturating). The column is made once, in the
+// width of the largest sum: widening a column of a value per node as sums
+// grow took longer than reading the properties.
+func (p *parser) sumExternal(nn uint64) {
+	d := p.d
+	if len(d.ExternalNode) == 0 {
+		return
+	}
+	sums := make(map[uint32]uint64, len(d.ExternalNode))
+	var most uint64
+	var widest uint32
+	for k, node := range d.ExternalNode {
+		s := ir.SatAdd(sums[node], d.ExternalSize.At(k))
+		sums[node] = s
+		if s >= most {
+			most, widest = s, node
 		}
 	}
-	return nil
+	ext := &p.s.Nodes.ExternalSize
+	ext.AppendZeros(int(nn))
+	ext.Set(int(widest), most) // first, so that the column widens once
+	for node, s := range sums {
+		ext.Set(int(node), s)
+	}
 }
 
 // readTail reads the identity hash codes of n objects, if the file has

@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"testing"
 
-	dartir "github.com/heapconv/heapconv/ir/dart"
-
+	"github.com/heapconv/heapconv/internal/dartgen"
 	"github.com/heapconv/heapconv/ir"
+	dartir "github.com/heapconv/heapconv/ir/dart"
 	rdart "github.com/heapconv/heapconv/readers/dart"
+	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
 // references returns node i's reference list as the file has it: 1-origin
@@ -193,4 +194,71 @@ func equalU64(a, b []uint64) bool {
 		}
 	}
 	return true
+}
+
+// TestExternalSizesSummed: a node's external size is the sum of its
+// external properties' sizes, saturating at 2^64-1, whatever their order
+// and widths; nodes without one have none.
+func TestExternalSizesSummed(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := rdart.Read(bytes.NewReader(buf.Bytes()), rdart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Snapshots[0]
+	d := dartir.Of(s)
+	name := d.ExternalName[0]
+	for _, e := range []struct {
+		node uint32
+		size uint64
+	}{{5, 10}, {7, math.MaxUint64 - 1}, {5, 20}, {9, 1 << 40}, {7, 5}, {11, 300}, {5, 0}} {
+		d.ExternalNode = append(d.ExternalNode, e.node)
+		d.ExternalSize.Append(e.size)
+		d.ExternalName = append(d.ExternalName, name)
+	}
+	var out bytes.Buffer
+	if _, err := wdart.Write(&out, f, wdart.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, split := range []bool{false, true} {
+		restore := rdart.SetSplit(math.MaxUint64, nil, nil)
+		if split {
+			restore()
+			restore = rdart.SetSplit(1, nil, nil)
+		}
+		g, err := rdart.Read(bytes.NewReader(out.Bytes()), rdart.Options{})
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs := g.Snapshots[0]
+		gd := dartir.Of(gs)
+		want := make([]uint64, gs.Nodes.Len())
+		for k, node := range gd.ExternalNode {
+			want[node] = ir.SatAdd(want[node], gd.ExternalSize.At(k))
+		}
+		if want[5] != 30+externalOf(d, 5) || want[7] != math.MaxUint64 || want[9] < 1<<40 {
+			t.Fatalf("the file's external properties are not those added: %d %d %d", want[5], want[7], want[9])
+		}
+		for i, w := range want {
+			if got := gs.Nodes.ExternalSize.At(i); got != w {
+				t.Fatalf("split %v: node %d: external size %d, want %d", split, i, got, w)
+			}
+		}
+	}
+}
+
+// externalOf returns the sizes of node's external properties in d, but for
+// the last seven, summed.
+func externalOf(d *dartir.Snapshot, node uint32) uint64 {
+	var sum uint64
+	for k, n := range d.ExternalNode[:len(d.ExternalNode)-7] {
+		if n == node {
+			sum += d.ExternalSize.At(k)
+		}
+	}
+	return sum
 }
