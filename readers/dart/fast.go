@@ -205,16 +205,51 @@ func appendTargets(dst []uint32, b []byte, pos, n int, total uint64) ([]uint32, 
 	return dst, pos, k
 }
 
+// slotBlock is how many slots' edge kinds and names appendSlots copies at
+// once.
+const slotBlock = 8
+
 // appendSlots appends the kinds and names of the edges of reference slots
 // j to j+k-1 of an object of class info.
 func (info *classInfo) appendSlots(kinds []uint8, names []uint32, j, k uint64) ([]uint8, []uint32) {
+	n := uint64(len(kinds))
+	if j+k <= uint64(len(info.kinds)) && uint64(cap(kinds))-n >= k+slotBlock && uint64(cap(names))-n >= k+slotBlock && len(names) == len(kinds) {
+		// Blocks of slotBlock, the last one's excess past the new
+		// length, in the room the columns have (and the class's slots
+		// have past their last): most objects have a few references,
+		// which a block copies with two moves, and no loop.
+		kk, nn := kinds[:cap(kinds)], names[:cap(names)]
+		for x := uint64(0); x < k; x += slotBlock {
+			*(*[slotBlock]uint8)(kk[n+x:]) = *(*[slotBlock]uint8)(info.kinds[j+x : j+x+slotBlock])
+			// Two moves of 16 bytes: one of 32 is a call of memmove.
+			ns := info.names[j+x : j+x+slotBlock]
+			*(*[slotBlock / 2]uint32)(nn[n+x:]) = *(*[slotBlock / 2]uint32)(ns)
+			*(*[slotBlock / 2]uint32)(nn[n+x+slotBlock/2:]) = *(*[slotBlock / 2]uint32)(ns[slotBlock/2:])
+		}
+		return kk[:n+k], nn[:n+k]
+	}
 	if j+k <= uint64(len(info.kinds)) {
-		// Most objects have a few references: a loop beats two calls of
-		// memmove.
+		// Near the end of the room: one by one.
 		ks, ns := info.kinds[j:j+k], info.names[j:j+k]
 		ns = ns[:len(ks)]
 		for x, ek := range ks {
 			kinds, names = append(kinds, ek), append(names, ns[x])
+		}
+		return kinds, names
+	}
+	if dense := uint64(len(info.kinds)); len(info.sparse) == 0 && j+k > dense {
+		// An array's elements after its fields: the slots past the
+		// class's are elements, named by their index (edge says so).
+		if j < dense {
+			kinds, names = info.appendSlots(kinds, names, j, dense-j)
+			j, k = dense, k-(dense-j)
+		}
+		for ; k > 0; j, k = j+1, k-1 {
+			name := j
+			if j >= uint64(info.nFields) {
+				name = j - uint64(info.nFields)
+			}
+			kinds, names = append(kinds, dartir.Element), append(names, uint32(name))
 		}
 		return kinds, names
 	}

@@ -301,11 +301,7 @@ func (p *parser) readClasses() error {
 		}
 		// Stable, so that the first field of an index still names it.
 		slices.SortStableFunc(info.sparse, func(a, b sparseSlot) int { return cmp.Compare(a.index, b.index) })
-		for j := range info.dense {
-			k, nm := info.edge(j)
-			info.kinds = append(info.kinds, k)
-			info.names = append(info.names, nm)
-		}
+		info.tabulate()
 		c.FirstField = append(c.FirstField, uint32(len(c.FieldName)))
 		p.classes = append(p.classes, info)
 	}
@@ -313,6 +309,18 @@ func (p *parser) readClasses() error {
 		c.FirstField = nil // as the IR decoder leaves an empty table
 	}
 	return nil
+}
+
+// tabulate sets kinds and names from dense, sparse and nFields, with room
+// for a block past the last slot: appendSlots copies blocks of slotBlock.
+func (info *classInfo) tabulate() {
+	info.kinds = make([]uint8, 0, len(info.dense)+slotBlock)
+	info.names = make([]uint32, 0, len(info.dense)+slotBlock)
+	for j := range info.dense {
+		k, nm := info.edge(j)
+		info.kinds = append(info.kinds, k)
+		info.names = append(info.names, nm)
+	}
 }
 
 // edge returns the kind and name of the edge at reference slot j of an
