@@ -4,6 +4,9 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"slices"
+	"unsafe"
+
+	"github.com/heapconv/heapconv/internal/prefetch"
 )
 
 // Interner builds a string table in which each distinct string has one
@@ -50,7 +53,24 @@ func (t *Interner) InternBytes(b []byte) uint32 {
 	if t.Transform != nil {
 		return t.Intern(string(b))
 	}
+	return t.InternHashed(b, t.index.hashBytes(b))
+}
+
+// Lookahead returns b's hash for InternHashed, and starts loading the
+// part of the index where InternHashed will look for b, so that a reader
+// with other work to do before it interns b need not wait for that
+// memory then. It does not keep b.
+func (t *Interner) Lookahead(b []byte) uint64 {
 	h := t.index.hashBytes(b)
+	prefetch.Load(unsafe.Pointer(&t.index.slots[int(h)&(len(t.index.slots)-1)]))
+	return h
+}
+
+// InternHashed is InternBytes of b, whose hash Lookahead returned.
+func (t *Interner) InternHashed(b []byte, h uint64) uint32 {
+	if t.Transform != nil {
+		return t.Intern(string(b))
+	}
 	slot, i, ok := find(&t.index, t.Strings, b, h)
 	if ok {
 		return i

@@ -37,8 +37,9 @@ func TestInternerBytes(t *testing.T) {
 }
 
 // TestInternerGrows: through every growth of its index, and Reserve calls
-// before and in between, an Interner gives each distinct string the index
-// of its first appearance, as a map would.
+// before and in between (one between a Lookahead and its InternHashed), an
+// Interner gives each distinct string the index of its first appearance,
+// as a map would, whichever way it is interned.
 func TestInternerGrows(t *testing.T) {
 	for _, reserve := range []int{0, 10, 5000, 100_000} {
 		in := ir.NewInterner(nil)
@@ -46,14 +47,18 @@ func TestInternerGrows(t *testing.T) {
 		want := map[string]uint32{}
 		for k := range 60_000 {
 			s := fmt.Sprint("s", k*7919%20_011) // each three times, scattered
-			if k == 30_000 {
-				in.Reserve(80_000)
-			}
 			var got uint32
-			if k%2 == 0 {
+			switch k % 3 {
+			case 0:
 				got = in.Intern(s)
-			} else {
+			case 1:
 				got = in.InternBytes([]byte(s))
+			case 2:
+				h := in.Lookahead([]byte(s))
+				if k == 30_002 {
+					in.Reserve(80_000)
+				}
+				got = in.InternHashed([]byte(s), h)
 			}
 			w, ok := want[s]
 			if !ok {

@@ -6,7 +6,8 @@
 #
 #   full   HEAPCONV_EXHAUSTIVE=1 go test ./...: every input the sample
 #          leaves out (the whole damage sweep, every DevTools and pprof
-#          check, every prefix, seed and size), TestCraftedCounts again
+#          check, every prefix, seed and size), TestCraftedCounts again;
+#          then the packages with assembly built with -tags purego
 #   race   the race detector on the code that runs goroutines or is used
 #          from several at once: the readers, the writers, ir/devtools, internal/fidl,
 #          the dominator computation (ir/analysis), the roundtrip, signal and
@@ -59,6 +60,9 @@ part_full() {
   fi
   cat "$log" >&2
   rm -f "$log"
+  # The pure-Go fallback of the assembly kernels (internal/prefetch),
+  # which other architectures build, with the code that uses them.
+  run go test -timeout 15m -tags purego ./internal/prefetch ./ir ./readers/dart
 }
 
 part_race() {

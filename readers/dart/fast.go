@@ -32,11 +32,13 @@ func (p *parser) fastObjects(i, n uint64, stopAt int64) (next uint64, stop bool,
 objects:
 	for ; i < n; i++ {
 		if len(b)-pos < refillBelow && !in.eof {
+			p.internPending() // before its bytes move
 			in.pos = pos
 			in.fill()
 			b, pos, left = in.buf[:in.end], in.pos, size-in.base
 		}
 		if off := in.base + int64(pos); !simple && p.due(i, off, stopAt) {
+			p.internPending() // a second half shows its strings at marks
 			if stop = p.stopBefore(i, off, stopAt); stop {
 				break
 			}
@@ -126,11 +128,23 @@ objects:
 		classes = append(classes, uint32(cls))
 		sizes.add(shallow)
 		if tag != dartir.NoData {
-			if tag == dartir.Latin1Data || tag == dartir.UTF16Data {
-				bits = uint64(p.internText(uint8(tag), str))
+			text := tag == dartir.Latin1Data || tag == dartir.UTF16Data
+			var hash uint64
+			if text {
+				// Interned at the next string (internPending): its
+				// UTF-8 is the stored bytes, or in the text buffer
+				// the pending string does not use.
+				if tag == dartir.UTF16Data || !isASCII(str) {
+					str = p.utf8Of(uint8(tag), str)
+				}
+				hash = p.strs.Lookahead(str)
+				p.internPending()
 			}
 			kind, _ := dartir.ValueKind(uint8(tag))
 			p.addValue(uint32(i), kind, bits, aux)
+			if text {
+				p.pending = pendingString{str, hash, len(p.s.Values.Bits) - 1}
+			}
 		}
 
 		// The references: their targets decoded in runs, their kinds and
@@ -153,6 +167,7 @@ objects:
 		if j < rc {
 			// refs decodes the rest, refilling the buffer or wording
 			// what is wrong, on the parser's columns.
+			p.internPending()
 			in.pos = pos
 			nd.Kind, nd.Name, nd.Class, nd.FirstEdge = kinds, names, classes, first
 			ed.Kind, ed.Name, ed.Target = ekinds, enames, targets
@@ -166,10 +181,45 @@ objects:
 		}
 		first = append(first, uint32(len(targets)))
 	}
+	p.internPending()
 	in.pos = pos
 	nd.Kind, nd.Name, nd.Class, nd.FirstEdge = kinds, names, classes, first
 	ed.Kind, ed.Name, ed.Target = ekinds, enames, targets
 	return i, stop, nil
+}
+
+// pendingString is a string object's payload that the fast loop interns
+// at the next string object, or before it leaves the buffered bytes:
+// Interner.Lookahead has started loading the part of the string index it
+// needs meanwhile, which misses the cache for most strings otherwise.
+// Strings are still interned in object order.
+type pendingString struct {
+	b     []byte // in the input's buffer or a text buffer; nil: none
+	hash  uint64
+	value int // its value's index in Values
+}
+
+// utf8Of returns the UTF-8 (WTF-8) of the stored code units b of a string
+// of data tag tag, in the text buffer that the pending string does not
+// use.
+func (p *parser) utf8Of(tag uint8, b []byte) []byte {
+	p.text ^= 1
+	t := p.texts[p.text][:0]
+	if tag == dartir.Latin1Data {
+		t = appendLatin1(t, b)
+	} else {
+		t = appendUTF16(t, b)
+	}
+	p.texts[p.text] = t
+	return t
+}
+
+// internPending interns the pending string, if any, and sets its value.
+func (p *parser) internPending() {
+	if s := p.pending; s.b != nil {
+		p.s.Values.Bits[s.value] = uint64(p.strs.InternHashed(s.b, s.hash))
+		p.pending.b = nil
+	}
 }
 
 // appendTargets decodes up to n references from b[pos:] and appends each

@@ -57,8 +57,11 @@ type parser struct {
 	classes []classInfo
 	scratch []byte
 
-	at io.ReaderAt // the input at offsets, or nil
-	n  uint64      // objectCount
+	at      io.ReaderAt   // the input at offsets, or nil
+	n       uint64        // objectCount
+	pending pendingString // fastObjects: a string not interned yet
+	texts   [2][]byte     // and the UTF-8 of strings that are not ASCII
+	text    int           // the text buffer used last
 	// expect is how many objects' values and zero references the
 	// columns are expected to hold (0: no guess), for their growth.
 	expect   uint64
