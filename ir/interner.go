@@ -5,8 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"unsafe"
-
-	"github.com/heapconv/heapconv/internal/prefetch"
 )
 
 // Interner builds a string table in which each distinct string has one
@@ -62,7 +60,7 @@ func (t *Interner) InternBytes(b []byte) uint32 {
 // memory then. It does not keep b.
 func (t *Interner) Lookahead(b []byte) uint64 {
 	h := t.index.hashBytes(b)
-	prefetch.Load(unsafe.Pointer(&t.index.slots[int(h)&(len(t.index.slots)-1)]))
+	prefetch(unsafe.Pointer(&t.index.slots[int(h)&(len(t.index.slots)-1)]))
 	return h
 }
 
