@@ -143,7 +143,7 @@ objects:
 			kind, _ := dartir.ValueKind(uint8(tag))
 			p.addValue(uint32(i), kind, bits, aux)
 			if text {
-				p.pending = pendingString{str, hash, len(p.s.Values.Bits) - 1}
+				p.pending = pendingString{true, str, hash, len(p.s.Values.Bits) - 1}
 			}
 		}
 
@@ -194,9 +194,10 @@ objects:
 // needs meanwhile, which misses the cache for most strings otherwise.
 // Strings are still interned in object order.
 type pendingString struct {
-	b     []byte // in the input's buffer or a text buffer; nil: none
-	hash  uint64
-	value int // its value's index in Values
+	waiting bool   // whether a string is pending (an empty one may be nil)
+	b       []byte // in the input's buffer or a text buffer
+	hash    uint64
+	value   int // its value's index in Values
 }
 
 // utf8Of returns the UTF-8 (WTF-8) of the stored code units b of a string
@@ -216,9 +217,9 @@ func (p *parser) utf8Of(tag uint8, b []byte) []byte {
 
 // internPending interns the pending string, if any, and sets its value.
 func (p *parser) internPending() {
-	if s := p.pending; s.b != nil {
+	if s := p.pending; s.waiting {
 		p.s.Values.Bits[s.value] = uint64(p.strs.InternHashed(s.b, s.hash))
-		p.pending.b = nil
+		p.pending = pendingString{}
 	}
 }
 

@@ -674,19 +674,26 @@ func (p *parser) addZeroRef(i, j uint32) {
 
 // growth returns how many entries to add to a full column of values or
 // zero references, of have entries, before object i: what the objects
-// left of those expected are expected to add at the rate so far, and an
-// eighth more, when the input's bytes left hold that many entries of
-// least bytes each; at least as many as it has. Append would grow big
-// columns by a quarter, and doubling from small copied them many times.
+// left of those expected are expected to add at the rate so far (one an
+// object at most), and an eighth more, when the input's bytes left hold
+// that many entries of least bytes each; at least as many as it has.
+// Append would grow big columns by a quarter, and doubling from small
+// copied them many times. The rate is believed only after growthAfter
+// objects: one object may hold a thousand references 0, and the next
+// million none.
 func (p *parser) growth(have int, i uint64, least int64) int {
 	n := max(have, 1024)
 	rem := p.in.remaining()
-	if i == 0 || i >= p.expect || rem < 0 {
+	if i < growthAfter || i >= p.expect || rem < 0 {
 		return n
 	}
-	more := float64(have) / float64(i) * float64(p.expect-i) * 9 / 8
+	more := min(float64(have)/float64(i), 1) * float64(p.expect-i) * 9 / 8
 	return max(n, int(min(more, float64(rem/least))))
 }
+
+// growthAfter is how many objects growth needs to have seen to believe
+// their rate.
+const growthAfter = 4096
 
 // internText interns the stored code units b of a string of data tag tag
 // (Latin1Data or UTF16Data), as UTF-8 (WTF-8 for lone surrogates).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heapconv/heapconv/internal/dartgen"
 	"github.com/heapconv/heapconv/ir"
+	dartir "github.com/heapconv/heapconv/ir/dart"
 	rdart "github.com/heapconv/heapconv/readers/dart"
 	wdart "github.com/heapconv/heapconv/writers/dart"
 )
@@ -33,7 +34,35 @@ func splitInputs(t *testing.T) map[string][]byte {
 	}
 	in["sample"] = sample
 	in["sizes and hash codes past 32 bits"] = wideValues(t, in["generation 0"])
+	in["empty UTF-16 strings"] = emptyUTF16(t, in["generation 0"])
 	return in
+}
+
+// emptyUTF16 returns data with every UTF-16 string made empty: the second
+// half's first strings then need no bytes in the UTF-8 it converts them to,
+// and string 0 of its own table is not "".
+func emptyUTF16(t *testing.T, data []byte) []byte {
+	t.Helper()
+	f, err := readOneCore(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Snapshots[0]
+	emptied := 0
+	for j, node := range s.Values.Node {
+		if s.Nodes.Kind[node] == dartir.UTF16Data {
+			s.Values.Bits[j], s.Values.Aux[j] = 0, 0
+			emptied++
+		}
+	}
+	if emptied == 0 {
+		t.Fatal("the file has no UTF-16 strings to empty")
+	}
+	var out bytes.Buffer
+	if _, err := wdart.Write(&out, f, wdart.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // wideValues returns data with a few objects' shallow sizes and identity
