@@ -264,6 +264,19 @@ func TestValidateDart(t *testing.T) {
 			dartir.Of(s).ReferenceCount = uint64(s.Edges.Len()+len(dartir.Of(s).ZeroRefNode)) - 1
 		}, "referenceCount"},
 		{"referenceCount of 2^32", func(s *ir.Snapshot) { dartir.Of(s).ReferenceCount = 1 << 32 }, "referenceCount"},
+		// A section's columns of indices, each checked by its largest
+		// value first.
+		{"a reference 0 of a node past the nodes", func(s *ir.Snapshot) {
+			d := dartir.Of(s)
+			d.ZeroRefNode = append(d.ZeroRefNode, uint32(s.Nodes.Len()))
+			d.ZeroRefSlot = append(d.ZeroRefSlot, 0)
+		}, "column dart.zero_ref.node: value"},
+		{"an external property named past the strings", func(s *ir.Snapshot) {
+			d := dartir.Of(s)
+			d.ExternalNode = append(d.ExternalNode, 0)
+			d.ExternalSize.Append(1)
+			d.ExternalName = append(d.ExternalName, 1<<31)
+		}, "column dart.external.name: value 2147483648"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
