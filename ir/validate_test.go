@@ -304,7 +304,8 @@ func TestValidateStringIndexFields(t *testing.T) {
 
 // TestValidateBigInOrder: a snapshot big enough for its edge columns to be
 // checked on another core reports the first problem in the order a small
-// one does: the node columns' before the edge columns'.
+// one does: the edge offsets', then the node columns', then the edge
+// columns'.
 func TestValidateBigInOrder(t *testing.T) {
 	big := func() *ir.File {
 		const n, m = 1 << 10, 1 << 20
@@ -334,6 +335,10 @@ func TestValidateBigInOrder(t *testing.T) {
 			s.Edges.Target[5] = 1 << 20
 			s.Nodes.Name[900] = 99
 		}, "node 900: name string 99 out of range"},
+		{"edge offsets and node", func(s *ir.Snapshot) {
+			s.Nodes.FirstEdge[600] = s.Nodes.FirstEdge[601] + 1
+			s.Nodes.Name[3] = 99
+		}, "edge offsets decrease at 601"},
 	} {
 		f := big()
 		c.spoil(f.Snapshots[0])
