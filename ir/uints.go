@@ -63,11 +63,7 @@ func (c *Uints) AppendAll32(vs []uint32) {
 // appendUpTo is AppendAll for a column expected to end at expect values
 // (0: unknown; see Column.Expect).
 func (c *Uints) appendUpTo(vs []uint64, expect int) {
-	var m uint64
-	for _, v := range vs {
-		m = max(m, v)
-	}
-	c.widen(m)
+	c.widen(maxOf(vs))
 	switch {
 	case c.u64 != nil:
 		c.u64 = append(roomUpTo(c.u64, len(vs), expect), vs...)
@@ -334,22 +330,15 @@ func (c *Uints) AppendZeros(n int) {
 
 // Max returns the largest value in the column (0 when empty).
 func (c *Uints) Max() uint64 {
-	var m uint64
 	switch {
 	case c.u64 != nil:
-		for _, x := range c.u64 {
-			m = max(m, x)
-		}
+		return maxOf(c.u64)
 	case c.u32 != nil:
-		for _, x := range c.u32 {
-			m = max(m, uint64(x))
-		}
+		return uint64(maxOf(c.u32))
 	case c.u8 != nil:
-		for _, x := range c.u8 {
-			m = max(m, uint64(x))
-		}
+		return uint64(maxOf(c.u8))
 	}
-	return m
+	return 0
 }
 
 // Sum returns the sum of the column's values, saturating at the uint64 maximum.

@@ -203,11 +203,7 @@ func columnMax(c *Column) (uint64, bool) {
 	case []uint32:
 		return uint64(maxOf(s)), true
 	case []uint64:
-		var m uint64
-		for _, v := range s {
-			m = max(m, v)
-		}
-		return m, true
+		return maxOf(s), true
 	case *Uints:
 		return s.Max(), true
 	}
@@ -434,7 +430,7 @@ func maxKindName(kinds []uint8, names []uint32, named *[256]uint32) (uint8, uint
 }
 
 // maxOf returns the largest of vs (0 for none), four at a time.
-func maxOf[T uint8 | uint32](vs []T) T {
+func maxOf[T uint8 | uint32 | uint64](vs []T) T {
 	var m0, m1, m2, m3 T
 	e := 0
 	for ; e+4 <= len(vs); e += 4 {
