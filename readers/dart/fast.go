@@ -134,9 +134,8 @@ objects:
 				// Interned at the next string (internPending): its
 				// UTF-8 is the stored bytes, or in the text buffer
 				// the pending string does not use.
-				if tag == dartir.UTF16Data || !isASCII(str) {
-					str = p.utf8Of(uint8(tag), str)
-				}
+				p.text ^= 1
+				str = utf8Text(uint8(tag), str, &p.texts[p.text])
 				hash = p.strs.Lookahead(str)
 				p.internPending()
 			}
@@ -198,21 +197,6 @@ type pendingString struct {
 	b       []byte // in the input's buffer or a text buffer
 	hash    uint64
 	value   int // its value's index in Values
-}
-
-// utf8Of returns the UTF-8 (WTF-8) of the stored code units b of a string
-// of data tag tag, in the text buffer that the pending string does not
-// use.
-func (p *parser) utf8Of(tag uint8, b []byte) []byte {
-	p.text ^= 1
-	t := p.texts[p.text][:0]
-	if tag == dartir.Latin1Data {
-		t = appendLatin1(t, b)
-	} else {
-		t = appendUTF16(t, b)
-	}
-	p.texts[p.text] = t
-	return t
 }
 
 // internPending interns the pending string, if any, and sets its value.

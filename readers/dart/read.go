@@ -60,8 +60,11 @@ type parser struct {
 	at      io.ReaderAt   // the input at offsets, or nil
 	n       uint64        // objectCount
 	pending pendingString // fastObjects: a string not interned yet
-	texts   [2][]byte     // and the UTF-8 of strings that are not ASCII
-	text    int           // the text buffer used last
+	// texts hold the UTF-8 of string objects that are not ASCII, for
+	// fastObjects: the pending string's is in texts[text] (or in the
+	// input), and the next string is converted into the other.
+	texts [2][]byte
+	text  int
 	// expect is how many objects' values and zero references the
 	// columns are expected to hold (0: no guess), for their growth.
 	expect   uint64
@@ -698,15 +701,23 @@ const growthAfter = 4096
 // internText interns the stored code units b of a string of data tag tag
 // (Latin1Data or UTF16Data), as UTF-8 (WTF-8 for lone surrogates).
 func (p *parser) internText(tag uint8, b []byte) uint32 {
+	return p.intern(utf8Text(tag, b, &p.scratch))
+}
+
+// utf8Text returns the UTF-8 (WTF-8 for lone surrogates) of the stored
+// code units b of a string of data tag tag (Latin1Data or UTF16Data): b
+// itself when it is ASCII, which is UTF-8 already, else its conversion, in
+// *buf.
+func utf8Text(tag uint8, b []byte, buf *[]byte) []byte {
 	if tag == dartir.Latin1Data {
 		if isASCII(b) {
-			return p.intern(b) // already UTF-8: no copy
+			return b
 		}
-		p.scratch = appendLatin1(p.scratch[:0], b)
+		*buf = appendLatin1((*buf)[:0], b)
 	} else {
-		p.scratch = appendUTF16(p.scratch[:0], b)
+		*buf = appendUTF16((*buf)[:0], b)
 	}
-	return p.intern(p.scratch)
+	return *buf
 }
 
 // isASCII reports whether every byte of b is below 0x80, 8 at a time.
