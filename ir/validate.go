@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -355,7 +356,7 @@ func alongside(big bool, check func() error) (wait func() error) {
 func (s *Snapshot) validateNodes(f *File, n int, ns uint32) error {
 	nd := &s.Nodes
 	// Each column's largest value first (see validateEdgeKinds).
-	if int(maxOf(nd.Kind[:n])) >= len(s.NodeKinds) {
+	if !bytesBelow(nd.Kind[:n], len(s.NodeKinds)) {
 		for i, k := range nd.Kind[:n] {
 			if int(k) >= len(s.NodeKinds) {
 				return fmt.Errorf("node %d: kind %d is not in the kind table (%d entries)", i, k, len(s.NodeKinds))
@@ -390,22 +391,35 @@ func (s *Snapshot) validateEdgeKinds(lo, hi int, ns uint32) error {
 	}
 	kinds, names := s.Edges.Kind[lo:hi], s.Edges.Name[lo:hi]
 	names = names[:len(kinds)]
-	// First the largest kind and name, in a loop without an exit (this
-	// runs after every parse); the edge at fault is looked for only when
-	// one is out of range.
-	if maxKind, maxName := maxKindName(kinds, names, &named); int(maxKind) < len(s.EdgeKinds) && maxName < ns {
-		return nil
-	}
-	for e, k := range kinds {
-		if int(k) >= len(s.EdgeKinds) {
-			return fmt.Errorf("edge %d: kind %d is not in the kind table (%d entries)", lo+e, k, len(s.EdgeKinds))
+	// Block by block, the largest kind and name first, in loops without
+	// an exit (this runs after every parse); only a block with a name
+	// past the strings has its names checked by kind (an indexed edge's
+	// name is an element index, which may be that big), and only a block
+	// at fault is searched for the edge.
+	for b := 0; b < len(kinds); b += checkBlock {
+		ks, nms := kinds[b:min(b+checkBlock, len(kinds))], names[b:min(b+checkBlock, len(kinds))]
+		if bytesBelow(ks, len(s.EdgeKinds)) && maxOf(nms) < ns {
+			continue
 		}
-		if named[k] != 0 && names[e] >= ns {
-			return fmt.Errorf("edge %d: name string %d out of range (%d strings)", lo+e, names[e], ns)
+		if maxKind, maxName := maxKindName(ks, nms, &named); int(maxKind) < len(s.EdgeKinds) && maxName < ns {
+			continue
+		}
+		for e, k := range ks {
+			if int(k) >= len(s.EdgeKinds) {
+				return fmt.Errorf("edge %d: kind %d is not in the kind table (%d entries)", lo+b+e, k, len(s.EdgeKinds))
+			}
+			if named[k] != 0 && nms[e] >= ns {
+				return fmt.Errorf("edge %d: name string %d out of range (%d strings)", lo+b+e, nms[e], ns)
+			}
 		}
 	}
 	return nil
 }
+
+// checkBlock is how many edges validateEdgeKinds checks at once: few
+// enough that a block's kinds and names are still in the cache when a
+// name past the strings makes it check them again by kind.
+const checkBlock = 2048
 
 // maxKindName returns the largest kind, and the largest name of the kinds
 // named has all ones for, four at a time: four running maxima keep four
@@ -443,6 +457,32 @@ func maxOf[T uint8 | uint32 | uint64](vs []T) T {
 	return max(m0, m1, m2, m3)
 }
 
+// bytesBelow reports whether every byte of bs is below n, 8 bytes to a
+// word: adding 128-n to a byte below 128 sets its high bit exactly when it
+// is n or more, without a carry into the next, and a byte of 128 or more
+// has the bit already (its carry can only reach a word already found).
+// maxOf takes a step per byte, which is slower than memory here.
+func bytesBelow(bs []uint8, n int) bool {
+	if n > 128 {
+		return int(maxOf(bs)) < n
+	}
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	c := uint64(128-n) * ones
+	var a0, a1 uint64
+	e := 0
+	for ; e+32 <= len(bs); e += 32 {
+		b := bs[e : e+32 : e+32]
+		x, y := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		z, w := binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
+		a0 |= (x + c) | x | (z + c) | z // + and | bind alike in Go
+		a1 |= (y + c) | y | (w + c) | w
+	}
+	for _, v := range bs[e:] {
+		a0 |= (uint64(v) + c) | uint64(v)
+	}
+	return (a0|a1)&high == 0
+}
+
 // validateEdgeTargets checks the targets of edges lo to hi-1.
 func (s *Snapshot) validateEdgeTargets(lo, hi, n int) error {
 	targets := s.Edges.Target[lo:hi]
@@ -462,6 +502,9 @@ func (v *Values) validate(n int, ns uint32) error {
 	if len(v.Kind) != k || len(v.Bits) != k || len(v.Aux) != k {
 		return fmt.Errorf("value columns disagree on the value count")
 	}
+	if v.valid(n, ns) {
+		return nil
+	}
 	for j := 0; j < k; j++ {
 		if int(v.Node[j]) >= n || (j > 0 && v.Node[j] <= v.Node[j-1]) {
 			return fmt.Errorf("value %d: node %d out of range or out of order", j, v.Node[j])
@@ -477,4 +520,39 @@ func (v *Values) validate(n int, ns uint32) error {
 		}
 	}
 	return nil
+}
+
+// valid reports whether the values are right, as validate checks them,
+// in loops without a branch on the values: their kinds come in no order
+// a branch predictor could learn.
+func (v *Values) valid(n int, ns uint32) bool {
+	var unknown [256]uint8 // 1 for kinds that are not known
+	var text [256]uint64   // all ones for kinds whose bits are a string
+	for k := range unknown {
+		if ValueKind(k) < ValueString || ValueKind(k) > ValueNull {
+			unknown[k] = 1
+		}
+	}
+	text[ValueString] = math.MaxUint64
+	nodes, kinds, bits := v.Node, v.Kind, v.Bits[:len(v.Kind)]
+	if len(nodes) > 0 && int64(maxOf(nodes)) >= int64(n) {
+		return false
+	}
+	var bad uint8
+	for j := 1; j < len(nodes); j++ {
+		bad |= b2u8(nodes[j] <= nodes[j-1])
+	}
+	var str uint64
+	for j, kind := range kinds {
+		bad |= unknown[kind]
+		str = max(str, bits[j]&text[kind])
+	}
+	return bad == 0 && str < uint64(ns) // with no strings, the slow loop decides
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -318,6 +318,9 @@ func TestValidateBigInOrder(t *testing.T) {
 			s.Nodes.FirstEdge[i] = uint32(i * (m / n))
 		}
 		s.Edges = ir.Edges{Kind: make([]uint8, m), Name: make([]uint32, m), Target: make([]uint32, m)}
+		for e := 600_000; e < 600_100; e++ { // elements past the strings
+			s.Edges.Kind[e], s.Edges.Name[e] = 1, 1<<30
+		}
 		s.Values = ir.Values{}
 		s.Roots = nil
 		return f
@@ -331,6 +334,9 @@ func TestValidateBigInOrder(t *testing.T) {
 		want  string
 	}{
 		{"edge", func(s *ir.Snapshot) { s.Edges.Target[777_777] = 1 << 20 }, "edge 777777: target node 1048576 out of range"},
+		{"edge kind", func(s *ir.Snapshot) { s.Edges.Kind[777_777] = 2 }, "edge 777777: kind 2 is not in the kind table"},
+		{"edge name among elements", func(s *ir.Snapshot) { s.Edges.Name[600_100] = 4 }, "edge 600100: name string 4 out of range"},
+		{"edge name", func(s *ir.Snapshot) { s.Edges.Name[1_000_001] = 4 }, "edge 1000001: name string 4 out of range"},
 		{"node and edge", func(s *ir.Snapshot) {
 			s.Edges.Target[5] = 1 << 20
 			s.Nodes.Name[900] = 99
