@@ -82,3 +82,26 @@ func TestValuesValid(t *testing.T) {
 		}
 	}
 }
+
+// TestNonDecreasing compares nonDecreasing with a plain loop on offsets
+// that decrease once at each place, or never.
+func TestNonDecreasing(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		for at := 0; at <= n; at++ { // at == n: no decrease
+			off := make([]uint32, n)
+			for i := range off {
+				off[i] = uint32(2*i + 2)
+			}
+			if at > 0 && at < n {
+				off[at] = off[at-1] - 1
+			}
+			want := true
+			for i := 1; i < n; i++ {
+				want = want && off[i] >= off[i-1]
+			}
+			if got := nonDecreasing(off); got != want {
+				t.Errorf("nonDecreasing(%v) = %v, want %v", off, got, want)
+			}
+		}
+	}
+}

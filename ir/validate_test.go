@@ -271,6 +271,9 @@ func TestValidateDart(t *testing.T) {
 			d.ZeroRefNode = append(d.ZeroRefNode, uint32(s.Nodes.Len()))
 			d.ZeroRefSlot = append(d.ZeroRefSlot, 0)
 		}, "column dart.zero_ref.node: value"},
+		{"a reference 0 repeated", zeroRefs([]uint32{0, 0, 1}, []uint32{1, 1, 0}), "zero reference 1 out of order"},
+		{"references 0 of a node out of order", zeroRefs([]uint32{1, 1, 1}, []uint32{0, 5, 4}), "zero reference 2 out of order"},
+		{"references 0 of nodes out of order", zeroRefs([]uint32{0, 2, 1}, []uint32{0, 0, 9}), "zero reference 2 out of order"},
 		{"an external property named past the strings", func(s *ir.Snapshot) {
 			d := dartir.Of(s)
 			d.ExternalNode = append(d.ExternalNode, 0)
@@ -286,6 +289,20 @@ func TestValidateDart(t *testing.T) {
 				t.Errorf("Validate: %v, want an error about %q", err, tc.want)
 			}
 		})
+	}
+	f := good() // ordered by node, then slot
+	zeroRefs([]uint32{0, 0, 1, 2}, []uint32{3, 4, 0, 9})(f.Snapshots[0])
+	if err := f.Validate(); err != nil {
+		t.Errorf("references 0 in order: %v", err)
+	}
+}
+
+// zeroRefs returns a spoil that gives a Dart snapshot these references 0.
+func zeroRefs(nodes, slots []uint32) func(s *ir.Snapshot) {
+	return func(s *ir.Snapshot) {
+		d := dartir.Of(s)
+		d.ZeroRefNode, d.ZeroRefSlot = nodes, slots
+		d.ReferenceCount = uint64(s.Edges.Len() + len(nodes))
 	}
 }
 

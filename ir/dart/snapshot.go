@@ -185,12 +185,33 @@ func (d *Snapshot) Validate(_ *ir.File, s *ir.Snapshot) error {
 		return fmt.Errorf("dart: referenceCount %d for %d references (it must be at least their number and at most %d)",
 			d.ReferenceCount, refs, uint64(MaxReferenceCount))
 	}
-	for i := 1; i < len(d.ZeroRefNode); i++ {
-		if v, p := d.ZeroRefNode[i], d.ZeroRefNode[i-1]; v < p || v == p && d.ZeroRefSlot[i] <= d.ZeroRefSlot[i-1] {
-			return fmt.Errorf("dart: zero reference %d out of order", i)
-		}
+	if i := zeroRefsOutOfOrder(d.ZeroRefNode, d.ZeroRefSlot); i > 0 {
+		return fmt.Errorf("dart: zero reference %d out of order", i)
 	}
 	return nil
+}
+
+// zeroRefsOutOfOrder returns the first zero reference that does not come
+// after the one before it, by node and then slot, or 0 if all do. It
+// looks for it only when a first pass, with no branch on the values,
+// found one: where one object's zero references end and the next one's
+// begin is no pattern a branch predictor learns.
+func zeroRefsOutOfOrder(nodes, slots []uint32) int {
+	slots = slots[:len(nodes)]
+	key := func(i int) uint64 { return uint64(nodes[i])<<32 | uint64(slots[i]) }
+	var bad uint8
+	for i := 1; i < len(nodes); i++ {
+		bad |= b2u8(key(i) <= key(i-1))
+	}
+	if bad == 0 {
+		return 0
+	}
+	for i := 1; i < len(nodes); i++ {
+		if key(i) <= key(i-1) {
+			return i
+		}
+	}
+	return 0
 }
 
 // ClassLibrary returns class k's library URI: what tells apart Dart
@@ -304,4 +325,11 @@ func (d *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
 		class = uint64(s.Nodes.Class[i])
 	}
 	return ir.Identity{ID: h, Qualifier: class}, h != 0
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
