@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/heapconv/heapconv/ir"
 	dartir "github.com/heapconv/heapconv/ir/dart"
 )
 
@@ -87,6 +88,133 @@ func TestAppendSlots(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestAddTwoChains: decoding in two chains adds what decoding one number
+// after the other adds, and says where it stopped, or adds nothing, for
+// runs of every size around the least it takes, numbers of every length
+// (padded ones too), a limit on the count inside the run (DevTools'
+// padding after the hash codes), a value past 32 bits or a number past 8
+// bytes in either chain, and batches that already hold values.
+func TestAddTwoChains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	encode := func(count int, spoil func(k int, v uint64, enc []byte) (uint64, []byte)) ([]byte, []uint64) {
+		var b []byte
+		var vs []uint64
+		for k := range count {
+			v := uint64(rng.Uint32() >> rng.IntN(32))
+			enc := dartir.AppendULEB(nil, v)
+			if rng.IntN(50) == 0 { // padded with a 0x80 group
+				enc[len(enc)-1] |= 0x80
+				enc = append(enc, 0)
+			}
+			if spoil != nil {
+				v, enc = spoil(k, v, enc)
+			}
+			b, vs = append(b, enc...), append(vs, v)
+		}
+		return b, vs
+	}
+	const some, none, either = 1, 2, 3 // what a check wants added
+	check := func(name string, buf []byte, vs []uint64, most, held int, want int) (added int) {
+		t.Helper()
+		var col ir.Uints
+		bt := newBatch(&col, held+most)
+		for k := range held {
+			bt.add(uint64(k))
+		}
+		used, added := bt.addTwoChains(buf, most)
+		if want == none && added != 0 || want == some && added == 0 {
+			t.Fatalf("%s: added %d of %d numbers", name, added, most)
+		}
+		if added == 0 {
+			if used != 0 || len(bt.u32) != held {
+				t.Fatalf("%s: nothing added, but used %d and holds %d", name, used, len(bt.u32))
+			}
+			return 0
+		}
+		if added > most || added > len(vs) || len(bt.u32) != held+added {
+			t.Fatalf("%s: added %d (most %d, %d numbers), holds %d", name, added, most, len(vs), len(bt.u32))
+		}
+		pos := 0
+		for k := range added {
+			if pos > len(buf)-8 {
+				t.Fatalf("%s: number %d starts at %d, fewer than 8 bytes before the end (%d)", name, k, pos, len(buf))
+			}
+			v, next, ok := lebAt(buf, pos)
+			if !ok || v != vs[k] || uint64(bt.u32[held+k]) != v {
+				t.Fatalf("%s: value %d is %d, want %d", name, k, bt.u32[held+k], vs[k])
+			}
+			pos = next
+		}
+		if used != pos {
+			t.Fatalf("%s: used %d bytes, the %d numbers take %d of %d", name, used, added, pos, len(buf))
+		}
+		return added
+	}
+	for _, count := range []int{4 * minChain, 4*minChain + 1, 8 * minChain, 20000} {
+		buf, vs := encode(count, nil)
+		check("whole", buf, vs, count, 0, some)
+		check("held before", buf, vs, count, 7, some)
+		// Fewer numbers than the run holds: never more than most.
+		check("most in the first chain", buf, vs, count/3, 0, none)
+		check("most in the second chain", buf, vs, count*3/4, 0, either)
+		check("most one short", buf, vs, count-1, 0, either)
+		padded := append(append([]byte(nil), buf...), make([]byte, 3000)...) // zeros decode as numbers
+		check("padding after", padded, vs, count, 0, some)
+		// Not padding: a number whose last byte is a zero.
+		damaged := append(append([]byte(nil), buf...), 0x80, 0, 0x80, 0)
+		check("a two-byte zero after", append(damaged, make([]byte, 3000)...), vs, count, 0, either)
+		for _, at := range []int{10, count / 4, count/2 - 1, count / 2, count/2 + 1, count * 3 / 4, count - 20} {
+			wide, wvs := encode(count, func(k int, v uint64, enc []byte) (uint64, []byte) {
+				if k == at {
+					return 1 << 32, dartir.AppendULEB(nil, 1<<32)
+				}
+				return v, enc
+			})
+			wantWide := either // past the run's end, or not
+			if at < count-100 {
+				wantWide = none
+			}
+			check("a value past 32 bits", wide, wvs, count, 0, wantWide)
+			long, lvs := encode(count, func(k int, v uint64, enc []byte) (uint64, []byte) {
+				if k == at {
+					return 5, []byte{0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0}
+				}
+				return v, enc
+			})
+			// Its chain stops before it (the first chain's stop spoils
+			// the run; the second's ends it).
+			if k := check("a 9-byte number", long, lvs, count, 0, either); k > at {
+				t.Fatalf("a 9-byte number at %d: %d numbers added", at, k)
+			}
+		}
+	}
+	short, svs := encode(2*minChain-1, nil)
+	check("too few", short, svs, 2*minChain-1, 0, none)
+}
+
+// TestZeroNumbersBefore: padding is given back only when the last numbers
+// are single zero bytes, not the zero that ends a longer number.
+func TestZeroNumbersBefore(t *testing.T) {
+	for _, c := range []struct {
+		b    []byte
+		k    int
+		want bool
+	}{
+		{[]byte{5, 0, 0}, 2, true},
+		{[]byte{5, 0, 0}, 1, true},
+		{[]byte{5, 0, 0}, 3, false}, // 5 is not a zero
+		{[]byte{0x80, 0, 0, 0}, 2, true},
+		{[]byte{0x80, 0, 0, 0}, 3, false}, // 0x80 0 is one number
+		{[]byte{0x85, 0x80, 0, 0}, 2, false},
+		{[]byte{0, 0}, 2, false}, // no byte before them: not known
+		{[]byte{1, 0, 7}, 1, false},
+	} {
+		if got := zeroNumbersBefore(c.b, len(c.b), c.k); got != c.want {
+			t.Errorf("zeroNumbersBefore(% x, %d) = %v, want %v", c.b, c.k, got, c.want)
 		}
 	}
 }

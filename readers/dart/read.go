@@ -923,10 +923,11 @@ func (p *parser) readTail(n int) error {
 	ids := newBatch(&nd.ID, n)
 	for i := 0; i < n; {
 		// Decode a run of buffered hashes in one tight loop, 8 bytes at a
-		// time, then hand the next one to uleb, which refills and decodes
-		// longer numbers.
+		// time, in two chains while they are many; then hand the next one
+		// to uleb, which refills and decodes longer numbers.
 		buf := in.buf[in.pos:in.end]
-		pos := 0
+		pos, k := ids.addTwoChains(buf, n-i)
+		i += k
 		for ; i < n && len(buf)-pos >= 8; i++ {
 			h, k := lebWord(binary.LittleEndian.Uint64(buf[pos:]))
 			if k == 0 {
@@ -973,6 +974,7 @@ type batch struct {
 	dst  *ir.Uints
 	u32  []uint32 // the values not flushed yet, while all fit
 	wide []uint64 // after one did not; nil until then
+	more []uint32 // addTwoChains: the second chain's values
 }
 
 // newBatch returns a batch for dst with room for n values.
