@@ -342,17 +342,22 @@ const minChain = 1024
 
 // addTwoChains adds the unsigned LEB128 numbers at the start of buf, at
 // most most of them, decoding them in two chains: from buf's start, and
-// from the first number that starts in its second half. Each number's
-// length depends on the last's, so one chain leaves the core waiting on
-// every decode; two keep it busy (the identity hash codes are a million
-// numbers of random length). It returns how many bytes it used and
-// numbers it added: none when the numbers are too few, the values do
-// not all fit in 32 bits or a number is longer than 8 bytes, which the
-// caller then decodes one by one. Every number it decodes starts 8 bytes
-// or more before buf's end, for lebWord.
+// from the first number that starts in the middle of the bytes it looks
+// at. Each number's length depends on the last's, so one chain leaves the
+// core waiting on every decode; two keep it busy (the identity hash codes
+// are a million numbers of random length). It returns how many bytes it
+// used and numbers it added: none when the numbers are too few, the
+// values do not all fit in 32 bits or a number is longer than 8 bytes,
+// which the caller then decodes one by one. Every number it decodes
+// starts 8 bytes or more before buf's end, for lebWord.
 func (b *batch) addTwoChains(buf []byte, most int) (used, added int) {
-	end := len(buf) - 7 // where lebWord's load would pass buf's end
-	if b.wide != nil || most < 2*minChain || end < 4*minChain {
+	// It looks at no more bytes than most: they hold most numbers at
+	// most, and the second chain's values fit in the room for most
+	// values after the first's (what follows the hash codes, DevTools'
+	// padding, is zeros that decode as numbers too).
+	end := min(len(buf)-7, most) // 7: where lebWord's load would pass buf's end
+	n0 := len(b.u32)
+	if b.wide != nil || most < 2*minChain || end < 4*minChain || cap(b.u32)-n0 < most {
 		return 0, 0
 	}
 	// The second chain starts after the first number's end at or past
@@ -361,23 +366,15 @@ func (b *batch) addTwoChains(buf []byte, most int) (used, added int) {
 	for mid < end && buf[mid-1] >= 0x80 {
 		mid++
 	}
-	n0 := len(b.u32)
-	if cap(b.u32)-n0 < most {
-		return 0, 0
-	}
-	first := b.u32[n0 : n0+most] // room for the first chain's values
-	if cap(b.more) < min(most, end-mid) {
-		b.more = make([]uint32, min(most, end-mid))
-	}
-	second := b.more[:cap(b.more)]
+	// The first chain's values go at the start of the room, the second's
+	// at its end until both are done: the first has at most mid, the
+	// second at most end-mid.
+	room := b.u32[n0 : n0+most]
+	first, second := room[:mid], room[most-(end-mid):]
 	a, c := 0, mid // where each chain is
 	na, nc := 0, 0 // how many numbers each has decoded
 	var or uint64  // all the values, to tell whether they fit
-	// The numbers past most are not hash codes but DevTools' padding,
-	// zeros that decode as numbers too, up to a megabyte of them: the
-	// second chain stops at most, as far as it can tell before the
-	// first is done, and gives back what it took too many.
-	for a < mid && c < end && na+nc < most {
+	for a < mid && c < end {
 		va, ka := lebWord(binary.LittleEndian.Uint64(buf[a:]))
 		vc, kc := lebWord(binary.LittleEndian.Uint64(buf[c:]))
 		if ka == 0 || kc == 0 {
@@ -388,7 +385,7 @@ func (b *batch) addTwoChains(buf []byte, most int) (used, added int) {
 		a, c, na, nc = a+ka, c+kc, na+1, nc+1
 	}
 	// One chain ends first: the other goes on alone.
-	for a < mid && na < most {
+	for a < mid {
 		v, k := lebWord(binary.LittleEndian.Uint64(buf[a:]))
 		if k == 0 {
 			break
@@ -397,7 +394,7 @@ func (b *batch) addTwoChains(buf []byte, most int) (used, added int) {
 		first[na] = uint32(v)
 		a, na = a+k, na+1
 	}
-	for a == mid && c < end && na+nc < most && nc < len(second) {
+	for a == mid && c < end {
 		v, k := lebWord(binary.LittleEndian.Uint64(buf[c:]))
 		if k == 0 {
 			break
@@ -406,30 +403,12 @@ func (b *batch) addTwoChains(buf []byte, most int) (used, added int) {
 		second[nc] = uint32(v)
 		c, nc = c+k, nc+1
 	}
-	if over := na + nc - most; over > 0 && over <= nc && zeroNumbersBefore(buf, c, over) {
-		c, nc = c-over, nc-over // give back what was padding
-	}
-	if a != mid || na+nc > most || or > math.MaxUint32 || nc < minChain {
+	if a != mid || or > math.MaxUint32 || nc < minChain {
 		return 0, 0
 	}
-	copy(first[na:], second[:nc])
+	copy(room[na:], second[:nc])
 	b.u32 = b.u32[:n0+na+nc]
 	return c, na + nc
-}
-
-// zeroNumbersBefore reports whether the last k numbers that end at
-// b[end-1] are k zero bytes: the bytes are zeros, and the byte before
-// them ends a number.
-func zeroNumbersBefore(b []byte, end, k int) bool {
-	if k > end-1 {
-		return false
-	}
-	for _, c := range b[end-k : end] {
-		if c != 0 {
-			return false
-		}
-	}
-	return b[end-k-1] < 0x80
 }
 
 // lebLen returns the length of the LEB128 number at b[pos:], or 0 when it

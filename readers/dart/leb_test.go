@@ -92,12 +92,13 @@ func TestAppendSlots(t *testing.T) {
 	}
 }
 
-// TestAddTwoChains: decoding in two chains adds what decoding one number
-// after the other adds, and says where it stopped, or adds nothing, for
-// runs of every size around the least it takes, numbers of every length
-// (padded ones too), a limit on the count inside the run (DevTools'
-// padding after the hash codes), a value past 32 bits or a number past 8
-// bytes in either chain, and batches that already hold values.
+// TestAddTwoChains: decoding in two chains, called again on what is left
+// as readTail does, adds what decoding one number after the other adds,
+// and says where it stopped, or adds nothing, for runs of every size
+// around the least it takes, numbers of every length (padded ones too),
+// fewer numbers wanted than the run holds (DevTools' padding after the
+// hash codes), a value past 32 bits or a number past 8 bytes anywhere,
+// and batches that already hold values.
 func TestAddTwoChains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	encode := func(count int, spoil func(k int, v uint64, enc []byte) (uint64, []byte)) ([]byte, []uint64) {
@@ -125,13 +126,24 @@ func TestAddTwoChains(t *testing.T) {
 		for k := range held {
 			bt.add(uint64(k))
 		}
-		used, added := bt.addTwoChains(buf, most)
+		// As readTail calls it: again on what is left, until it adds none.
+		used := 0
+		for {
+			u, k := bt.addTwoChains(buf[used:], most-added)
+			if k == 0 {
+				if u != 0 {
+					t.Fatalf("%s: nothing added, but %d bytes used", name, u)
+				}
+				break
+			}
+			used, added = used+u, added+k
+		}
 		if want == none && added != 0 || want == some && added == 0 {
 			t.Fatalf("%s: added %d of %d numbers", name, added, most)
 		}
 		if added == 0 {
-			if used != 0 || len(bt.u32) != held {
-				t.Fatalf("%s: nothing added, but used %d and holds %d", name, used, len(bt.u32))
+			if len(bt.u32) != held {
+				t.Fatalf("%s: nothing added, but it holds %d", name, len(bt.u32))
 			}
 			return 0
 		}
@@ -154,12 +166,18 @@ func TestAddTwoChains(t *testing.T) {
 		}
 		return added
 	}
-	for _, count := range []int{4 * minChain, 4*minChain + 1, 8 * minChain, 20000} {
+	for _, count := range []int{8 * minChain, 8*minChain + 1, 20000, 50000} {
 		buf, vs := encode(count, nil)
-		check("whole", buf, vs, count, 0, some)
+		if k := check("whole", buf, vs, count, 0, some); count >= 20000 && k < count/2 {
+			t.Fatalf("whole: %d of %d numbers added", k, count)
+		}
 		check("held before", buf, vs, count, 7, some)
+		// A buffer of a longer run: the bytes, not the count, bound it.
+		if k := check("more to come", buf, vs, 10*count, 0, some); k < count*3/4 {
+			t.Fatalf("more to come: %d of %d numbers added", k, count)
+		}
 		// Fewer numbers than the run holds: never more than most.
-		check("most in the first chain", buf, vs, count/3, 0, none)
+		check("most in the first chain", buf, vs, count/3, 0, either)
 		check("most in the second chain", buf, vs, count*3/4, 0, either)
 		check("most one short", buf, vs, count-1, 0, either)
 		padded := append(append([]byte(nil), buf...), make([]byte, 3000)...) // zeros decode as numbers
@@ -174,47 +192,25 @@ func TestAddTwoChains(t *testing.T) {
 				}
 				return v, enc
 			})
-			wantWide := either // past the run's end, or not
-			if at < count-100 {
-				wantWide = none
+			// The runs stop before it: it is left to the one-chain loop.
+			for _, most := range []int{count, 10 * count} {
+				if k := check("a value past 32 bits", wide, wvs, most, 0, either); k > at {
+					t.Fatalf("a value past 32 bits at %d: %d numbers added", at, k)
+				}
 			}
-			check("a value past 32 bits", wide, wvs, count, 0, wantWide)
 			long, lvs := encode(count, func(k int, v uint64, enc []byte) (uint64, []byte) {
 				if k == at {
 					return 5, []byte{0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0}
 				}
 				return v, enc
 			})
-			// Its chain stops before it (the first chain's stop spoils
-			// the run; the second's ends it).
-			if k := check("a 9-byte number", long, lvs, count, 0, either); k > at {
-				t.Fatalf("a 9-byte number at %d: %d numbers added", at, k)
+			for _, most := range []int{count, 10 * count} {
+				if k := check("a 9-byte number", long, lvs, most, 0, either); k > at {
+					t.Fatalf("a 9-byte number at %d: %d numbers added", at, k)
+				}
 			}
 		}
 	}
 	short, svs := encode(2*minChain-1, nil)
 	check("too few", short, svs, 2*minChain-1, 0, none)
-}
-
-// TestZeroNumbersBefore: padding is given back only when the last numbers
-// are single zero bytes, not the zero that ends a longer number.
-func TestZeroNumbersBefore(t *testing.T) {
-	for _, c := range []struct {
-		b    []byte
-		k    int
-		want bool
-	}{
-		{[]byte{5, 0, 0}, 2, true},
-		{[]byte{5, 0, 0}, 1, true},
-		{[]byte{5, 0, 0}, 3, false}, // 5 is not a zero
-		{[]byte{0x80, 0, 0, 0}, 2, true},
-		{[]byte{0x80, 0, 0, 0}, 3, false}, // 0x80 0 is one number
-		{[]byte{0x85, 0x80, 0, 0}, 2, false},
-		{[]byte{0, 0}, 2, false}, // no byte before them: not known
-		{[]byte{1, 0, 7}, 1, false},
-	} {
-		if got := zeroNumbersBefore(c.b, len(c.b), c.k); got != c.want {
-			t.Errorf("zeroNumbersBefore(% x, %d) = %v, want %v", c.b, c.k, got, c.want)
-		}
-	}
 }

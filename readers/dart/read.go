@@ -926,8 +926,14 @@ func (p *parser) readTail(n int) error {
 		// time, in two chains while they are many; then hand the next one
 		// to uleb, which refills and decodes longer numbers.
 		buf := in.buf[in.pos:in.end]
-		pos, k := ids.addTwoChains(buf, n-i)
-		i += k
+		pos := 0
+		for {
+			used, k := ids.addTwoChains(buf[pos:], n-i)
+			if k == 0 {
+				break
+			}
+			pos, i = pos+used, i+k
+		}
 		for ; i < n && len(buf)-pos >= 8; i++ {
 			h, k := lebWord(binary.LittleEndian.Uint64(buf[pos:]))
 			if k == 0 {
@@ -974,7 +980,6 @@ type batch struct {
 	dst  *ir.Uints
 	u32  []uint32 // the values not flushed yet, while all fit
 	wide []uint64 // after one did not; nil until then
-	more []uint32 // addTwoChains: the second chain's values
 }
 
 // newBatch returns a batch for dst with room for n values.
