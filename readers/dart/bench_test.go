@@ -34,6 +34,19 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
+// BenchmarkReadBytes reads the same heap in memory (ReadBytes), decoding
+// it where it is.
+func BenchmarkReadBytes(b *testing.B) {
+	data := benchHeap(b)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := rdart.ReadBytes(data, rdart.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkReadWithoutHashes reads the heap as VMs before 2021 wrote it,
 // without identity hash codes: the split read's guess cannot know that
 // there are none.

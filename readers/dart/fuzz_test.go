@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -60,8 +61,8 @@ func TestFuzzSeedsRead(t *testing.T) {
 	}
 }
 
-// FuzzRead: Read never panics or hangs; a split read agrees with a read
-// on one core; its errors are *ir.FormatError with an offset inside the
+// FuzzRead: Read never panics or hangs; a split read, and ReadBytes,
+// agree with a read on one core; its errors are *ir.FormatError with an offset inside the
 // input; whatever it accepts validates, writes, reads back to the same IR,
 // and writing that again gives the same bytes (inputs with overlong LEB128
 // numbers are written canonically, so the first write need not equal the
@@ -83,6 +84,20 @@ func FuzzRead(f *testing.F) {
 		if oneErr == nil {
 			if d := ir.Diff(one, split, 5); len(d) > 0 {
 				t.Fatalf("a split read gives another file:\n%s", strings.Join(d, "\n"))
+			}
+		}
+		// So does reading it in memory, on one core and split.
+		for _, splitMin := range []uint64{math.MaxUint64, 1} {
+			restore = rdart.SetSplit(splitMin, nil, nil)
+			mem, memErr := rdart.ReadBytes(data, rdart.Options{})
+			restore()
+			if fmt.Sprint(memErr) != fmt.Sprint(oneErr) {
+				t.Fatalf("in memory (split from %d objects): %v; read: %v", splitMin, memErr, oneErr)
+			}
+			if oneErr == nil {
+				if d := ir.Diff(one, mem, 5); len(d) > 0 {
+					t.Fatalf("in memory (split from %d objects), another file:\n%s", splitMin, strings.Join(d, "\n"))
+				}
 			}
 		}
 		// So does decoding every object on the careful path alone.

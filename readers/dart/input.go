@@ -20,6 +20,9 @@ type input struct {
 	size     int64 // input size when known, else 0
 	progress func(int64)
 	reported int64
+	// whole is set when buf is the whole input (ReadBytes): the input
+	// is never refilled, and moving it sets pos.
+	whole bool
 }
 
 const bufSize = 1 << 20
@@ -30,6 +33,28 @@ func newInput(r io.Reader, size int64, progress func(int64)) *input {
 		n = int(size) + 16 // room for the look-ahead of uleb's fast path
 	}
 	return &input{r: r, buf: make([]byte, n), size: size, progress: progress}
+}
+
+// memory is an input held whole in memory, as an io.ReaderAt: the
+// parsers of a split read make inputs over it with newInputAt, which
+// share its bytes.
+type memory []byte
+
+func (m memory) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(m)) {
+		return 0, io.EOF
+	}
+	n := copy(b, m[off:])
+	if n < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// newMemoryInput is an input over m, at its start: its bytes are decoded
+// where they are.
+func newMemoryInput(m memory) *input {
+	return &input{buf: m, end: len(m), eof: true, size: int64(len(m)), whole: true}
 }
 
 // offset returns the file offset of the next byte.
@@ -162,7 +187,7 @@ func (in *input) ulebSlow(what string) (uint64, error) {
 // allocates more than the input holds.
 func (in *input) bytes(n int, what string) ([]byte, error) {
 	for in.end-in.pos < n {
-		if in.end-in.pos == len(in.buf) {
+		if in.end-in.pos == len(in.buf) && !in.whole {
 			// The buffer is full of unread bytes: double it.
 			nb := make([]byte, min(2*len(in.buf), n+16))
 			copy(nb, in.buf[in.pos:in.end])
@@ -211,6 +236,11 @@ func (r *atReader) Read(b []byte) (int, error) {
 // newInputAt is an input over ra from offset off on, in an input of size
 // bytes: its offsets are the file's.
 func newInputAt(ra io.ReaderAt, off, size int64) *input {
+	if m, ok := ra.(memory); ok {
+		in := newMemoryInput(m)
+		in.pos = int(off)
+		return in
+	}
 	in := newInput(nil, size-off, nil)
 	in.size = size
 	in.moveTo(ra, off)
@@ -221,6 +251,10 @@ func newInputAt(ra io.ReaderAt, off, size int64) *input {
 // buffered: the first half of a split read goes on where the second half
 // stopped.
 func (in *input) moveTo(ra io.ReaderAt, off int64) {
+	if in.whole {
+		in.pos = int(off)
+		return
+	}
 	in.r = &atReader{ra: ra, off: off}
 	in.base, in.pos, in.end = off, 0, 0
 	in.eof, in.err = false, nil

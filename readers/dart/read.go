@@ -39,6 +39,11 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 	if p.at == nil && opts.Size > 0 {
 		p.at = readerAt(r)
 	}
+	return p.read()
+}
+
+// read reads the file and validates it.
+func (p *parser) read() (*ir.File, error) {
 	if err := p.file(); err != nil {
 		return nil, err
 	}
@@ -46,6 +51,17 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 		return nil, fmt.Errorf("dart: internal error: the IR read is invalid: %w", err)
 	}
 	return p.f, nil
+}
+
+// ReadBytes reads a Dart VM heap snapshot held in memory, as Read does,
+// decoding data where it is: nothing is copied but the strings, and a
+// heap of enough objects is decoded on two cores. Options.Size and
+// Options.At are not used, nor Options.Progress: nothing is read. data
+// must not change until ReadBytes returns; the File shares none of it.
+func ReadBytes(data []byte, opts Options) (*ir.File, error) {
+	m := memory(data)
+	p := &parser{in: newMemoryInput(m), strs: ir.NewInterner(nil), at: m}
+	return p.read()
 }
 
 type parser struct {

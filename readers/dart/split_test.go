@@ -104,7 +104,8 @@ func readOneCore(data []byte) (*ir.File, error) {
 // where they end, and not with others. The first half must have interned
 // some of the second half's strings while it waited for it, all of them
 // in some reads and only some in others: the table's order is then still
-// the one a read on one core gives.
+// the one a read on one core gives. ReadBytes, from the same starts, gives
+// the same file.
 func TestSplitReadMatchesOneCore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	// Both ways of joining must be seen: in place, and by copying when a
@@ -179,6 +180,16 @@ func TestSplitReadMatchesOneCore(t *testing.T) {
 				if d := ir.Diff(want, got, 5); len(d) > 0 {
 					t.Fatalf("start at %.3f (%d objects adopted): %v", at, adopted, d)
 				}
+				// In memory, from the same start.
+				restore = rdart.SetSplit(1, guess, nil)
+				mem, err := rdart.ReadBytes(data, rdart.Options{})
+				restore()
+				if err != nil {
+					t.Fatalf("in memory, start at %.3f: %v", at, err)
+				}
+				if d := ir.Diff(want, mem, 5); len(d) > 0 {
+					t.Fatalf("in memory, start at %.3f: %v", at, d)
+				}
 				var out bytes.Buffer
 				if _, err := wdart.Write(&out, got, wdart.Options{}); err != nil {
 					t.Fatal(err)
@@ -208,8 +219,8 @@ func TestSplitReadMatchesOneCore(t *testing.T) {
 }
 
 // TestSplitReadErrors: a damaged file gives the error a read on one core
-// gives, wherever the damage is: the first half decodes again whatever the
-// second half stopped at.
+// gives, wherever the damage is, read or in memory: the first half decodes
+// again whatever the second half stopped at.
 func TestSplitReadErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var buf bytes.Buffer
@@ -232,11 +243,40 @@ func TestSplitReadErrors(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("split read: %v\none core: %v", got, want)
 		}
+		if _, got := rdart.ReadBytes(bad, rdart.Options{}); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("split read in memory: %v\none core: %v", got, want)
+		}
 		if want != nil {
 			failed++
 		}
 	}
 	if failed < 20 {
 		t.Errorf("only %d of 60 damaged files failed to read", failed)
+	}
+}
+
+// TestReadBytesKeepsNothing: the file ReadBytes returns shares no bytes
+// with its input: spoiling the input afterwards changes nothing.
+func TestReadBytesKeepsNothing(t *testing.T) {
+	for name, data := range splitInputs(t) {
+		want, err := readOneCore(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, splitMin := range []uint64{math.MaxUint64, 1} {
+			mem := bytes.Clone(data)
+			restore := rdart.SetSplit(splitMin, nil, nil)
+			got, err := rdart.ReadBytes(mem, rdart.Options{})
+			restore()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for k := range mem {
+				mem[k] = 'x'
+			}
+			if d := ir.Diff(want, got, 5); len(d) > 0 {
+				t.Fatalf("%s (split from %d objects): the input spoilt after ReadBytes, the file differs: %v", name, splitMin, d)
+			}
+		}
 	}
 }
