@@ -20,8 +20,8 @@ type input struct {
 	size     int64 // input size when known, else 0
 	progress func(int64)
 	reported int64
-	// whole is set when buf is the whole input (ReadBytes): the input
-	// is never refilled, and moving it sets pos.
+	// whole is set when buf is the whole input (ReadBytes): a fill
+	// shows more of it (up to end), and moving it sets pos.
 	whole bool
 }
 
@@ -51,10 +51,24 @@ func (m memory) ReadAt(b []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// newMemoryInput is an input over m, at its start: its bytes are decoded
+// window is how many more of a memory input's bytes each fill shows: the
+// decoding loops stop at fills, which report the progress.
+const window = 4 << 20
+
+// newMemoryInput is an input over m, at offset off: its bytes are decoded
 // where they are.
-func newMemoryInput(m memory) *input {
-	return &input{buf: m, end: len(m), eof: true, size: int64(len(m)), whole: true}
+func newMemoryInput(m memory, off int64, progress func(int64)) *input {
+	in := &input{buf: m, size: int64(len(m)), whole: true, progress: progress}
+	in.show(off)
+	return in
+}
+
+// show moves a memory input to offset off, with at least a window of
+// bytes from there shown.
+func (in *input) show(off int64) {
+	in.pos = int(off)
+	in.end = max(in.end, min(in.pos+window, len(in.buf)))
+	in.eof = in.end == len(in.buf)
 }
 
 // offset returns the file offset of the next byte.
@@ -65,6 +79,13 @@ func (in *input) offset() int64 { return in.base + int64(in.pos) }
 func (in *input) fill() bool {
 	if in.eof {
 		return false
+	}
+	if in.whole {
+		in.show(int64(in.pos))
+		in.end = min(in.end+window, len(in.buf))
+		in.eof = in.end == len(in.buf)
+		in.reportProgress()
+		return in.end > in.pos
 	}
 	n := copy(in.buf, in.buf[in.pos:in.end])
 	in.base += int64(in.pos)
@@ -91,11 +112,16 @@ func (in *input) fill() bool {
 			break // enough to go on with; short reads from pipes are normal
 		}
 	}
+	in.reportProgress()
+	return in.end > in.pos
+}
+
+// reportProgress reports the bytes buffered so far, every 4 MiB.
+func (in *input) reportProgress() {
 	if in.progress != nil && in.base+int64(in.end)-in.reported >= 4<<20 {
 		in.reported = in.base + int64(in.end)
 		in.progress(in.reported)
 	}
-	return in.end > in.pos
 }
 
 // ensure makes at least n bytes available if the input has them.
@@ -237,9 +263,7 @@ func (r *atReader) Read(b []byte) (int, error) {
 // bytes: its offsets are the file's.
 func newInputAt(ra io.ReaderAt, off, size int64) *input {
 	if m, ok := ra.(memory); ok {
-		in := newMemoryInput(m)
-		in.pos = int(off)
-		return in
+		return newMemoryInput(m, off, nil)
 	}
 	in := newInput(nil, size-off, nil)
 	in.size = size
@@ -252,7 +276,7 @@ func newInputAt(ra io.ReaderAt, off, size int64) *input {
 // stopped.
 func (in *input) moveTo(ra io.ReaderAt, off int64) {
 	if in.whole {
-		in.pos = int(off)
+		in.show(off)
 		return
 	}
 	in.r = &atReader{ra: ra, off: off}

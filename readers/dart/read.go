@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/heapconv/heapconv/ir"
 	dartir "github.com/heapconv/heapconv/ir/dart"
@@ -56,12 +58,47 @@ func (p *parser) read() (*ir.File, error) {
 // ReadBytes reads a Dart VM heap snapshot held in memory, as Read does,
 // decoding data where it is: nothing is copied but the strings, and a
 // heap of enough objects is decoded on two cores. Options.Size and
-// Options.At are not used, nor Options.Progress: nothing is read. data
-// must not change until ReadBytes returns; the File shares none of it.
-func ReadBytes(data []byte, opts Options) (*ir.File, error) {
+// Options.At are not used; Options.Progress is told how far the decoding
+// is. data must not change until ReadBytes returns; the File shares none
+// of it. data may be a file mapped into memory: when a byte of it cannot
+// be read (the file was truncated meanwhile), ReadBytes returns an error
+// with its offset, not a crash.
+func ReadBytes(data []byte, opts Options) (f *ir.File, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if fe := faultError(recover(), data); fe != nil {
+			f, err = nil, fe
+		}
+	}()
 	m := memory(data)
-	p := &parser{in: newMemoryInput(m), strs: ir.NewInterner(nil), at: m}
-	return p.read()
+	p := &parser{in: newMemoryInput(m, 0, opts.Progress), strs: ir.NewInterner(nil), at: m}
+	if f, err = p.read(); err == nil && opts.Progress != nil {
+		opts.Progress(int64(len(data)))
+	}
+	return f, err
+}
+
+// faultError returns the error of a fault reading data that r, a value
+// recover returned, is (with debug.SetPanicOnFault), or nil when r is nil.
+// Other panics go on.
+func faultError(r any, data []byte) error {
+	if r == nil {
+		return nil
+	}
+	fault, ok := r.(interface{ Addr() uintptr })
+	if !ok {
+		panic(r)
+	}
+	off := int64(-1)
+	if len(data) > 0 {
+		if d := int64(fault.Addr()) - int64(uintptr(unsafe.Pointer(&data[0]))); d >= 0 && d < int64(len(data)) {
+			off = d
+		}
+	}
+	if off < 0 {
+		panic(r) // not in the input: a fault of another kind
+	}
+	return ir.Errorf(dartir.Format, off, "the input's memory cannot be read here (a mapped file truncated while it was read?)")
 }
 
 type parser struct {
@@ -406,6 +443,12 @@ func (p *parser) readObjects() error {
 	done := uint64(0)
 	if h != nil {
 		h.run()
+		defer func() {
+			if p.half == nil { // not joined: stop it and wait (a fault panics past cancel)
+				h.setLimit(0)
+				<-h.done
+			}
+		}()
 		k, err := p.objects(0, n, h.start)
 		if err != nil {
 			h.cancel(p)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -187,11 +188,24 @@ func (h *secondHalf) run() {
 	q.limit.Store(q.n) // until the first half knows better: the objects' count
 	go func() {
 		defer close(h.done)
+		objectsDone := sync.OnceFunc(func() { close(h.objectsDone) })
+		defer objectsDone()
+		if q.in.whole {
+			// A fault reading the input (ReadBytes): nothing of this
+			// half is adopted, and the first half meets the fault
+			// itself, as a read on one core would.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if err := faultError(recover(), q.in.buf); err != nil {
+					h.count, h.failed, h.tail, h.tailErr = 0, true, nil, err
+				}
+			}()
+		}
 		var err error
 		h.count, err = q.objects(0, math.MaxUint64, -1)
 		h.failed = err != nil
 		q.sizes.flush()
-		close(h.objectsDone)
+		objectsDone()
 		<-h.limitSet
 		end, ok := h.objectsEnd()
 		if !ok {

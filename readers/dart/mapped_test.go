@@ -1,0 +1,97 @@
+//go:build unix
+
+package dart_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/heapconv/heapconv/internal/dartgen"
+	"github.com/heapconv/heapconv/internal/mmap"
+	"github.com/heapconv/heapconv/ir"
+	rdart "github.com/heapconv/heapconv/readers/dart"
+)
+
+// TestReadBytesTruncatedMapping: a mapped file truncated before ReadBytes
+// reads it faults where its bytes are gone; ReadBytes returns an error
+// with an offset past the new end, on one core and split, and does not
+// crash.
+func TestReadBytesTruncatedMapping(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 40_000}); err != nil {
+		t.Fatal(err)
+	}
+	for _, splitMin := range []uint64{math.MaxUint64, 1} {
+		name := filepath.Join(t.TempDir(), "heap.dartheap")
+		if err := os.WriteFile(name, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, unmap, err := mmap.Map(f, int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := rdart.ReadBytes(data, rdart.Options{}); err != nil || got.Snapshots[0].Nodes.Len() == 0 {
+			t.Fatalf("the mapped file, whole: %v", err)
+		}
+		cut := int64(buf.Len() / 3)
+		if err := os.Truncate(name, cut); err != nil {
+			t.Fatal(err)
+		}
+		restore := rdart.SetSplit(splitMin, nil, nil)
+		_, err = rdart.ReadBytes(data, rdart.Options{})
+		restore()
+		var fe *ir.FormatError
+		if !errors.As(err, &fe) || fe.Offset < cut || fe.Offset >= int64(buf.Len()) {
+			t.Errorf("split from %d objects: truncated to %d bytes of %d, ReadBytes: %v", splitMin, cut, buf.Len(), err)
+		}
+		unmap()
+		f.Close()
+	}
+}
+
+// TestReadBytesUnreadablePage: a page of the input that cannot be read
+// faults in whichever goroutine decodes it first (one in the second
+// half's objects, in the second goroutine); the read, split or not,
+// returns an error at that page and does not crash.
+func TestReadBytesUnreadablePage(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 40_000}); err != nil {
+		t.Fatal(err)
+	}
+	page := os.Getpagesize()
+	data, err := syscall.Mmap(-1, 0, (buf.Len()+page-1)/page*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(data)
+	copy(data, buf.Bytes())
+	data = data[:buf.Len()]
+	// In the first half's objects, then in the second's.
+	for _, at := range []int{buf.Len() / 4, buf.Len() * 3 / 4} {
+		hole := at / page * page
+		if err := syscall.Mprotect(data[hole:hole+page], syscall.PROT_NONE); err != nil {
+			t.Fatal(err)
+		}
+		for _, splitMin := range []uint64{math.MaxUint64, 1} {
+			restore := rdart.SetSplit(splitMin, nil, nil)
+			_, err = rdart.ReadBytes(data, rdart.Options{})
+			restore()
+			var fe *ir.FormatError
+			if !errors.As(err, &fe) || fe.Offset < int64(hole) || fe.Offset >= int64(hole+page) {
+				t.Errorf("split from %d objects: page at %d unreadable, ReadBytes: %v", splitMin, hole, err)
+			}
+		}
+		if err := syscall.Mprotect(data[hole:hole+page], syscall.PROT_READ); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
