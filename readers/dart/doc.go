@@ -12,11 +12,12 @@
 // is described in docs/formats/dart.md; ir/dart/snapshot.go says how it maps into
 // the IR.
 //
-// The reader streams through a buffer, so memory holds the columnar graph
-// but never the file, and believes a declared count only as far as the
+// Read streams through a buffer, so memory holds the columnar graph but
+// never the file; ReadBytes decodes a snapshot already in memory (a mapped
+// file, say) where it is. Both believe a declared count only as far as the
 // bytes left can hold it. Every error names the byte offset where the
-// problem is. When the input can also be read at offsets (a file), a second
-// goroutine decodes the second half of the objects from a guessed and
-// verified object boundary (split.go); the result, and every error, are
-// those of a read on one core.
+// problem is. When the input can also be read at offsets (a file, or
+// memory), a second goroutine decodes the second half of the objects from
+// a guessed and verified object boundary (split.go); the result, and every
+// error, are those of a read on one core.
 package dart
