@@ -53,7 +53,7 @@ func (m memory) ReadAt(b []byte, off int64) (int, error) {
 
 // window is how many more of a memory input's bytes each fill shows: the
 // decoding loops stop at fills, which report the progress.
-const window = 4 << 20
+const window = bufSize
 
 // newMemoryInput is an input over m, at offset off: its bytes are decoded
 // where they are.
@@ -81,7 +81,6 @@ func (in *input) fill() bool {
 		return false
 	}
 	if in.whole {
-		in.show(int64(in.pos))
 		in.end = min(in.end+window, len(in.buf))
 		in.eof = in.end == len(in.buf)
 		in.reportProgress()
@@ -116,11 +115,16 @@ func (in *input) fill() bool {
 	return in.end > in.pos
 }
 
-// reportProgress reports the bytes buffered so far, every 4 MiB.
+// reportProgress reports the bytes buffered so far, or for a memory
+// input the bytes decoded, every 4 MiB.
 func (in *input) reportProgress() {
-	if in.progress != nil && in.base+int64(in.end)-in.reported >= 4<<20 {
-		in.reported = in.base + int64(in.end)
-		in.progress(in.reported)
+	done := in.base + int64(in.end)
+	if in.whole {
+		done = int64(in.pos)
+	}
+	if in.progress != nil && done-in.reported >= 4<<20 {
+		in.reported = done
+		in.progress(done)
 	}
 }
 

@@ -1014,13 +1014,16 @@ func (p *parser) readTail(n int) error {
 	ids.flush()
 	padStart := in.offset()
 	for !in.atEOF() {
-		for k, c := range in.buf[in.pos:in.end] {
+		// No further than the padding allowed, so that which of the two
+		// errors below comes first is the file's, not the buffer's.
+		zeros := in.buf[in.pos:min(in.end, in.pos+int(dartir.ExportChunk-p.d.Padding))]
+		for k, c := range zeros {
 			if c != 0 {
 				return in.errorf(in.offset()+int64(k), "byte 0x%02x after the identity hash codes (only zero padding may follow them)", c)
 			}
 		}
-		p.d.Padding += uint64(in.end - in.pos)
-		in.pos = in.end
+		p.d.Padding += uint64(len(zeros))
+		in.pos += len(zeros)
 		if p.d.Padding >= dartir.ExportChunk {
 			// DevTools pads to the next multiple of its chunk size only.
 			return in.errorf(padStart+dartir.ExportChunk-1, "%d or more zero bytes after the identity hash codes (DevTools pads exports with fewer than %d)", dartir.ExportChunk, dartir.ExportChunk)

@@ -116,9 +116,19 @@ type secondHalf struct {
 // findSecondHalf returns where the second half of the objects starts, or
 // nil when the input cannot be read at offsets or holds too few objects
 // for a second goroutine to pay.
-func (p *parser) findSecondHalf() *secondHalf {
+func (p *parser) findSecondHalf() (h *secondHalf) {
 	if p.at == nil || p.n < splitMin || p.in.size <= 0 || runtime.GOMAXPROCS(0) < 2 {
 		return nil
+	}
+	if p.in.whole {
+		// A fault reading the input's end or the guess's neighbourhood
+		// (ReadBytes): no split, so that the read meets the file's
+		// problems in their order, as a read on one core does.
+		defer func() {
+			if faultError(recover(), p.in.buf) != nil {
+				h = nil
+			}
+		}()
 	}
 	objects := p.in.offset()
 	// The external properties and the identity hash codes (about 3.5
@@ -142,7 +152,7 @@ func (p *parser) findSecondHalf() *secondHalf {
 	if !ok {
 		return nil
 	}
-	h := &secondHalf{start: start, share: min(float64(start-objects)/float64(end-objects), 1), at: p.at,
+	h = &secondHalf{start: start, share: min(float64(start-objects)/float64(end-objects), 1), at: p.at,
 		objectsDone: make(chan struct{}), limitSet: make(chan struct{}), done: make(chan struct{})}
 	h.q = p.secondParser(in, 0, 0)
 	return h
@@ -190,14 +200,17 @@ func (h *secondHalf) run() {
 		defer close(h.done)
 		objectsDone := sync.OnceFunc(func() { close(h.objectsDone) })
 		defer objectsDone()
+		objectsOver := false
 		if q.in.whole {
 			// A fault reading the input (ReadBytes): nothing of this
-			// half is adopted, and the first half meets the fault
-			// itself, as a read on one core would.
+			// half, or not its tail, is adopted, and the first half
+			// meets the fault itself, as a read on one core would.
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			defer func() {
-				if err := faultError(recover(), q.in.buf); err != nil {
-					h.count, h.failed, h.tail, h.tailErr = 0, true, nil, err
+				if err := faultError(recover(), q.in.buf); err != nil && !objectsOver {
+					h.count, h.failed = 0, true
+				} else if err != nil {
+					h.tail, h.tailErr = nil, err // the first half may be reading count
 				}
 			}()
 		}
@@ -205,6 +218,7 @@ func (h *secondHalf) run() {
 		h.count, err = q.objects(0, math.MaxUint64, -1)
 		h.failed = err != nil
 		q.sizes.flush()
+		objectsOver = true
 		objectsDone()
 		<-h.limitSet
 		end, ok := h.objectsEnd()

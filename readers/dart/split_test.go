@@ -2,11 +2,15 @@ package dart_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/heapconv/heapconv/internal/dartgen"
 	"github.com/heapconv/heapconv/ir"
@@ -277,6 +281,95 @@ func TestReadBytesKeepsNothing(t *testing.T) {
 			if d := ir.Diff(want, got, 5); len(d) > 0 {
 				t.Fatalf("%s (split from %d objects): the input spoilt after ReadBytes, the file differs: %v", name, splitMin, d)
 			}
+		}
+	}
+}
+
+// TestPaddingErrors: after an export's hash codes, zeros then another
+// byte are refused at that byte when fewer than DevTools' chunk of zeros
+// come before it, else at the chunk's last zero: the file's order, not
+// the reader's buffers', read, a byte at a time, or in memory.
+func TestPaddingErrors(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 1, Objects: 20_000, Generation: dartgen.GenDevToolsExport}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := readOneCore(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := buf.Bytes()[:buf.Len()-int(dartir.Of(f.Snapshots[0]).Padding)]
+	for _, zeros := range []int{dartir.ExportChunk - 1, dartir.ExportChunk, dartir.ExportChunk + 1, 2 << 20} {
+		for _, after := range [][]byte{nil, {1}} {
+			data := append(append(bytes.Clone(content), make([]byte, zeros)...), after...)
+			var want string
+			switch {
+			case zeros >= dartir.ExportChunk:
+				want = fmt.Sprintf("offset %d: %d or more zero bytes", len(content)+dartir.ExportChunk-1, dartir.ExportChunk)
+			case after != nil:
+				want = fmt.Sprintf("offset %d: byte 0x01 after the identity hash codes", len(content)+zeros)
+			}
+			reads := map[string]func() error{
+				"read": func() error { _, err := readOneCore(data); return err },
+				"a byte at a time": func() error {
+					_, err := rdart.Read(iotest.OneByteReader(bytes.NewReader(data)), rdart.Options{Size: int64(len(data))})
+					return err
+				},
+				"in memory": func() error { _, err := rdart.ReadBytes(data, rdart.Options{}); return err },
+				"in memory, split": func() error {
+					defer rdart.SetSplit(1, nil, nil)()
+					_, err := rdart.ReadBytes(data, rdart.Options{})
+					return err
+				},
+			}
+			for name, read := range reads {
+				err := read()
+				if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+					t.Errorf("%d zeros, then % x, %s: %v, want %q", zeros, after, name, err, want)
+				}
+			}
+		}
+	}
+}
+
+// TestReadBytesProgress: ReadBytes tells Progress how far the decoding
+// is: rising, the input's length last, and never past where a damaged
+// input's error is, on one core and split.
+func TestReadBytesProgress(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 2, Objects: 400_000}); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	read := func(data []byte, splitMin uint64) ([]int64, error) {
+		defer rdart.SetSplit(splitMin, nil, nil)()
+		var calls []int64
+		_, err := rdart.ReadBytes(data, rdart.Options{Progress: func(n int64) { calls = append(calls, n) }})
+		return calls, err
+	}
+	damaged := bytes.Clone(data)
+	at := 5 << 20
+	for ; at < len(data); at++ {
+		damaged[at] ^= 0xff
+		if _, err := read(damaged, math.MaxUint64); err != nil {
+			break
+		}
+		damaged[at] ^= 0xff
+	}
+	for _, splitMin := range []uint64{math.MaxUint64, 1} {
+		// A split read's first half reports its own half only.
+		least := 2
+		if splitMin == 1 {
+			least = 1
+		}
+		calls, err := read(data, splitMin)
+		if err != nil || len(calls) < least || calls[len(calls)-1] != int64(len(data)) || !slices.IsSorted(calls) {
+			t.Errorf("split from %d objects: progress %v, error %v; want rising to %d", splitMin, calls, err, len(data))
+		}
+		calls, err = read(damaged, splitMin)
+		var fe *ir.FormatError
+		if !errors.As(err, &fe) || len(calls) < least-1 || len(calls) > 0 && slices.Max(calls) > fe.Offset {
+			t.Errorf("split from %d objects, damaged at %d: progress %v, error %v", splitMin, at, calls, err)
 		}
 	}
 }
