@@ -738,19 +738,20 @@ func (p *parser) addZeroRef(i, j uint32) {
 // zero references, of have entries, before object i: what the objects
 // left of those expected are expected to add at the rate so far (one an
 // object at most), and an eighth more, when the input's bytes left hold
-// that many entries of least bytes each; at least as many as it has.
-// Append would grow big columns by a quarter, and doubling from small
-// copied them many times. The rate is believed only after growthAfter
-// objects: one object may hold a thousand references 0, and the next
-// million none.
+// that many entries of least bytes each; at least a quarter of what it
+// has, past the objects expected or when the rate was low (a second half
+// decodes a little past its share; doubling there made as much garbage
+// as the column). Append would grow big columns by a quarter too, but
+// doubling from small copied them many times. The rate is believed only
+// after growthAfter objects (it doubles before): one object may hold a
+// thousand references 0, and the next million none.
 func (p *parser) growth(have int, i uint64, least int64) int {
-	n := max(have, 1024)
 	rem := p.in.remaining()
-	if i < growthAfter || i >= p.expect || rem < 0 {
-		return n
+	if i < growthAfter || rem < 0 {
+		return max(have, 1024)
 	}
-	more := min(float64(have)/float64(i), 1) * float64(p.expect-i) * 9 / 8
-	return max(n, int(min(more, float64(rem/least))))
+	more := min(float64(have)/float64(i), 1) * float64(p.expect-min(i, p.expect)) * 9 / 8
+	return max(have/4, 1024, int(min(more, float64(rem/least))))
 }
 
 // growthAfter is how many objects growth needs to have seen to believe

@@ -168,7 +168,7 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	// Half the bytes are made (and zeroed, when the memory is not
 	// fresh) on the other core meanwhile.
 	ne, nn := int(edges)+2*eslack, n+2*slack
-	h.q.expect = uint64(n - h.nodeAt + slack)
+	h.q.expect = uint64(nn - h.nodeAt) // its room: it may decode past its share
 	made := make(chan struct{})
 	go func() {
 		h.target = make([]uint32, ne)
