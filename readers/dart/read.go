@@ -951,20 +951,25 @@ func (p *parser) sumExternal(nn uint64) {
 	}
 	sums := make(map[uint32]uint64, len(d.ExternalNode))
 	var most uint64
-	var widest uint32
 	for k, node := range d.ExternalNode {
 		s := ir.SatAdd(sums[node], d.ExternalSize.At(k))
 		sums[node] = s
-		if s >= most {
-			most, widest = s, node
-		}
+		most = max(most, s)
 	}
 	ext := &p.s.Nodes.ExternalSize
-	ext.AppendZeros(int(nn))
-	ext.Set(int(widest), most) // first, so that the column widens once
-	for node, s := range sums {
-		ext.Set(int(node), s)
+	if most <= math.MaxUint32 {
+		vs := make([]uint32, nn)
+		for node, s := range sums {
+			vs[node] = uint32(s)
+		}
+		ext.AppendAll32(vs)
+		return
 	}
+	vs := make([]uint64, nn)
+	for node, s := range sums {
+		vs[node] = s
+	}
+	ext.AppendAll(vs)
 }
 
 // readTail reads the identity hash codes of n objects, if the file has
