@@ -18,27 +18,16 @@ import (
 // half's objects, in the second goroutine); the read, split or not,
 // returns an error at that page and does not crash.
 func TestReadBytesUnreadablePage(t *testing.T) {
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 40_000}); err != nil {
-		t.Fatal(err)
-	}
-	page := os.Getpagesize()
-	data, err := syscall.Mmap(-1, 0, (buf.Len()+page-1)/page*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(data)
-	copy(data, buf.Bytes())
-	data = data[:buf.Len()]
+	data, page := mappedHeap(t, 40_000)
 	// In the first half's objects, then in the second's.
-	for _, at := range []int{buf.Len() / 4, buf.Len() * 3 / 4} {
+	for _, at := range []int{len(data) / 4, len(data) * 3 / 4} {
 		hole := at / page * page
 		if err := syscall.Mprotect(data[hole:hole+page], syscall.PROT_NONE); err != nil {
 			t.Fatal(err)
 		}
 		for _, splitMin := range []uint64{math.MaxUint64, 1} {
 			restore := rdart.SetSplit(splitMin, nil, nil)
-			_, err = rdart.ReadBytes(data, rdart.Options{})
+			_, err := rdart.ReadBytes(data, rdart.Options{})
 			restore()
 			var fe *ir.FormatError
 			if !errors.As(err, &fe) || fe.Offset < int64(hole) || fe.Offset >= int64(hole+page) {
@@ -58,18 +47,7 @@ func TestReadBytesUnreadablePage(t *testing.T) {
 // error is the one on one core (and the race detector sees the second
 // goroutine's recovery ordered with the first half's reads).
 func TestReadBytesFaultsInOrder(t *testing.T) {
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 100_000}); err != nil {
-		t.Fatal(err)
-	}
-	page := os.Getpagesize()
-	data, err := syscall.Mmap(-1, 0, (buf.Len()+page-1)/page*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(data)
-	copy(data, buf.Bytes())
-	data = data[:buf.Len()]
+	data, page := mappedHeap(t, 100_000)
 	readAll := func(splitMin uint64) error {
 		defer rdart.SetSplit(splitMin, nil, nil)()
 		_, err := rdart.ReadBytes(data, rdart.Options{})
@@ -82,7 +60,7 @@ func TestReadBytesFaultsInOrder(t *testing.T) {
 		}
 	}
 	for _, back := range []int{70_000, 150_000, 250_000} { // in the hash codes
-		hole := (buf.Len() - back) / page * page
+		hole := (len(data) - back) / page * page
 		protect(hole, syscall.PROT_NONE)
 		for range 8 { // the race detector needs a few to see a race
 			var fe *ir.FormatError
@@ -93,8 +71,8 @@ func TestReadBytesFaultsInOrder(t *testing.T) {
 		protect(hole, syscall.PROT_READ)
 	}
 	// Damage a fifth of the way in, and a page near the end.
-	at := buf.Len() / 5
-	for ; at < buf.Len() && readAll(math.MaxUint64) == nil; at++ {
+	at := len(data) / 5
+	for ; at < len(data) && readAll(math.MaxUint64) == nil; at++ {
 		data[at] ^= 0xff
 		if readAll(math.MaxUint64) == nil {
 			data[at] ^= 0xff
@@ -104,8 +82,27 @@ func TestReadBytesFaultsInOrder(t *testing.T) {
 	if want == nil {
 		t.Fatal("no damage found")
 	}
-	protect((buf.Len()-1000)/page*page, syscall.PROT_NONE)
+	protect((len(data)-1000)/page*page, syscall.PROT_NONE)
 	if one, split := readAll(math.MaxUint64), readAll(1); one.Error() != want.Error() || split.Error() != want.Error() {
 		t.Errorf("damage at %d and the last page unreadable:\none core %v\nsplit %v\nwant %v", at, one, split, want)
 	}
+}
+
+// mappedHeap returns a generated heap of n objects in an anonymous
+// mapping of its own, whose pages a test may make unreadable, and the
+// page size.
+func mappedHeap(t *testing.T, n int) ([]byte, int) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: n}); err != nil {
+		t.Fatal(err)
+	}
+	page := os.Getpagesize()
+	data, err := syscall.Mmap(-1, 0, (buf.Len()+page-1)/page*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Munmap(data) })
+	copy(data, buf.Bytes())
+	return data[:buf.Len()], page
 }
