@@ -65,11 +65,7 @@ func (p *parser) read() (*ir.File, error) {
 // with its offset, not a crash.
 func ReadBytes(data []byte, opts Options) (f *ir.File, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if fe := faultError(recover(), data); fe != nil {
-			f, err = nil, fe
-		}
-	}()
+	defer onFault(data, func(fault error) { f, err = nil, fault })
 	m := memory(data)
 	p := &parser{in: newMemoryInput(m, 0, opts.Progress), strs: ir.NewInterner(nil), at: m}
 	if f, err = p.read(); err == nil && opts.Progress != nil {
@@ -78,9 +74,17 @@ func ReadBytes(data []byte, opts Options) (f *ir.File, err error) {
 	return f, err
 }
 
+// onFault, deferred in a goroutine that reads data with
+// debug.SetPanicOnFault set, recovers from a fault reading data and hands
+// handle its error. Other panics go on.
+func onFault(data []byte, handle func(fault error)) {
+	if err := faultError(recover(), data); err != nil {
+		handle(err)
+	}
+}
+
 // faultError returns the error of a fault reading data that r, a value
-// recover returned, is (with debug.SetPanicOnFault), or nil when r is nil.
-// Other panics go on.
+// recover returned, is, or nil when r is nil. Other panics go on.
 func faultError(r any, data []byte) error {
 	if r == nil {
 		return nil
@@ -958,18 +962,20 @@ func (p *parser) sumExternal(nn uint64) {
 	}
 	ext := &p.s.Nodes.ExternalSize
 	if most <= math.MaxUint32 {
-		vs := make([]uint32, nn)
-		for node, s := range sums {
-			vs[node] = uint32(s)
-		}
-		ext.AppendAll32(vs)
-		return
+		ext.AppendAll32(perNode[uint32](sums, nn))
+	} else {
+		ext.AppendAll(perNode[uint64](sums, nn))
 	}
-	vs := make([]uint64, nn)
+}
+
+// perNode returns the sums as a column of nn values, 0 for nodes without
+// one.
+func perNode[T uint32 | uint64](sums map[uint32]uint64, nn uint64) []T {
+	vs := make([]T, nn)
 	for node, s := range sums {
-		vs[node] = s
+		vs[node] = T(s)
 	}
-	ext.AppendAll(vs)
+	return vs
 }
 
 // readTail reads the identity hash codes of n objects, if the file has

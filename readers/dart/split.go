@@ -124,11 +124,7 @@ func (p *parser) findSecondHalf() (h *secondHalf) {
 		// A fault reading the input's end or the guess's neighbourhood
 		// (ReadBytes): no split, so that the read meets the file's
 		// problems in their order, as a read on one core does.
-		defer func() {
-			if faultError(recover(), p.in.buf) != nil {
-				h = nil
-			}
-		}()
+		defer onFault(p.in.buf, func(error) { h = nil })
 	}
 	objects := p.in.offset()
 	// The external properties and the identity hash codes (about 3.5
@@ -206,13 +202,13 @@ func (h *secondHalf) run() {
 			// half, or not its tail, is adopted, and the first half
 			// meets the fault itself, as a read on one core would.
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer func() {
-				if err := faultError(recover(), q.in.buf); err != nil && !objectsOver {
+			defer onFault(q.in.buf, func(fault error) {
+				if !objectsOver {
 					h.count, h.failed = 0, true
-				} else if err != nil {
-					h.tail, h.tailErr = nil, err // the first half may be reading count
+				} else {
+					h.tail, h.tailErr = nil, fault // the first half may be reading count
 				}
-			}()
+			})
 		}
 		var err error
 		h.count, err = q.objects(0, math.MaxUint64, -1)
