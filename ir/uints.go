@@ -213,6 +213,10 @@ func (c *Uints) Grow(n int) {
 	}
 }
 
+// growTo returns s with room for n more elements, made without writing it,
+// so that fresh memory stays unmapped until used. It is the twin of
+// internal/slicesx.Grow, which the readers use: the IR core imports no
+// package of the module.
 func growTo[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/heapconv/heapconv/internal/slicesx"
 	"github.com/heapconv/heapconv/ir"
 	dartir "github.com/heapconv/heapconv/ir/dart"
 )
@@ -732,7 +733,7 @@ func (p *parser) addZeroRef(i, j uint32) {
 	d := p.d
 	if len(d.ZeroRefNode) == cap(d.ZeroRefNode) {
 		n := p.growth(len(d.ZeroRefNode), uint64(i), 1)
-		d.ZeroRefNode, d.ZeroRefSlot = slices.Grow(d.ZeroRefNode, n), slices.Grow(d.ZeroRefSlot, n)
+		d.ZeroRefNode, d.ZeroRefSlot = slicesx.Grow(d.ZeroRefNode, n), slicesx.Grow(d.ZeroRefSlot, n)
 	}
 	d.ZeroRefNode = append(d.ZeroRefNode, i)
 	d.ZeroRefSlot = append(d.ZeroRefSlot, j)
@@ -801,8 +802,8 @@ func (p *parser) addValue(i uint32, kind ir.ValueKind, bits, aux uint64) {
 	v := &p.s.Values
 	if len(v.Node) == cap(v.Node) {
 		n := p.growth(len(v.Node), uint64(i), 4) // an object takes 4 bytes at least
-		v.Node, v.Kind = slices.Grow(v.Node, n), slices.Grow(v.Kind, n)
-		v.Bits, v.Aux = slices.Grow(v.Bits, n), slices.Grow(v.Aux, n)
+		v.Node, v.Kind = slicesx.Grow(v.Node, n), slicesx.Grow(v.Kind, n)
+		v.Bits, v.Aux = slicesx.Grow(v.Bits, n), slicesx.Grow(v.Aux, n)
 	}
 	v.Node = append(v.Node, i)
 	v.Kind = append(v.Kind, kind)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/heapconv/heapconv/internal/slicesx"
 	"github.com/heapconv/heapconv/ir"
 	dartir "github.com/heapconv/heapconv/ir/dart"
 )
@@ -523,8 +524,8 @@ func (p *parser) adoptRest(q *parser, take uint64, interned []uint32) {
 	// decodes after them (fewer than markEvery), so that none of the
 	// columns is copied again.
 	room := m + markEvery
-	v.Node, v.Kind = slices.Grow(v.Node, room), slices.Grow(v.Kind, room)
-	v.Bits, v.Aux = slices.Grow(v.Bits, room), slices.Grow(v.Aux, room)
+	v.Node, v.Kind = slicesx.Grow(v.Node, room), slicesx.Grow(v.Kind, room)
+	v.Bits, v.Aux = slicesx.Grow(v.Bits, room), slicesx.Grow(v.Aux, room)
 	v.Kind = append(v.Kind, qv.Kind[:m]...)
 	v.Aux = append(v.Aux, qv.Aux[:m]...)
 	for j, node := range qv.Node[:m] {
@@ -540,7 +541,7 @@ func (p *parser) adoptRest(q *parser, take uint64, interned []uint32) {
 	}
 	d, qd := p.d, q.d
 	z := sort.Search(len(qd.ZeroRefNode), func(j int) bool { return uint64(qd.ZeroRefNode[j]) >= take })
-	d.ZeroRefNode = slices.Grow(d.ZeroRefNode, z+markEvery)
+	d.ZeroRefNode = slicesx.Grow(d.ZeroRefNode, z+markEvery)
 	for _, node := range qd.ZeroRefNode[:z] {
 		d.ZeroRefNode = append(d.ZeroRefNode, base+node)
 	}
