@@ -38,10 +38,12 @@ import (
 //     and every error it reports, is what a read on one core would.
 //
 // Both halves write the node and edge columns in place: the first half at
-// their start, the second from where its share is expected to begin, with
-// room for the guess to be off by an eighth of the objects either way;
-// joining moves the second half's objects down to where the first half's
-// end. Only if a half outgrows its room are its objects copied instead.
+// their start, the second from where its share is expected to begin.
+// Their rooms allow for what the guess cannot know (whether identity hash
+// codes follow the objects) and a 32nd of the objects more each, for
+// objects' sizes varying through the file; joining moves the second
+// half's objects to where the first half's end. A half that outgrows its
+// room is copied back into the columns.
 
 // firstShare is the part of the objects' bytes the split's guess gives
 // the first half.
@@ -85,12 +87,14 @@ var errTooBig = errors.New("dart: an object too big for a try at a boundary")
 
 // secondHalf is the second goroutine's part of a split read.
 type secondHalf struct {
-	q      *parser
-	start  int64   // the offset of its first object
-	share  float64 // the part of the objects expected before start
-	count  uint64  // objects decoded, once objectsDone
-	failed bool    // whether they ended at an error
-	at     io.ReaderAt
+	q     *parser
+	start int64 // the offset of its first object
+	// share is the part of the objects expected before start if identity
+	// hash codes follow them, shareLo if nothing does.
+	share, shareLo float64
+	count          uint64 // objects decoded, once objectsDone
+	failed         bool   // whether they ended at an error
+	at             io.ReaderAt
 	// objectsDone is closed when the second half has stopped decoding
 	// objects, limitSet when the first half has set its limit (to the
 	// objects left, or 0 to cancel), done when the second half has also
@@ -136,7 +140,8 @@ func (p *parser) findSecondHalf() (h *secondHalf) {
 	// marks and shows its strings at them, and its strings are interned
 	// twice), and its halves then end at about the same time on
 	// generated heaps.
-	end := max(p.contentEnd()-int64(p.n)*7/2, objects+1)
+	content := p.contentEnd()
+	end := max(content-int64(p.n)*7/2, objects+1)
 	guess := objects + int64(float64(end-objects)*firstShare)
 	if splitGuess != nil {
 		guess = splitGuess(objects, p.in.size)
@@ -149,7 +154,9 @@ func (p *parser) findSecondHalf() (h *secondHalf) {
 	if !ok {
 		return nil
 	}
-	h = &secondHalf{start: start, share: min(float64(start-objects)/float64(end-objects), 1), at: p.at,
+	h = &secondHalf{start: start, at: p.at,
+		share:       min(float64(start-objects)/float64(end-objects), 1),
+		shareLo:     min(float64(start-objects)/float64(max(content, start)-objects), 1),
 		objectsDone: make(chan struct{}), limitSet: make(chan struct{}), done: make(chan struct{})}
 	h.q = p.secondParser(in, 0, 0)
 	return h
@@ -159,12 +166,11 @@ func (p *parser) findSecondHalf() (h *secondHalf) {
 // references, and gives each half its room in them.
 func (h *secondHalf) allocate(p *parser, edges uint64) {
 	n := int(p.n)
-	slack, eslack := n/8, int(edges/8)
-	h.nodeAt = int(h.share*float64(n)) + slack
-	h.edgeAt = int(h.share*float64(edges)) + eslack
+	var nn, ne int
+	h.nodeAt, nn = rooms(n, h.share, h.shareLo)
+	h.edgeAt, ne = rooms(int(edges), h.share, h.shareLo)
 	// Half the bytes are made (and zeroed, when the memory is not
 	// fresh) on the other core meanwhile.
-	ne, nn := int(edges)+2*eslack, n+2*slack
 	h.q.expect = uint64(nn - h.nodeAt) // its room: it may decode past its share
 	made := make(chan struct{})
 	go func() {
@@ -187,6 +193,16 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	qn.Kind, qn.Name, qn.Class, qn.FirstEdge = h.kind[a:a], h.name[a:a], h.class[a:a], h.first[a+1:a+2]
 	e := h.edgeAt
 	qe.Kind, qe.Name, qe.Target = h.ekind[e:e], h.ename[e:e], h.target[e:e]
+}
+
+// rooms returns where the second half's room starts in columns of n
+// entries in all, and the columns' length: the first half is expected to
+// hold share of them at most and shareLo at least, give or take a 32nd.
+// The columns hold all n.
+func rooms(n int, share, shareLo float64) (at, length int) {
+	slack := n / 32
+	at = int(share*float64(n)) + slack
+	return at, max(at+int((1-shareLo)*float64(n))+slack, n)
 }
 
 // run starts the second half.
@@ -444,10 +460,7 @@ func (p *parser) joinSecondHalf(h *secondHalf, k uint64) uint64 {
 		h.cancel(p)
 		return k
 	}
-	inPlace := h.moveDown(p, take)
-	if !inPlace {
-		p.copyColumns(q, take)
-	}
+	inPlace := h.place(p, take)
 	p.adoptRest(q, take, interned)
 	p.in.moveTo(p.at, q.marks[take/markEvery])
 	if splitJoined != nil {
@@ -456,51 +469,54 @@ func (p *parser) joinSecondHalf(h *secondHalf, k uint64) uint64 {
 	return k + take
 }
 
-// moveDown moves the second half's first take objects from its room to
-// after the first half's, when both halves kept to their rooms.
-func (h *secondHalf) moveDown(p *parser, take uint64) bool {
+// place puts the second half's first take objects after the first half's
+// in the shared columns and makes those p's, and reports whether both
+// halves had kept to their rooms. A half that outgrew its room has its
+// columns elsewhere (append moved them); they are copied back, so that
+// a guess off by more than the rooms allow costs a copy of that half, not
+// the columns made anew. The shared columns hold every object and edge,
+// so the halves fit in them, unless the file holds more references than
+// its header says: p's columns then grow as appending needs.
+func (h *secondHalf) place(p *parser, take uint64) (inPlace bool) {
+	nd, ed := &p.s.Nodes, &p.s.Edges
 	qn, qe := &h.q.s.Nodes, &h.q.s.Edges
 	a, e := h.nodeAt, h.edgeAt
-	b, be := len(h.kind)-a, len(h.ekind)-e
-	if !h.inRoom(p) || cap(qn.Kind) != b || cap(qn.Name) != b || cap(qn.Class) != b || cap(qn.FirstEdge) != b+1 ||
-		cap(qe.Kind) != be || cap(qe.Name) != be || cap(qe.Target) != be {
-		return false
-	}
-	nd, ed := &p.s.Nodes, &p.s.Edges
-	k, e0 := len(nd.Kind), ed.Len()
+	inPlace = h.inRoom(p) && cap(qn.Kind) == len(h.kind)-a && cap(qn.Name) == len(h.name)-a &&
+		cap(qn.Class) == len(h.class)-a && cap(qn.FirstEdge) == len(h.first)-a-1 &&
+		cap(qe.Kind) == len(h.ekind)-e && cap(qe.Name) == len(h.ename)-e && cap(qe.Target) == len(h.target)-e
 	t := int(take)
 	edges := int(qn.FirstEdge[t])
-	// Downward moves within one array: append's copy is a memmove.
-	nd.Kind = append(h.kind[:k], h.kind[a:a+t]...)
-	nd.Name = append(h.name[:k], h.name[a:a+t]...)
-	nd.Class = append(h.class[:k], h.class[a:a+t]...)
-	first := h.first[:k+1]
-	for j := 1; j <= t; j++ { // j reads ahead of where it writes
-		first = append(first, uint32(e0)+h.first[a+1+j])
+	e0 := uint32(ed.Len())
+	nd.Kind = joinColumn(h.kind, nd.Kind, qn.Kind[:t])
+	nd.Name = joinColumn(h.name, nd.Name, qn.Name[:t])
+	nd.Class = joinColumn(h.class, nd.Class, qn.Class[:t])
+	ed.Kind = joinColumn(h.ekind, ed.Kind, qe.Kind[:edges])
+	ed.Name = joinColumn(h.ename, ed.Name, qe.Name[:edges])
+	ed.Target = joinColumn(h.target, ed.Target, qe.Target[:edges])
+	// The second half's edges now follow the first half's e0.
+	first := joinColumn(h.first, nd.FirstEdge, qn.FirstEdge[1:t+1])
+	for j, f := range first[len(first)-t:] {
+		first[len(first)-t+j] = f + e0
 	}
 	nd.FirstEdge = first
-	ed.Kind = append(h.ekind[:e0], h.ekind[e:e+edges]...)
-	ed.Name = append(h.ename[:e0], h.ename[e:e+edges]...)
-	ed.Target = append(h.target[:e0], h.target[e:e+edges]...)
-	return true
+	return inPlace
 }
 
-// copyColumns appends the node and edge columns of a second half's first
-// take objects to p's.
-func (p *parser) copyColumns(q *parser, take uint64) {
-	nd, qn := &p.s.Nodes, &q.s.Nodes
-	nd.Kind = append(nd.Kind, qn.Kind[:take]...)
-	nd.Name = append(nd.Name, qn.Name[:take]...)
-	nd.Class = append(nd.Class, qn.Class[:take]...)
-	ed, qe := &p.s.Edges, &q.s.Edges
-	e0 := uint32(ed.Len())
-	for _, e := range qn.FirstEdge[1 : take+1] {
-		nd.FirstEdge = append(nd.FirstEdge, e0+e)
+// joinColumn returns first followed by second, in shared when they fit:
+// first is at shared's start or elsewhere, second in shared past first's
+// room or elsewhere. second moves before first is copied in, as it may lie
+// where first goes when first outgrew its room (copy moves overlapping
+// bytes as they were).
+func joinColumn[T uint8 | uint32](shared, first, second []T) []T {
+	k := len(first)
+	if k+len(second) > len(shared) {
+		return append(first, second...)
 	}
-	edges := qn.FirstEdge[take]
-	ed.Kind = append(ed.Kind, qe.Kind[:edges]...)
-	ed.Name = append(ed.Name, qe.Name[:edges]...)
-	ed.Target = append(ed.Target, qe.Target[:edges]...)
+	copy(shared[k:], second)
+	if k > 0 && &first[0] != &shared[0] {
+		copy(shared, first)
+	}
+	return shared[:k+len(second)]
 }
 
 // adoptRest appends the self sizes, values and zero references of a second
