@@ -39,11 +39,11 @@ import (
 //
 // Both halves write the node and edge columns in place: the first half at
 // their start, the second from where its share is expected to begin.
-// Their rooms allow for what the guess cannot know (whether identity hash
-// codes follow the objects) and a 32nd of the objects more each, for
-// objects' sizes varying through the file; joining moves the second
-// half's objects to where the first half's end. A half that outgrows its
-// room is copied back into the columns.
+// Their rooms allow for what the guess cannot know (how many bytes of
+// identity hash codes follow the objects, from none to 5 an object) and a
+// 32nd of the objects more each, for objects' sizes varying through the
+// file; joining moves the second half's objects to where the first half's
+// end. A half that outgrows its room is copied back into the columns.
 
 // firstShare is the part of the objects' bytes the split's guess gives
 // the first half.
@@ -89,12 +89,13 @@ var errTooBig = errors.New("dart: an object too big for a try at a boundary")
 type secondHalf struct {
 	q     *parser
 	start int64 // the offset of its first object
-	// share is the part of the objects expected before start if identity
-	// hash codes follow them, shareLo if nothing does.
-	share, shareLo float64
-	count          uint64 // objects decoded, once objectsDone
-	failed         bool   // whether they ended at an error
-	at             io.ReaderAt
+	// The part of the objects expected before start: shareHi if 5 bytes
+	// of identity hash code an object follow them, shareLo if nothing
+	// does.
+	shareHi, shareLo float64
+	count            uint64 // objects decoded, once objectsDone
+	failed           bool   // whether they ended at an error
+	at               io.ReaderAt
 	// objectsDone is closed when the second half has stopped decoding
 	// objects, limitSet when the first half has set its limit (to the
 	// objects left, or 0 to cancel), done when the second half has also
@@ -155,8 +156,8 @@ func (p *parser) findSecondHalf() (h *secondHalf) {
 		return nil
 	}
 	h = &secondHalf{start: start, at: p.at,
-		share:       min(float64(start-objects)/float64(end-objects), 1),
-		shareLo:     min(float64(start-objects)/float64(max(content, start)-objects), 1),
+		shareHi:     shareBefore(start, objects, content-int64(p.n)*maxHashBytes),
+		shareLo:     shareBefore(start, objects, content),
 		objectsDone: make(chan struct{}), limitSet: make(chan struct{}), done: make(chan struct{})}
 	h.q = p.secondParser(in, 0, 0)
 	return h
@@ -167,8 +168,8 @@ func (p *parser) findSecondHalf() (h *secondHalf) {
 func (h *secondHalf) allocate(p *parser, edges uint64) {
 	n := int(p.n)
 	var nn, ne int
-	h.nodeAt, nn = rooms(n, h.share, h.shareLo)
-	h.edgeAt, ne = rooms(int(edges), h.share, h.shareLo)
+	h.nodeAt, nn = rooms(n, h.shareHi, h.shareLo)
+	h.edgeAt, ne = rooms(int(edges), h.shareHi, h.shareLo)
 	// Half the bytes are made (and zeroed, when the memory is not
 	// fresh) on the other core meanwhile.
 	h.q.expect = uint64(nn - h.nodeAt) // its room: it may decode past its share
@@ -195,13 +196,26 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	qe.Kind, qe.Name, qe.Target = h.ekind[e:e], h.ename[e:e], h.target[e:e]
 }
 
+// maxHashBytes is the longest identity hash code: the VM writes a 32-bit
+// value as LEB128.
+const maxHashBytes = 5
+
+// shareBefore is the part of the objects' bytes, from objects to end,
+// before start (1 when end is not past start).
+func shareBefore(start, objects, end int64) float64 {
+	if end <= start {
+		return 1
+	}
+	return float64(start-objects) / float64(end-objects)
+}
+
 // rooms returns where the second half's room starts in columns of n
 // entries in all, and the columns' length: the first half is expected to
-// hold share of them at most and shareLo at least, give or take a 32nd.
+// hold shareHi of them at most and shareLo at least, give or take a 32nd.
 // The columns hold all n.
-func rooms(n int, share, shareLo float64) (at, length int) {
+func rooms(n int, shareHi, shareLo float64) (at, length int) {
 	slack := n / 32
-	at = int(share*float64(n)) + slack
+	at = int(shareHi*float64(n)) + slack
 	return at, max(at+int((1-shareLo)*float64(n))+slack, n)
 }
 
