@@ -17,8 +17,10 @@ import (
 	wdart "github.com/heapconv/heapconv/writers/dart"
 )
 
-// fuzzSeeds returns the shared sample and small files of every generation
-// written from random Dart-shaped graphs.
+// fuzzSeeds returns the shared sample, small files of every generation
+// written from random Dart-shaped graphs, and a generated heap big enough
+// for a split read to join its halves (256 objects of the second half
+// at least), so that the fuzzer reaches the join.
 func fuzzSeeds(tb testing.TB) [][]byte {
 	tb.Helper()
 	sample, err := os.ReadFile("testdata/synthetic_vm_layout.dartheap")
@@ -26,14 +28,15 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 		tb.Fatal(err)
 	}
 	out := [][]byte{sample}
-	gens := []irtest.DartOptions{
-		{Hashes: true, ZeroRefs: true, External: true, Data: true},
-		{OldRoot: true, ZeroRefs: true, Data: true},
-		{Hashes: true, Padding: true},
+	gens := []irtest.Options{
+		{MaxNodes: 12, Strings: irtest.AllStrings, Dart: &irtest.DartOptions{Hashes: true, ZeroRefs: true, External: true, Data: true}},
+		{MaxNodes: 12, Strings: irtest.AllStrings, Dart: &irtest.DartOptions{OldRoot: true, ZeroRefs: true, Data: true}},
+		{MaxNodes: 12, Strings: irtest.AllStrings, Dart: &irtest.DartOptions{Hashes: true, Padding: true}},
+		// Enough objects for a split read to join its halves.
+		{MinNodes: 700, MaxNodes: 700, Dart: &irtest.DartOptions{Hashes: true, ZeroRefs: true}},
 	}
-	for seed, do := range gens {
-		do := do
-		f := irtest.Random(int64(seed), irtest.Options{MaxNodes: 12, Strings: irtest.AllStrings, Dart: &do})
+	for seed, o := range gens {
+		f := irtest.Random(int64(seed), o)
 		var b bytes.Buffer
 		if _, err := wdart.Write(&b, f, wdart.Options{}); err != nil {
 			tb.Fatal(err)
@@ -44,9 +47,18 @@ func fuzzSeeds(tb testing.TB) [][]byte {
 }
 
 // TestFuzzSeedsRead checks that every seed reads and writes back byte for
-// byte, so that the fuzzer starts from valid files.
+// byte, so that the fuzzer starts from valid files, and that a split read
+// of the last one joins its halves, as FuzzRead's split reads do.
 func TestFuzzSeedsRead(t *testing.T) {
-	for i, b := range fuzzSeeds(t) {
+	seeds := fuzzSeeds(t)
+	joined := false
+	restore := rdart.SetSplit(1, nil, func(uint64, bool) { joined = true })
+	_, err := rdart.ReadBytes(seeds[len(seeds)-1], rdart.Options{})
+	restore()
+	if err != nil || !joined {
+		t.Errorf("a split read of the last seed: joined %v, error %v", joined, err)
+	}
+	for i, b := range seeds {
 		f, err := rdart.Read(bytes.NewReader(b), rdart.Options{})
 		if err != nil {
 			t.Fatalf("seed %d: %v", i, err)
