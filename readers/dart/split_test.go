@@ -47,26 +47,18 @@ func splitInputs(t *testing.T) map[string][]byte {
 // and string 0 of its own table is not "".
 func emptyUTF16(t *testing.T, data []byte) []byte {
 	t.Helper()
-	f, err := readOneCore(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := f.Snapshots[0]
-	emptied := 0
-	for j, node := range s.Values.Node {
-		if s.Nodes.Kind[node] == dartir.UTF16Data {
-			s.Values.Bits[j], s.Values.Aux[j] = 0, 0
-			emptied++
+	return rewritten(t, data, func(s *ir.Snapshot) {
+		emptied := 0
+		for j, node := range s.Values.Node {
+			if s.Nodes.Kind[node] == dartir.UTF16Data {
+				s.Values.Bits[j], s.Values.Aux[j] = 0, 0
+				emptied++
+			}
 		}
-	}
-	if emptied == 0 {
-		t.Fatal("the file has no UTF-16 strings to empty")
-	}
-	var out bytes.Buffer
-	if _, err := wdart.Write(&out, f, wdart.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+		if emptied == 0 {
+			t.Fatal("the file has no UTF-16 strings to empty")
+		}
+	})
 }
 
 // wideValues returns data with a few objects' shallow sizes and identity
@@ -74,16 +66,25 @@ func emptyUTF16(t *testing.T, data []byte) []byte {
 // columns then need 8 bytes a value.
 func wideValues(t *testing.T, data []byte) []byte {
 	t.Helper()
+	return rewritten(t, data, func(s *ir.Snapshot) {
+		nd := &s.Nodes
+		for _, at := range []float64{0.1, 0.5, 0.52, 0.9} {
+			k := int(at * float64(nd.Len()))
+			nd.SelfSize.Set(k, 1<<32+uint64(k))
+			nd.ID.Set(k+1, 1<<40+uint64(k))
+		}
+	})
+}
+
+// rewritten returns data read on one core, its snapshot changed by
+// change, and written again.
+func rewritten(t *testing.T, data []byte, change func(s *ir.Snapshot)) []byte {
+	t.Helper()
 	f, err := readOneCore(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nd := &f.Snapshots[0].Nodes
-	for _, at := range []float64{0.1, 0.5, 0.52, 0.9} {
-		k := int(at * float64(nd.Len()))
-		nd.SelfSize.Set(k, 1<<32+uint64(k))
-		nd.ID.Set(k+1, 1<<40+uint64(k))
-	}
+	change(f.Snapshots[0])
 	var out bytes.Buffer
 	if _, err := wdart.Write(&out, f, wdart.Options{}); err != nil {
 		t.Fatal(err)
@@ -413,37 +414,29 @@ func TestSplitRoomsHold(t *testing.T) {
 // one reference, so that the hash codes are over a third of the file.
 func longHashes(t *testing.T, data []byte) []byte {
 	t.Helper()
-	f, err := readOneCore(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := f.Snapshots[0]
-	nd, ed := &s.Nodes, &s.Edges
-	var ids ir.Uints
-	for i := range nd.Len() {
-		ids.Append(1<<31 | uint64(i))
-	}
-	nd.ID = ids
-	// Keep the first reference of each object and drop the rest, with the
-	// references 0 past it, renumbering the edges.
-	d := s.Section(dartir.Format).(*dartir.Snapshot)
-	var kinds []uint8
-	var names, targets []uint32
-	first := []uint32{0}
-	for i := range nd.Len() {
-		from := nd.FirstEdge[i]
-		to := min(nd.FirstEdge[i+1], from+1)
-		kinds = append(kinds, ed.Kind[from:to]...)
-		names = append(names, ed.Name[from:to]...)
-		targets = append(targets, ed.Target[from:to]...)
-		first = append(first, uint32(len(targets)))
-	}
-	ed.Kind, ed.Name, ed.Target, nd.FirstEdge = kinds, names, targets, first
-	d.ZeroRefNode, d.ZeroRefSlot = nil, nil
-	d.ReferenceCount = uint64(len(targets))
-	var out bytes.Buffer
-	if _, err := wdart.Write(&out, f, wdart.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+	return rewritten(t, data, func(s *ir.Snapshot) {
+		nd, ed := &s.Nodes, &s.Edges
+		var ids ir.Uints
+		for i := range nd.Len() {
+			ids.Append(1<<31 | uint64(i))
+		}
+		nd.ID = ids
+		// Keep each object's first reference; drop the rest and every
+		// reference 0, renumbering the edges.
+		d := s.Section(dartir.Format).(*dartir.Snapshot)
+		var kinds []uint8
+		var names, targets []uint32
+		first := []uint32{0}
+		for i := range nd.Len() {
+			from := nd.FirstEdge[i]
+			to := min(nd.FirstEdge[i+1], from+1)
+			kinds = append(kinds, ed.Kind[from:to]...)
+			names = append(names, ed.Name[from:to]...)
+			targets = append(targets, ed.Target[from:to]...)
+			first = append(first, uint32(len(targets)))
+		}
+		ed.Kind, ed.Name, ed.Target, nd.FirstEdge = kinds, names, targets, first
+		d.ZeroRefNode, d.ZeroRefSlot = nil, nil
+		d.ReferenceCount = uint64(len(targets))
+	})
 }
