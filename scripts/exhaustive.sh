@@ -7,7 +7,8 @@
 #   full   HEAPCONV_EXHAUSTIVE=1 go test ./...: every input the sample
 #          leaves out (the whole damage sweep, every DevTools and pprof
 #          check, every prefix, seed and size), TestCraftedCounts again;
-#          then the packages with assembly built with -tags purego
+#          then the packages with assembly or a runtime linkname built
+#          with -tags purego
 #   race   the race detector on the code that runs goroutines or is used
 #          from several at once: the readers, the writers, ir/devtools, internal/fidl,
 #          the dominator computation (ir/analysis), the roundtrip, signal and
@@ -61,8 +62,9 @@ part_full() {
   cat "$log" >&2
   rm -f "$log"
   # The pure-Go fallback of the assembly (ir's prefetch), which other
-  # architectures build, with the code that uses it.
-  run go test -timeout 15m -tags purego ./ir ./readers/dart
+  # architectures build, and make in place of slicesx's uncleared
+  # allocation, with the code that uses them.
+  run go test -timeout 15m -tags purego ./ir ./internal/slicesx ./readers/dart
 }
 
 part_race() {

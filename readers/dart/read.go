@@ -470,13 +470,14 @@ func (p *parser) readObjects() error {
 // with room for n objects and edges references.
 func reserveObjects(s *ir.Snapshot, n, edges uint64) {
 	nd, ed := &s.Nodes, &s.Edges
-	nd.Kind = make([]uint8, 0, n)
-	nd.Name = make([]uint32, 0, n)
-	nd.Class = make([]uint32, 0, n)
-	nd.FirstEdge = make([]uint32, 1, n+1)
-	ed.Kind = make([]uint8, 0, edges)
-	ed.Name = make([]uint32, 0, edges)
-	ed.Target = make([]uint32, 0, edges)
+	nd.Kind = slicesx.MakeUncleared[uint8](0, int(n))
+	nd.Name = slicesx.MakeUncleared[uint32](0, int(n))
+	nd.Class = slicesx.MakeUncleared[uint32](0, int(n))
+	nd.FirstEdge = slicesx.MakeUncleared[uint32](1, int(n)+1)
+	nd.FirstEdge[0] = 0
+	ed.Kind = slicesx.MakeUncleared[uint8](0, int(edges))
+	ed.Name = slicesx.MakeUncleared[uint32](0, int(edges))
+	ed.Target = slicesx.MakeUncleared[uint32](0, int(edges))
 }
 
 // objects decodes objects i to n-1 into the parser's columns. It returns
@@ -1058,7 +1059,9 @@ type batch struct {
 }
 
 // newBatch returns a batch for dst with room for n values.
-func newBatch(dst *ir.Uints, n int) *batch { return &batch{dst: dst, u32: make([]uint32, 0, n)} }
+func newBatch(dst *ir.Uints, n int) *batch {
+	return &batch{dst: dst, u32: slicesx.MakeUncleared[uint32](0, n)}
+}
 
 func (b *batch) add(v uint64) {
 	if v > math.MaxUint32 || b.wide != nil {

@@ -170,28 +170,24 @@ func (h *secondHalf) allocate(p *parser, edges uint64) {
 	var nn, ne int
 	h.nodeAt, nn = rooms(n, h.shareHi, h.shareLo)
 	h.edgeAt, ne = rooms(int(edges), h.shareHi, h.shareLo)
-	// Half the bytes are made (and zeroed, when the memory is not
-	// fresh) on the other core meanwhile.
+	// The columns are left uncleared: every entry is written before it
+	// is read, and the halves' rooms are joined without their gaps.
 	h.q.expect = uint64(nn - h.nodeAt) // its room: it may decode past its share
-	made := make(chan struct{})
-	go func() {
-		h.target = make([]uint32, ne)
-		h.ekind = make([]uint8, ne)
-		h.kind = make([]uint8, nn)
-		h.class = make([]uint32, nn)
-		h.q.sizes = newBatch(&h.q.s.Nodes.SelfSize, int(h.q.expect))
-		close(made)
-	}()
-	h.ename = make([]uint32, ne)
-	h.name = make([]uint32, nn)
-	h.first = make([]uint32, nn+2)
-	<-made
+	h.target = slicesx.MakeUncleared[uint32](ne, ne)
+	h.ekind = slicesx.MakeUncleared[uint8](ne, ne)
+	h.kind = slicesx.MakeUncleared[uint8](nn, nn)
+	h.class = slicesx.MakeUncleared[uint32](nn, nn)
+	h.q.sizes = newBatch(&h.q.s.Nodes.SelfSize, int(h.q.expect))
+	h.ename = slicesx.MakeUncleared[uint32](ne, ne)
+	h.name = slicesx.MakeUncleared[uint32](nn, nn)
+	h.first = slicesx.MakeUncleared[uint32](nn+2, nn+2)
 	nd, ed := &p.s.Nodes, &p.s.Edges
 	a := h.nodeAt
 	nd.Kind, nd.Name, nd.Class, nd.FirstEdge = h.kind[:0:a], h.name[:0:a], h.class[:0:a], h.first[:1:a+1]
 	ed.Kind, ed.Name, ed.Target = h.ekind[:0:h.edgeAt], h.ename[:0:h.edgeAt], h.target[:0:h.edgeAt]
 	qn, qe := &h.q.s.Nodes, &h.q.s.Edges
 	qn.Kind, qn.Name, qn.Class, qn.FirstEdge = h.kind[a:a], h.name[a:a], h.class[a:a], h.first[a+1:a+2]
+	nd.FirstEdge[0], qn.FirstEdge[0] = 0, 0
 	e := h.edgeAt
 	qe.Kind, qe.Name, qe.Target = h.ekind[e:e], h.ename[e:e], h.target[e:e]
 }
