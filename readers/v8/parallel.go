@@ -65,10 +65,15 @@ func (rp *regionPool) put(r *region) {
 // digits at once (SWAR), which is what makes number parsing cheap.
 func digits8(x uint64) (n int, v uint64) {
 	const ones = 0x0101010101010101
-	// A byte is a digit when its high nibble is 3 and adding 6 keeps it 3.
-	nd := ((x & (0xF0 * ones)) ^ (0x30 * ones)) | (((x + 0x06*ones) & (0xF0 * ones)) ^ (0x30 * ones))
+	// Digits become 0-9. A byte below '0' borrows from the bytes after
+	// it, which are past the first non-digit and do not count.
+	y := x - 0x30*ones
+	// A byte is a digit when y's is below 10: adding 0x76 then leaves its
+	// high bit clear, and y's own high bit is clear. A carry out of a
+	// non-digit byte only reaches the bytes after it too.
+	nd := ((y + 0x76*ones) | y) & (0x80 * ones)
 	n = bits.TrailingZeros64(nd) >> 3
-	d := (x - 0x30*ones) << (64 - 8*uint(n)) // the n digits in the high bytes, zeros below (n = 0: all zero)
+	d := y << (64 - 8*uint(n)) // the n digits in the high bytes, zeros below (n = 0: all zero)
 	d = (d & (0x0F * ones)) * (10<<8 + 1) >> 8
 	d = (d & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
 	d = (d & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
@@ -93,17 +98,21 @@ func moreDigits(buf []byte, pos int, v uint64) (uint64, int) {
 // pow10 holds 10^0 … 10^8.
 var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
 
-// parse scans the region (which ends in ',' or ']') into r.vals.
+// parse scans the region (which ends in ',' or ']') into r.vals. Its
+// state is in local variables, which the compiler keeps in registers.
 func (r *region) parse() {
 	d := r.data[:len(r.data)-padPar]
 	buf := r.data // zero padding from buf[len(d)]
-	r.vals = r.vals[:0]
+	vals := r.vals[:0]
 	r.errPos = -1
 	st := arrayState{expect: r.expect}
+	expect := st.expect
+	var values, newlines int64
 	pos, end := 0, len(d)
+scan:
 	for pos < end {
 		c := buf[pos]
-		if st.expect != expectSep && c-'0' < 10 {
+		if expect != expectSep && c-'0' < 10 {
 			start := pos
 			k, v := digits8(binary.LittleEndian.Uint64(buf[pos:]))
 			pos += k
@@ -120,53 +129,63 @@ func (r *region) parse() {
 			if pos-start > 19 {
 				var ok bool
 				if v, ok = parseBig(buf[start:pos]); !ok {
-					r.fail(&st, start, "number does not fit in 64 bits")
-					return
+					r.failAt(start, "number does not fit in 64 bits")
+					break scan
 				}
 			}
-			r.vals = append(r.vals, v)
-			st.values++
+			vals = append(vals, v)
+			values++
 			if buf[pos] == ',' {
 				pos++
-				st.expect = expectValue
+				expect = expectValue
+				continue
+			}
+			if buf[pos] == '\n' && buf[pos+1] == ',' {
+				// V8 ends a row with a newline, before the next row's comma.
+				pos += 2
+				newlines++
+				expect = expectValue
 				continue
 			}
 			if c := buf[pos]; c == '.' || c == 'e' || c == 'E' {
-				r.fail(&st, start, "number is not an unsigned integer")
-				return
+				r.failAt(start, "number is not an unsigned integer")
+				break scan
 			}
-			st.expect = expectSep
+			expect = expectSep
 			continue
 		}
 		switch {
 		case c == '\n':
-			st.newlines++
+			newlines++
 		case c == ' ' || c == '\r' || c == '\t':
 			st.other++
-		case st.expect == expectSep && c == ',':
-			st.expect = expectValue
-		case (st.expect == expectSep || (st.expect == expectFirst && len(r.vals) == 0)) && c == ']':
+		case expect == expectSep && c == ',':
+			expect = expectValue
+		case (expect == expectSep || (expect == expectFirst && len(vals) == 0)) && c == ']':
 			st.done = true
-		case st.expect == expectSep:
-			r.fail(&st, pos, "expected ',' or ']' in a number array, found %q", c)
-			return
+		case expect == expectSep:
+			r.failAt(pos, "expected ',' or ']' in a number array, found %q", c)
+			break scan
 		case c == '-':
-			r.fail(&st, pos, "negative number in a number array (V8 writes unsigned integers only)")
-			return
+			r.failAt(pos, "negative number in a number array (V8 writes unsigned integers only)")
+			break scan
 		case c == ']':
-			r.fail(&st, pos, "expected a number after ','")
-			return
+			r.failAt(pos, "expected a number after ','")
+			break scan
 		default:
-			r.fail(&st, pos, "expected an unsigned integer, found %q", c)
-			return
+			r.failAt(pos, "expected an unsigned integer, found %q", c)
+			break scan
 		}
 		pos++
 	}
+	r.vals = vals
+	st.expect, st.values, st.newlines = expect, values, newlines
 	r.st = st
 }
 
-func (r *region) fail(st *arrayState, pos int, format string, args ...any) {
-	r.st = *st
+// failAt records the region's error at index pos of its data; parse then
+// stops, and records its state as it was there.
+func (r *region) failAt(pos int, format string, args ...any) {
 	r.errPos = pos
 	r.errMsg = fmt.Sprintf(format, args...)
 }

@@ -3,6 +3,7 @@ package v8
 import (
 	"math/rand"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -42,11 +43,12 @@ func TestDigits8(t *testing.T) {
 }
 
 // TestRegionParseLengths parses numbers of every length from 1 to 20
-// digits, in both layouts, and checks them against strconv; a number past
+// digits, with V8's separators (a row ends in "\n,") and others, and
+// checks them and the white space counted against strconv; a number past
 // 2^64 is an error at its first digit.
 func TestRegionParseLengths(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
-	for _, sep := range []string{",", ",\n"} {
+	for _, sep := range []string{",", "\n,", ",\n", "\n\n,", " ,\n"} {
 		var text []byte
 		var want []uint64
 		for i := 0; i < 5000; i++ {
@@ -70,8 +72,12 @@ func TestRegionParseLengths(t *testing.T) {
 		if reg.errPos >= 0 {
 			t.Fatalf("sep %q: error at %d: %s", sep, reg.errPos, reg.errMsg)
 		}
-		if !reg.st.done || len(reg.vals) != len(want) {
-			t.Fatalf("sep %q: %d values (done %v), want %d", sep, len(reg.vals), reg.st.done, len(want))
+		if !reg.st.done || len(reg.vals) != len(want) || reg.st.values != int64(len(want)) {
+			t.Fatalf("sep %q: %d values (done %v, counted %d), want %d", sep, len(reg.vals), reg.st.done, reg.st.values, len(want))
+		}
+		n := int64(len(want) - 1)
+		if nl, other := int64(strings.Count(sep, "\n"))*n, int64(strings.Count(sep, " "))*n; reg.st.newlines != nl || reg.st.other != other {
+			t.Fatalf("sep %q: %d newlines and %d other white space, want %d and %d", sep, reg.st.newlines, reg.st.other, nl, other)
 		}
 		for i := range want {
 			if reg.vals[i] != want[i] {
