@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/heapconv/heapconv/internal/slicesx"
 	"github.com/heapconv/heapconv/ir"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
@@ -512,9 +513,11 @@ func (p *parser) nodes() error {
 	nf := len(p.nodeFields)
 	nd := &p.snap.Nodes
 	capN := p.capacity(p.nodeCount, nf)
-	nd.Kind = make([]uint8, 0, capN)
-	nd.Name = make([]uint32, 0, capN)
-	nd.FirstEdge = make([]uint32, 1, capN+1)
+	// Uncleared: each entry is appended before it is read.
+	nd.Kind = slicesx.MakeUncleared[uint8](0, capN)
+	nd.Name = slicesx.MakeUncleared[uint32](0, capN)
+	nd.FirstEdge = slicesx.MakeUncleared[uint32](1, capN+1)
+	nd.FirstEdge[0] = 0
 	nd.ID.Reserve(capN)
 	nd.SelfSize.Reserve(capN)
 	iType, iName, iID, iSize, iEdges := -1, -1, -1, -1, -1
@@ -670,9 +673,9 @@ func (p *parser) edges() error {
 	div := newDivider(uint64(len(p.nodeFields)))
 	ed := &p.snap.Edges
 	capE := p.capacity(p.edgeCount, ef)
-	ed.Kind = make([]uint8, 0, capE)
-	ed.Name = make([]uint32, 0, capE)
-	ed.Target = make([]uint32, 0, capE)
+	ed.Kind = slicesx.MakeUncleared[uint8](0, capE)
+	ed.Name = slicesx.MakeUncleared[uint32](0, capE)
+	ed.Target = slicesx.MakeUncleared[uint32](0, capE)
 	iType, iName, iTo := -1, -1, -1
 	var extras []int
 	for i, f := range p.edgeFields {
