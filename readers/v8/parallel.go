@@ -19,6 +19,7 @@ type region struct {
 	expect uint8  // the array state at the start of the region
 	// results
 	vals     []uint64
+	second   []uint64 // the values of the region's second part, before they join vals
 	st       arrayState
 	errPos   int // index into data, or -1
 	errMsg   string
@@ -98,17 +99,120 @@ func moreDigits(buf []byte, pos int, v uint64) (uint64, int) {
 // pow10 holds 10^0 … 10^8.
 var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
 
-// parse scans the region (which ends in ',' or ']') into r.vals. Its
-// state is in local variables, which the compiler keeps in registers.
+// parse scans the region (which ends in ',' or ']') into r.vals.
+//
+// Each number's end is where the next begins, so a single scan is a
+// chain of dependent steps that leaves the core idle while it waits on
+// each. parse therefore splits the region at a comma near its middle and
+// scans both parts at once (twoChains), which gives the core two
+// independent chains to overlap, and finishes each part on its own
+// (scan) from where anything unusual stopped that. The parts' results are
+// joined as one scan would have left them: the first part's error wins,
+// and the second starts expecting a value, as the first's comma left it.
 func (r *region) parse() {
 	d := r.data[:len(r.data)-padPar]
 	buf := r.data // zero padding from buf[len(d)]
-	vals := r.vals[:0]
 	r.errPos = -1
-	st := arrayState{expect: r.expect}
-	expect := st.expect
-	var values, newlines int64
-	pos, end := 0, len(d)
+	a := scanState{end: len(d), expect: r.expect, vals: r.vals[:0], errPos: -1}
+	mid := len(d) / 2
+	if k := bytes.IndexByte(d[mid:], ','); len(d) >= twoChainsMin && k >= 0 && mid+k+1 < len(d) {
+		mid += k + 1
+		b := scanState{pos: mid, end: len(d), expect: expectValue, vals: r.second[:0], errPos: -1}
+		a.end = mid
+		var nl int64
+		a.pos, b.pos, a.vals, b.vals, nl = twoChains(buf, a.pos, mid, b.pos, len(d), a.vals, b.vals)
+		a.newlines = nl
+		if a.pos > 0 {
+			a.expect = expectValue // a number and its comma were taken
+		}
+		a.scan(buf)
+		if a.errPos < 0 {
+			b.scan(buf)
+			r.second = b.vals
+			a.vals = append(a.vals, b.vals...)
+			a.newlines += b.newlines
+			a.other += b.other
+			a.expect, a.errPos, a.errMsg = b.expect, b.errPos, b.errMsg
+			a.done = a.done || b.done
+		}
+	} else {
+		a.scan(buf)
+	}
+	r.vals = a.vals
+	r.st = arrayState{expect: a.expect, done: a.done, values: int64(len(a.vals)), newlines: a.newlines, other: a.other}
+	r.errPos, r.errMsg = a.errPos, a.errMsg
+}
+
+// twoChainsMin is the shortest region parse splits.
+const twoChainsMin = 4 << 10
+
+// twoChains scans numbers from pa on (up to ea) and from pb on (up to eb)
+// at once, appending them to va and vb and counting the newlines that end
+// rows, while both parts hold what V8 writes: numbers of fewer than 16
+// digits, each followed by ',' or by a newline and ','. It returns where
+// each part stopped, before anything else or at its end.
+func twoChains(buf []byte, pa, ea, pb, eb int, va, vb []uint64) (int, int, []uint64, []uint64, int64) {
+	var nl int64
+	for pa < ea && pb < eb && buf[pa]-'0' < 10 && buf[pb]-'0' < 10 {
+		ka, xa := digits8(binary.LittleEndian.Uint64(buf[pa:]))
+		kb, xb := digits8(binary.LittleEndian.Uint64(buf[pb:]))
+		na, nb := pa+ka, pb+kb
+		if ka == 8 {
+			k, x := digits8(binary.LittleEndian.Uint64(buf[na:]))
+			if k == 8 {
+				break
+			}
+			xa = xa*pow10[k] + x
+			na += k
+		}
+		if kb == 8 {
+			k, x := digits8(binary.LittleEndian.Uint64(buf[nb:]))
+			if k == 8 {
+				break
+			}
+			xb = xb*pow10[k] + x
+			nb += k
+		}
+		// What follows each number: ',' (1), or '\n' and ',' (2).
+		sa, sb := sepLen(buf, na), sepLen(buf, nb)
+		if sa == 0 || sb == 0 {
+			break
+		}
+		va, vb = append(va, xa), append(vb, xb)
+		nl += int64(sa + sb - 2)
+		pa, pb = na+sa, nb+sb
+	}
+	return pa, pb, va, vb, nl
+}
+
+// sepLen is the length of the separator V8 writes at buf[i] after a
+// number: 1 for ',', 2 for a newline and ',' (a row's end), 0 for
+// anything else.
+func sepLen(buf []byte, i int) int {
+	switch {
+	case buf[i] == ',':
+		return 1
+	case buf[i] == '\n' && buf[i+1] == ',':
+		return 2
+	}
+	return 0
+}
+
+// scanState is the progress of scanning a run of a region's bytes.
+type scanState struct {
+	pos, end        int
+	expect          uint8
+	done            bool
+	vals            []uint64
+	newlines, other int64
+	errPos          int // index into the region's data, or -1
+	errMsg          string
+}
+
+// scan goes on from st.pos to st.end, or to the first error. Its state is
+// in local variables, which the compiler keeps in registers.
+func (st *scanState) scan(buf []byte) {
+	pos, end, expect, vals, newlines := st.pos, st.end, st.expect, st.vals, st.newlines
 scan:
 	for pos < end {
 		c := buf[pos]
@@ -129,12 +233,11 @@ scan:
 			if pos-start > 19 {
 				var ok bool
 				if v, ok = parseBig(buf[start:pos]); !ok {
-					r.failAt(start, "number does not fit in 64 bits")
+					st.failAt(start, "number does not fit in 64 bits")
 					break scan
 				}
 			}
 			vals = append(vals, v)
-			values++
 			if buf[pos] == ',' {
 				pos++
 				expect = expectValue
@@ -148,7 +251,7 @@ scan:
 				continue
 			}
 			if c := buf[pos]; c == '.' || c == 'e' || c == 'E' {
-				r.failAt(start, "number is not an unsigned integer")
+				st.failAt(start, "number is not an unsigned integer")
 				break scan
 			}
 			expect = expectSep
@@ -164,30 +267,28 @@ scan:
 		case (expect == expectSep || (expect == expectFirst && len(vals) == 0)) && c == ']':
 			st.done = true
 		case expect == expectSep:
-			r.failAt(pos, "expected ',' or ']' in a number array, found %q", c)
+			st.failAt(pos, "expected ',' or ']' in a number array, found %q", c)
 			break scan
 		case c == '-':
-			r.failAt(pos, "negative number in a number array (V8 writes unsigned integers only)")
+			st.failAt(pos, "negative number in a number array (V8 writes unsigned integers only)")
 			break scan
 		case c == ']':
-			r.failAt(pos, "expected a number after ','")
+			st.failAt(pos, "expected a number after ','")
 			break scan
 		default:
-			r.failAt(pos, "expected an unsigned integer, found %q", c)
+			st.failAt(pos, "expected an unsigned integer, found %q", c)
 			break scan
 		}
 		pos++
 	}
-	r.vals = vals
-	st.expect, st.values, st.newlines = expect, values, newlines
-	r.st = st
+	st.pos, st.expect, st.vals, st.newlines = pos, expect, vals, newlines
 }
 
-// failAt records the region's error at index pos of its data; parse then
+// failAt records an error at index pos of the region's data; scan then
 // stops, and records its state as it was there.
-func (r *region) failAt(pos int, format string, args ...any) {
-	r.errPos = pos
-	r.errMsg = fmt.Sprintf(format, args...)
+func (st *scanState) failAt(pos int, format string, args ...any) {
+	st.errPos = pos
+	st.errMsg = fmt.Sprintf(format, args...)
 }
 
 // valueOffset returns the file offset of value k of the region.

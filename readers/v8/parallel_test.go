@@ -1,7 +1,9 @@
 package v8
 
 import (
+	"bytes"
 	"math/rand"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,5 +92,65 @@ func TestRegionParseLengths(t *testing.T) {
 	reg.parse()
 	if reg.errPos != 2 {
 		t.Errorf("2^64: error at %d (%q), want 2", reg.errPos, reg.errMsg)
+	}
+}
+
+// TestTwoChainsAsOne checks that parse, which scans a region's two halves
+// at once, leaves what one scan of the whole region leaves: the values,
+// the counts, and the first error with its place, on regions of V8's
+// layout with damage anywhere, near the split above all.
+func TestTwoChainsAsOne(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	damage := []byte(" \n\r\t,]-.ex0123456789")
+	split := 0
+	for i := 0; i < 3000; i++ {
+		var text []byte
+		for n := 0; len(text) < twoChainsMin+r.Intn(3*twoChainsMin); n++ {
+			digits := 1 + r.Intn(9)
+			if r.Intn(50) == 0 {
+				digits = 10 + r.Intn(12) // up to 21 digits, past 2^64
+			}
+			for j := 0; j < digits; j++ {
+				text = append(text, byte('0'+r.Intn(10)))
+			}
+			if n%7 == 6 {
+				text = append(text, '\n')
+			}
+			text = append(text, ',')
+		}
+		if r.Intn(2) == 0 {
+			text[len(text)-1] = ']'
+		}
+		for k := r.Intn(3); k > 0; k-- {
+			at := r.Intn(len(text))
+			if r.Intn(2) == 0 {
+				at = len(text)/2 + r.Intn(64) - 32 // near the split
+			}
+			text[at] = damage[r.Intn(len(damage))]
+		}
+		if r.Intn(4) == 0 {
+			// The second chain's first byte, or the comma before it.
+			at := len(text)/2 + bytes.IndexByte(text[len(text)/2:], ',') + r.Intn(2)
+			text[min(at, len(text)-1)] = damage[r.Intn(len(damage))]
+		}
+		expect := uint8(expectFirst + r.Intn(2))
+		reg := &region{data: append(text, make([]byte, padPar)...), expect: expect}
+		reg.parse()
+		one := scanState{end: len(text), expect: expect, errPos: -1}
+		one.scan(reg.data)
+		want := arrayState{expect: one.expect, done: one.done, values: int64(len(one.vals)), newlines: one.newlines, other: one.other}
+		if reg.errPos != one.errPos || reg.errMsg != one.errMsg {
+			t.Fatalf("region %d (%q): error at %d %q, one scan: at %d %q", i, text, reg.errPos, reg.errMsg, one.errPos, one.errMsg)
+		}
+		if reg.errPos < 0 && (reg.st != want || !slices.Equal(reg.vals, one.vals)) {
+			t.Fatalf("region %d (%q): state %+v and %d values, one scan: %+v and %d", i, text, reg.st, len(reg.vals), want, len(one.vals))
+		}
+		if len(reg.second) > 0 {
+			split++
+		}
+	}
+	// A region whose first half fails keeps no second half's values.
+	if split < 500 {
+		t.Errorf("only %d of 3000 regions kept values of a second chain", split)
 	}
 }
