@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+
+	"github.com/heapconv/heapconv/internal/slicesx"
 )
 
 // A region is a self-contained run of a number array, cut by the reader at
@@ -19,7 +21,6 @@ type region struct {
 	expect uint8  // the array state at the start of the region
 	// results
 	vals     []uint64
-	second   []uint64 // the values of the region's second part, before they join vals
 	st       arrayState
 	errPos   int // index into data, or -1
 	errMsg   string
@@ -74,8 +75,10 @@ func digits8(x uint64) (n int, v uint64) {
 	// non-digit byte only reaches the bytes after it too.
 	nd := ((y + 0x76*ones) | y) & (0x80 * ones)
 	n = bits.TrailingZeros64(nd) >> 3
-	d := y << (64 - 8*uint(n)) // the n digits in the high bytes, zeros below (n = 0: all zero)
-	d = (d & (0x0F * ones)) * (10<<8 + 1) >> 8
+	// The n digits' values in the high bytes, zeros below (n = 0: all
+	// zero), combined in pairs, fours and eights.
+	d := y << (64 - 8*uint(n))
+	d = d * (10<<8 + 1) >> 8
 	d = (d & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
 	d = (d & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
 	return n, d
@@ -117,18 +120,30 @@ func (r *region) parse() {
 	mid := len(d) / 2
 	if k := bytes.IndexByte(d[mid:], ','); len(d) >= twoChainsMin && k >= 0 && mid+k+1 < len(d) {
 		mid += k + 1
-		b := scanState{pos: mid, end: len(d), expect: expectValue, vals: r.second[:0], errPos: -1}
-		a.end = mid
-		var nl int64
-		a.pos, b.pos, a.vals, b.vals, nl = twoChains(buf, a.pos, mid, b.pos, len(d), a.vals, b.vals)
-		a.newlines = nl
-		if a.pos > 0 {
+		// Every value takes a digit and a separator, so the first part
+		// holds at most mid/2 values and the second part's go after
+		// those, in the same slice, until they are moved down to follow
+		// the first part's.
+		room := mid/2 + (len(d)-mid)/2 + 2
+		if cap(r.vals) < room {
+			r.vals = slicesx.MakeUncleared[uint64](0, room)
+		}
+		out := r.vals[:room]
+		hi := mid / 2
+		pa, pb, na, nb := twoChains(buf, 0, mid, mid, len(d), out, 0, hi)
+		a.pos, a.end, a.vals = pa, mid, out[:na:hi]
+		a.newlines = int64(bytes.Count(d[:pa], newline))
+		if pa > 0 {
 			a.expect = expectValue // a number and its comma were taken
 		}
 		a.scan(buf)
 		if a.errPos < 0 {
+			b := scanState{pos: pb, end: len(d), expect: expectValue, vals: out[hi:nb], errPos: -1}
+			b.newlines = int64(bytes.Count(d[mid:pb], newline))
 			b.scan(buf)
-			r.second = b.vals
+			if cap(a.vals) == hi { // in place: b's values move down (append copies overlapping values right)
+				a.vals = out[:len(a.vals)]
+			}
 			a.vals = append(a.vals, b.vals...)
 			a.newlines += b.newlines
 			a.other += b.other
@@ -143,46 +158,48 @@ func (r *region) parse() {
 	r.errPos, r.errMsg = a.errPos, a.errMsg
 }
 
+var newline = []byte{'\n'}
+
 // twoChainsMin is the shortest region parse splits.
 const twoChainsMin = 4 << 10
 
 // twoChains scans numbers from pa on (up to ea) and from pb on (up to eb)
-// at once, appending them to va and vb and counting the newlines that end
-// rows, while both parts hold what V8 writes: numbers of fewer than 16
-// digits, each followed by ',' or by a newline and ','. It returns where
-// each part stopped, before anything else or at its end.
-func twoChains(buf []byte, pa, ea, pb, eb int, va, vb []uint64) (int, int, []uint64, []uint64, int64) {
-	var nl int64
+// at once, storing them in out from na and from nb on, while both parts
+// hold what V8 writes: numbers of fewer than 16 digits, each followed by
+// ',' or by a newline and ','. It returns where each part stopped, before
+// anything else or at its end, and where its next value would go.
+func twoChains(buf []byte, pa, ea, pb, eb int, out []uint64, na, nb int) (int, int, int, int) {
 	for pa < ea && pb < eb && buf[pa]-'0' < 10 && buf[pb]-'0' < 10 {
 		ka, xa := digits8(binary.LittleEndian.Uint64(buf[pa:]))
 		kb, xb := digits8(binary.LittleEndian.Uint64(buf[pb:]))
-		na, nb := pa+ka, pb+kb
+		ea2, eb2 := pa+ka, pb+kb // each number's end
 		if ka == 8 {
-			k, x := digits8(binary.LittleEndian.Uint64(buf[na:]))
+			k, x := digits8(binary.LittleEndian.Uint64(buf[ea2:]))
 			if k == 8 {
 				break
 			}
 			xa = xa*pow10[k] + x
-			na += k
+			ea2 += k
 		}
 		if kb == 8 {
-			k, x := digits8(binary.LittleEndian.Uint64(buf[nb:]))
+			k, x := digits8(binary.LittleEndian.Uint64(buf[eb2:]))
 			if k == 8 {
 				break
 			}
 			xb = xb*pow10[k] + x
-			nb += k
+			eb2 += k
 		}
 		// What follows each number: ',' (1), or '\n' and ',' (2).
-		sa, sb := sepLen(buf, na), sepLen(buf, nb)
+		sa, sb := sepLen(buf, ea2), sepLen(buf, eb2)
 		if sa == 0 || sb == 0 {
 			break
 		}
-		va, vb = append(va, xa), append(vb, xb)
-		nl += int64(sa + sb - 2)
-		pa, pb = na+sa, nb+sb
+		out[na], out[nb] = xa, xb
+		na++
+		nb++
+		pa, pb = ea2+sa, eb2+sb
 	}
-	return pa, pb, va, vb, nl
+	return pa, pb, na, nb
 }
 
 // sepLen is the length of the separator V8 writes at buf[i] after a

@@ -102,7 +102,6 @@ func TestRegionParseLengths(t *testing.T) {
 func TestTwoChainsAsOne(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
 	damage := []byte(" \n\r\t,]-.ex0123456789")
-	split := 0
 	for i := 0; i < 3000; i++ {
 		var text []byte
 		for n := 0; len(text) < twoChainsMin+r.Intn(3*twoChainsMin); n++ {
@@ -145,12 +144,46 @@ func TestTwoChainsAsOne(t *testing.T) {
 		if reg.errPos < 0 && (reg.st != want || !slices.Equal(reg.vals, one.vals)) {
 			t.Fatalf("region %d (%q): state %+v and %d values, one scan: %+v and %d", i, text, reg.st, len(reg.vals), want, len(one.vals))
 		}
-		if len(reg.second) > 0 {
-			split++
+	}
+}
+
+// TestTwoChains checks that twoChains takes V8's layout as it is: both
+// parts until one of them ends (the second before its last number, which
+// ']' follows), each value in its place.
+func TestTwoChains(t *testing.T) {
+	var text []byte
+	for n := 0; n < 2000; n++ {
+		text = strconv.AppendUint(text, uint64(n)*uint64(n)*977, 10)
+		if n%7 == 6 {
+			text = append(text, '\n')
+		}
+		text = append(text, ',')
+	}
+	mid := len(text) / 2
+	mid += bytes.IndexByte(text[mid:], ',') + 1
+	text[len(text)-1] = ']'
+	last := bytes.LastIndexByte(text, ',') + 1
+	buf := append(text, make([]byte, padPar)...)
+	out := make([]uint64, 2000)
+	pa, pb, na, nb := twoChains(buf, 0, mid, mid, len(text), out, 0, 1000)
+	if pa != mid && pb != last {
+		t.Fatalf("stopped at %d and %d, before either end (%d, %d)", pa, pb, mid, last)
+	}
+	if pa != 0 && buf[pa-1] != ',' || pb != mid && buf[pb-1] != ',' {
+		t.Fatalf("stopped at %d and %d, not after a comma", pa, pb)
+	}
+	f := bytes.Count(text[:mid], []byte(",")) // the second part's first number
+	if na != bytes.Count(text[:pa], []byte(",")) || nb-1000 != bytes.Count(text[mid:pb], []byte(",")) {
+		t.Fatalf("%d and %d values up to %d and %d", na, nb-1000, pa, pb)
+	}
+	for k, v := range out[:na] {
+		if want := uint64(k) * uint64(k) * 977; v != want {
+			t.Fatalf("value %d = %d, want %d", k, v, want)
 		}
 	}
-	// A region whose first half fails keeps no second half's values.
-	if split < 500 {
-		t.Errorf("only %d of 3000 regions kept values of a second chain", split)
+	for k, v := range out[1000:nb] {
+		if n := uint64(f + k); v != n*n*977 {
+			t.Fatalf("value %d = %d, want %d", f+k, v, n*n*977)
+		}
 	}
 }
