@@ -173,7 +173,9 @@ func twoChains(buf []byte, pa, ea, pb, eb int, out []uint64, na, nb int) (int, i
 		ka, xa := digits8(binary.LittleEndian.Uint64(buf[pa:]))
 		kb, xb := digits8(binary.LittleEndian.Uint64(buf[pb:]))
 		ea2, eb2 := pa+ka, pb+kb // each number's end
-		if ka == 8 {
+		// Eight digits (V8's ids and edge targets often have eight) and
+		// a ninth: the next word too.
+		if ka == 8 && buf[ea2]-'0' < 10 {
 			k, x := digits8(binary.LittleEndian.Uint64(buf[ea2:]))
 			if k == 8 {
 				break
@@ -181,7 +183,7 @@ func twoChains(buf []byte, pa, ea, pb, eb int, out []uint64, na, nb int) (int, i
 			xa = xa*pow10[k] + x
 			ea2 += k
 		}
-		if kb == 8 {
+		if kb == 8 && buf[eb2]-'0' < 10 {
 			k, x := digits8(binary.LittleEndian.Uint64(buf[eb2:]))
 			if k == 8 {
 				break
