@@ -2,6 +2,7 @@ package v8
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -185,5 +186,49 @@ func TestTwoChains(t *testing.T) {
 		if n := uint64(f + k); v != n*n*977 {
 			t.Fatalf("value %d = %d, want %d", f+k, v, n*n*977)
 		}
+	}
+}
+
+// TestRegionBoundaryErrors damages the edge rows where the reader cuts the
+// edges array into regions, so that a damaged row begins in one region
+// (scanned in two chains) and ends in the next, and requires the error a
+// serial read gives, at its offset.
+func TestRegionBoundaryErrors(t *testing.T) {
+	data := synthSnapshot(120_000, true)
+	i := bytes.Index(data, []byte(`"edges":[`)) + len(`"edges":[`)
+	j := i + bytes.IndexByte(data[i:], ']')
+	checked, failed := 0, 0
+	// The reader cuts a region at the last comma of the next regionSize
+	// bytes.
+	for b := i + bytes.LastIndexByte(data[i:i+regionSize], ',') + 1; b+regionSize < j; b += bytes.LastIndexByte(data[b:b+regionSize], ',') + 1 {
+		// The row the cut falls in, and the rows either side of it.
+		row := bytes.LastIndex(data[:b], []byte("\n,")) + 2
+		row = bytes.LastIndex(data[:row-2], []byte("\n,")) + 2
+		for range 3 {
+			for field := range 3 {
+				v := row
+				for range field {
+					v += bytes.IndexByte(data[v:], ',') + 1
+				}
+				e := v + bytes.IndexAny(data[v:], ",\n]")
+				bad := slices.Clone(data)
+				// A type or to_node out of range, or a name past the strings.
+				copy(bad[v:e], bytes.Repeat([]byte("9"), e-v))
+				// (An element edge's name is an index, which 9s do not spoil.)
+				_, serial := Read(bytes.NewReader(bad), Options{})
+				_, parallel := Read(bytes.NewReader(bad), Options{Size: parallelMin})
+				if fmt.Sprint(serial) != fmt.Sprint(parallel) {
+					t.Fatalf("edge field %d at %d damaged: serial read: %v; parallel: %v", field, v, serial, parallel)
+				}
+				if serial != nil {
+					failed++
+				}
+				checked++
+			}
+			row += bytes.Index(data[row:], []byte("\n,")) + 2
+		}
+	}
+	if checked < 18 || failed < checked/2 {
+		t.Fatalf("%d damaged files checked, %d of them failing: the edges array holds fewer than three regions, or the damage does not show", checked, failed)
 	}
 }

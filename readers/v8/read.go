@@ -629,8 +629,13 @@ func (p *parser) noteString(v uint32, k int) {
 	p.maxStringK = k
 	switch {
 	case p.region != nil:
-		// Keep the region; the offset is worked out only if needed.
-		if p.maxRegion != p.region {
+		// Keep the region; the offset is worked out only if needed. A
+		// row that began in the region before has its first values there.
+		r := p.region
+		if k < 0 && p.prevRegion != nil {
+			r, p.maxStringK = p.prevRegion, int(p.prevRegion.st.values)+k
+		}
+		if p.maxRegion != r {
 			if old := p.maxRegion; old != nil {
 				old.pinned = false
 				// The current and previous regions go back to the pool
@@ -639,8 +644,8 @@ func (p *parser) noteString(v uint32, k int) {
 					p.regions.put(old)
 				}
 			}
-			p.region.pinned = true
-			p.maxRegion = p.region
+			r.pinned = true
+			p.maxRegion = r
 		}
 	default:
 		// The scanner's cursor makes these lookups one pass per batch.
