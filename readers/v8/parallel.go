@@ -19,13 +19,15 @@ type region struct {
 	data   []byte // the region's bytes plus padPar zero bytes (a sentinel for the digit loops)
 	off    int64  // file offset of data[0]
 	expect uint8  // the array state at the start of the region
-	// results
-	vals     []uint64
-	st       arrayState
-	errPos   int // index into data, or -1
-	errMsg   string
-	finished chan struct{}
-	pinned   bool // kept by the parser for an error offset; not to be reused
+	// results: the values, in two parts when parse scanned the region in
+	// two (second follows vals), both in store
+	vals, second []uint64
+	store        []uint64
+	st           arrayState
+	errPos       int // index into data, or -1
+	errMsg       string
+	finished     chan struct{}
+	pinned       bool // kept by the parser for an error offset; not to be reused
 }
 
 const (
@@ -53,7 +55,7 @@ func (rp *regionPool) get() *region {
 	}
 	// vals grows as needed: a region of one-digit values needs
 	// regionSize/2 of them, typical ones a fifth of that.
-	return &region{data: make([]byte, 0, regionSize+padPar), vals: make([]uint64, 0, regionSize/8)}
+	return &region{data: make([]byte, 0, regionSize+padPar), store: make([]uint64, 0, regionSize/8)}
 }
 
 func (rp *regionPool) put(r *region) {
@@ -116,19 +118,19 @@ func (r *region) parse() {
 	d := r.data[:len(r.data)-padPar]
 	buf := r.data // zero padding from buf[len(d)]
 	r.errPos = -1
-	a := scanState{end: len(d), expect: r.expect, vals: r.vals[:0], errPos: -1}
+	a := scanState{end: len(d), expect: r.expect, vals: r.store[:0], errPos: -1}
+	r.second = nil
 	mid := len(d) / 2
 	if k := bytes.IndexByte(d[mid:], ','); len(d) >= twoChainsMin && k >= 0 && mid+k+1 < len(d) {
 		mid += k + 1
 		// Every value takes a digit and a separator, so the first part
 		// holds at most mid/2 values and the second part's go after
-		// those, in the same slice, until they are moved down to follow
-		// the first part's.
+		// those, in the same storage.
 		room := mid/2 + (len(d)-mid)/2 + 2
-		if cap(r.vals) < room {
-			r.vals = slicesx.MakeUncleared[uint64](0, room)
+		if cap(r.store) < room {
+			r.store = slicesx.MakeUncleared[uint64](0, room)
 		}
-		out := r.vals[:room]
+		out := r.store[:room]
 		hi := mid / 2
 		pa, pb, na, nb := twoChains(buf, 0, mid, mid, len(d), out, 0, hi)
 		a.pos, a.end, a.vals = pa, mid, out[:na:hi]
@@ -141,10 +143,7 @@ func (r *region) parse() {
 			b := scanState{pos: pb, end: len(d), expect: expectValue, vals: out[hi:nb], errPos: -1}
 			b.newlines = int64(bytes.Count(d[mid:pb], newline))
 			b.scan(buf)
-			if cap(a.vals) == hi { // in place: b's values move down (append copies overlapping values right)
-				a.vals = out[:len(a.vals)]
-			}
-			a.vals = append(a.vals, b.vals...)
+			r.second = b.vals
 			a.newlines += b.newlines
 			a.other += b.other
 			a.expect, a.errPos, a.errMsg = b.expect, b.errPos, b.errMsg
@@ -154,7 +153,10 @@ func (r *region) parse() {
 		a.scan(buf)
 	}
 	r.vals = a.vals
-	r.st = arrayState{expect: a.expect, done: a.done, values: int64(len(a.vals)), newlines: a.newlines, other: a.other}
+	if r.second == nil && cap(a.vals) > cap(r.store) {
+		r.store = a.vals[:0] // grown by append: keep it for the next region
+	}
+	r.st = arrayState{expect: a.expect, done: a.done, values: int64(len(r.vals) + len(r.second)), newlines: a.newlines, other: a.other}
 	r.errPos, r.errMsg = a.errPos, a.errMsg
 }
 
@@ -239,8 +241,8 @@ scan:
 			start := pos
 			k, v := digits8(binary.LittleEndian.Uint64(buf[pos:]))
 			pos += k
-			if k == 8 {
-				// V8 ids and edge targets often have eight digits or more.
+			if k == 8 && buf[pos]-'0' < 10 {
+				// Nine digits or more.
 				k2, v2 := digits8(binary.LittleEndian.Uint64(buf[pos:]))
 				v = v*pow10[k2] + v2
 				pos += k2

@@ -75,16 +75,17 @@ func TestRegionParseLengths(t *testing.T) {
 		if reg.errPos >= 0 {
 			t.Fatalf("sep %q: error at %d: %s", sep, reg.errPos, reg.errMsg)
 		}
-		if !reg.st.done || len(reg.vals) != len(want) || reg.st.values != int64(len(want)) {
-			t.Fatalf("sep %q: %d values (done %v, counted %d), want %d", sep, len(reg.vals), reg.st.done, reg.st.values, len(want))
+		got := regionValues(reg)
+		if !reg.st.done || len(got) != len(want) || reg.st.values != int64(len(want)) {
+			t.Fatalf("sep %q: %d values (done %v, counted %d), want %d", sep, len(got), reg.st.done, reg.st.values, len(want))
 		}
 		n := int64(len(want) - 1)
 		if nl, other := int64(strings.Count(sep, "\n"))*n, int64(strings.Count(sep, " "))*n; reg.st.newlines != nl || reg.st.other != other {
 			t.Fatalf("sep %q: %d newlines and %d other white space, want %d and %d", sep, reg.st.newlines, reg.st.other, nl, other)
 		}
 		for i := range want {
-			if reg.vals[i] != want[i] {
-				t.Fatalf("sep %q: value %d = %d, want %d", sep, i, reg.vals[i], want[i])
+			if got[i] != want[i] {
+				t.Fatalf("sep %q: value %d = %d, want %d", sep, i, got[i], want[i])
 			}
 		}
 	}
@@ -142,10 +143,15 @@ func TestTwoChainsAsOne(t *testing.T) {
 		if reg.errPos != one.errPos || reg.errMsg != one.errMsg {
 			t.Fatalf("region %d (%q): error at %d %q, one scan: at %d %q", i, text, reg.errPos, reg.errMsg, one.errPos, one.errMsg)
 		}
-		if reg.errPos < 0 && (reg.st != want || !slices.Equal(reg.vals, one.vals)) {
-			t.Fatalf("region %d (%q): state %+v and %d values, one scan: %+v and %d", i, text, reg.st, len(reg.vals), want, len(one.vals))
+		if got := regionValues(reg); reg.errPos < 0 && (reg.st != want || !slices.Equal(got, one.vals)) {
+			t.Fatalf("region %d (%q): state %+v and %d values, one scan: %+v and %d", i, text, reg.st, len(got), want, len(one.vals))
 		}
 	}
+}
+
+// regionValues returns a parsed region's values, its two parts joined.
+func regionValues(r *region) []uint64 {
+	return append(slices.Clip(r.vals), r.second...)
 }
 
 // TestTwoChains checks that twoChains takes V8's layout as it is: both
@@ -186,6 +192,56 @@ func TestTwoChains(t *testing.T) {
 		if n := uint64(f + k); v != n*n*977 {
 			t.Fatalf("value %d = %d, want %d", f+k, v, n*n*977)
 		}
+	}
+}
+
+// TestSplitRegionErrors damages edge targets throughout a region that
+// parse scans in two chains, where the rows meet the second part's start
+// above all, and requires the error a serial read gives, at its offset:
+// the reader passes the two parts on separately, and the second part's
+// values must still be found where they are.
+func TestSplitRegionErrors(t *testing.T) {
+	data := synthSnapshot(3000, true)
+	i := bytes.Index(data, []byte(`"edges":[`)) + len(`"edges":[`)
+	j := i + bytes.IndexByte(data[i:], ']')
+	if j-i < 2*twoChainsMin {
+		t.Fatalf("the edges array holds %d bytes, too few to split", j-i)
+	}
+	// The edges' third field, to_node, is a multiple of the node width:
+	// one more is an error the reader finds after parsing.
+	mid := i + (j-i)/2
+	var spots []int
+	for k := i; k < j; k += 997 {
+		spots = append(spots, k)
+	}
+	for k := mid - 64; k < mid+64; k++ {
+		spots = append(spots, k)
+	}
+	checked := 0
+	for _, at := range spots {
+		// The start of the edge row at or after at.
+		row := at + bytes.Index(data[at:j], []byte("\n,")) + 2
+		if row < at+2 || row >= j {
+			continue
+		}
+		// Its third value.
+		v := row
+		for range 2 {
+			v += bytes.IndexByte(data[v:], ',') + 1
+		}
+		e := v + bytes.IndexAny(data[v:], ",\n]")
+		bad := slices.Clone(data)
+		last := &bad[e-1]
+		*last = '0' + (*last-'0'+1)%10 // not a multiple of 7 any more
+		_, serial := Read(bytes.NewReader(bad), Options{})
+		_, parallel := Read(bytes.NewReader(bad), Options{Size: parallelMin})
+		if serial == nil || parallel == nil || serial.Error() != parallel.Error() {
+			t.Fatalf("to_node at %d damaged: serial read: %v; parallel: %v", v, serial, parallel)
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Fatalf("only %d damaged files checked", checked)
 	}
 }
 

@@ -104,7 +104,7 @@ func (p *parser) violation(off int64, format string, args ...any) error {
 func (p *parser) at(k int) int64 {
 	if p.region != nil {
 		if k < 0 && p.prevRegion != nil {
-			return p.prevRegion.valueOffset(len(p.prevRegion.vals) + k)
+			return p.prevRegion.valueOffset(int(p.prevRegion.st.values) + k)
 		}
 		return p.region.valueOffset(k)
 	}
@@ -411,7 +411,8 @@ func (p *parser) numbers(key string, width int, fn func(rows []uint64, k0 int) e
 		return err
 	}
 	carry := make([]uint64, 0, width)
-	emit := func(vals []uint64) error {
+	// emit passes on vals, which begin with value base of the batch.
+	emit := func(vals []uint64, base int) error {
 		i := 0
 		if len(carry) > 0 {
 			need := width - len(carry)
@@ -420,14 +421,14 @@ func (p *parser) numbers(key string, width int, fn func(rows []uint64, k0 int) e
 				return nil
 			}
 			carry = append(carry, vals[:need]...)
-			if err := fn(carry, need-width); err != nil {
+			if err := fn(carry, base+need-width); err != nil {
 				return err
 			}
 			carry, i = carry[:0], need
 		}
 		whole := (len(vals) - i) / width * width
 		if whole > 0 {
-			if err := fn(vals[i:i+whole], i); err != nil {
+			if err := fn(vals[i:i+whole], base+i); err != nil {
 				return err
 			}
 		}
@@ -446,7 +447,7 @@ func (p *parser) numbers(key string, width int, fn func(rows []uint64, k0 int) e
 		if err != nil {
 			return err
 		}
-		if err := emit(p.vals[:n]); err != nil {
+		if err := emit(p.vals[:n], 0); err != nil {
 			return err
 		}
 	}
@@ -461,7 +462,7 @@ func (p *parser) numbers(key string, width int, fn func(rows []uint64, k0 int) e
 // parallel reads as much of a number array as it can in regions parsed by
 // worker goroutines. It returns with st.done set, or leaves the rest (a
 // truncated or odd tail) to the sequential scanner.
-func (p *parser) parallel(st *arrayState, emit func([]uint64) error) error {
+func (p *parser) parallel(st *arrayState, emit func(vals []uint64, base int) error) error {
 	pn := newParallelNumbers(p.s, &p.regions)
 	defer func() {
 		p.region, p.prevRegion = nil, nil
@@ -498,7 +499,10 @@ func (p *parser) parallel(st *arrayState, emit func([]uint64) error) error {
 		if r.errPos >= 0 {
 			return ir.Errorf(v8ir.Format, r.off+int64(r.errPos), "%s", r.errMsg)
 		}
-		if err := emit(r.vals); err != nil {
+		if err := emit(r.vals, 0); err != nil {
+			return err
+		}
+		if err := emit(r.second, len(r.vals)); err != nil {
 			return err
 		}
 		if r.st.done {
