@@ -20,7 +20,7 @@ type Number interface {
 
 // Poison, when not zero, is written to every byte MakeUncleared and Grow
 // leave uncleared, so that a test reading an element before it is written
-// sees it. Only tests set it, before any slice is made.
+// sees it. Only tests set it (slicestest.Main), before any slice is made.
 var Poison byte
 
 // MakeUncleared is make([]T, length, capacity) without clearing the

@@ -1,21 +1,13 @@
 package dart_test
 
 import (
-	"flag"
-	"os"
 	"testing"
 
-	"github.com/heapconv/heapconv/internal/slicesx"
+	"github.com/heapconv/heapconv/internal/slicesx/slicestest"
 )
 
 // TestMain poisons the memory the reader makes its columns in without
 // clearing it, so that an entry read before it is written shows in the
 // tests' comparisons (split reads against reads on one core, files
-// written back byte for byte). Benchmarks run unpoisoned, as users do.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if flag.Lookup("test.bench").Value.String() == "" {
-		slicesx.Poison = 0xA5
-	}
-	os.Exit(m.Run())
-}
+// written back byte for byte).
+func TestMain(m *testing.M) { slicestest.Main(m) }
