@@ -18,9 +18,10 @@ type Number interface {
 		~float32 | ~float64
 }
 
-// Poison, when not zero, is written to every byte MakeUncleared and Grow
-// leave uncleared, so that a test reading an element before it is written
-// sees it. Only tests set it (slicestest.Main), before any slice is made.
+// Poison, when not zero, is written to every byte of the slices
+// MakeUncleared returns (and so of Grow's new room), so that a test
+// reading an element before it is written sees it. Only tests set it
+// (slicestest.Main), before any slice is made.
 var Poison byte
 
 // MakeUncleared is make([]T, length, capacity) without clearing the

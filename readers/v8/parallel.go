@@ -53,7 +53,7 @@ func (rp *regionPool) get() *region {
 		rp.free = rp.free[:n-1]
 		return r
 	}
-	// vals grows as needed: a region of one-digit values needs
+	// store grows as needed: a region of one-digit values needs
 	// regionSize/2 of them, typical ones a fifth of that.
 	return &region{data: make([]byte, 0, regionSize+padPar), store: make([]uint64, 0, regionSize/8)}
 }
@@ -104,7 +104,8 @@ func moreDigits(buf []byte, pos int, v uint64) (uint64, int) {
 // pow10 holds 10^0 … 10^8.
 var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
 
-// parse scans the region (which ends in ',' or ']') into r.vals.
+// parse scans the region (which ends in ',' or ']') into r.vals and
+// r.second.
 //
 // Each number's end is where the next begins, so a single scan is a
 // chain of dependent steps that leaves the core idle while it waits on
@@ -112,8 +113,10 @@ var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000
 // scans both parts at once (twoChains), which gives the core two
 // independent chains to overlap, and finishes each part on its own
 // (scan) from where anything unusual stopped that. The parts' results are
-// joined as one scan would have left them: the first part's error wins,
-// and the second starts expecting a value, as the first's comma left it.
+// joined as one scan would have left them (the first part's error wins,
+// and the second starts expecting a value, as the first's comma left it),
+// but for the values: the second part's stay where they were stored, in
+// r.second.
 func (r *region) parse() {
 	d := r.data[:len(r.data)-padPar]
 	buf := r.data // zero padding from buf[len(d)]
