@@ -910,8 +910,15 @@ func (p *parser) strings() error {
 		}
 		p.f.Strings = append(p.f.Strings, chunk...)
 	}()
+	quoted := false // the next string's opening quote is taken
 	for {
-		str, err := s.str(&p.es)
+		var str string
+		var err error
+		if quoted {
+			str, err = s.strBody(&p.es)
+		} else {
+			str, err = s.str(&p.es)
+		}
 		if err != nil {
 			return err
 		}
@@ -920,6 +927,13 @@ func (p *parser) strings() error {
 			chunk = make([]string, 0, min(2*cap(chunk), 1<<16))
 		}
 		chunk = append(chunk, str)
+		// V8 puts a comma and a newline between strings: taken in one
+		// step with the next opening quote.
+		if quoted = s.end-s.pos >= 3 && string(s.buf[s.pos:s.pos+3]) == ",\n\""; quoted {
+			s.pos += 3
+			s.wsNewline++
+			continue
+		}
 		s.skipWS()
 		c, ok := s.peek()
 		if !ok {

@@ -250,6 +250,22 @@ func TestReadStrings(t *testing.T) {
 			if v.Layout != tc.layout {
 				t.Errorf("layout %v, want %v", v.Layout, tc.layout)
 			}
+			// The table as V8 writes it, a newline after each comma, also
+			// read a byte at a time, so that the reader's step over V8's
+			// separator meets the end of its buffer everywhere.
+			p.strs = "[" + strings.Join([]string{`"<dummy>"`, `""`, `"A"`, `"B"`, `"p"`, tc.lit}, ",\n") + "]"
+			for _, r := range []io.Reader{strings.NewReader(p.String()), iotest.OneByteReader(strings.NewReader(p.String()))} {
+				f, err := rv8.Read(r, rv8.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := f.Strings[5]; len(f.Strings) != 6 || got != tc.want || f.Strings[4] != "p" {
+					t.Errorf("rows: %d strings, the last %q, want %q", len(f.Strings), got, tc.want)
+				}
+				if v := v8ir.Of(f.Snapshots[0]); v.Escape != tc.escape {
+					t.Errorf("rows: escape %v, want %v", v.Escape, tc.escape)
+				}
+			}
 		})
 	}
 }

@@ -1,7 +1,9 @@
 package v8
 
 import (
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"unsafe"
 
 	v8ir "github.com/heapconv/heapconv/ir/v8"
@@ -182,6 +184,11 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 	if err := s.expect('"'); err != nil {
 		return "", err
 	}
+	return s.strBody(es)
+}
+
+// strBody is str after the opening quote.
+func (s *scanner) strBody(es *escapeStats) (string, error) {
 	start := len(s.slab)
 	if cap(s.slab)-start < 256 {
 		s.newSlab(256)
@@ -189,16 +196,9 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 	}
 	for {
 		// Copy the run of plain bytes.
-		i := s.pos
-		for i < s.end {
-			c := s.buf[i]
-			if c == '"' || c == '\\' || c < 0x20 {
-				break
-			}
-			if c >= 0x80 {
-				es.rawNonASCII = true
-			}
-			i++
+		i, nonASCII := plainRun(s.buf[:s.end], s.pos)
+		if nonASCII {
+			es.rawNonASCII = true
 		}
 		s.appendSlab(s.buf[s.pos:i], &start)
 		s.pos = i
@@ -275,6 +275,41 @@ func (s *scanner) str(es *escapeStats) (string, error) {
 		s.pos += 2
 		s.appendSlab([]byte{out}, &start)
 	}
+}
+
+// plainRun returns the index of the first byte of b from i on that ends a
+// run of a JSON string's plain bytes (a quote, a backslash or a control
+// character), or len(b), and whether the run holds a byte of 0x80 or more.
+// It looks at 8 bytes a step.
+func plainRun(b []byte, i int) (int, bool) {
+	const ones = 0x0101010101010101
+	var high uint64
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// A byte's high bit is set in stop when it is a quote or a
+		// backslash (w^c has a zero byte there) or below 0x20. A borrow
+		// can set bits only above a byte that stops the run, so the
+		// lowest bit set is the first such byte.
+		q, bs := w^(0x22*ones), w^(0x5C*ones)
+		stop := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((w - 0x20*ones) &^ w)
+		stop &= 0x80 * ones
+		if stop != 0 {
+			high |= w & (stop&-stop - 1) // the bytes before the first
+			return i + bits.TrailingZeros64(stop)>>3, high&(0x80*ones) != 0
+		}
+		high |= w
+	}
+	nonASCII := high&(0x80*ones) != 0
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		if c >= 0x80 {
+			nonASCII = true
+		}
+	}
+	return i, nonASCII
 }
 
 // appendSlab appends b to the string being built at slab[*start:], moving
