@@ -120,7 +120,6 @@ var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000
 func (r *region) parse() {
 	d := r.data[:len(r.data)-padPar]
 	buf := r.data // zero padding from buf[len(d)]
-	r.errPos = -1
 	a := scanState{end: len(d), expect: r.expect, vals: r.store[:0], errPos: -1}
 	r.second = nil
 	mid := len(d) / 2
@@ -179,7 +178,9 @@ func twoChains(buf []byte, pa, ea, pb, eb int, out []uint64, na, nb int) (int, i
 		kb, xb := digits8(binary.LittleEndian.Uint64(buf[pb:]))
 		ea2, eb2 := pa+ka, pb+kb // each number's end
 		// Eight digits (V8's ids and edge targets often have eight) and
-		// a ninth: the next word too.
+		// a ninth: the next word too. Written out for each chain: a
+		// function for both is not inlined, and took 2% more of the
+		// scan's CPU on a real 1 GB file.
 		if ka == 8 && buf[ea2]-'0' < 10 {
 			k, x := digits8(binary.LittleEndian.Uint64(buf[ea2:]))
 			if k == 8 {
