@@ -202,8 +202,7 @@ func TestTwoChains(t *testing.T) {
 // values must still be found where they are.
 func TestSplitRegionErrors(t *testing.T) {
 	data := synthSnapshot(3000, true)
-	i := bytes.Index(data, []byte(`"edges":[`)) + len(`"edges":[`)
-	j := i + bytes.IndexByte(data[i:], ']')
+	i, j := edgesArray(data)
 	if j-i < 2*twoChainsMin {
 		t.Fatalf("the edges array holds %d bytes, too few to split", j-i)
 	}
@@ -224,17 +223,11 @@ func TestSplitRegionErrors(t *testing.T) {
 		if row < at+2 || row >= j {
 			continue
 		}
-		// Its third value.
-		v := row
-		for range 2 {
-			v += bytes.IndexByte(data[v:], ',') + 1
-		}
-		e := v + bytes.IndexAny(data[v:], ",\n]")
+		v, e := rowField(data, row, 2)
 		bad := slices.Clone(data)
 		last := &bad[e-1]
 		*last = '0' + (*last-'0'+1)%10 // not a multiple of 7 any more
-		_, serial := Read(bytes.NewReader(bad), Options{})
-		_, parallel := Read(bytes.NewReader(bad), Options{Size: parallelMin})
+		serial, parallel := serialAndParallel(bad)
 		if serial == nil || parallel == nil || serial.Error() != parallel.Error() {
 			t.Fatalf("to_node at %d damaged: serial read: %v; parallel: %v", v, serial, parallel)
 		}
@@ -251,8 +244,7 @@ func TestSplitRegionErrors(t *testing.T) {
 // serial read gives, at its offset.
 func TestRegionBoundaryErrors(t *testing.T) {
 	data := synthSnapshot(120_000, true)
-	i := bytes.Index(data, []byte(`"edges":[`)) + len(`"edges":[`)
-	j := i + bytes.IndexByte(data[i:], ']')
+	i, j := edgesArray(data)
 	checked, failed := 0, 0
 	// The reader cuts a region at the last comma of the next regionSize
 	// bytes.
@@ -262,17 +254,12 @@ func TestRegionBoundaryErrors(t *testing.T) {
 		row = bytes.LastIndex(data[:row-2], []byte("\n,")) + 2
 		for range 3 {
 			for field := range 3 {
-				v := row
-				for range field {
-					v += bytes.IndexByte(data[v:], ',') + 1
-				}
-				e := v + bytes.IndexAny(data[v:], ",\n]")
+				v, e := rowField(data, row, field)
 				bad := slices.Clone(data)
 				// A type or to_node out of range, or a name past the strings.
 				copy(bad[v:e], bytes.Repeat([]byte("9"), e-v))
 				// (An element edge's name is an index, which 9s do not spoil.)
-				_, serial := Read(bytes.NewReader(bad), Options{})
-				_, parallel := Read(bytes.NewReader(bad), Options{Size: parallelMin})
+				serial, parallel := serialAndParallel(bad)
 				if fmt.Sprint(serial) != fmt.Sprint(parallel) {
 					t.Fatalf("edge field %d at %d damaged: serial read: %v; parallel: %v", field, v, serial, parallel)
 				}
@@ -287,4 +274,29 @@ func TestRegionBoundaryErrors(t *testing.T) {
 	if checked < 18 || failed < checked/2 {
 		t.Fatalf("%d damaged files checked, %d of them failing: the edges array holds fewer than three regions, or the damage does not show", checked, failed)
 	}
+}
+
+// edgesArray returns where the edges array's values begin and its ']' is
+// in a snapshot.
+func edgesArray(data []byte) (begin, end int) {
+	begin = bytes.Index(data, []byte(`"edges":[`)) + len(`"edges":[`)
+	return begin, begin + bytes.IndexByte(data[begin:], ']')
+}
+
+// rowField returns where value k of the row that begins at row starts
+// and ends.
+func rowField(data []byte, row, k int) (start, end int) {
+	start = row
+	for range k {
+		start += bytes.IndexByte(data[start:], ',') + 1
+	}
+	return start, start + bytes.IndexAny(data[start:], ",\n]")
+}
+
+// serialAndParallel reads data serially and in parallel regions, and
+// returns both errors.
+func serialAndParallel(data []byte) (serial, parallel error) {
+	_, serial = Read(bytes.NewReader(data), Options{})
+	_, parallel = Read(bytes.NewReader(data), Options{Size: parallelMin})
+	return serial, parallel
 }
