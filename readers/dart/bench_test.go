@@ -15,9 +15,15 @@ func benchHeap(b *testing.B) []byte { return benchHeapOf(b, dartgen.GenVM) }
 // benchHeapOf is benchHeap as the writers of generation g write it.
 func benchHeapOf(b *testing.B, g dartgen.Generation) []byte {
 	b.Helper()
+	return generated(b, dartgen.Options{Seed: 1, Objects: 1_000_000, Generation: g})
+}
+
+// generated returns the heap internal/dartgen writes for o.
+func generated(tb testing.TB, o dartgen.Options) []byte {
+	tb.Helper()
 	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 1, Objects: 1_000_000, Generation: g}); err != nil {
-		b.Fatal(err)
+	if _, err := dartgen.Generate(&buf, o); err != nil {
+		tb.Fatal(err)
 	}
 	return buf.Bytes()
 }

@@ -207,11 +207,7 @@ func TestSparseFieldIndices(t *testing.T) {
 // every object it cannot take whole to that path, which words the error.
 func TestFastLoopMatchesCareful(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 12_000}); err != nil {
-		t.Fatal(err)
-	}
-	inputs := [][]byte{buf.Bytes(), readSample(t)}
+	inputs := [][]byte{generated(t, dartgen.Options{Seed: 4, Objects: 12_000}), readSample(t)}
 	for range 300 {
 		bad := bytes.Clone(inputs[rng.IntN(2)])
 		for range 1 + rng.IntN(3) {
@@ -253,11 +249,7 @@ func TestFastLoopMatchesCareful(t *testing.T) {
 	}
 	// A file bigger than the reader's buffer, declared shorter than it is:
 	// the buffer then holds bytes past the declared end.
-	buf.Reset()
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 5, Objects: 120_000}); err != nil {
-		t.Fatal(err)
-	}
-	big := buf.Bytes()
+	big := generated(t, dartgen.Options{Seed: 5, Objects: 120_000})
 	for k := range 20 {
 		compareFastCareful(t, big, rdart.Options{Size: int64(len(big)/2 + k*len(big)/40)})
 	}

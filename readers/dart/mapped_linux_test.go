@@ -1,7 +1,6 @@
 package dart_test
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"os"
@@ -93,16 +92,13 @@ func TestReadBytesFaultsInOrder(t *testing.T) {
 // page size.
 func mappedHeap(t *testing.T, n int) ([]byte, int) {
 	t.Helper()
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: n}); err != nil {
-		t.Fatal(err)
-	}
+	heap := generated(t, dartgen.Options{Seed: 4, Objects: n})
 	page := os.Getpagesize()
-	data, err := syscall.Mmap(-1, 0, (buf.Len()+page-1)/page*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	data, err := syscall.Mmap(-1, 0, (len(heap)+page-1)/page*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Munmap(data) })
-	copy(data, buf.Bytes())
-	return data[:buf.Len()], page
+	copy(data, heap)
+	return data[:len(heap)], page
 }

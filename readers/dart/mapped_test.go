@@ -3,7 +3,6 @@
 package dart_test
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"os"
@@ -21,27 +20,24 @@ import (
 // with an offset past the new end, on one core and split, and does not
 // crash.
 func TestReadBytesTruncatedMapping(t *testing.T) {
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 4, Objects: 40_000}); err != nil {
-		t.Fatal(err)
-	}
+	heap := generated(t, dartgen.Options{Seed: 4, Objects: 40_000})
 	for _, splitMin := range []uint64{math.MaxUint64, 1} {
 		name := filepath.Join(t.TempDir(), "heap.dartheap")
-		if err := os.WriteFile(name, buf.Bytes(), 0o600); err != nil {
+		if err := os.WriteFile(name, heap, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		f, err := os.Open(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, unmap, err := mmap.Map(f, int64(buf.Len()))
+		data, unmap, err := mmap.Map(f, int64(len(heap)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got, err := rdart.ReadBytes(data, rdart.Options{}); err != nil || got.Snapshots[0].Nodes.Len() == 0 {
 			t.Fatalf("the mapped file, whole: %v", err)
 		}
-		cut := int64(buf.Len() / 3)
+		cut := int64(len(heap) / 3)
 		if err := os.Truncate(name, cut); err != nil {
 			t.Fatal(err)
 		}
@@ -49,8 +45,8 @@ func TestReadBytesTruncatedMapping(t *testing.T) {
 		_, err = rdart.ReadBytes(data, rdart.Options{})
 		restore()
 		var fe *ir.FormatError
-		if !errors.As(err, &fe) || fe.Offset < cut || fe.Offset >= int64(buf.Len()) {
-			t.Errorf("split from %d objects: truncated to %d bytes of %d, ReadBytes: %v", splitMin, cut, buf.Len(), err)
+		if !errors.As(err, &fe) || fe.Offset < cut || fe.Offset >= int64(len(heap)) {
+			t.Errorf("split from %d objects: truncated to %d bytes of %d, ReadBytes: %v", splitMin, cut, len(heap), err)
 		}
 		unmap()
 		f.Close()

@@ -26,11 +26,7 @@ func splitInputs(t *testing.T) map[string][]byte {
 	t.Helper()
 	in := map[string][]byte{}
 	for _, g := range []dartgen.Generation{dartgen.GenVM, dartgen.GenVMNoHash, dartgen.GenDevToolsExport} {
-		var buf bytes.Buffer
-		if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: int64(g) + 3, Objects: 12_000, Generation: g, Isolates: 2}); err != nil {
-			t.Fatal(err)
-		}
-		in[fmt.Sprintf("generation %d", g)] = buf.Bytes()
+		in[fmt.Sprintf("generation %d", g)] = generated(t, dartgen.Options{Seed: int64(g) + 3, Objects: 12_000, Generation: g, Isolates: 2})
 	}
 	sample, err := os.ReadFile("testdata/synthetic_vm_layout.dartheap")
 	if err != nil {
@@ -228,11 +224,7 @@ func TestSplitReadMatchesOneCore(t *testing.T) {
 // again whatever the second half stopped at.
 func TestSplitReadErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 9, Objects: 12_000}); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := generated(t, dartgen.Options{Seed: 9, Objects: 12_000})
 	defer rdart.SetSplit(1, nil, nil)()
 	failed := 0
 	for range 60 {
@@ -291,15 +283,12 @@ func TestReadBytesKeepsNothing(t *testing.T) {
 // come before it, else at the chunk's last zero: the file's order, not
 // the reader's buffers', read, a byte at a time, or in memory.
 func TestPaddingErrors(t *testing.T) {
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 1, Objects: 20_000, Generation: dartgen.GenDevToolsExport}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := readOneCore(buf.Bytes())
+	heap := generated(t, dartgen.Options{Seed: 1, Objects: 20_000, Generation: dartgen.GenDevToolsExport})
+	f, err := readOneCore(heap)
 	if err != nil {
 		t.Fatal(err)
 	}
-	content := buf.Bytes()[:buf.Len()-int(dartir.Of(f.Snapshots[0]).Padding)]
+	content := heap[:len(heap)-int(dartir.Of(f.Snapshots[0]).Padding)]
 	for _, zeros := range []int{dartir.ExportChunk - 1, dartir.ExportChunk, dartir.ExportChunk + 1, 2 << 20} {
 		for _, after := range [][]byte{nil, {1}} {
 			data := append(append(bytes.Clone(content), make([]byte, zeros)...), after...)
@@ -337,11 +326,7 @@ func TestPaddingErrors(t *testing.T) {
 // is: rising, the input's length last, and never past where a damaged
 // input's error is, on one core and split.
 func TestReadBytesProgress(t *testing.T) {
-	var buf bytes.Buffer
-	if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 2, Objects: 400_000}); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := generated(t, dartgen.Options{Seed: 2, Objects: 400_000})
 	read := func(data []byte, splitMin uint64) ([]int64, error) {
 		defer rdart.SetSplit(splitMin, nil, nil)()
 		var calls []int64
@@ -384,11 +369,7 @@ func TestReadBytesProgress(t *testing.T) {
 // large part of the file.
 func TestSplitRoomsHold(t *testing.T) {
 	generate := func(g dartgen.Generation) []byte {
-		var buf bytes.Buffer
-		if _, err := dartgen.Generate(&buf, dartgen.Options{Seed: 5, Objects: 200_000, Generation: g}); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
+		return generated(t, dartgen.Options{Seed: 5, Objects: 200_000, Generation: g})
 	}
 	withHashes := generate(dartgen.GenVM)
 	for name, data := range map[string][]byte{
