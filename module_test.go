@@ -59,9 +59,13 @@ func main() {
 	out := filepath.Join(dir, "counter.heapsnapshot")
 	cmd := exec.Command(goCmd, "run", ".", filepath.Join(repo, "testdata/samples/flutter-counter.dartheap.zst"), out)
 	cmd.Dir = dir
-	// Offline: the module's own requirements are in the module cache, and
-	// -mod=mod lets the go command record them in the new go.mod.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	// -mod=mod lets the go command record the requirements in the new
+	// go.mod, as go get would. Resolving them loads go.mod files that
+	// building this module never needs (brotli's requirements, say), so on a
+	// machine that never built a program importing heapconv they come from
+	// the module proxy, as they would for a user: the environment's GOPROXY
+	// is kept, and the copied go.sum checks what it serves.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	got, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go run: %v\n%s", err, got)
