@@ -54,10 +54,7 @@ func TestInspectorTrackingHeader(t *testing.T) {
 	o := newOracle(dir)
 	for _, in := range []string{fresh, committed} {
 		name := strings.TrimSuffix(filepath.Base(in), ".heapsnapshot")
-		data, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := loadFixture(t, in)
 		h := traceHeader(t, data)
 		if h.declared == h.functions {
 			if in == committed {
@@ -104,7 +101,7 @@ func checkInspectorSnapshot(t *testing.T, bin, in string, data []byte, h traceHe
 			What  string `json:"what"`
 		} `json:"losses"`
 	}
-	if err := json.Unmarshal(readOrFatal(t, report), &lr); err != nil {
+	if err := json.Unmarshal(loadFixture(t, report), &lr); err != nil {
 		t.Fatal(err)
 	}
 	if len(lr.Losses) != 1 || lr.Losses[0].Kind != v8ir.LossHeader || lr.Losses[0].Count != off ||
@@ -114,7 +111,7 @@ func checkInspectorSnapshot(t *testing.T, bin, in string, data []byte, h traceHe
 	if !strings.Contains(stderr, "trace_function_count miscounted") {
 		t.Errorf("convert printed no line about the header:\n%s", stderr)
 	}
-	written := readOrFatal(t, out)
+	written := loadFixture(t, out)
 	wantBytes := slices.Concat(data[:h.at], []byte(strconv.Itoa(h.functions)), data[h.at+int64(len(strconv.Itoa(h.declared))):])
 	if !bytes.Equal(written, wantBytes) {
 		i := 0
@@ -211,13 +208,4 @@ func runHeapconv(t *testing.T, bin string, args ...string) (code int, stdout, st
 		t.Fatalf("heapconv %s: %v", strings.Join(args, " "), err)
 	}
 	return code, o.String(), e.String()
-}
-
-func readOrFatal(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

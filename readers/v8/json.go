@@ -15,9 +15,9 @@ func (s *scanner) value(depth int, es *escapeStats) (ir.JSON, error) {
 	return s.valueAt(depth, es, nil)
 }
 
-// valueAt is value that, when the value is an object, tells at the offset
-// where each of its own fields' values begins (for messages about one
-// header field).
+// valueAt is value that, when the value is an object, calls at with each
+// of its own fields' keys and the offset where the field's value begins
+// (for messages about one header field).
 func (s *scanner) valueAt(depth int, es *escapeStats, at func(key string, off int64)) (ir.JSON, error) {
 	if depth > maxDepth {
 		return ir.JSON{}, s.errorf("JSON nested deeper than %d levels", maxDepth)
