@@ -16,11 +16,13 @@ import (
 )
 
 // longSymbols are two C++ allocation sites whose names share their first
-// 1,100 characters, as template instantiations do.
+// 1,100 characters, as template instantiations do; the second is 5,000
+// characters long.
 func longSymbols() [2]string {
 	common := "std::__2::unique_ptr<" + strings.Repeat("fidl::internal::WireResponseContext<fuchsia_io::Node>, ", 18)
 	common += strings.Repeat("x", 1100-len(common))
-	return [2]string{common + "Alpha>::make()", common + "Beta>::make()"}
+	beta := common + "Beta>::make()"
+	return [2]string{common + "Alpha>::make()", beta + strings.Repeat("&", 5000-len(beta))}
 }
 
 // longSymbolProfile is a symbolized Fuchsia heapdump profile with one
@@ -50,9 +52,9 @@ func longSymbolProfile(t *testing.T) []byte {
 
 // TestLongClassNamesInDevTools: allocation sites whose names differ only
 // after V8's 1,024-unit string limit stay two classes in DevTools, each
-// with its whole name: a Fuchsia heap converted to V8, loaded by DevTools'
-// loader, shows one Summary row per site, and the loss report names no
-// cut.
+// with its whole name (DevTools has no limit: one is 5,000 units long): a
+// Fuchsia heap converted to V8, loaded by DevTools' loader, shows one
+// Summary row per site, and the loss report names no cut.
 func TestLongClassNamesInDevTools(t *testing.T) {
 	syms := longSymbols()
 	src := read(t, formatByName(fuchsiair.Format), longSymbolProfile(t))
