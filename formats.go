@@ -172,7 +172,7 @@ var formats = []*Format{
 			return rv8.Read(r, rv8.Options{Size: o.Size, Progress: o.progress()})
 		},
 		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
-			return wv8.Write(w, f, wv8.Options{Progress: o.Progress})
+			return wv8.Write(w, f, wv8.Options{Progress: o.Progress, AsRead: o.AsRead})
 		},
 		ByteExact:  true,
 		reproduces: v8Reproduces,

@@ -61,4 +61,10 @@ type WriteOptions struct {
 	// Progress, when set, is called now and then with how many bytes have
 	// been written.
 	Progress func(written int64)
+	// AsRead writes a file in its own format as it was read, without the
+	// corrections the writer otherwise makes where the file breaks what
+	// the format's readers need (a V8 header's trace_function_count) and
+	// names in the loss report. RoundTrip compares the rest of the file
+	// so.
+	AsRead bool
 }

@@ -414,7 +414,7 @@ func stripV8(f *ir.File, i int) *ir.File {
 // and DevTools' Summary must match the source's class by class.
 func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath string, o *oracle) {
 	src := stripV8(f, i)
-	conv, _, err := devtools.Convert(src)
+	conv, loss, err := devtools.Convert(src)
 	if err != nil {
 		t.Fatalf("Convert: %v", err)
 	}
@@ -425,7 +425,7 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 		// ir/devtools' TestMoarVMSamples checks every snapshot of these
 		// files node by node (mvmCheck).
 	default:
-		checkConverted(t, src, conv)
+		checkConverted(t, src, conv, loss)
 	}
 	out := convertAndCheck(t, src, conv)
 	path := o.file(t, fmt.Sprintf("%s-%s-snapshot%d-converted", fm.name, name, i), out)
@@ -689,11 +689,11 @@ func testForeign(t *testing.T, fm format, o *oracle) {
 					if !fm.v8Output {
 						return
 					}
-					conv, _, err := devtools.Convert(f)
+					conv, loss, err := devtools.Convert(f)
 					if err != nil {
 						t.Fatalf("Convert: %v", err)
 					}
-					checkConverted(t, f, conv)
+					checkConverted(t, f, conv, loss)
 					direct := convertAndCheck(t, f, conv)
 					irtest.SameBytes(t, "table writer vs writers/v8", out, direct)
 					expectCounts(t, o, fm.name+"/foreign/"+name, out, conv)
@@ -707,11 +707,12 @@ func testForeign(t *testing.T, fm format, o *oracle) {
 // source: synthetic nodes in front exactly when the source's root is not
 // node 0 or it has GC roots (a root, "(GC roots)" and one node per root
 // category), every source
-// node and edge after them with kinds, names, sizes and targets kept (names
-// cut to 1024 UTF-16 units, sizes capped at 2^32-1), ids unique, odd and
-// below 2^32 (the source's when they already are), and the external sizes
-// summed into extra_native_bytes.
-func checkConverted(t *testing.T, srcFile, out *ir.File) {
+// node and edge after them with kinds, names, sizes and targets kept (a
+// string's contents cut to 1024 UTF-16 units unless V8 cut them, and the
+// cuts counted in the loss report; every other name whole; sizes capped at
+// 2^32-1), ids unique, odd and below 2^32 (the source's when they already
+// are), and the external sizes summed into extra_native_bytes.
+func checkConverted(t *testing.T, srcFile, out *ir.File, loss ir.LossReport) {
 	t.Helper()
 	s, c := srcFile.Snapshots[0], out.Snapshots[0]
 	n, m := s.Nodes.Len(), s.Edges.Len()
@@ -769,7 +770,7 @@ func checkConverted(t *testing.T, srcFile, out *ir.File) {
 			}
 			for j, cat := range cats {
 				node := 2 + j
-				if got, want := out.String(c.Nodes.Name[node]), "("+srcFile.String(cat)+")"; got != truncate(want) {
+				if got, want := out.String(c.Nodes.Name[node]), "("+srcFile.String(cat)+")"; got != want {
 					t.Errorf("category node %d named %q, want %q", node, got, want)
 				}
 				var want []uint32
@@ -790,6 +791,7 @@ func checkConverted(t *testing.T, srcFile, out *ir.File) {
 			t.Errorf(format, args...)
 		}
 	}
+	cuts := 0 // string nodes whose contents are cut
 	for i := 0; i < n; i++ {
 		j := i + synthNodes
 		if a, b := s.NodeKindName(i), c.NodeKindName(j); a != b {
@@ -799,7 +801,13 @@ func checkConverted(t *testing.T, srcFile, out *ir.File) {
 		if name == "" && len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
 			name = srcFile.String(srcFile.Classes.Name[s.Nodes.Class[i]-1])
 		}
-		if got := out.String(c.Nodes.Name[j]); got != truncate(name) {
+		if isString(s.NodeKindName(i)) && srcFile.Format != v8ir.Format {
+			if cut := cutContents(name); cut != name {
+				name = cut
+				cuts++
+			}
+		}
+		if got := out.String(c.Nodes.Name[j]); got != name {
 			errorf("node %d: name %q became %q", i, name, got)
 		}
 		if a, b := min(s.Nodes.SelfSize.At(i), math.MaxUint32), c.Nodes.SelfSize.At(j); a != b {
@@ -817,9 +825,6 @@ func checkConverted(t *testing.T, srcFile, out *ir.File) {
 				errorf("edge %d: kind %q became %q", e, a, b)
 			}
 			want := srcFile.EdgeName(s, e)
-			if !s.EdgeKindOf(e).Indexed {
-				want = truncate(want)
-			}
 			if got := out.EdgeName(c, ce); got != want {
 				errorf("edge %d: name %q became %q", e, want, got)
 			}
@@ -827,6 +832,9 @@ func checkConverted(t *testing.T, srcFile, out *ir.File) {
 				errorf("edge %d: target %d (+%d) became %d", e, s.Edges.Target[e], shift, b)
 			}
 		}
+	}
+	if l, _ := loss.Get(ir.LossTruncatedNames); l.Count != int64(cuts) {
+		errorf("%d string nodes' contents cut; the loss report says %d: %v", cuts, l.Count, l)
 	}
 	// Ids.
 	keep := true
@@ -892,9 +900,16 @@ func satAdd(a, b uint64) uint64 {
 	return a + b
 }
 
-// truncate cuts a WTF-8 string to at most 1024 UTF-16 units at a code point
-// boundary (V8's --heap-snapshot-string-limit, which Convert applies).
-func truncate(s string) string {
+// isString reports whether nodes of a kind are V8 strings, named by their
+// contents.
+func isString(kind string) bool {
+	return kind == ir.KindString || kind == ir.KindConcatenatedString || kind == ir.KindSlicedString
+}
+
+// cutContents cuts a WTF-8 string to at most 1024 UTF-16 units at a code
+// point boundary (V8's --heap-snapshot-string-limit, which Convert applies
+// to the contents of strings).
+func cutContents(s string) string {
 	units := 0
 	for i := 0; i < len(s); {
 		r, size := ir.DecodeWTF8(s[i:])
@@ -902,7 +917,7 @@ func truncate(s string) string {
 		if r > 0xFFFF {
 			u = 2
 		}
-		if units+u > devtools.MaxNameUnits {
+		if units+u > devtools.MaxStringUnits {
 			return s[:i]
 		}
 		units += u

@@ -15,9 +15,6 @@ import (
 type Interner struct {
 	// Strings is the table built so far.
 	Strings []string
-	// Transform, if set, is applied to every string before it is interned
-	// (a writer's length cap, say).
-	Transform func(string) string
 
 	index stringIndex
 	slab  Slab // short strings InternBytes adds
@@ -33,9 +30,6 @@ func NewInterner(src *File) *Interner {
 
 // Intern returns the index of s, adding it when new.
 func (t *Interner) Intern(s string) uint32 {
-	if t.Transform != nil {
-		s = t.Transform(s)
-	}
 	h := t.index.hashString(s)
 	slot, i, ok := find(&t.index, t.Strings, s, h)
 	if ok {
@@ -48,9 +42,6 @@ func (t *Interner) Intern(s string) uint32 {
 // table allocates nothing, which matters to readers interning a string per
 // object.
 func (t *Interner) InternBytes(b []byte) uint32 {
-	if t.Transform != nil {
-		return t.Intern(string(b))
-	}
 	return t.InternHashed(b, t.index.hashBytes(b))
 }
 
@@ -66,9 +57,6 @@ func (t *Interner) Lookahead(b []byte) uint64 {
 
 // InternHashed is InternBytes of b, whose hash Lookahead returned.
 func (t *Interner) InternHashed(b []byte, h uint64) uint32 {
-	if t.Transform != nil {
-		return t.Intern(string(b))
-	}
 	slot, i, ok := find(&t.index, t.Strings, b, h)
 	if ok {
 		return i

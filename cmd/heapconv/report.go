@@ -21,11 +21,17 @@ func printLoss(e *env, r heapconv.LossReport, quiet bool) {
 	if len(r.Outputs) > 1 {
 		what = fmt.Sprintf("the %d %s files", len(r.Outputs), r.To)
 	}
-	kinds := "1 kind of loss"
-	if len(r.Losses) > 1 {
-		kinds = fmt.Sprintf("%d kinds of loss", len(r.Losses))
+	if r.From == r.To {
+		// Written in its own format, a file changes only where it breaks
+		// what its readers need (a V8 header DevTools cannot load).
+		fmt.Fprintf(&b, "warning: %s differs from the %s input (%s; -q hides this):\n", what, r.From, plural(len(r.Losses), "change"))
+	} else {
+		kinds := "1 kind of loss"
+		if len(r.Losses) > 1 {
+			kinds = fmt.Sprintf("%d kinds of loss", len(r.Losses))
+		}
+		fmt.Fprintf(&b, "warning: %s cannot hold everything the %s input had; not kept (%s; -q hides this):\n", what, r.From, kinds)
 	}
-	fmt.Fprintf(&b, "warning: %s cannot hold everything the %s input had; not kept (%s; -q hides this):\n", what, r.From, kinds)
 	for _, l := range r.Losses {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}

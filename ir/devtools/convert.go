@@ -15,11 +15,16 @@ import (
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
-// MaxNameUnits is V8's --heap-snapshot-string-limit: Convert caps names at
-// this many UTF-16 code units, as V8 does. (The other limit DevTools
-// imposes, on the strings section, is v8ir.MaxStringsUnits; see
-// docs/formats/v8.md, "What Chrome DevTools' loader requires".)
-const MaxNameUnits = 1024
+// MaxStringUnits is V8's --heap-snapshot-string-limit: V8 cuts the
+// contents of a string to this many UTF-16 code units when it names the
+// string's node after them, and Convert cuts string nodes' names the same
+// way (stringName). Every other name (classes, functions, properties) is
+// written whole: V8 cuts those too, but DevTools has no limit on them, and
+// two classes whose names differ only after the cut would become one. (The
+// other limit DevTools imposes, on the whole strings section, is
+// v8ir.MaxStringsUnits; see docs/formats/v8.md, "What Chrome DevTools'
+// loader requires".)
+const MaxStringUnits = 1024
 
 // target is what the loss report says of a V8 snapshot made from another
 // format: it keeps allocation stacks (as allocation traces), static frames
@@ -29,8 +34,8 @@ var target = ir.Target{Format: v8ir.Format, Name: "a V8 snapshot", KeepsStacks: 
 // Convert turns a one-snapshot file from any format into the V8 shape that
 // Write serializes and Chrome DevTools loads: V8's type tables, a string
 // table starting with "<dummy>", the root at node 0, unique odd 32-bit ids,
-// sizes below 2^32 and names of at most 1024 UTF-16 units. The loss report
-// lists what the V8 format cannot hold.
+// sizes below 2^32 and string contents of at most MaxStringUnits UTF-16
+// units. The loss report lists what the V8 format cannot hold.
 func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d", len(f.Snapshots))
@@ -55,8 +60,13 @@ type converter struct {
 	s    *ir.Snapshot
 	loss ir.LossReport
 
-	strs  *ir.Interner // names capped at MaxNameUnits
-	shift uint32       // synthetic nodes put in front of the source's nodes
+	strs  *ir.Interner
+	shift uint32 // synthetic nodes put in front of the source's nodes
+
+	// cutStrings counts the string nodes whose contents stringName cut,
+	// cutExample shows the first.
+	cutStrings int
+	cutExample string
 }
 
 // v8NodeKind and v8EdgeKind are the indices of V8's own kinds in
@@ -68,24 +78,47 @@ func v8EdgeKind(name string) uint8 {
 	return uint8(slices.IndexFunc(ir.V8EdgeKinds, func(k ir.EdgeKind) bool { return k.Name == name }))
 }
 
-// newInterner returns the output string table for a conversion of src:
-// names are capped at MaxNameUnits UTF-16 units.
-func newInterner(src *ir.File) *ir.Interner {
-	t := ir.NewInterner(src)
-	t.Transform = func(s string) string {
-		if ir.UTF16Len(s) > MaxNameUnits {
-			return truncateUnits(s, MaxNameUnits)
-		}
-		return s
-	}
-	return t
-}
+// newInterner returns the output string table for a conversion of src.
+func newInterner(src *ir.File) *ir.Interner { return ir.NewInterner(src) }
 
-// intern returns the output string index of s, capping its length.
+// intern returns the output string index of s.
 func (c *converter) intern(s string) uint32 { return c.strs.Intern(s) }
 
 // internSrc is intern of the source's string i.
 func (c *converter) internSrc(i uint32) uint32 { return c.strs.InternSrc(i) }
+
+// isStringKind reports whether nodes of the named kind are V8 strings,
+// which V8 and DevTools name by their contents.
+func isStringKind(kind string) bool {
+	return kind == ir.KindString || kind == ir.KindConcatenatedString || kind == ir.KindSlicedString
+}
+
+// tooLong reports whether s is longer than MaxStringUnits UTF-16 units.
+func tooLong(s string) bool { return len(s) > MaxStringUnits && ir.UTF16Len(s) > MaxStringUnits }
+
+// stringName returns the output string index of a string node's name, its
+// contents: cut to MaxStringUnits as V8 cuts them, and counted when cut
+// (stringsLoss reports them). The contents of a heap read from V8 were cut
+// by V8 already; they stay as they are (a cut that split a surrogate pair
+// left "???" in its place, 1026 units).
+func (c *converter) stringName(s string, fromV8 bool) uint32 {
+	if fromV8 || !tooLong(s) {
+		return c.strs.Intern(s)
+	}
+	if c.cutStrings == 0 {
+		c.cutExample = fmt.Sprintf("a string of %d units", ir.UTF16Len(s))
+	}
+	c.cutStrings++
+	return c.strs.Intern(truncateUnits(s, MaxStringUnits))
+}
+
+// stringsLoss reports the string contents stringName cut.
+func (c *converter) stringsLoss(loss *ir.LossReport) {
+	if c.cutStrings > 0 {
+		loss.Addf(ir.LossTruncatedNames, int64(c.cutStrings), "string nodes are named by their contents cut to %d UTF-16 units, as V8 cuts them (--heap-snapshot-string-limit); class, function and property names are whole", MaxStringUnits).
+			WithExample(c.cutExample)
+	}
+}
 
 // truncateUnits cuts s to at most n UTF-16 code units, at a code point
 // boundary.
@@ -195,7 +228,13 @@ func (c *converter) convert() (*ir.File, error) {
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(ed.Len()))
 	}
-	// Node names: the node's name, or its class's when it has none.
+	// Node names: the node's name, or its class's when it has none; a
+	// string's name is its contents, cut as V8 cuts them unless V8 did.
+	stringKind := make([]bool, len(s.NodeKinds))
+	for k, name := range s.NodeKinds {
+		stringKind[k] = isStringKind(name)
+	}
+	fromV8 := src.Format == v8ir.Format
 	var bigSizes, renamed int
 	for i := 0; i < n; i++ {
 		nd.Kind = append(nd.Kind, nodeKind[s.Nodes.Kind[i]])
@@ -204,7 +243,11 @@ func (c *converter) convert() (*ir.File, error) {
 			name = src.Classes.Name[s.Nodes.Class[i]-1]
 			renamed++
 		}
-		nd.Name = append(nd.Name, c.internSrc(name))
+		if stringKind[s.Nodes.Kind[i]] && !fromV8 && tooLong(src.String(name)) {
+			nd.Name = append(nd.Name, c.stringName(src.String(name), false))
+		} else {
+			nd.Name = append(nd.Name, c.internSrc(name))
+		}
 		size := s.Nodes.SelfSize.At(i)
 		if size > math.MaxUint32 {
 			size = math.MaxUint32
@@ -241,6 +284,7 @@ func (c *converter) convert() (*ir.File, error) {
 		nd.FirstEdge = append(nd.FirstEdge, base+s.Nodes.FirstEdge[i])
 	}
 
+	c.stringsLoss(&c.loss)
 	c.ids(out)
 	c.external(out)
 	if s.Values.Len() > 0 {

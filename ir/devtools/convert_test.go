@@ -109,9 +109,11 @@ func cvConvert(t *testing.T, f *ir.File) (*ir.File, ir.LossReport) {
 			t.Errorf("node %d: self size %d", i, s.Nodes.SelfSize.At(i))
 		}
 	}
-	for i, str := range out.Strings {
-		if n := ir.UTF16Len(str); n > devtools.MaxNameUnits {
-			t.Errorf("string %d is %d UTF-16 units long", i, n)
+	for i := 0; i < s.Nodes.Len(); i++ {
+		if k := s.NodeKindName(i); (k == ir.KindString || k == ir.KindConcatenatedString || k == ir.KindSlicedString) && f.Format != v8ir.Format {
+			if n := ir.UTF16Len(out.String(s.Nodes.Name[i])); n > devtools.MaxStringUnits {
+				t.Errorf("string node %d is named by %d UTF-16 units", i, n)
+			}
 		}
 	}
 	return out, loss
@@ -269,23 +271,55 @@ func TestConvertCases(t *testing.T) {
 				}
 				irtest.WantLoss(t, loss, ir.LossSizesCapped, 2, "2 × nodes have a self size of 4 GiB or more")
 			}},
-		{"long names truncated to 1024 UTF-16 units", func(f *ir.File, s *ir.Snapshot) {
-			f.Strings = append(f.Strings, long, strings.Repeat("a", 1023)+"😀tail", strings.Repeat("é", 2000), strings.Repeat("😀", 600))
+		{"long names whole, string contents cut to 1024 UTF-16 units", func(f *ir.File, s *ir.Snapshot) {
+			// Two classes that differ after their 1100th unit, a long
+			// class of a kind V8 lacks, and a string of 600 astral
+			// characters (1200 units); a long edge name.
+			f.Strings = append(f.Strings, long+"A", long+"B", strings.Repeat("é", 2000), strings.Repeat("😀", 600))
 			s.Nodes.Name = []uint32{8, 9, 10, 11}
-			s.Edges.Name[0] = 8 // an edge name too
+			s.Edges.Name[0] = 8
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-			want := []string{long[:1024], strings.Repeat("a", 1023), strings.Repeat("é", 1024), strings.Repeat("😀", 512)}
+			want := []string{long + "A", long + "B", strings.Repeat("é", 2000), strings.Repeat("😀", 512)}
 			for i, w := range want {
 				if got := out.String(s.Nodes.Name[4+i]); got != w {
 					t.Errorf("source node %d: name of %d bytes (%d units), want %d bytes", i, len(got), ir.UTF16Len(got), len(w))
 				}
 			}
 			lo, _ := s.Nodes.EdgeRange(4)
-			if got := out.EdgeName(s, lo); got != long[:1024] {
-				t.Errorf("edge name of %d bytes, want 1024", len(got))
+			if got := out.EdgeName(s, lo); got != long+"A" {
+				t.Errorf("edge name of %d bytes, want %d", len(got), len(long)+1)
 			}
 			if s.Nodes.Name[4] != s.Edges.Name[lo] {
-				t.Errorf("equal truncated strings are not shared: %d vs %d", s.Nodes.Name[4], s.Edges.Name[lo])
+				t.Errorf("equal strings are not shared: %d vs %d", s.Nodes.Name[4], s.Edges.Name[lo])
+			}
+			irtest.WantLoss(t, loss, ir.LossTruncatedNames, 1, "cut to 1024 UTF-16 units")
+		}},
+		{"every string node cut is counted", func(f *ir.File, s *ir.Snapshot) {
+			f.Strings = append(f.Strings, long, strings.Repeat("a", 1023)+"😀tail", strings.Repeat("b", 1024))
+			s.Nodes.Kind = []uint8{2, 2, 2, 2}
+			s.Nodes.Name = []uint32{8, 8, 9, 10}
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			// The pair is not split: 1023 units, as V8 would not split it
+			// either if it could.
+			want := []string{long[:1024], long[:1024], strings.Repeat("a", 1023), strings.Repeat("b", 1024)}
+			for i, w := range want {
+				if got := out.String(s.Nodes.Name[4+i]); got != w {
+					t.Errorf("source node %d: name of %d bytes (%d units), want %d bytes", i, len(got), ir.UTF16Len(got), len(w))
+				}
+			}
+			irtest.WantLoss(t, loss, ir.LossTruncatedNames, 3, "cut to 1024 UTF-16 units")
+		}},
+		{"strings of a V8 heap stay as V8 cut them", func(f *ir.File, s *ir.Snapshot) {
+			f.Format = v8ir.Format
+			f.Strings = append(f.Strings, strings.Repeat("P", 1023)+"???")
+			s.Nodes.Kind = []uint8{2, 2, 2, 2}
+			s.Nodes.Name = []uint32{8, 8, 8, 8}
+		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
+			if got := out.String(s.Nodes.Name[4]); got != strings.Repeat("P", 1023)+"???" {
+				t.Errorf("name of %d units, want V8's 1026", ir.UTF16Len(got))
+			}
+			if loss.Has(ir.LossTruncatedNames) {
+				t.Errorf("loss report names a cut: %v", loss)
 			}
 		}},
 		{"unnamed nodes take their class name", func(f *ir.File, s *ir.Snapshot) {

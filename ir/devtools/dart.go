@@ -65,7 +65,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	n := s.Nodes.Len()
 	out := &ir.File{Format: v8ir.Format, FormatVersion: "converted from " + f.Format, Producer: f.Producer}
 	conv := &converter{src: f, s: s, strs: newInterner(f)}
-	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
+	intern := conv.intern
 	intern("<dummy>")
 	intern("")
 	kind, ekind := v8NodeKind, v8EdgeKind
@@ -83,10 +83,12 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	labels := ir.ClassLabels(f)
 	internal := make([]bool, c.Len()+1)
 	foreign := make([]bool, c.Len()+1)
+	fromV8 := make([]bool, c.Len()+1) // strings V8 cut already (stringName)
 	for k := 0; k < c.Len(); k++ {
 		className[k+1] = labels[k]
 		internal[k+1] = f.String(d.ClassURI[k]) == "" && f.String(c.Library[k]) == ""
 		foreign[k+1] = dartir.IsForeignURI(f.String(d.ClassURI[k]))
+		fromV8[k+1] = d.ClassMadeFrom(f, k) == v8ir.Format
 	}
 
 	// The edge kinds of the fields of classes made from another format,
@@ -304,6 +306,8 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 				classIdx[cls] = intern(className[cls]) + 1
 			}
 			addNodeIdx(k, classIdx[cls]-1, s.Nodes.SelfSize.At(i), id)
+		} else if isStringKind(o.NodeKinds[k]) {
+			addNodeIdx(k, conv.stringName(name, fromV8[cls]), s.Nodes.SelfSize.At(i), id)
 		} else {
 			addNode(k, name, s.Nodes.SelfSize.At(i), id)
 		}
@@ -358,6 +362,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if truncated > 0 {
 		loss.Add("dart-truncated-strings", int64(truncated), "strings were truncated by the Dart VM (it keeps 128 code units); their names end in \"...\" and their full length is not kept")
 	}
+	conv.stringsLoss(&loss)
 	if bigSizes > 0 {
 		loss.Add(ir.LossSizesCapped, int64(bigSizes), "objects or external properties of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1")
 	}

@@ -6,8 +6,9 @@
 //
 // A V8 heap in DevTools has the root first, V8's node and edge kinds, a
 // string table starting with "<dummy>", unique odd 32-bit ids, sizes below
-// 2^32, names of at most 1024 UTF-16 units and a strings section below
-// Chrome's largest string. Beyond that, DevTools groups objects by name
+// 2^32, strings' contents of at most 1024 UTF-16 units (as V8 cuts them;
+// other names are whole) and a strings section below Chrome's largest
+// string. Beyond that, DevTools groups objects by name
 // and kind, so each format is shaped as a JavaScript heap looks: Dart
 // classes under DevTools' categories ((string), (array), (system)...) with
 // the Dart class kept in an extra node field, MoarVM's collectables with

@@ -4,7 +4,6 @@ package devtools
 // import writers/v8 to write what Convert makes) check directly.
 var (
 	FromMoarVM        = fromMoarVM
-	TruncateUnits     = truncateUnits
 	DevtoolsClassName = devtoolsClassName
 	V8NodeKind        = v8NodeKind
 	V8EdgeKind        = v8EdgeKind

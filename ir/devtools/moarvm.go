@@ -88,7 +88,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	n := s.Nodes.Len()
 	var loss ir.LossReport
 	conv := &converter{src: f, s: s, strs: newInterner(f)}
-	intern := conv.intern // names capped at 1024 UTF-16 units, as V8 caps them
+	intern := conv.intern
 	intern("<dummy>")
 	intern("")
 	kind, ekind := v8NodeKind, v8EdgeKind

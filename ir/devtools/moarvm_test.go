@@ -417,11 +417,14 @@ func TestMoarVMCases(t *testing.T) {
 				}
 				irtest.WantLoss(t, loss, ir.LossSizesCapped, 1, "unmanaged sizes of 4 GiB")
 			}},
-		{"long names capped", func(f *ir.File, s *ir.Snapshot) {
+		{"long names whole", func(f *ir.File, s *ir.Snapshot) {
 			f.Strings[msFoo] = strings.Repeat("F", 2000)
 		}, func(t *testing.T, out *ir.File, s *ir.Snapshot, loss ir.LossReport) {
-			if got := out.String(s.Nodes.Name[8]); len(got) != devtools.MaxNameUnits {
-				t.Errorf("name of %d bytes", len(got))
+			if got, want := out.String(s.Nodes.Name[8]), strings.Repeat("F", 2000)+" (P6opaque)"; got != want {
+				t.Errorf("name of %d bytes, want %d", len(got), len(want))
+			}
+			if loss.Has(ir.LossTruncatedNames) {
+				t.Errorf("loss report names a cut: %v", loss)
 			}
 		}},
 	}
@@ -546,7 +549,7 @@ func mvmCheck(t *testing.T, src, out *ir.File) {
 			var wk, w string
 			switch sk := s.EdgeKindOf(e).Name; sk {
 			case "string":
-				wk, w = ir.EdgeProperty, devtools.TruncateUnits(src.String(s.Edges.Name[e]), devtools.MaxNameUnits)
+				wk, w = ir.EdgeProperty, src.String(s.Edges.Name[e])
 				if gk == wk && out.String(c.Edges.Name[ce]) == w {
 					continue
 				}
@@ -579,7 +582,7 @@ func mvmCheck(t *testing.T, src, out *ir.File) {
 			if c.NodeKindName(native) != ir.KindNative || c.Nodes.SelfSize.At(native) != min(ext, math.MaxUint32) {
 				fail("collectable %d: unmanaged memory is %s, want a native node of %d", i, mvmNode(out, c, native), ext)
 			}
-			wn := devtools.TruncateUnits("(unmanaged) "+out.String(c.Nodes.Name[j]), devtools.MaxNameUnits)
+			wn := "(unmanaged) " + out.String(c.Nodes.Name[j])
 			if c.NodeKindName(j) == ir.KindClosure {
 				wn = "(unmanaged) Frame"
 			}

@@ -26,7 +26,30 @@ const (
 	// LossSection: top-level sections of a V8 file that other producers
 	// added; Count is sections.
 	LossSection = "v8-section"
+	// LossHeader: header values of a V8 file that the V8 writer corrects
+	// so that DevTools loads what it writes (a trace_function_count that
+	// does not count the functions); Count is how many functions the
+	// count was off by.
+	LossHeader = "v8-header"
 )
+
+// HeaderLoss names what the V8 writer corrects in the header when it
+// writes the section again (writers/v8): a trace_function_count that is
+// not the number of functions (TraceFunctionCountWrong).
+func (v *Snapshot) HeaderLoss() ir.LossReport {
+	declared, wrong := v.TraceFunctionCountWrong()
+	if !wrong {
+		return nil
+	}
+	n := v.TraceFunctions()
+	off := int64(n)
+	if c, ok := v.Header.Get(HeaderTraceFunctionCount).Uint(); ok {
+		off = max(int64(c)-int64(n), int64(n)-int64(c))
+	}
+	var loss ir.LossReport
+	loss.Addf(LossHeader, off, "functions the header's trace_function_count miscounted (%s for the %d of trace_function_infos; Node 20's inspector writes it short when it tracks allocations, and DevTools' loader fails on it): written as %d", declared, n, n)
+	return loss
+}
 
 // Loss names what the section holds that a file of another format cannot:
 // detachedness, allocation locations, samples, fields of other producers

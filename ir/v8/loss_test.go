@@ -64,3 +64,44 @@ func TestLoss(t *testing.T) {
 		t.Errorf("a V8 target loses %v", loss)
 	}
 }
+
+// TestHeaderLoss: a trace_function_count other than the number of
+// functions is named with how many functions it was off by; a right one,
+// and a missing one without functions, are not.
+func TestHeaderLoss(t *testing.T) {
+	meta := ir.JSON{Kind: ir.JSONObject}
+	meta.Set(v8ir.MetaTraceFunctionInfoFields, ir.JSONStrs(v8ir.TraceFunctionInfoFields...))
+	tests := []struct {
+		name     string
+		count    *ir.JSON // the header's trace_function_count; nil for none
+		rows     int      // functions in trace_function_infos
+		declared string
+		off      int64 // 0: nothing to correct
+	}{
+		{"right", new(ir.JSONNum(3)), 3, "3", 0},
+		{"none, no functions", nil, 0, "missing", 0},
+		{"short, as Node 20's inspector writes it", new(ir.JSONNum(17)), 20, "17", 3},
+		{"beyond", new(ir.JSONNum(5)), 2, "5", 3},
+		{"missing", nil, 4, "missing", 4},
+		{"not a count", new(ir.JSONStr("7")), 7, `"7"`, 7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &v8ir.Snapshot{Header: ir.JSON{Kind: ir.JSONObject}}
+			v.Header.Set(v8ir.HeaderMeta, meta)
+			if tc.count != nil {
+				v.Header.Set(v8ir.HeaderTraceFunctionCount, *tc.count)
+			}
+			v.TraceFunctionInfos.AppendZeros(tc.rows * len(v8ir.TraceFunctionInfoFields))
+			declared, wrong := v.TraceFunctionCountWrong()
+			if declared != tc.declared || wrong != (tc.off > 0) {
+				t.Errorf("TraceFunctionCountWrong: %q %v, want %q %v", declared, wrong, tc.declared, tc.off > 0)
+			}
+			want := map[string]int64{}
+			if tc.off > 0 {
+				want[v8ir.LossHeader] = tc.off
+			}
+			wantLoss(t, v.HeaderLoss(), want)
+		})
+	}
+}

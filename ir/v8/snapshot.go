@@ -3,6 +3,7 @@ package v8
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
 )
@@ -318,6 +319,33 @@ func (v *Snapshot) Meta() *ir.JSON { return v.Header.Get(HeaderMeta) }
 
 // MetaList returns meta[key] as a list of strings (nil if absent).
 func (v *Snapshot) MetaList(key string) []string { return v.Meta().Get(key).Strings() }
+
+// TraceFunctions returns how many functions trace_function_infos holds:
+// its rows of meta.trace_function_info_fields.
+func (v *Snapshot) TraceFunctions() int {
+	if w := RowWidth(v, KeyTraceFunctionInfos); w > 0 {
+		return v.TraceFunctionInfos.Len() / w
+	}
+	return 0
+}
+
+// TraceFunctionCountWrong reports whether the header's
+// trace_function_count is not the number of functions (TraceFunctions),
+// and says what the header has instead. Node 20's inspector writes it
+// short when it tracks allocations: DevTools reads only as many functions
+// as the header counts, and its loader fails on a trace node of a function
+// beyond them. A header without the key is right only without functions.
+func (v *Snapshot) TraceFunctionCountWrong() (declared string, wrong bool) {
+	n := v.TraceFunctions()
+	c := v.Header.Get(HeaderTraceFunctionCount)
+	if c == nil {
+		return "missing", n > 0
+	}
+	if x, ok := c.Uint(); ok {
+		return strconv.FormatUint(x, 10), x != uint64(n)
+	}
+	return c.String(), true
+}
 
 // NodeColumn returns the values of the extra node field name (nil if the
 // snapshot has none).

@@ -12,6 +12,13 @@ const maxDepth = 64
 
 // value reads any JSON value into an ir.JSON.
 func (s *scanner) value(depth int, es *escapeStats) (ir.JSON, error) {
+	return s.valueAt(depth, es, nil)
+}
+
+// valueAt is value that, when the value is an object, calls at with each
+// of its own fields' keys and the offset where the field's value begins
+// (for messages about one header field).
+func (s *scanner) valueAt(depth int, es *escapeStats, at func(key string, off int64)) (ir.JSON, error) {
 	if depth > maxDepth {
 		return ir.JSON{}, s.errorf("JSON nested deeper than %d levels", maxDepth)
 	}
@@ -42,6 +49,10 @@ func (s *scanner) value(depth int, es *escapeStats) (ir.JSON, error) {
 			}
 			if err := s.expect(':'); err != nil {
 				return obj, err
+			}
+			if at != nil {
+				s.skipWS()
+				at(k, s.offset())
 			}
 			v, err := s.value(depth+1, es)
 			if err != nil {

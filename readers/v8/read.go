@@ -79,6 +79,7 @@ type parser struct {
 	vals         []uint64
 
 	headerCompact bool  // the header object has no white space
+	traceCountAt  int64 // offset of the header's trace_function_count value, or of the header
 	afterStrings  int64 // offset of the first key after "strings", or -1
 	violations    int
 }
@@ -269,7 +270,12 @@ func (p *parser) header() error {
 	s := p.s
 	start := s.offset()
 	ws := s.wsNewline + s.wsOther
-	h, err := s.value(1, &p.es)
+	p.traceCountAt = start
+	h, err := s.valueAt(1, &p.es, func(key string, off int64) {
+		if key == v8ir.HeaderTraceFunctionCount {
+			p.traceCountAt = off
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -1006,6 +1012,17 @@ func (p *parser) finish(sepExact bool) (*ir.File, error) {
 	}
 	if err := p.locations(); err != nil {
 		return nil, err
+	}
+	if declared, wrong := p.v8.TraceFunctionCountWrong(); wrong && p.opts.Collect != nil {
+		// Read all the same: Node 20 writes such files (the writer
+		// corrects the count, see v8ir.Snapshot.HeaderLoss).
+		n, functions := p.v8.TraceFunctions(), "functions"
+		if n == 1 {
+			functions = "function"
+		}
+		if err := p.violation(p.traceCountAt, "trace_function_count is %s, but trace_function_infos holds %d %s: DevTools reads only as many as the header counts, and its loader fails on a trace node of a function beyond them", declared, n, functions); err != nil {
+			return nil, err
+		}
 	}
 	if p.es.rawNonASCII {
 		p.v8.Escape = v8ir.EscapeRaw

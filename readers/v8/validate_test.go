@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
@@ -68,6 +69,35 @@ func TestValidateSeveralViolations(t *testing.T) {
 			want: []string{"type 7", "does not fit in 32 bits", "to_node 6", "type 9", "to_node 99"},
 		},
 		{
+			// Node 20's inspector with allocation tracking; the file
+			// reads all the same.
+			name: "trace_function_count short of the functions",
+			parts: func(p *rdParts) {
+				p.meta = rdMeta(vdTraceFields)
+				p.counts = `"node_count":3,"edge_count":3,"trace_function_count":‸1`
+				p.more = []string{`"trace_function_infos":[0,2,0,0,0,0,1,3,0,0,0,0]`, `"trace_tree":[]`}
+			},
+			want: []string{"trace_function_count is 1, but trace_function_infos holds 2 functions"},
+		},
+		{
+			name: "trace_function_count beyond the functions",
+			parts: func(p *rdParts) {
+				p.meta = rdMeta(vdTraceFields)
+				p.counts = `"node_count":3,"edge_count":3,"trace_function_count":‸3`
+				p.more = []string{`"trace_function_infos":[0,2,0,0,0,0]`, `"trace_tree":[]`}
+			},
+			want: []string{"trace_function_count is 3, but trace_function_infos holds 1 function:"},
+		},
+		{
+			name: "functions without trace_function_count",
+			parts: func(p *rdParts) {
+				p.meta = rdMeta(vdTraceFields)
+				p.counts = `"node_count":3,"edge_count":3`
+				p.more = []string{`"trace_function_infos":[0,2,0,0,0,0]`, `"trace_tree":[]`}
+			},
+			want: []string{"trace_function_count is missing"},
+		},
+		{
 			name: "string index beyond the table",
 			parts: func(p *rdParts) {
 				p.nodes = `[2,1,1,0,2,‸7,2,3,10,1,1,‸8,5,20,0]`
@@ -80,6 +110,9 @@ func TestValidateSeveralViolations(t *testing.T) {
 			p := rdBase()
 			tc.parts(&p)
 			in, marks := vdMarks(p.String())
+			if len(marks) == 0 {
+				marks = []int64{int64(len(`{"snapshot":`))} // the header
+			}
 			errs := rv8.Validate(strings.NewReader(in), rv8.Options{})
 			if len(errs) < len(tc.want) {
 				t.Fatalf("%d violations, want at least %d: %v", len(errs), len(tc.want), errs)
@@ -96,6 +129,23 @@ func TestValidateSeveralViolations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// vdTraceFields are the meta lists of allocation traces.
+const vdTraceFields = `"trace_function_info_fields":["function_id","name","script_name","script_id","line","column"],` +
+	`"trace_node_fields":["id","function_info_index","count","size","children"]`
+
+// TestReadMiscountedFunctions: a file whose header miscounts its functions
+// reads, with every function.
+func TestReadMiscountedFunctions(t *testing.T) {
+	p := rdBase()
+	p.meta = rdMeta(vdTraceFields)
+	p.counts = `"node_count":3,"edge_count":3,"trace_function_count":1`
+	p.more = []string{`"trace_function_infos":[0,2,0,0,0,0,1,3,0,0,0,0]`, `"trace_tree":[]`}
+	f := rdRead(t, p.String())
+	if got := v8ir.Of(f.Snapshots[0]).TraceFunctions(); got != 2 {
+		t.Errorf("%d functions read, want 2", got)
 	}
 }
 

@@ -17,22 +17,31 @@ import (
 type Options struct {
 	// Progress, if set, is called now and then with the bytes written so far.
 	Progress func(written int64)
+	// AsRead writes the header of a snapshot read from a V8 file as it
+	// was read, without the corrections DevTools needs (HeaderLoss in
+	// ir/v8): how a round trip checks that the rest came back the same.
+	AsRead bool
 }
 
 // Write writes the file's single snapshot as a V8 .heapsnapshot. A snapshot
-// read from a V8 file is written in that file's style, byte for byte; any
-// other snapshot is first converted (see Convert) and the returned report
-// says what the conversion could not carry.
+// read from a V8 file is written in that file's style, byte for byte, but
+// for a header value DevTools cannot load, which is corrected and named in
+// the returned report (a trace_function_count that does not count the
+// functions, as Node 20's inspector writes it); any other snapshot is first
+// converted (see Convert) and the report says what the conversion could
+// not carry.
 func Write(w io.Writer, f *ir.File, opts Options) (ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
 	var loss ir.LossReport
-	if v8ir.Of(f.Snapshots[0]) == nil {
+	if v := v8ir.Of(f.Snapshots[0]); v == nil {
 		var err error
 		if f, loss, err = devtools.Convert(f); err != nil {
 			return loss, err
 		}
+	} else if !opts.AsRead {
+		loss = v.HeaderLoss()
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	sw := &serializer{w: bw, f: f, s: f.Snapshots[0], opts: opts}
@@ -114,12 +123,16 @@ func (w *serializer) write() error {
 func (w *serializer) esc(b []byte, s string) []byte { return appendString(b, s, w.v.Escape) }
 
 // header writes the snapshot object with node_count and edge_count taken
-// from the graph.
+// from the graph, and trace_function_count from the function infos when
+// it does not count them (unless AsRead).
 func (w *serializer) header() {
 	h := w.v.Header
 	h.Fields = append([]ir.JSONField(nil), h.Fields...)
 	h.Set(v8ir.HeaderNodeCount, ir.JSONNum(int64(w.s.Nodes.Len())))
 	h.Set(v8ir.HeaderEdgeCount, ir.JSONNum(int64(w.s.Edges.Len())))
+	if _, wrong := w.v.TraceFunctionCountWrong(); wrong && !w.opts.AsRead {
+		h.Set(v8ir.HeaderTraceFunctionCount, ir.JSONNum(int64(w.v.TraceFunctions())))
+	}
 	w.b = h.AppendJSON(w.b, w.esc)
 }
 

@@ -74,6 +74,41 @@ func TestWriteByteExact(t *testing.T) {
 	}
 }
 
+// TestWriteCorrectsFunctionCount: a trace_function_count that does not
+// count the functions (Node 20's inspector writes it short) is written as
+// the number of functions, and named; the rest of the file comes out byte
+// for byte, and with AsRead the whole file does.
+func TestWriteCorrectsFunctionCount(t *testing.T) {
+	for _, file := range []string{"compact.heapsnapshot"} { // the one with allocation traces
+		t.Run(file, func(t *testing.T) {
+			good, err := os.ReadFile(filepath.Join("..", "..", "testdata", "v8", "small", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const right, short = `"trace_function_count":2`, `"trace_function_count":1`
+			if !bytes.Contains(good, []byte(right)) {
+				t.Fatalf("%s has no %s", file, right)
+			}
+			in := bytes.Replace(good, []byte(right), []byte(short), 1)
+			f := wtRead(t, in)
+			out, loss := wtWrite(t, f)
+			if !bytes.Equal(out, good) {
+				t.Errorf("output differs from the file with the count corrected %s", wtFirstDiff(out, good))
+			}
+			if l, ok := loss.Get(v8ir.LossHeader); !ok || l.Count != 1 || len(loss) != 1 {
+				t.Errorf("loss report %v, want one %s line of count 1", loss, v8ir.LossHeader)
+			}
+			var b bytes.Buffer
+			if _, err := Write(&b, f, Options{AsRead: true}); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Bytes(), in) {
+				t.Errorf("AsRead: output differs from input %s", wtFirstDiff(b.Bytes(), in))
+			}
+		})
+	}
+}
+
 // TestWriteOtherLayout: a file in another producer's style is written in
 // V8's compact layout with the file's escaping; the graph, strings and
 // extra keys survive, and writing the result again is stable.
