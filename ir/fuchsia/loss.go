@@ -73,14 +73,16 @@ func (fs *Snapshot) StreamLoss(format string) ir.LossReport {
 	return loss
 }
 
-// Loss names the mappings' build ids, which only Fuchsia formats hold.
+// Loss names the mappings' build ids, which only Fuchsia formats hold
+// (but those of the mappings heapconv made, Mappings.Made, which stand for
+// what the target keeps otherwise: classes, V8's script ids).
 func (m *File) Loss(f *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 	if t.Format == Format || t.Format == FormatFIDL {
 		return nil
 	}
 	ids := 0
-	for _, b := range m.Mappings.BuildID {
-		if f.String(b) != "" {
+	for i, b := range m.Mappings.BuildID {
+		if f.String(b) != "" && !m.Mappings.Made(i, f.Strings) {
 			ids++
 		}
 	}

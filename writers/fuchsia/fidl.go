@@ -441,7 +441,13 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	if synthetic > 0 {
 		loss.Add("synthetic-addresses", int64(synthetic), "frames known only by their function get synthetic program addresses (0x1000 + 16 × location index)")
 	}
-	if count(isClass) < mp.Len() {
+	made := 0 // heapconv's mappings, which no symbolizer needs
+	for m := range mp.Len() {
+		if mp.Made(m, f.Strings) {
+			made++
+		}
+	}
+	if made < mp.Len() {
 		loss.Add("fuchsia-vaddr", 0, "the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
 	}
 	if unused := ff.Mappings.Len() - nsent; unused > 0 {
