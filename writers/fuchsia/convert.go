@@ -190,13 +190,18 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 			EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...), CaptureTime: s.CaptureTime}
 		fs := &fuchsiair.Snapshot{StackFirst: []uint32{0}}
 		o.SetSection(fs)
+		name := ir.SnapshotName(f, s)
 		if len(f.Snapshots) > 1 {
-			name := f.String(s.Name)
 			if name == "" {
 				name = "snapshot " + strconv.Itoa(k)
 			}
 			fs.HasProcessName, fs.ProcessName, fs.HasProcessKoid, fs.ProcessKoid = true, intern(name), true, int64(k+1)
 			o.Name = fs.ProcessName
+		} else if name != "" {
+			// One snapshot is one process of no name, as ffx writes it
+			// without --multi-process.
+			loss.Add(ir.LossSnapshotNames, 1, "the snapshot's name is not kept: a profile of one process names none").
+				WithExample(strconv.Quote(name))
 		}
 		// Which nodes are written, their classes' locations (made as the
 		// stacks need them), and the dominator tree for the stacks.
