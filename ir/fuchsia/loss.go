@@ -42,8 +42,8 @@ const (
 	// functions.
 	LossStartLines = "fuchsia-start-lines"
 	// LossInlineFrames: which frames of a stack are functions inlined at
-	// one program address (a symbolized location's lines), which become
-	// frames of their own; Count is locations of more than one line.
+	// one program address (a symbolized location's lines; V8 keeps each as
+	// a frame of its own); Count is locations of more than one line.
 	LossInlineFrames = "fuchsia-inline-frames"
 )
 
@@ -161,7 +161,7 @@ func (m *File) Loss(f *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 	}
 	loss.NoPlace(systemNames, LossSystemNames, "functions' system (mangled) names", t.Name)
 	loss.NoPlace(startLines, LossStartLines, "functions' start lines", t.Name)
-	loss.NoPlace(inlined, LossInlineFrames, "locations' groups of inlined functions (each becomes a frame of its own)", t.Name)
+	loss.NoPlace(inlined, LossInlineFrames, "locations' groups of inlined functions (which frames share one program address)", t.Name)
 	return loss
 }
 
