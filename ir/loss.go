@@ -81,6 +81,9 @@ const (
 	LossGCRoots = "gc-roots"
 	// LossTotals: a snapshot's totals (header figures); Count is totals.
 	LossTotals = "totals"
+	// LossSnapshotNames: snapshots' names (a Fuchsia process's, a Dart
+	// isolate's); Count is snapshots.
+	LossSnapshotNames = "snapshot-names"
 	// LossCaptureTime: when a snapshot was taken; Count is snapshots.
 	LossCaptureTime = "capture-time"
 	// LossClasses: the class table, or the parts of it the target has no

@@ -171,6 +171,26 @@ func UnmanagedOwners(f *File, s *Snapshot) []uint32 {
 	return owner
 }
 
+// SnapshotNamer is implemented by a section that keeps its snapshot's name
+// itself, where the string table cannot hold it: a V8 header's title (a
+// V8 file's strings section is written back as it was read, so its table
+// gains no string, and its string 0, which Name indexes, is "<dummy>").
+type SnapshotNamer interface {
+	SnapshotName() string
+}
+
+// SnapshotName returns snapshot s's name: the one a section keeps
+// (SnapshotNamer), else s.Name; "" for none. Writers name a snapshot by
+// it.
+func SnapshotName(f *File, s *Snapshot) string {
+	for _, x := range s.Sections {
+		if n, ok := x.(SnapshotNamer); ok {
+			return n.SnapshotName()
+		}
+	}
+	return f.String(s.Name)
+}
+
 // StackSource is implemented by a section that holds objects' allocation
 // stacks (V8's allocation traces).
 type StackSource interface {

@@ -440,7 +440,7 @@ func (w *writer) writeRest(dir string) (err error) {
 			continue
 		}
 		sn := int32(k)
-		row := SnapshotRow{FileID: id, Snapshot: sn, Name: m.text(f.String(s.Name)), Nodes: int64(s.Nodes.Len()), Edges: int64(s.Edges.Len()),
+		row := SnapshotRow{FileID: id, Snapshot: sn, Name: m.text(ir.SnapshotName(f, s)), Nodes: int64(s.Nodes.Len()), Edges: int64(s.Edges.Len()),
 			SelfSize: s.Nodes.SelfSize.Sum(), ExternalSize: ir.ExternalSize(s), CaptureTime: s.CaptureTime}
 		if s.Root != ir.NoNode {
 			r := int64(s.Root)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	dartir "github.com/heapconv/heapconv/ir/dart"
 	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
@@ -40,6 +41,16 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("v8: a .heapsnapshot holds one snapshot; this file has %d", len(f.Snapshots))
 	}
+	out, loss, err := convertOne(f)
+	if s := f.Snapshots[0]; err == nil && s.CaptureTime != 0 {
+		loss.Add(ir.LossCaptureTime, 1, "the capture time has no place in a V8 snapshot").
+			WithExample(time.Unix(0, s.CaptureTime).UTC().Format(time.RFC3339Nano))
+	}
+	return out, loss, err
+}
+
+// convertOne is Convert of a one-snapshot file, by the source's format.
+func convertOne(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if dartir.Of(f.Snapshots[0]) != nil {
 		return fromDart(f)
 	}
@@ -293,7 +304,7 @@ func (c *converter) convert() (*ir.File, error) {
 	if src.Classes.Len() > 0 {
 		c.loss.Add(ir.LossClasses, int64(src.Classes.Len()), "classes (the class table, with field names) are not kept; nodes keep their names")
 	}
-	out.SetSection(v8ir.DefaultSection(out))
+	out.SetSection(v8ir.DefaultSection(out, ir.SnapshotName(src, s)))
 	if traceIDs := c.fuchsiaTraces(out); traceIDs != nil {
 		// Node 20's field order: trace_node_id before detachedness.
 		v8ir.SetNodeFields(&v8ir.Of(out).Header, out.NodeKinds, v8ir.NodeTraceNodeID, v8ir.NodeDetachedness)

@@ -394,7 +394,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	loss.Merge(ir.SectionLoss(f, s, target))
 	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // external properties are native nodes
-	o.SetSection(v8ir.DefaultSection(o))
+	o.SetSection(v8ir.DefaultSection(o, ir.SnapshotName(f, s)))
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
 	// external properties from objects.
 	v8ir.Of(o).Header.Set(v8ir.HeaderFrom, ir.JSONStr(dartir.Format))

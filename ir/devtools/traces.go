@@ -74,14 +74,19 @@ func (b *traceBuilder) child(node, frame uint32) uint32 {
 	return k
 }
 
-// traceFrameOf is what DevTools shows of a frame: its name, and its
-// source file (or, unsymbolized, its module).
-func traceFrameOf(fr ir.Frame, scriptID uint64) traceFrame {
-	script := fr.File
-	if fr.Function == "" {
-		script = fr.Module
+// traceFrameOf is what DevTools shows of a frame: its function (V8's empty
+// name for an anonymous one) and source file, or, unsymbolized, its
+// address and module; the script id is the frame's own (a V8 frame's,
+// carried by its mapping) or else module's.
+func traceFrameOf(fr ir.Frame, moduleID uint64) traceFrame {
+	name, script := fr.Function, fr.File
+	if fr.Function == "" && !fr.Anonymous {
+		name, script = fr.Name(), fr.Module
 	}
-	return traceFrame{name: fr.Name(), script: script, scriptID: scriptID, line: fr.Line, column: fr.Column}
+	if fr.ScriptID != 0 {
+		moduleID = fr.ScriptID
+	}
+	return traceFrame{name: name, script: script, scriptID: moduleID, line: fr.Line, column: fr.Column}
 }
 
 // fuchsiaTraces builds out's allocation traces from the source's Fuchsia
@@ -104,7 +109,7 @@ func (c *converter) fuchsiaTraces(out *ir.Snapshot) *ir.Uints {
 		for j := len(stack) - 1; j >= 0; j-- { // outermost first
 			l := stack[j]
 			if locFrames[l] == nil {
-				// The script id is the module's: 1 + its mapping.
+				// A module's script id is 1 + its mapping's index.
 				scriptID := uint64(fuchsiair.FileOf(src).Locations.Mapping[l])
 				locFrames[l] = []uint32{} // made: a location of class frames has none
 				for _, fr := range fuchsiair.FileOf(src).Frames(src, int(l)) {

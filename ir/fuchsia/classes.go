@@ -2,6 +2,7 @@ package fuchsia
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/heapconv/heapconv/ir"
@@ -63,8 +64,45 @@ func (m *Mappings) ClassOf(i int, strs []string) (name, library string, ok bool)
 	return ParseClassModule(strs[m.File[i]], m.Offset[i])
 }
 
+// ScriptBuildID begins the build id (hex) of the mappings that stand for
+// the scripts of a V8 heap's allocation traces converted to a Fuchsia
+// profile or stream: one mapping per script, named by the script and
+// holding the program addresses of its functions' frames. pprof has no
+// script ids: the build id carries it (ScriptMappingID). (The 16 bytes
+// spell "heapconv-scripts".)
+const ScriptBuildID = "68656170636f6e762d73637269707473"
+
+// ScriptMappingID returns the build id of the mapping of the script of id
+// id: ScriptBuildID, then the id in 8 bytes.
+func ScriptMappingID(id uint64) string {
+	return fmt.Sprintf("%s%016x", ScriptBuildID, id)
+}
+
+// ScriptOf returns the script id mapping i (an index) stands for, when it
+// is a script mapping (ScriptMappingID); strs is the file's string table.
+func (m *Mappings) ScriptOf(i int, strs []string) (id uint64, ok bool) {
+	b := strs[m.BuildID[i]]
+	if len(b) != len(ScriptBuildID)+16 || !strings.HasPrefix(b, ScriptBuildID) {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(b[len(ScriptBuildID):], 16, 64)
+	return id, err == nil
+}
+
+// Made reports whether mapping i is one heapconv made when it converted a
+// heap of another format (a class or a script mapping): it stands for no
+// module of the program, and its build id is no symbolizer's.
+func (m *Mappings) Made(i int, strs []string) bool {
+	if _, _, ok := m.ClassOf(i, strs); ok {
+		return true
+	}
+	_, ok := m.ScriptOf(i, strs)
+	return ok
+}
+
 // Frames returns the frames of location l, outermost first: a symbolized
-// location has one per inlined function.
+// location has one per inlined function (a function without a name is
+// anonymous, not unsymbolized).
 func (m *File) Frames(f *ir.File, l int) []ir.Frame {
 	lc := &m.Locations
 	base := ir.Frame{Address: lc.Address[l]}
@@ -73,6 +111,7 @@ func (m *File) Frames(f *ir.File, l int) []ir.Frame {
 		base.Module = f.String(mp.File[k-1])
 		base.Offset = lc.Address[l] - mp.Start[k-1] + mp.Offset[k-1]
 		_, _, base.Class = mp.ClassOf(int(k-1), f.Strings)
+		base.ScriptID, _ = mp.ScriptOf(int(k-1), f.Strings)
 	}
 	lo, hi := lc.FirstLine[l], lc.FirstLine[l+1]
 	if lo == hi {
@@ -83,6 +122,7 @@ func (m *File) Frames(f *ir.File, l int) []ir.Frame {
 		fr := base
 		fn := lc.Function[k] - 1
 		fr.Function = f.String(m.Functions.Name[fn])
+		fr.Anonymous = fr.Function == ""
 		fr.File = f.String(m.Functions.Filename[fn])
 		fr.Line, fr.Column = lc.Line[k], lc.Column[k]
 		out = append(out, fr)

@@ -9,8 +9,9 @@ import (
 
 // DefaultSection builds the V8 section of a snapshot V8 14 would write (Node
 // 26: the header with six node fields, the keys in order, compact layout,
-// V8's escaping, no node detached), for a heap made into a V8 one.
-func DefaultSection(s *ir.Snapshot) *Snapshot {
+// V8's escaping, no node detached), for a heap made into a V8 one; a title
+// other than "" goes first in the header, as V8 wrote one (HeaderTitle).
+func DefaultSection(s *ir.Snapshot, title string) *Snapshot {
 	meta := ir.JSON{Kind: ir.JSONObject}
 	edgeNames := make([]string, len(s.EdgeKinds))
 	for i, k := range s.EdgeKinds {
@@ -28,6 +29,9 @@ func DefaultSection(s *ir.Snapshot) *Snapshot {
 	meta.Set(MetaSampleFields, ir.JSONStrs(SampleFields...))
 	meta.Set(MetaLocationFields, ir.JSONStrs(LocationFields...))
 	h := ir.JSON{Kind: ir.JSONObject}
+	if title != "" {
+		h.Set(HeaderTitle, ir.JSONStr(title))
+	}
 	h.Set(HeaderMeta, meta)
 	SetNodeFields(&h, s.NodeKinds, NodeDetachedness)
 	h.Set(HeaderNodeCount, ir.JSONNum(int64(s.Nodes.Len())))
@@ -60,4 +64,13 @@ func SetNodeFields(h *ir.JSON, kinds []string, extra ...string) {
 	meta := h.Get(HeaderMeta)
 	meta.Set(MetaNodeFields, ir.JSONStrs(fields...))
 	meta.Set(MetaNodeTypes, types)
+}
+
+// SnapshotName returns the header's title (HeaderTitle), "" for none: the
+// snapshot's name, which the string table does not hold.
+func (v *Snapshot) SnapshotName() string {
+	if t := v.Header.Get(HeaderTitle); t != nil && t.Kind == ir.JSONString {
+		return t.Str
+	}
+	return ""
 }

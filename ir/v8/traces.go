@@ -15,7 +15,7 @@ type Traces struct {
 	parent map[uint64]uint64 // trace node id -> its parent's id (0: the root's)
 	fn     map[uint64]uint64 // trace node id -> function info index
 	// The function info fields' positions.
-	infoFields, name, script, line, column int
+	infoFields, name, script, scriptID, line, column int
 	// NodeIDs is the trace_node_id column: each node's trace node, 0 for
 	// none.
 	NodeIDs *ir.Uints
@@ -32,7 +32,7 @@ func (v *Snapshot) Traces(f *ir.File) *Traces {
 	nodeFields := v.MetaList(MetaTraceNodeFields)
 	t := &Traces{f: f, v: v, parent: map[uint64]uint64{}, fn: map[uint64]uint64{}, infoFields: len(infoFields),
 		name: slices.Index(infoFields, "name"), script: slices.Index(infoFields, "script_name"),
-		line: slices.Index(infoFields, "line"), column: slices.Index(infoFields, "column")}
+		scriptID: slices.Index(infoFields, "script_id"), line: slices.Index(infoFields, "line"), column: slices.Index(infoFields, "column")}
 	id, fi := slices.Index(nodeFields, "id"), slices.Index(nodeFields, "function_info_index")
 	if col == nil || t.name < 0 || id < 0 || fi < 0 || len(nodeFields) < 2 {
 		return nil
@@ -84,7 +84,10 @@ func (t *Traces) frame(info uint64) ir.Frame {
 		}
 		return t.v.TraceFunctionInfos.At(k)
 	}
-	fr := ir.Frame{Function: t.f.String(uint32(at(t.name))), Line: int64(at(t.line)), Column: int64(at(t.column))}
+	// Every frame of a trace is a function V8 knows; an anonymous one has
+	// an empty name.
+	fr := ir.Frame{Function: t.f.String(uint32(at(t.name))), ScriptID: at(t.scriptID), Line: int64(at(t.line)), Column: int64(at(t.column))}
+	fr.Anonymous = fr.Function == ""
 	if t.script >= 0 {
 		fr.File = t.f.String(uint32(at(t.script)))
 	}

@@ -30,6 +30,12 @@ const (
 	HeaderEdgeCount          = "edge_count"
 	HeaderTraceFunctionCount = "trace_function_count"
 	HeaderRootIndex          = "root_index" // other producers': the root's offset in the nodes array
+	// HeaderTitle is the snapshot's title, which older V8 versions wrote
+	// first in the header (the name the embedder gave the snapshot, then
+	// a "uid"); DevTools' loader ignores it (it names a loaded profile by
+	// its file). heapconv writes a snapshot's name there
+	// (ir.SnapshotName).
+	HeaderTitle = "title"
 	// HeaderExtraNativeBytes (V8 13 on) is native memory no node holds;
 	// the IR keeps it as a snapshot total of the same name.
 	HeaderExtraNativeBytes = "extra_native_bytes"

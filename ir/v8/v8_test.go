@@ -132,3 +132,33 @@ func TestStringsUnits(t *testing.T) {
 		t.Errorf("StringsUnits(nil) = %d", got)
 	}
 }
+
+// TestSnapshotName: a V8 snapshot's name is its header's title, written
+// first; without one it has none, though its Name indexes "<dummy>". A
+// snapshot of another format is named by Name.
+func TestSnapshotName(t *testing.T) {
+	f := &ir.File{Strings: []string{"<dummy>", "isolate"}}
+	for _, c := range []struct {
+		title string
+		v8    bool
+		name  uint32
+		want  string
+	}{
+		{"audio_core", true, 0, "audio_core"},
+		{"", true, 0, ""},
+		{"", true, 1, ""}, // the section says: it has no title
+		{"", false, 1, "isolate"},
+	} {
+		s := &ir.Snapshot{Name: c.name}
+		if c.v8 {
+			s.SetSection(v8ir.DefaultSection(s, c.title))
+			first := v8ir.Of(s).Header.Fields[0].Key
+			if (c.title != "") != (first == v8ir.HeaderTitle) {
+				t.Errorf("title %q: the header begins with %q", c.title, first)
+			}
+		}
+		if got := ir.SnapshotName(f, s); got != c.want {
+			t.Errorf("title %q, v8 %v, name %d: SnapshotName = %q, want %q", c.title, c.v8, c.name, got, c.want)
+		}
+	}
+}

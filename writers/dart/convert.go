@@ -116,7 +116,7 @@ func (c *converter) convert() error {
 		return fmt.Errorf("dart: %d nodes is too many", n)
 	}
 	c.o = &ir.Snapshot{
-		Name:      c.str(c.src.String(s.Name)),
+		Name:      c.str(ir.SnapshotName(c.src, s)),
 		Root:      0,
 		NodeKinds: append([]string(nil), dartir.NodeKinds...),
 		EdgeKinds: append([]ir.EdgeKind(nil), dartir.EdgeKinds...),

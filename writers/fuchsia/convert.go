@@ -21,6 +21,15 @@ const (
 	classSpan = 16
 )
 
+// The mappings of the scripts of a source's allocation frames (V8's
+// script ids) lie above the classes': script k's at scriptBase +
+// k×scriptSpan, its frames classSpan bytes apart.
+const (
+	scriptBase = 1 << 44
+	scriptSpan = 1 << 36
+	maxScripts = (math.MaxUint64 - scriptBase) / scriptSpan
+)
+
 // classKey is a class of the source: its name and library (ir.ClassLibrary;
 // "" for classes named by analysis.ClassName alone).
 type classKey struct{ name, library string }
@@ -46,7 +55,9 @@ type classKey struct{ name, library string }
 //     no functions);
 //   - a node's stack is, leaf first, its class frame, then its allocation
 //     stack when the source has one (a V8 snapshot taken with allocation
-//     tracking: each frame a function with its file and line), else the
+//     tracking: each frame a function, anonymous ones with V8's empty
+//     name, with its file, line and column, in a mapping of its script
+//     that carries the script's id, fuchsiair.ScriptMappingID), else the
 //     classes of its immediate dominator, that one's, and so on (up to
 //     StackDepth frames, not counting the root and the synthetic nodes), so
 //     that pprof's flat column ranks classes by bytes and its cumulative
@@ -125,16 +136,50 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		return locs[c]
 	}
 	// frameLoc returns the location of an allocation frame of the source
-	// (V8's allocation traces): a function, with its file and line, at no
-	// address (pprof takes a location known by its lines).
+	// (V8's allocation traces): a function (anonymous ones have an empty
+	// name), with its file, line and column. A frame in a script of an id
+	// lies in its script's mapping (fuchsiair.ScriptMappingID), which
+	// carries the id; another is at no address (pprof takes a location
+	// known by its lines).
 	frameLocs := map[ir.Frame]uint32{}
-	frameLoc := func(fr ir.Frame) uint32 {
-		l, ok := frameLocs[fr]
-		if !ok {
-			l = addLocation(0, 0, fr)
-			frameLocs[fr] = l
+	type script struct {
+		mapping uint32 // 1 + the mapping's index
+		used    uint64 // the bytes its frames' addresses take
+	}
+	scripts := map[uint64]*script{} // by script id
+	frameLoc := func(fr ir.Frame) (uint32, error) {
+		if l, ok := frameLocs[fr]; ok {
+			return l, nil
 		}
-		return l
+		var mapping uint32
+		var pc uint64
+		if fr.ScriptID != 0 {
+			mp := &ff.Mappings
+			sc, ok := scripts[fr.ScriptID]
+			if !ok {
+				if len(scripts) == maxScripts {
+					return 0, fmt.Errorf("fuchsia: more than %d scripts in the allocation stacks", maxScripts)
+				}
+				start := scriptBase + scriptSpan*uint64(len(scripts))
+				mp.ID = append(mp.ID, uint64(mp.Len()+1))
+				mp.Start = append(mp.Start, start)
+				mp.Limit = append(mp.Limit, start+scriptSpan)
+				mp.Offset = append(mp.Offset, 0)
+				mp.File = append(mp.File, intern(fr.File))
+				mp.BuildID = append(mp.BuildID, intern(fuchsiair.ScriptMappingID(fr.ScriptID)))
+				mp.Flags = append(mp.Flags, fuchsiair.HasFunctions|fuchsiair.HasFilenames|fuchsiair.HasLineNumbers)
+				sc = &script{mapping: uint32(mp.Len())}
+				scripts[fr.ScriptID] = sc
+			}
+			if sc.used == scriptSpan {
+				return 0, fmt.Errorf("fuchsia: more than %d functions in one script of the allocation stacks", scriptSpan/classSpan)
+			}
+			mapping, pc = sc.mapping, mp.Start[sc.mapping-1]+sc.used
+			sc.used += classSpan
+		}
+		l := addLocation(mapping, pc, fr)
+		frameLocs[fr] = l
+		return l, nil
 	}
 	hasObjects := make([]bool, f.Classes.Len()) // per class of the table
 	var edges, weak, values, noDom, capped, nodes, renamed, extNodes, synthetic, totals, roots int
@@ -145,13 +190,18 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 			EdgeKinds: append([]ir.EdgeKind(nil), fuchsiair.EdgeKinds...), CaptureTime: s.CaptureTime}
 		fs := &fuchsiair.Snapshot{StackFirst: []uint32{0}}
 		o.SetSection(fs)
+		name := ir.SnapshotName(f, s)
 		if len(f.Snapshots) > 1 {
-			name := f.String(s.Name)
 			if name == "" {
 				name = "snapshot " + strconv.Itoa(k)
 			}
 			fs.HasProcessName, fs.ProcessName, fs.HasProcessKoid, fs.ProcessKoid = true, intern(name), true, int64(k+1)
 			o.Name = fs.ProcessName
+		} else if name != "" {
+			// One snapshot is one process of no name, as ffx writes it
+			// without --multi-process.
+			loss.Add(ir.LossSnapshotNames, 1, "the snapshot's name is not kept: a profile of one process names none").
+				WithExample(strconv.Quote(name))
 		}
 		// Which nodes are written, their classes' locations (made as the
 		// stacks need them), and the dominator tree for the stacks.
@@ -192,7 +242,11 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 				traced = stackOf(i)
 			}
 			for _, fr := range traced {
-				frames = append(frames, frameLoc(fr))
+				l, err := frameLoc(fr)
+				if err != nil {
+					return nil, nil, err
+				}
+				frames = append(frames, l)
 			}
 			if idom != nil && len(traced) == 0 {
 				for v := uint32(i); len(frames) < StackDepth; {

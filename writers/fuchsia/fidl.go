@@ -441,25 +441,34 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	if synthetic > 0 {
 		loss.Add("synthetic-addresses", int64(synthetic), "frames known only by their function get synthetic program addresses (0x1000 + 16 × location index)")
 	}
-	if count(isClass) < mp.Len() {
+	made := 0 // heapconv's mappings, which no symbolizer needs
+	for m := range mp.Len() {
+		if mp.Made(m, f.Strings) {
+			made++
+		}
+	}
+	if made < mp.Len() {
 		loss.Add("fuchsia-vaddr", 0, "the regions' vaddr is unknown (pprof has none) and not sent; symbolizing needs it")
 	}
 	if unused := ff.Mappings.Len() - nsent; unused > 0 {
 		loss.Add(fuchsiair.LossBuildIDs, int64(unused), "mappings no process's stacks use are not sent, with their build ids (a stream's regions belong to a process)")
 	}
-	labels, extra := 0, 0
+	labels, captured := 0, 0
+	const stream = "a FIDL stream"
 	for _, s := range f.Snapshots {
 		labels += len(fuchsiair.Of(s).LabelKey)
-		extra += len(fuchsiair.Of(s).ExtraValues)
+		loss.Merge(fuchsiair.Of(s).SampleValuesLoss(f, stream))
+		if s.CaptureTime != 0 {
+			captured++
+		}
 	}
 	if labels > 0 {
 		loss.Add(fuchsiair.LossLabels, int64(labels), "sample labels other than ffx's are not kept")
 	}
-	if extra > 0 {
-		loss.Add("fuchsia-sample-values", int64(extra), "sample values beyond count and bytes are not kept")
-	}
-	if len(ff.Comments) > 0 || ff.TimeNanos != 0 || ff.DurationNanos != 0 || ff.Period != 0 || ff.DropFrames != 0 || ff.KeepFrames != 0 || ff.DocURL != 0 || ff.DefaultSampleType != 0 || ff.PeriodType != (fuchsiair.ValueType{}) {
-		loss.Add("fuchsia-profile", 0, "the profile's own fields (comments, time, period, frame filters, doc url, default sample type) are not kept")
+	loss.Merge(ff.ProfileLoss(f, stream))
+	if captured > 0 {
+		// The profile's time, which the reader took for the capture time.
+		loss.Add(ir.LossCaptureTime, int64(captured), "capture times have no place in a FIDL stream")
 	}
 	for _, c := range []struct {
 		n          int

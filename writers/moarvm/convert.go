@@ -411,9 +411,9 @@ func (c *converter) repr(k int) string {
 // notes what the source snapshot has that MoarVM does not keep.
 func (c *converter) finish(k int, s, o *ir.Snapshot) {
 	src := c.src
-	if s.Name != 0 && src.String(s.Name) != "" {
-		c.loss.Add("snapshot-names", 1, "snapshot names have no place in a MoarVM file").
-			WithExample(fmt.Sprintf("snapshot %d: %q", k, src.String(s.Name)))
+	if name := ir.SnapshotName(src, s); name != "" {
+		c.loss.Add(ir.LossSnapshotNames, 1, "snapshot names have no place in a MoarVM file").
+			WithExample(fmt.Sprintf("snapshot %d: %q", k, name))
 	}
 	if s.CaptureTime != 0 {
 		c.loss.Add(ir.LossCaptureTime, 1, "capture times are not kept (MoarVM's snap_time is µs of a monotonic clock; written as 0)").

@@ -44,7 +44,7 @@ func benchFile(n int, layout v8ir.Layout) *ir.File {
 		}
 		nd.FirstEdge = append(nd.FirstEdge, uint32(s.Edges.Len()))
 	}
-	s.SetSection(v8ir.DefaultSection(s))
+	s.SetSection(v8ir.DefaultSection(s, ""))
 	v8ir.Of(s).Layout = layout
 	v8ir.Of(s).NodeExtra = []v8ir.Field{{Name: "detachedness", Values: det}}
 	f.Snapshots = []*ir.Snapshot{s}
