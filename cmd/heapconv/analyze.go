@@ -572,7 +572,8 @@ retain the most. Given several snapshots of one program (several INs, or
 a file that holds several, such as a MoarVM file), it shows the last in
 detail and charts each class's growth over them all. An IN may name one
 snapshot of a file (prog.mvmheap#3). OUT may be "-"; a file is written
-under a temporary name and renamed at the end.
+under a temporary name and renamed at the end; a device or pipe
+(/dev/stdout, a FIFO) is written in place, never replaced.
 
 Flags:
   --title T      the page's title (default: "heap report: " and the last IN)

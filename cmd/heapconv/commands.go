@@ -34,7 +34,10 @@ Any other OUT ending in .gz or .zst is written compressed with gzip or
 zstd, in the format the name before it says (or --to): x.heapsnapshot.zst,
 x.mvmheap.gz, x.dartheap.zst.
 OUT is written to a temporary file and renamed at the end: a failed or
-interrupted conversion leaves no OUT behind. An existing OUT needs --force.
+interrupted conversion leaves no OUT behind. An existing OUT needs --force;
+one that is a device or pipe (/dev/null, /dev/stdout, a FIFO; a symlink is
+followed) is written in place without it, never replaced; a directory is
+refused.
 What the output format cannot hold is listed on standard error as a
 warning, one line per kind of loss.
 
@@ -43,8 +46,8 @@ Flags:
   --to F          output format, or parquet for a directory of tables
   --snapshot N    convert snapshot N only (0-based); "all" writes one file
                   per snapshot, numbered by the %d in OUT (%03d pads: 000)
-  --force         replace an existing OUT
-  -q, --quiet     do not print the loss report
+  --force         replace an existing OUT (and --loss-report file)
+  -q, --quiet     do not print the loss report, nor the progress bar
   --loss-report FILE.json
                   write the loss report as JSON (kind, count, what,
                   example of each loss); "-" for standard output
@@ -56,7 +59,9 @@ Flags:
                   integers that look like addresses count too), so that the
                   heap has retainers and retained sizes in Chrome DevTools
   --no-gzip       write a Fuchsia profile uncompressed (older ffx's layout)
-  --out-contents DIR  write the block contents of a Fuchsia OUT there
+  --out-contents DIR  write the block contents of a Fuchsia OUT into DIR,
+                  a file per block (DIR is created if needed; an existing
+                  DIR that is not a directory is refused)
   --file-id ID    with --to parquet: the file id every row carries (default:
                   IN's name without directory and extensions)
 
