@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -169,8 +170,8 @@ func Write(w io.Writer, f *ir.File, format string, opts *WriteOptions) (ir.LossR
 // checkOutput refuses an output that cannot or may not be written: in a
 // directory that does not exist, the input file in any guise (in, when
 // not nil), a directory, or an existing regular file unless overwrite. A
-// device, pipe or socket (inPlace) needs no overwrite: it is written to,
-// never replaced.
+// device, pipe or socket (inPlace), or a descriptor of the process, needs
+// no overwrite: it is written to, never replaced.
 func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 	if err := checkOutputDir(name); err != nil {
 		return err
@@ -185,7 +186,7 @@ func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 		return &OutputError{name, ErrSameFile}
 	case st.IsDir():
 		return &OutputError{name, errIsDirectory}
-	case inPlace(st):
+	case inPlace(st) || descriptor(name):
 		return nil
 	case !overwrite:
 		return &OutputError{name, ErrExists}
@@ -200,6 +201,29 @@ func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 // output is not written atomically: what a failed write sent there stays.
 func inPlace(st os.FileInfo) bool {
 	return !st.Mode().IsRegular() && !st.IsDir()
+}
+
+// descriptor reports whether name leads, through symlinks, to one of the
+// process's open descriptors (/dev/stdout is /proc/self/fd/1; /dev/fd/3):
+// what the shell opened there, a file too, is written in place as standard
+// output is, and never needs overwrite.
+func descriptor(name string) bool {
+	self := filepath.Join("/proc", strconv.Itoa(os.Getpid()), "fd")
+	for range 40 { // the kernel's limit on symlinks in a path
+		switch filepath.Dir(filepath.Clean(name)) {
+		case "/dev/fd", "/proc/self/fd", "/proc/thread-self/fd", self:
+			return true
+		}
+		target, err := os.Readlink(name)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(name), target)
+		}
+		name = target
+	}
+	return false
 }
 
 // checkOutputDir refuses an output whose directory does not exist or is
@@ -253,12 +277,13 @@ func tempPattern(name string) string {
 
 // createAtomic starts writing the named file, compressed with wr when not
 // nil: a temporary file beside it, or the file itself when it is a device
-// or pipe (inPlace). A symlink's target is replaced, not the link. The
+// or pipe (inPlace) or a descriptor of the process (/dev/stdout). A
+// symlink's target is replaced, not the link. The
 // caller has checked the name with checkOutput.
 func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
 	path := name
 	st, err := os.Stat(name)
-	if err == nil && inPlace(st) {
+	if err == nil && (inPlace(st) || descriptor(name)) {
 		return openInPlace(name, wr)
 	}
 	if lst, lerr := os.Lstat(name); err == nil && lerr == nil && lst.Mode()&os.ModeSymlink != 0 {
@@ -289,11 +314,12 @@ func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
 	return o, nil
 }
 
-// openInPlace starts writing an existing device, pipe or socket where it
-// is: opened for writing (a pipe waits for its reader), neither created
-// nor truncated nor replaced.
+// openInPlace starts writing an existing device, pipe or socket, or a
+// descriptor of the process, where it is: opened for writing (a pipe
+// waits for its reader), never created nor replaced; truncated as the
+// shell's > truncates (which a device or pipe ignores).
 func openInPlace(name string, wr *wrapper) (*atomicFile, error) {
-	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return nil, &OutputError{name, unpath(err)}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -238,6 +239,43 @@ func TestOutputToDevice(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestOutputToDescriptor: a name that leads to one of the process's open
+// descriptors (/dev/stdout is /proc/self/fd/1) is written in place, as
+// standard output is, without --force, even when the descriptor is a
+// regular file (standard output redirected to one): the file the shell
+// opened is the one written, and the links stay.
+func TestOutputToDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	in := cliCopy(t, dir, "compact.heapsnapshot")
+	opened := filepath.Join(dir, "redirected")
+	f, err := os.Create(opened)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("what was there before, longer than nothing"); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "stdout") // as /dev/stdout
+	if err := os.Symlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), link); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.Stat()
+	if code, _, stderr := cliRun(t, nil, "convert", "--to", "v8", in, link); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !bytes.Equal(cliReadFile(t, opened), cliReadFile(t, in)) {
+		t.Errorf("the descriptor's file does not hold the conversion: %.100q", cliReadFile(t, opened))
+	}
+	after, err := os.Stat(opened)
+	if err != nil || !os.SameFile(before, after) {
+		t.Errorf("the descriptor's file was replaced (%v)", err)
+	}
+	if mode(t, link)&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced")
 	}
 }
 
