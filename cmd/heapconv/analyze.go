@@ -74,9 +74,10 @@ const diffUsage = `Usage: heapconv diff [--json] [--top N] [--by count|self|reta
 Compares two or three snapshots of one program taken one after another.
 Each operand is a file, or one snapshot of a file that holds several
 (prog.mvmheap#3; or one IN with --snapshot 0,3); "-" is standard input,
-which can be named once (or as several snapshots of it: -#0 -#2). Prints, per class, the
-count, self size and retained size in each snapshot and the change from
-the first to the last, the classes that grew most first (--by).
+which can be named once (or as several snapshots of it: -#0 -#2).
+Prints, per class, the count, self size and retained size in each
+snapshot and the change from the first to the last, the classes that
+grew most first (--by).
 
 Where objects keep an identity from one snapshot to the next (V8 node ids
 within one process, but for native nodes; Dart identity hash codes;

@@ -264,7 +264,7 @@ func inputFlag(fs *pflag.FlagSet, name string) *string {
 	p := new(string)
 	hint := map[string]string{
 		"from":     "without it, each IN's format is detected from its content",
-		"contents": "one directory holds the contents of every IN's blocks",
+		"contents": "the one directory is read for every IN",
 	}[name]
 	fs.Var(&inputValue{v: p, hint: hint}, name, "")
 	return p
