@@ -58,7 +58,9 @@ type ConvertOptions struct {
 	To string
 	// Snapshots selects what to convert.
 	Snapshots Selection
-	// Overwrite replaces an existing output.
+	// Overwrite replaces an existing output file. An output that is a
+	// device, pipe or socket (a symlink followed) is written in place
+	// without it, never replaced; a directory is refused.
 	Overwrite bool
 	// LossReportFile, when set, receives the loss report as JSON (the
 	// LossReport type's fields), written and renamed into place together
@@ -101,7 +103,8 @@ type LossReport struct {
 // from out's extension (x.heapsnapshot, x.dartheap, x.mvmheap, x.pb.gz,
 // x.fidlstream, x.heapir.zst), and a further .gz or .zst compresses it
 // (x.heapsnapshot.zst). Every output is written to a temporary file and
-// renamed at the end: a failed conversion leaves none behind. What can be
+// renamed at the end: a failed conversion leaves none behind (an output
+// that is a device or pipe is written in place instead). What can be
 // refused is refused before the input is read: an existing output
 // without Overwrite, the input as output, a snapshot a MoarVM file's
 // index says is not there. opts may be nil.

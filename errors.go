@@ -142,7 +142,7 @@ func (e *OutputError) Error() string {
 	case ErrSameFile:
 		return e.Name + " is the input file; heapconv never writes over its input"
 	case errIsDirectory:
-		return e.Name + " is a directory"
+		return e.Name + " is a directory, which heapconv never writes over: name a file"
 	}
 	return "cannot write " + e.Name + ": " + e.Err.Error()
 }

@@ -214,7 +214,7 @@ func ExampleReadHeap_paths() {
 	}
 	for _, i := range nv.ClassNodes("NQPArray", 1) {
 		for _, st := range nv.ShortestPath(i) {
-			fmt.Printf("%s @%d", st.Class, st.ID)
+			fmt.Printf("%s %s", st.Class, st.Ref) // Ref: what paths --id takes
 			if st.Edge != nil {
 				fmt.Printf(" -> %s %s", st.Edge.Kind, st.Edge.Name)
 			}

@@ -332,7 +332,7 @@ func Detect(head []byte) *Format {
 // short (an interrupted download of a .mvmheap.gz) is recovered snapshot
 // by snapshot as the same file cut short would be.
 func readMoarVM(r io.Reader, o *ReadOptions) (*ir.File, error) {
-	opts := rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.progress()}
+	opts := rmoarvm.Options{Size: o.Size, At: o.At, Progress: o.progress(), Within: o.within}
 	if o.At != nil && o.Size > 0 {
 		return rmoarvm.Read(r, opts)
 	}

@@ -251,6 +251,9 @@ func (in *Input) readAll() (*ir.File, error) {
 	}
 	defer in.Close()
 	opts := in.opts
+	if len(in.removed) > 0 {
+		opts.within = ir.Decompressed
+	}
 	if p := opts.Progress; p != nil && len(in.removed) > 0 {
 		// The decompressed size is unknown: tell how far into the
 		// compressed file the read is.

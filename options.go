@@ -35,6 +35,10 @@ type ReadOptions struct {
 	// unknown). For compressed input both count compressed bytes, and the
 	// last call may stop short of the total by the decompressor's buffer.
 	Progress func(done, total int64)
+	// within is what the reader's offsets count the bytes of when Input
+	// removed a wrapper (ir.Decompressed), for readers that say so
+	// themselves in what they return beside errors (MoarVM's recovery).
+	within string
 }
 
 // progress adapts Progress to the readers' callback, which reports bytes

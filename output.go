@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -78,6 +79,25 @@ func (o *outputPlan) check(opts *WriteOptions) error {
 		return fmt.Errorf("%w: NoGzip and ContentsDir are for pprof profiles; a FIDL stream carries its block contents", ErrOption)
 	case o.native && o.format.ownWrapper == "gzip" && opts.NoGzip:
 		return fmt.Errorf("%w: NoGzip, but the output's name ends in .gz", ErrOption)
+	case opts.ContentsDir != "":
+		return checkContentsDir(opts.ContentsDir)
+	}
+	return nil
+}
+
+// checkContentsDir refuses a block contents directory (WriteOptions.
+// ContentsDir) that exists and is not a directory: a file, or a device
+// that writing into it would otherwise reach only once the profile is
+// written.
+func checkContentsDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // created
+	case err != nil:
+		return &OutputError{dir, unpath(err)}
+	case !st.IsDir():
+		return &OutputError{dir, errors.New("is not a directory (the block contents are written into a directory, a file per block)")}
 	}
 	return nil
 }
@@ -101,8 +121,9 @@ func (o *outputPlan) writeOptions(opts *WriteOptions) *WriteOptions {
 // compressed when the name ends in .gz or .zst (x.heapsnapshot.zst; a
 // .heapir.zst or .pb.gz is the format's own compressed form). The file is written to a
 // temporary file beside it and renamed at the end: a failed write leaves
-// no file behind, and an existing file is replaced only whole. It returns
-// what the format could not hold. opts may be nil.
+// no file behind, and an existing file is replaced only whole (a device
+// or pipe is written in place, never replaced). It returns what the
+// format could not hold. opts may be nil.
 func WriteFile(name string, f *ir.File, opts *WriteOptions) (ir.LossReport, error) {
 	plan, err := planOutput(name, "")
 	if err != nil {
@@ -148,7 +169,9 @@ func Write(w io.Writer, f *ir.File, format string, opts *WriteOptions) (ir.LossR
 
 // checkOutput refuses an output that cannot or may not be written: in a
 // directory that does not exist, the input file in any guise (in, when
-// not nil), a directory, or an existing file unless overwrite.
+// not nil), a directory, or an existing regular file unless overwrite. A
+// device, pipe or socket (inPlace), or a descriptor of the process, needs
+// no overwrite: it is written to, never replaced.
 func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 	if err := checkOutputDir(name); err != nil {
 		return err
@@ -163,10 +186,44 @@ func checkOutput(name string, overwrite bool, in os.FileInfo) error {
 		return &OutputError{name, ErrSameFile}
 	case st.IsDir():
 		return &OutputError{name, errIsDirectory}
+	case inPlace(st) || descriptor(name):
+		return nil
 	case !overwrite:
 		return &OutputError{name, ErrExists}
 	}
 	return nil
+}
+
+// inPlace reports whether an existing output (a symlink followed) is
+// written to where it is rather than replaced: a character or block
+// device (/dev/null, a terminal), a named pipe or a socket, which the
+// rename of a temporary file would replace by a regular file. Such an
+// output is not written atomically: what a failed write sent there stays.
+func inPlace(st os.FileInfo) bool {
+	return !st.Mode().IsRegular() && !st.IsDir()
+}
+
+// descriptor reports whether name leads, through symlinks, to one of the
+// process's open descriptors (/dev/stdout is /proc/self/fd/1; /dev/fd/3):
+// what the shell opened there, a file too, is written in place as standard
+// output is, and never needs overwrite.
+func descriptor(name string) bool {
+	self := filepath.Join("/proc", strconv.Itoa(os.Getpid()), "fd")
+	for range 40 { // the kernel's limit on symlinks in a path
+		switch filepath.Dir(filepath.Clean(name)) {
+		case "/dev/fd", "/proc/self/fd", "/proc/thread-self/fd", self:
+			return true
+		}
+		target, err := os.Readlink(name)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(name), target)
+		}
+		name = target
+	}
+	return false
 }
 
 // checkOutputDir refuses an output whose directory does not exist or is
@@ -186,16 +243,23 @@ func checkOutputDir(name string) error {
 
 // atomicFile is an output being written: a temporary file in its
 // directory, renamed over its name only when everything succeeded, so
-// that a failed or interrupted write leaves nothing behind.
+// that a failed or interrupted write leaves nothing behind. A stream
+// (standard output) and an output written in place (a device or pipe,
+// inPlace) are written directly.
 type atomicFile struct {
 	name string
+	// path is where the temporary file is renamed to: name, or the file a
+	// symlink named so points to (the link stays).
+	path string
 	// tmp is the temporary file while it is written, tmpName its name
 	// until it is renamed or removed; both empty for a stream. A finished
 	// file is closed, so that many outputs (one per snapshot) do not hold
 	// a descriptor each until they are published.
 	tmp     *os.File
 	tmpName string
-	w       io.Writer
+	// direct is an output written in place, closed when finished.
+	direct *os.File
+	w      io.Writer
 	// zw compresses into the file when the name asks for a wrapper.
 	zw io.WriteCloser
 	bw *bufio.Writer
@@ -212,24 +276,54 @@ func tempPattern(name string) string {
 }
 
 // createAtomic starts writing the named file, compressed with wr when not
-// nil. The caller has checked the name with checkOutput.
+// nil: a temporary file beside it, or the file itself when it is a device
+// or pipe (inPlace) or a descriptor of the process (/dev/stdout). A
+// symlink's target is replaced, not the link. The
+// caller has checked the name with checkOutput.
 func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
-	dir := filepath.Dir(name)
-	tmp, err := temps.create(dir, tempPattern(name))
+	path := name
+	st, err := os.Stat(name)
+	if err == nil && (inPlace(st) || descriptor(name)) {
+		return openInPlace(name, wr)
+	}
+	if lst, lerr := os.Lstat(name); err == nil && lerr == nil && lst.Mode()&os.ModeSymlink != 0 {
+		if path, err = filepath.EvalSymlinks(name); err != nil {
+			return nil, &OutputError{name, unpath(err)}
+		}
+	}
+	dir := filepath.Dir(path)
+	tmp, err := temps.create(dir, tempPattern(path))
 	if err != nil {
 		return nil, &OutputError{name, fmt.Errorf("cannot create a file in %s: %w", dir, unpath(err))}
 	}
 	// CreateTemp makes the file private; give it an ordinary file's mode,
 	// or keep the mode of the file it replaces.
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(name); err == nil {
+	if st != nil {
 		mode = st.Mode().Perm()
 	}
-	o := &atomicFile{name: name, tmp: tmp, tmpName: tmp.Name(), w: tempWriter{tmp}}
+	o := &atomicFile{name: name, path: path, tmp: tmp, tmpName: tmp.Name(), w: tempWriter{tmp}}
 	if err := tmp.Chmod(mode); err != nil {
 		o.abort()
 		return nil, &OutputError{name, unpath(err)}
 	}
+	if err := o.compress(wr); err != nil {
+		o.abort()
+		return nil, err
+	}
+	return o, nil
+}
+
+// openInPlace starts writing an existing device, pipe or socket, or a
+// descriptor of the process, where it is: opened for writing (a pipe
+// waits for its reader), never created nor replaced; truncated as the
+// shell's > truncates (which a device or pipe ignores).
+func openInPlace(name string, wr *wrapper) (*atomicFile, error) {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return nil, &OutputError{name, unpath(err)}
+	}
+	o := &atomicFile{name: name, direct: f, w: tempWriter{f}}
 	if err := o.compress(wr); err != nil {
 		o.abort()
 		return nil, err
@@ -289,6 +383,16 @@ func (o *atomicFile) finish() error {
 			return fmt.Errorf("writing %s: %w", o.name, unpath(err))
 		}
 	}
+	if o.direct != nil {
+		// No fsync: a device or pipe has nothing to flush to a disk (and
+		// /dev/null refuses it).
+		err := o.direct.Close()
+		o.direct = nil
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", o.name, unpath(err))
+		}
+		return nil
+	}
 	if o.tmp == nil {
 		return nil
 	}
@@ -320,7 +424,7 @@ func publish(outs []*atomicFile) error {
 			continue
 		}
 		if err == nil {
-			if rerr := os.Rename(o.tmpName, o.name); rerr != nil {
+			if rerr := os.Rename(o.tmpName, o.path); rerr != nil {
 				err = fmt.Errorf("writing %s: %w", o.name, unpath(rerr))
 			}
 		}
@@ -345,6 +449,10 @@ func (o *atomicFile) abort() {
 	if o.tmp != nil {
 		o.tmp.Close()
 		o.tmp = nil
+	}
+	if o.direct != nil {
+		o.direct.Close() // what was written stays: it cannot be taken back
+		o.direct = nil
 	}
 	if o.tmpName != "" {
 		temps.remove(o.tmpName)

@@ -14,7 +14,8 @@ import (
 type ReportOptions struct {
 	// Report adjusts the page (title, names, how many classes).
 	Report report.Options
-	// Overwrite replaces an existing output.
+	// Overwrite replaces an existing output file (a device or pipe is
+	// written in place without it).
 	Overwrite bool
 	// Inputs are the files the heaps were read from, which the output may
 	// not replace.
@@ -26,7 +27,8 @@ type ReportOptions struct {
 // WriteReport writes the HTML report of heaps (package report) to the
 // file out, or to standard output for "-": the last heap in detail and,
 // for several snapshots of one program, the growth of each class over
-// them. A file is written under a temporary name and renamed at the end.
+// them. A file is written under a temporary name and renamed at the end;
+// a device or pipe is written in place.
 func WriteReport(out string, heaps []analysis.Heap, opts *ReportOptions) error {
 	var o ReportOptions
 	if opts != nil {
@@ -64,8 +66,9 @@ func WriteReport(out string, heaps []analysis.Heap, opts *ReportOptions) error {
 }
 
 // CheckOutput reports whether a file may be written as out: its directory
-// exists, it is not a directory, it does not exist unless overwrite, and
-// it is none of inputs (by path, symlink or hard link). The writers check
+// exists, it is not a directory, it does not exist unless overwrite (or
+// is a device or pipe, written in place), and it is none of inputs (by
+// path, symlink or hard link). The writers check
 // again; this refuses early, before a long read.
 func CheckOutput(out string, overwrite bool, inputs ...string) error {
 	if err := checkOutput(out, overwrite, nil); err != nil {

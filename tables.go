@@ -31,7 +31,8 @@ type ExportOptions struct {
 	// FileID is every row's file id; "" takes the input's name without
 	// its directory and extensions ("app" for dir/app.heapsnapshot.zst).
 	FileID string
-	// Overwrite replaces an existing output directory (and loss report).
+	// Overwrite replaces an existing output directory (and loss report
+	// file; one that is a device or pipe is written in place without it).
 	Overwrite bool
 	// LossReportFile, when set, receives the loss report as JSON, as
 	// ConvertOptions.LossReportFile does.
@@ -175,6 +176,8 @@ func checkTablesOutput(out string, overwrite bool) error {
 		return nil
 	case err != nil:
 		return &OutputError{out, unpath(err)}
+	case inPlace(st):
+		return &OutputError{out, errors.New("is a device or pipe, not a directory: the tables are written as a directory")}
 	case !st.IsDir():
 		return &OutputError{out, errors.New("is a file; the tables are written as a directory")}
 	case !overwrite:

@@ -295,8 +295,11 @@ type Column struct {
 	// Optional columns are written only when present (non-empty), so that
 	// an absent column and an empty one stay apart (SPEC.md).
 	Optional bool
-	data     columnData
-	expect   int // the length the column is expected to reach (0: unknown)
+	// Hex columns hold addresses, which the text form (package irtext)
+	// writes in hex; the stream does not say.
+	Hex    bool
+	data   columnData
+	expect int // the length the column is expected to reach (0: unknown)
 }
 
 // ColumnOption refines a column declaration.
@@ -335,6 +338,10 @@ func Counts(table string) ColumnOption {
 // Optional says the column may be absent: it is declared only when it has
 // entries (a count column: offsets).
 func Optional() ColumnOption { return func(c *Column) { c.Optional = true } }
+
+// Hex says the column holds addresses, which people read in hex: the text
+// form writes them so (0x1000). It changes nothing in the stream.
+func Hex() ColumnOption { return func(c *Column) { c.Hex = true } }
 
 // Column declares a column of table bound to p: a *[]uint8, *[]uint32,
 // *[]uint64, *[]bool or *Uints (unsigned), or a *[]int64 (signed).

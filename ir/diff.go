@@ -191,7 +191,9 @@ func GraphDiff(fa *File, a *Snapshot, fb *File, b *Snapshot, max int) []string {
 		d.check(a.NodeKindName(i) == b.NodeKindName(i), "node %d: kind %q != %q", i, a.NodeKindName(i), b.NodeKindName(i))
 		d.check(fa.String(a.Nodes.Name[i]) == fb.String(b.Nodes.Name[i]), "node %d: name %q != %q", i,
 			fa.String(a.Nodes.Name[i]), fb.String(b.Nodes.Name[i]))
-		d.check(a.Nodes.ID.At(i) == b.Nodes.ID.At(i), "node %d: id %d != %d", i, a.Nodes.ID.At(i), b.Nodes.ID.At(i))
+		if ia, ib := a.Nodes.ID.At(i), b.Nodes.ID.At(i); ia != ib {
+			d.addf("node %d: id %s != %s", i, FormatNodeID(a, ia), FormatNodeID(b, ib))
+		}
 		d.check(a.Nodes.SelfSize.At(i) == b.Nodes.SelfSize.At(i), "node %d: self size %d != %d", i,
 			a.Nodes.SelfSize.At(i), b.Nodes.SelfSize.At(i))
 		d.check(a.Nodes.FirstEdge[i+1] == b.Nodes.FirstEdge[i+1], "node %d: edge offsets differ", i)

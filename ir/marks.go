@@ -2,6 +2,7 @@ package ir
 
 import (
 	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -273,4 +274,26 @@ func Identities(s *Snapshot) ObjectIdentities {
 		}
 	}
 	return nil
+}
+
+// NodeIDNotation is implemented by a snapshot's section whose format
+// writes node ids in a notation of its own: Fuchsia's ids are block
+// addresses, written in hex as addresses are.
+type NodeIDNotation interface {
+	// FormatNodeID writes id in the format's notation.
+	FormatNodeID(id uint64) string
+}
+
+// FormatNodeID writes node id as s's format writes it, for people: in
+// decimal, or in the notation a section of s gives (NodeIDNotation: a
+// Fuchsia block address as 0x2d378d3424).
+func FormatNodeID(s *Snapshot, id uint64) string {
+	if s != nil {
+		for _, x := range s.Sections {
+			if n, ok := x.(NodeIDNotation); ok {
+				return n.FormatNodeID(id)
+			}
+		}
+	}
+	return strconv.FormatUint(id, 10)
 }

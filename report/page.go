@@ -61,7 +61,7 @@ svg text { font-family: system-ui, sans-serif; pointer-events: none; }
 <section id="paths-section">
 <h2>What keeps the largest alive</h2>
 {{range .Paths}}<h3>{{.Class}}</h3>
-{{if .Steps}}<ol class="path">{{range .Steps}}<li>{{text .Class}} @{{.ID}} <span class="note">self {{human .SelfSize}}, retained {{human .Retained}}</span>{{with .Edge}} <span class="edge">—{{.Kind}} {{if .Indexed}}[{{.Name}}]{{else}}{{text .Name}}{{end}}→</span>{{end}}</li>
+{{if .Steps}}<ol class="path">{{range .Steps}}<li>{{text .Class}} {{.Ref}} <span class="note">self {{human .SelfSize}}, retained {{human .Retained}}</span>{{with .Edge}} <span class="edge">—{{.Kind}} {{if .Indexed}}[{{.Name}}]{{else}}{{text .Name}}{{end}}→</span>{{end}}</li>
 {{end}}</ol>{{else}}<p class="note">Nothing reachable from the roots holds it.</p>{{end}}
 {{end}}
 </section>

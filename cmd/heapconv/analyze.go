@@ -29,8 +29,15 @@ type heapArg struct {
 // with --snapshot A,B,... naming several of its snapshots.
 func heapArgs(names []string, snapshots string) ([]heapArg, error) {
 	var out []heapArg
+	stdin := map[int]bool{} // the snapshots of standard input named
 	for _, n := range names {
 		file, k := heapconv.ParseHeapName(n)
+		if file == "-" {
+			if stdin[k] {
+				return nil, usagef("standard input (-) is named twice: it is one stream, read once, so both would be the same heap; give files, or name different snapshots of it (-#0 -#2)")
+			}
+			stdin[k] = true
+		}
 		out = append(out, heapArg{name: n, file: file, snapshot: k})
 	}
 	if snapshots == "" {
@@ -66,9 +73,11 @@ const diffUsage = `Usage: heapconv diff [--json] [--top N] [--by count|self|reta
 
 Compares two or three snapshots of one program taken one after another.
 Each operand is a file, or one snapshot of a file that holds several
-(prog.mvmheap#3; or one IN with --snapshot 0,3). Prints, per class, the
-count, self size and retained size in each snapshot and the change from
-the first to the last, the classes that grew most first (--by).
+(prog.mvmheap#3; or one IN with --snapshot 0,3); "-" is standard input,
+which can be named once (or as several snapshots of it: -#0 -#2).
+Prints, per class, the count, self size and retained size in each
+snapshot and the change from the first to the last, the classes that
+grew most first (--by).
 
 Where objects keep an identity from one snapshot to the next (V8 node ids
 within one process, but for native nodes; Dart identity hash codes;
@@ -100,7 +109,8 @@ Flags:
   --retained=false  leave out the retained sizes, whose dominator trees
                  take most of diff's time on a large heap
   --snapshot A,B[,C]  compare these snapshots of the one IN
-  --from F, --contents DIR, --scan-pointers  as for info
+  --from F, --contents DIR, --scan-pointers  as for info, for every IN
+                 (each given once)
 
 Examples:
   heapconv diff before.heapsnapshot after.heapsnapshot
@@ -139,8 +149,8 @@ func runDiff(e *env, args []string) error {
 	top := fs.Int("top", 20, "")
 	by := fs.String("by", analysis.BySelf, "")
 	snap := fs.String("snapshot", "", "")
-	from := fs.String("from", "", "")
-	contents := fs.String("contents", "", "")
+	from := inputFlag(fs, "from")
+	contents := inputFlag(fs, "contents")
 	scan := fs.Bool("scan-pointers", false, "")
 	retained := fs.Bool("retained", true, "")
 	if err := parse(e, fs, diffUsage, args); err != nil {
@@ -310,7 +320,7 @@ func printGroups(w io.Writer, groups []analysis.ObjectGroup) {
 // printPath prints a retainer path, a step a line, the root side first.
 func printPath(w io.Writer, path []analysis.PathStep, indent string) {
 	for _, st := range path {
-		fmt.Fprintf(w, "%s%s @%d  self %d  retained %d  distance %s", indent, st.Class, st.ID, st.SelfSize, st.Retained, distanceText(st.Distance))
+		fmt.Fprintf(w, "%s%s %s  self %d  retained %d  distance %s", indent, st.Class, st.Ref, st.SelfSize, st.Retained, distanceText(st.Distance))
 		if st.Edge != nil {
 			fmt.Fprintf(w, "  --%s %s-->", st.Edge.Kind, edgeText(st.Edge))
 		}
@@ -349,15 +359,22 @@ func checkBy(by string) error {
 	return usagef("--by must be self, count or retained, not %q", by)
 }
 
-const pathsUsage = `Usage: heapconv paths (--class NAME | --id ID) [--max N] [--json]
+const pathsUsage = `Usage: heapconv paths (--class NAME | --id REF) [--max N] [--json]
                       [--snapshot N] [--from F] [--contents DIR] [--scan-pointers] IN
 
-Shows what keeps objects alive: for the object with node id ID, or for the
+Shows what keeps objects alive: for the object REF names, or for the
 objects of class NAME that retain the most (at most N of them), the
 shortest path of references from the GC roots to it, and its dominators
 (the objects whose loss would free it). Each step names the holder's
-class and id, its self and retained size and distance from the roots, and
-the reference it holds the next by (its kind, and its name or [index]).
+class and reference, its self and retained size and distance from the
+roots, and the reference it holds the next by (its kind, and its name or
+[index]). An unreachable object (no path from the roots) has no path; the
+dominator tree hangs it from the root, as Chrome DevTools does.
+
+Every object paths, diff and report print has a reference --id takes: "@"
+and its id where no other object has that id (@123457; a Fuchsia block's
+address in hex, @0x2d378d3424), else "#" and its index in the snapshot
+(#1234: a Dart object without an identity hash code, whose id is 0).
 
 A V8 heap is walked as Chrome DevTools walks it: distances from the
 JavaScript globals first, the edges DevTools skips skipped, and each
@@ -369,18 +386,21 @@ Flags:
   --class NAME   the objects of this class (as heapconv info lists it: a
                  V8 class split by allocation location by its name alone,
                  or one location as "Foo at script 3 line 11 column 5")
-  --id ID        the object with this node id (V8 and MoarVM ids, Dart
-                 identity hash codes, Fuchsia block addresses); where ids
-                 are not unique (Dart), the first --max objects with it
+  --id REF       the object of this reference (@123457 or #1234, as
+                 printed), or of this node id (V8 and MoarVM ids, Dart
+                 identity hash codes, Fuchsia block addresses: 123457, or
+                 in hex 0x2d378d3424); where an id is not unique (Dart),
+                 the first --max objects with it
   --max N        how many objects, largest retained size first (default 5)
   --json         print one JSON object: {"heap": {"name": ...,
                  "snapshot": i}, "objects": [{"object": step, "path":
                  [step, ...], "dominators": [step, ...]}]}, where a step is
-                 {"node": i, "id": n, "class": ..., "name": ...,
-                 "self_size": s, "retained_size": r, "distance": d,
-                 "edge": {"edge": e, "from": i, "to": j, "kind": ...,
-                 "name": ..., "indexed": b}} (no edge on the last step;
-                 distance -1 for an object nothing reachable holds; a V8
+                 {"node": i, "id": n, "ref": ..., "class": ...,
+                 "name": ..., "self_size": s, "retained_size": r,
+                 "distance": d, "edge": {"edge": e, "from": i, "to": j,
+                 "kind": ..., "name": ..., "indexed": b}} (node: the index
+                 in the snapshot; ref: what --id takes; no edge on the
+                 last step; distance -1 for an unreachable object; a V8
                  object only V8's own roots reach has 100000000 added)
   --snapshot N   the snapshot of an IN that holds several (or IN#N)
   --from F, --contents DIR, --scan-pointers  as for info
@@ -388,6 +408,7 @@ Flags:
 Examples:
   heapconv paths --class LeakedThing app.heapsnapshot
   heapconv paths --id 123457 --json app.heapsnapshot | jq '.objects[0].path'
+  heapconv paths --id '#1234' flutter.dartheap
   heapconv paths --class BOOTHash --max 1 rakudo.mvmheap#2
 `
 
@@ -406,12 +427,12 @@ type objectJSON struct {
 func runPaths(e *env, args []string) error {
 	fs := newFlags("paths")
 	class := fs.String("class", "", "")
-	id := fs.Uint64("id", 0, "")
+	id := fs.String("id", "", "")
 	max := fs.Int("max", 5, "")
 	asJSON := fs.Bool("json", false, "")
 	snap := fs.String("snapshot", "", "")
-	from := fs.String("from", "", "")
-	contents := fs.String("contents", "", "")
+	from := inputFlag(fs, "from")
+	contents := inputFlag(fs, "contents")
 	scan := fs.Bool("scan-pointers", false, "")
 	if err := parse(e, fs, pathsUsage, args); err != nil {
 		return err
@@ -421,6 +442,11 @@ func runPaths(e *env, args []string) error {
 	}
 	if *max < 1 {
 		return usagef("--max must be 1 or more")
+	}
+	if fs.Changed("id") {
+		if _, _, err := analysis.ParseRef(*id); err != nil {
+			return usagef("--id takes an object as paths, diff and report show it: its id (123457; 0x2d378d3424 in hex, as Fuchsia block addresses are shown; the @ before it may stay) or # and its index in the snapshot (#1234), not %q", *id)
+		}
 	}
 	if err := oneIN(fs, "paths"); err != nil {
 		return err
@@ -444,12 +470,17 @@ func runPaths(e *env, args []string) error {
 	}
 	var nodes []int
 	if fs.Changed("id") {
-		nodes = nv.NodesByID(*id)
+		if nodes, err = nv.NodesByRef(*id); err != nil {
+			return err
+		}
 		if len(nodes) == 0 {
-			return fmt.Errorf("%s: no object has id %d", operands[0].name, *id)
+			if strings.HasPrefix(*id, "#") {
+				return fmt.Errorf("%s: no object %s: the snapshot's objects are #0 to #%d", operands[0].name, *id, heaps[0].Snapshot.Nodes.Len()-1)
+			}
+			return fmt.Errorf("%s: no object has id %s", operands[0].name, *id)
 		}
 		if len(nodes) > *max {
-			fmt.Fprintf(e.stderr, "heapconv paths: %d objects have id %d (this format's ids are not unique); showing the first %d (--max)\n", len(nodes), *id, *max)
+			fmt.Fprintf(e.stderr, "heapconv paths: %d objects have id %s (this format's ids are not unique); showing the first %d (--max); name one by its index, as #N\n", len(nodes), *id, *max)
 			nodes = nodes[:*max]
 		}
 	} else {
@@ -479,14 +510,19 @@ func runPaths(e *env, args []string) error {
 			fmt.Fprintln(w)
 		}
 		st := o.Object
-		fmt.Fprintf(w, "%s @%d  self %d  retained %d  distance %s\n", st.Class, st.ID, st.SelfSize, st.Retained, distanceText(st.Distance))
-		if len(o.Path) == 0 {
-			fmt.Fprintf(w, "  nothing reachable from the roots holds it\n")
+		fmt.Fprintf(w, "%s %s  self %d  retained %d  distance %s\n", st.Class, st.Ref, st.SelfSize, st.Retained, distanceText(st.Distance))
+		unreachable := len(o.Path) == 0
+		if unreachable {
+			fmt.Fprintf(w, "  unreachable: no path of references leads to it from the roots (nothing holds it,\n  or only weak references and other unreachable objects do)\n")
 		} else {
 			fmt.Fprintf(w, "  shortest retainer path, from the roots:\n")
 			printPath(w, o.Path, "    ")
 		}
-		if len(o.Dominators) > 0 {
+		switch {
+		case len(o.Dominators) > 0 && unreachable:
+			fmt.Fprintf(w, "  dominators, from the root, which adopts what is unreachable as Chrome DevTools does (an\n  unreachable object nothing else holds hangs from the root, what only it holds below it):\n")
+			printPath(w, o.Dominators, "    ")
+		case len(o.Dominators) > 0:
 			fmt.Fprintf(w, "  dominators, from the root:\n")
 			printPath(w, o.Dominators, "    ")
 		}
@@ -551,7 +587,9 @@ func exportTables(e *env, in, out, snap string, force, quiet bool, lossFile, fil
 	if sel == heapconv.EachSnapshot {
 		return usagef("the Parquet tables hold every snapshot: --snapshot all is for formats that hold one")
 	}
-	read.Progress = newProgress(e, "reading").update
+	if !quiet {
+		read.Progress = newProgress(e, "reading").update
+	}
 	r, err := heapconv.ExportTables(in, out, &heapconv.ExportOptions{Read: read, Snapshots: sel, FileID: fileID, Overwrite: force, LossReportFile: lossFile, Stdin: e.stdin})
 	clearProgress(e)
 	if err != nil {
@@ -571,15 +609,18 @@ grouped by class, and the shortest retainer paths of the classes that
 retain the most. Given several snapshots of one program (several INs, or
 a file that holds several, such as a MoarVM file), it shows the last in
 detail and charts each class's growth over them all. An IN may name one
-snapshot of a file (prog.mvmheap#3). OUT may be "-"; a file is written
-under a temporary name and renamed at the end.
+snapshot of a file (prog.mvmheap#3), and "-" standard input, once (or
+several snapshots of it: -#0 -#2). OUT may be "-"; a file is written
+under a temporary name and renamed at the end; a device or pipe
+(/dev/stdout, a FIFO) is written in place, never replaced.
 
 Flags:
   --title T      the page's title (default: "heap report: " and the last IN)
   --classes N    how many classes the table lists, most retained first
                  (default 500)
   --force        replace an existing OUT
-  --from F, --contents DIR, --scan-pointers  as for info
+  --from F, --contents DIR, --scan-pointers  as for info, for every IN
+                 (each given once)
 
 Examples:
   heapconv report app.heapsnapshot app.html
@@ -592,8 +633,8 @@ func runReport(e *env, args []string) error {
 	title := fs.String("title", "", "")
 	classes := fs.Int("classes", 500, "")
 	force := fs.Bool("force", false, "")
-	from := fs.String("from", "", "")
-	contents := fs.String("contents", "", "")
+	from := inputFlag(fs, "from")
+	contents := inputFlag(fs, "contents")
 	scan := fs.Bool("scan-pointers", false, "")
 	if err := parse(e, fs, reportUsage, args); err != nil {
 		return err

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const convertUsage = `Usage: heapconv convert [--from F] [--to F] [--snapshot N|all] [--force]
+const convertUsage = `Usage: heapconv convert [--from F] [--to F|parquet] [--snapshot N|all] [--force]
                         [-q] [--loss-report FILE.json] [--contents DIR]
                         [--scan-pointers] [--no-gzip] [--out-contents DIR]
                         [--file-id ID] IN OUT
@@ -30,21 +30,26 @@ extension unless --to is given:
   .heapsnapshot -> v8    .dartheap -> dart    .mvmheap -> moarvm
   .pb, .pb.gz -> fuchsia    .fidlstream -> fuchsia-fidl
   .heapir, .heapir.zst -> ir (.zst: compressed)
+  *.parquet -> parquet (a directory of tables; below)
 Any other OUT ending in .gz or .zst is written compressed with gzip or
 zstd, in the format the name before it says (or --to): x.heapsnapshot.zst,
 x.mvmheap.gz, x.dartheap.zst.
 OUT is written to a temporary file and renamed at the end: a failed or
-interrupted conversion leaves no OUT behind. An existing OUT needs --force.
+interrupted conversion leaves no OUT behind. An existing OUT needs --force;
+one that is a device or pipe (/dev/null, /dev/stdout, a FIFO; a symlink is
+followed) is written in place without it, never replaced; a directory is
+refused.
 What the output format cannot hold is listed on standard error as a
 warning, one line per kind of loss.
 
 Flags:
   --from F        input format (ir, v8, dart, moarvm, fuchsia, fuchsia-fidl)
-  --to F          output format, or parquet for a directory of tables
+  --to F          output format (ir, v8, dart, moarvm, fuchsia,
+                  fuchsia-fidl), or parquet for a directory of tables
   --snapshot N    convert snapshot N only (0-based); "all" writes one file
                   per snapshot, numbered by the %d in OUT (%03d pads: 000)
-  --force         replace an existing OUT
-  -q, --quiet     do not print the loss report
+  --force         replace an existing OUT (and --loss-report file)
+  -q, --quiet     do not print the loss report, nor the progress bar
   --loss-report FILE.json
                   write the loss report as JSON (kind, count, what,
                   example of each loss); "-" for standard output
@@ -56,7 +61,9 @@ Flags:
                   integers that look like addresses count too), so that the
                   heap has retainers and retained sizes in Chrome DevTools
   --no-gzip       write a Fuchsia profile uncompressed (older ffx's layout)
-  --out-contents DIR  write the block contents of a Fuchsia OUT there
+  --out-contents DIR  write the block contents of a Fuchsia OUT into DIR,
+                  a file per block (DIR is created if needed; an existing
+                  DIR that is not a directory is refused)
   --file-id ID    with --to parquet: the file id every row carries (default:
                   IN's name without directory and extensions)
 
@@ -81,13 +88,13 @@ Examples:
 
 func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
-	from := fs.String("from", "", "")
+	from := inputFlag(fs, "from")
 	to := fs.String("to", "", "")
 	snap := fs.String("snapshot", "", "")
 	force := fs.Bool("force", false, "")
 	quiet := fs.BoolP("quiet", "q", false, "")
 	lossFile := fs.String("loss-report", "", "")
-	contents := fs.String("contents", "", "")
+	contents := inputFlag(fs, "contents")
 	scan := fs.Bool("scan-pointers", false, "")
 	noGzip := fs.Bool("no-gzip", false, "")
 	outContents := fs.String("out-contents", "", "")
@@ -99,6 +106,13 @@ func runConvert(e *env, args []string) error {
 		return usagef("convert needs IN and OUT")
 	}
 	inName, outName := fs.Arg(0), fs.Arg(1)
+	if *to != "" && *to != heapconv.FormatParquet && heapconv.FormatByName(*to) == nil {
+		var names []string
+		for _, f := range heapconv.Formats() {
+			names = append(names, f.Name)
+		}
+		return usagef("--to: unknown format %q (formats: %s; or %s for a directory of tables)", *to, strings.Join(names, ", "), heapconv.FormatParquet)
+	}
 	if *to == heapconv.FormatParquet || *to == "" && strings.HasSuffix(strings.ToLower(outName), ".parquet") {
 		if *noGzip || *outContents != "" || *lossFile == "-" {
 			return usagef("--no-gzip, --out-contents and --loss-report - are not for Parquet tables")
@@ -132,6 +146,10 @@ func runConvert(e *env, args []string) error {
 	if *noGzip && strings.HasSuffix(strings.ToLower(outName), ".gz") {
 		return usagef("--no-gzip writes an uncompressed profile: OUT cannot end in .gz")
 	}
+	progress := newProgress(e, "reading").update
+	if *quiet {
+		progress = nil // -q leaves standard error empty
+	}
 	opts := &heapconv.ConvertOptions{
 		To:             *to,
 		Snapshots:      sel,
@@ -139,7 +157,7 @@ func runConvert(e *env, args []string) error {
 		LossReportFile: *lossFile,
 		Read: heapconv.ReadOptions{
 			Format: *from, ContentsDir: *contents, ScanPointers: *scan,
-			Progress: newProgress(e, "reading").update,
+			Progress: progress,
 		},
 		Write:  heapconv.WriteOptions{NoGzip: *noGzip, ContentsDir: *outContents},
 		Stdin:  e.stdin,
@@ -230,7 +248,7 @@ Flags:
             whole file, or with --snapshot N or for a format that holds one
             snapshot, each snapshot on its own, as convert --snapshot N
             converts it
-  --top N   how many classes to list (default 10)
+  --top N   how many classes to list (default 10; 0 for all)
   --by K    order classes by self (size, the default), count, or retained:
             the memory a class keeps alive, from the dominator tree (weak
             references do not retain; external memory counts for its owner;
@@ -274,8 +292,8 @@ func runInfo(e *env, args []string) error {
 	top := fs.Int("top", 10, "")
 	by := fs.String("by", analysis.BySelf, "")
 	snap := fs.String("snapshot", "all", "")
-	from := fs.String("from", "", "")
-	contents := fs.String("contents", "", "")
+	from := inputFlag(fs, "from")
+	contents := inputFlag(fs, "contents")
 	scan := fs.Bool("scan-pointers", false, "")
 	as := fs.String("as", "", "")
 	if err := parse(e, fs, infoUsage, args); err != nil {
@@ -299,6 +317,9 @@ func runInfo(e *env, args []string) error {
 		return usagef("--json and --csv are two ways to print; choose one")
 	}
 	order := *by
+	if *top == 0 {
+		*top = -1 // every class, as for diff
+	}
 	if *asCSV {
 		// Every class, with its retained size, unless --top says otherwise.
 		if !fs.Changed("top") {
@@ -484,7 +505,7 @@ Examples:
 
 func runValidate(e *env, args []string) error {
 	fs := newFlags("validate")
-	from := fs.String("from", "", "")
+	from := inputFlag(fs, "from")
 	if err := parse(e, fs, validateUsage, args); err != nil {
 		return err
 	}
@@ -547,7 +568,7 @@ Examples:
 
 func runRoundtrip(e *env, args []string) error {
 	fs := newFlags("roundtrip")
-	from := fs.String("from", "", "")
+	from := inputFlag(fs, "from")
 	if err := parse(e, fs, roundtripUsage, args); err != nil {
 		return err
 	}
@@ -591,7 +612,7 @@ Examples:
 
 func runDump(e *env, args []string) error {
 	fs := newFlags("dump")
-	from := fs.String("from", "", "")
+	from := inputFlag(fs, "from")
 	if err := parse(e, fs, dumpUsage, args); err != nil {
 		return err
 	}

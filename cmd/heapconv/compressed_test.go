@@ -329,3 +329,35 @@ func TestCompressedInputEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestCompressedOffsetsSaySo: every offset an error or a recovered file
+// names inside compressed data says it counts the decompressed data: a
+// damaged or cut .heapir.zst (the IR's own compression, decompressed by its
+// reader), and a MoarVM file recovered inside a gzip wrapper, whose
+// variant names where the damage starts.
+func TestCompressedOffsetsSaySo(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "rows.heapir")
+	if code, _, stderr := cliRun(t, nil, "convert", filepath.Join(smallDir, "rows.heapsnapshot"), plain); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	ir := cliReadFile(t, plain)
+	damaged := append(bytes.Clone(ir), 0xc0) // data after the end record
+	unmarked := regexp.MustCompile(`offset \d+(:|\)|$)`)
+	for name, data := range map[string][]byte{"damaged.heapir.zst": damaged, "cut.heapir.zst": ir[:len(ir)*2/3]} {
+		code, _, stderr := cliRun(t, nil, "info", writeFile(t, filepath.Join(dir, name), zstdBytes(t, data)))
+		if code != 1 || !regexp.MustCompile(`ir: offset \d+ of the decompressed data: `).MatchString(stderr) || unmarked.MatchString(stderr) {
+			t.Errorf("%s: exit %d, stderr %q", name, code, stderr)
+		}
+	}
+	mvm := cliReadFile(t, filepath.Join(testdata, "moarvm", "nqp-3snap.mvmheap"))
+	cut := writeFile(t, filepath.Join(dir, "cut.mvmheap.gz"), gzipBytes(t, mvm[:1_500_000]))
+	code, stdout, stderr := cliRun(t, nil, "info", "--top", "1", cut)
+	if code != 0 || !regexp.MustCompile(`recovered from a damaged file: 2 of 3 snapshots read, damage at offset \d+ of the decompressed data\n`).MatchString(stdout) {
+		t.Errorf("info of a recovered gzipped MoarVM file: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = cliRun(t, nil, "validate", cut)
+	if code != 1 || !strings.Contains(stderr, "of the decompressed data") || regexp.MustCompile(`moarvm: offset \d+:`).MatchString(stderr) {
+		t.Errorf("validate of a recovered gzipped MoarVM file: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -61,7 +61,9 @@ type progress struct {
 	last int
 }
 
-const progressMinSize = 32 << 20
+// progressMinSize is the size of the smallest input that gets a progress
+// bar (a variable for the tests).
+var progressMinSize int64 = 32 << 20
 
 func newProgress(e *env, what string) *progress { return &progress{e: e, what: what, last: -1} }
 

@@ -12,7 +12,7 @@
 //	heapconv diff [--json] [--top N] [--by self|count|retained] [--retained=false]
 //	              [--snapshot A,B[,C]] [--from F] [--contents DIR] [--scan-pointers]
 //	              OLD NEW [LATER]
-//	heapconv paths (--class NAME | --id ID) [--max N] [--json] [--snapshot N]
+//	heapconv paths (--class NAME | --id REF) [--max N] [--json] [--snapshot N]
 //	               [--from F] [--contents DIR] [--scan-pointers] IN
 //	heapconv report [--title T] [--classes N] [--force] [--from F] [--contents DIR]
 //	                [--scan-pointers] IN [IN ...] OUT.html
@@ -38,6 +38,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -228,7 +229,45 @@ func parse(e *env, fs *pflag.FlagSet, usage string, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	fs.Visit(func(f *pflag.Flag) {
+		if v, ok := f.Value.(*inputValue); ok && err == nil && len(v.given) > 1 {
+			err = usagef("--%s is given twice (%s), but it applies to every IN: give it once (%s)", f.Name, strings.Join(v.given, ", then "), v.hint)
+		}
+	})
+	return err
+}
+
+// inputValue is a flag that says something of every IN (--from,
+// --contents): given twice with different values, as if it applied to the
+// IN after it (diff --from v8 a --from dart b), it is a usage error in
+// every command, rather than the last value for every IN.
+type inputValue struct {
+	v     *string
+	given []string // the different values given, in order
+	hint  string   // what to do instead
+}
+
+func (v *inputValue) Set(s string) error {
+	if !slices.Contains(v.given, s) {
+		v.given = append(v.given, s)
+	}
+	*v.v = s
 	return nil
+}
+
+func (v *inputValue) String() string { return *v.v }
+func (v *inputValue) Type() string   { return "string" }
+
+// inputFlag declares --from or --contents, which say something of every
+// IN (inputValue).
+func inputFlag(fs *pflag.FlagSet, name string) *string {
+	p := new(string)
+	hint := map[string]string{
+		"from":     "without it, each IN's format is detected from its content",
+		"contents": "the one directory is read for every IN",
+	}[name]
+	fs.Var(&inputValue{v: p, hint: hint}, name, "")
+	return p
 }
 
 func isTerminal(f *os.File) bool {

@@ -415,3 +415,110 @@ func TestInfoAs(t *testing.T) {
 		t.Errorf("info on a MoarVM file does not point to --as v8:\n%s", stdout)
 	}
 }
+
+// TestFromTwice: --from and --contents say something of every IN; given
+// twice with different values (as if for the IN after each) they are a
+// usage error in every command, and the same value twice is the value.
+func TestFromTwice(t *testing.T) {
+	in := filepath.Join(smallDir, "rows.heapsnapshot")
+	pb := filepath.Join(td, "fuchsia", "gen-current-tags.pb")
+	contents := filepath.Join(td, "fuchsia", "gen-current-tags.contents")
+	for _, args := range [][]string{
+		{"info", in},
+		{"validate", in},
+		{"roundtrip", in},
+		{"dump", in},
+		{"convert", "--to", "ir", in, "-"},
+		{"diff", in, in},
+		{"paths", "--class", "(string)", in},
+		{"report", in, "-"},
+	} {
+		twice := append([]string{args[0], "--from", "v8"}, args[1:len(args)-1]...)
+		twice = append(twice, "--from", "dart", args[len(args)-1])
+		code, _, stderr := cliRun(t, nil, twice...)
+		if code != 2 || !strings.Contains(stderr, "--from is given twice (v8, then dart), but it applies to every IN") {
+			t.Errorf("%s: exit %d, %s", strings.Join(twice, " "), code, stderr)
+		}
+		same := append([]string{args[0], "--from", "v8", "--from", "v8"}, args[1:]...)
+		if code, _, stderr := cliRun(t, nil, same...); code != 0 {
+			t.Errorf("%s: exit %d, %s", strings.Join(same, " "), code, stderr)
+		}
+	}
+	code, _, stderr := cliRun(t, nil, "diff", "--contents", contents, pb, "--contents", td, pb)
+	if code != 2 || !strings.Contains(stderr, "--contents is given twice") {
+		t.Errorf("--contents twice: exit %d, %s", code, stderr)
+	}
+}
+
+// TestTopZeroIsAll: --top 0 lists every class in info, as in diff.
+func TestTopZeroIsAll(t *testing.T) {
+	in := filepath.Join(td, "dart", "synthetic_vm_layout.dartheap")
+	var all, zero infoJSON
+	for _, c := range []struct {
+		top string
+		out *infoJSON
+	}{{"1000000", &all}, {"0", &zero}} {
+		code, stdout, stderr := cliRun(t, nil, "info", "--json", "--top", c.top, in)
+		if code != 0 || json.Unmarshal([]byte(stdout), c.out) != nil {
+			t.Fatalf("--top %s: exit %d, %s", c.top, code, stderr)
+		}
+	}
+	if n := len(zero.Snapshots[0].TopClasses); n == 0 || n != len(all.Snapshots[0].TopClasses) {
+		t.Errorf("--top 0 lists %d classes, of %d", n, len(all.Snapshots[0].TopClasses))
+	}
+	if _, stdout, _ := cliRun(t, nil, "info", "--top", "0", in); !strings.Contains(stdout, "count      self size  class") {
+		t.Errorf("info --top 0 lists no class:\n%s", stdout)
+	}
+}
+
+// TestQuietHidesProgress: convert -q leaves standard error empty, the
+// progress bar included (here drawn for every input, on a terminal).
+func TestQuietHidesProgress(t *testing.T) {
+	defer func(n int64) { progressMinSize = n }(progressMinSize)
+	progressMinSize = 0
+	in := filepath.Join(td, "v8", "node22.heapsnapshot.zst")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"convert", in, filepath.Join(dir, "a.dartheap")},
+		{"convert", "--to", "parquet", in, filepath.Join(dir, "t")},
+	} {
+		var out, errb bytes.Buffer
+		e := &env{stdin: bytes.NewReader(nil), stdout: &out, stderr: &errb, stderrTerminal: true}
+		if code := run(e, args); code != 0 || !strings.Contains(errb.String(), "reading [") {
+			t.Fatalf("%q without -q: exit %d, no progress bar: %q", args, code, errb.String())
+		}
+		errb.Reset()
+		quiet := append([]string{args[0], "-q", "--force"}, args[1:]...)
+		if code := run(e, quiet); code != 0 || errb.Len() > 0 {
+			t.Errorf("%q: exit %d, standard error %q", quiet, code, errb.String())
+		}
+	}
+}
+
+// TestStdinOnce: standard input is one stream: naming it twice as the same
+// heap is a usage error (it would be compared with itself); two snapshots
+// of it may be named.
+func TestStdinOnce(t *testing.T) {
+	v8 := cliReadFile(t, filepath.Join(smallDir, "rows.heapsnapshot"))
+	mvm := cliReadFile(t, filepath.Join(td, "moarvm", "nqp-3snap.mvmheap"))
+	runCases(t, []cliCase{
+		{"diff - -", v8, []string{"diff", "-", "-"}, 2, "", "standard input (-) is named twice"},
+		{"diff - - -", v8, []string{"diff", "-", filepath.Join(smallDir, "rows.heapsnapshot"), "-"}, 2, "", "standard input (-) is named twice"},
+		{"diff -#1 -#1", mvm, []string{"diff", "--", "-#1", "-#1"}, 2, "", "standard input (-) is named twice"},
+		{"report - - OUT", v8, []string{"report", "-", "-", "-"}, 2, "", "standard input (-) is named twice"},
+		{"diff -#0 -#2", mvm, []string{"diff", "--top", "1", "--", "-#0", "-#2"}, 0, "NEW    - (snapshot 2)", ""},
+	})
+}
+
+// TestToNamesParquet: convert's help and its error for an unknown --to
+// name parquet with the formats.
+func TestToNamesParquet(t *testing.T) {
+	_, help, _ := cliRun(t, nil, "convert", "--help")
+	if !strings.Contains(help, "[--to F|parquet]") || !regexp.MustCompile(`--to F +output format \(ir, v8, dart, moarvm, fuchsia,\s+fuchsia-fidl\), or parquet`).MatchString(help) {
+		t.Errorf("convert --help:\n%s", help)
+	}
+	code, _, stderr := cliRun(t, nil, "convert", "--to", "nope", filepath.Join(smallDir, "rows.heapsnapshot"), "-")
+	if code != 2 || !strings.Contains(stderr, `unknown format "nope" (formats: ir, v8, dart, moarvm, fuchsia, fuchsia-fidl; or parquet`) {
+		t.Errorf("--to nope: exit %d, %s", code, stderr)
+	}
+}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -60,6 +61,9 @@ type Navigator struct {
 	firstOnce sync.Once
 	firstMu   sync.Mutex
 	first     []int64
+	// shared are the ids more than one node has, sorted (sharedIDs).
+	sharedOnce sync.Once
+	shared     []uint64
 }
 
 // NoDistance is the distance of a node that no path from the roots reaches.
@@ -563,6 +567,9 @@ type PathStep struct {
 	// Node is the node's index in the snapshot; ID its id.
 	Node int    `json:"node"`
 	ID   uint64 `json:"id"`
+	// Ref names the node as Navigator.Ref does ("@123", or "#5" for a
+	// node whose id others share), for NodesByRef.
+	Ref string `json:"ref"`
 	// Class is the class ClassStats counts it under; Name its own name.
 	Class string `json:"class"`
 	Name  string `json:"name"`
@@ -582,7 +589,7 @@ type PathStep struct {
 func (nv *Navigator) Step(i int) PathStep {
 	s := nv.heap.Snapshot
 	return PathStep{
-		Node: i, ID: s.Nodes.ID.At(i), Class: nv.Class(i), Name: nv.heap.File.String(s.Nodes.Name[i]),
+		Node: i, ID: s.Nodes.ID.At(i), Ref: nv.Ref(i), Class: nv.Class(i), Name: nv.heap.File.String(s.Nodes.Name[i]),
 		SelfSize: nv.SelfSize(i), Retained: nv.Retained(i), Distance: nv.Distance(i),
 	}
 }
@@ -657,6 +664,79 @@ func (nv *Navigator) NodesByID(id uint64) []int {
 	return out
 }
 
+// Ref names node i so that NodesByRef finds it alone: "@" and its id in
+// the format's notation ("@123"; a Fuchsia block's address, "@0x2d378d3424"),
+// or, when other nodes of the snapshot have the same id (a Dart object
+// without an identity hash code, whose id is 0; a Dart hash code two
+// objects share; Fuchsia samples of merged blocks), "#" and its index in
+// the snapshot ("#1234").
+func (nv *Navigator) Ref(i int) string {
+	id := nv.heap.Snapshot.Nodes.ID.At(i)
+	if _, shared := slices.BinarySearch(nv.sharedIDs(), id); shared {
+		return "#" + strconv.Itoa(i)
+	}
+	return "@" + ir.FormatNodeID(nv.heap.Snapshot, id)
+}
+
+// sharedIDs returns the ids more than one node has, sorted: computed once,
+// by sorting a copy of the ids.
+func (nv *Navigator) sharedIDs() []uint64 {
+	nv.sharedOnce.Do(func() {
+		ids := make([]uint64, nv.n)
+		for i := range ids {
+			ids[i] = nv.heap.Snapshot.Nodes.ID.At(i)
+		}
+		slices.Sort(ids)
+		for k := 1; k < len(ids); k++ {
+			if ids[k] == ids[k-1] && (len(nv.shared) == 0 || nv.shared[len(nv.shared)-1] != ids[k]) {
+				nv.shared = append(nv.shared, ids[k])
+			}
+		}
+	})
+	return nv.shared
+}
+
+// ErrRef is the error of ParseRef and NodesByRef for text that is no
+// object reference.
+var ErrRef = errors.New(`not an object reference: an id (123457, 0x2d378d3424) or "#" and an index (#1234)`)
+
+// ParseRef reads an object reference as Ref writes it or as a person types
+// it: "#" and a node's index in the snapshot (byIndex), or a node id after
+// an optional "@", in decimal or in hex after "0x" (as FormatNodeID writes
+// a Fuchsia block's address). It returns ErrRef (wrapped) for anything
+// else.
+func ParseRef(ref string) (v uint64, byIndex bool, err error) {
+	text, byIndex := strings.CutPrefix(ref, "#")
+	if !byIndex {
+		text = strings.TrimPrefix(text, "@")
+	}
+	base := 10
+	if h, ok := strings.CutPrefix(strings.ToLower(text), "0x"); ok && !byIndex {
+		text, base = h, 16
+	}
+	v, err = strconv.ParseUint(text, base, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%q: %w", ref, ErrRef)
+	}
+	return v, byIndex, nil
+}
+
+// NodesByRef returns the nodes ref names (ParseRef): the node of an index
+// ("#1234"), none for an index beyond the snapshot's nodes, or the nodes
+// with an id (NodesByID).
+func (nv *Navigator) NodesByRef(ref string) ([]int, error) {
+	v, byIndex, err := ParseRef(ref)
+	switch {
+	case err != nil:
+		return nil, err
+	case !byIndex:
+		return nv.NodesByID(v), nil
+	case v < uint64(nv.n):
+		return []int{int(v)}, nil
+	}
+	return nil, nil
+}
+
 // ClassNodes returns the nodes of a class, named as ClassStats names it
 // (every location of a V8 class split by allocation location) or as
 // heapconv info lists it (ClassStat.Label: one location), largest retained
@@ -706,7 +786,10 @@ func (nv *Navigator) ClassNodes(class string, max int) []int {
 	return best
 }
 
-// String describes a path step for messages: "Foo @123".
+// String describes a path step for messages: "Foo @123" (or its Ref).
 func (p PathStep) String() string {
+	if p.Ref != "" {
+		return p.Class + " " + p.Ref
+	}
 	return fmt.Sprintf("%s @%d", p.Class, p.ID)
 }

@@ -1,6 +1,7 @@
 package analysis_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -331,5 +332,42 @@ func TestNavigatorVirtualRoot(t *testing.T) {
 	}
 	if got := len(nv.Retainers(0)); got != 0 {
 		t.Errorf("A, a GC root, has %d retainers (the virtual root's edges are none)", got)
+	}
+}
+
+// TestRefs: a node whose id no other node has is named "@" and its id; one
+// whose id others share (0, as a Dart object without an identity hash code
+// has) by "#" and its index; NodesByRef finds each alone, and takes an id
+// as people type it.
+func TestRefs(t *testing.T) {
+	h := navGraph()
+	ids := &h.Snapshot.Nodes.ID
+	ids.Set(2, 0)
+	ids.Set(4, 0)
+	nv, err := analysis.NewNavigator(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"@1", "@3", "#2", "@7", "#4", "@11"}
+	for i, w := range want {
+		if got := nv.Ref(i); got != w {
+			t.Errorf("node %d is %q, want %q", i, got, w)
+		}
+		if nodes, err := nv.NodesByRef(w); err != nil || !slices.Equal(nodes, []int{i}) {
+			t.Errorf("%q names %v (%v), want node %d", w, nodes, err, i)
+		}
+	}
+	if st := nv.Step(2); st.Ref != "#2" || st.String() != st.Class+" #2" {
+		t.Errorf("step %+v, %q", st, st)
+	}
+	for ref, nodes := range map[string][]int{"7": {3}, "0x7": {3}, "0X7": {3}, "@0x7": {3}, "0": {2, 4}, "#6": nil, "@5": nil} {
+		if got, err := nv.NodesByRef(ref); err != nil || !slices.Equal(got, nodes) {
+			t.Errorf("%q names %v (%v), want %v", ref, got, err, nodes)
+		}
+	}
+	for _, bad := range []string{"", "abc", "#", "#x", "#0x1", "@", "-1", "1.5", "0x", "#-1"} {
+		if _, err := nv.NodesByRef(bad); !errors.Is(err, analysis.ErrRef) {
+			t.Errorf("%q: %v, want ErrRef", bad, err)
+		}
 	}
 }

@@ -384,7 +384,7 @@ func (c *converter) ids(out *ir.Snapshot) {
 		sorted[i] = id
 		if keep && (id%2 == 0 || id >= math.MaxUint32-2*uint64(c.shift)-2) {
 			keep = false
-			example = fmt.Sprintf("node %d: id %d", i, id)
+			example = fmt.Sprintf("node %d: id %s", i, ir.FormatNodeID(s, id))
 		}
 	}
 	if keep {
@@ -392,7 +392,7 @@ func (c *converter) ids(out *ir.Snapshot) {
 		for i := 1; i < n; i++ {
 			if sorted[i] == sorted[i-1] {
 				keep = false
-				example = fmt.Sprintf("id %d shared", sorted[i])
+				example = fmt.Sprintf("id %s shared", ir.FormatNodeID(s, sorted[i]))
 				break
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
 )
@@ -427,9 +428,9 @@ func (m *File) Bind(b *ir.Bindings) {
 	const mapping, function, location, line = "fuchsia.mapping", "fuchsia.function", "fuchsia.location", "fuchsia.line"
 	mp, fn, lc := &m.Mappings, &m.Functions, &m.Locations
 	b.Column("fuchsia.mapping.id", mapping, &mp.ID)
-	b.Column("fuchsia.mapping.start", mapping, &mp.Start)
-	b.Column("fuchsia.mapping.limit", mapping, &mp.Limit)
-	b.Column("fuchsia.mapping.offset", mapping, &mp.Offset)
+	b.Column("fuchsia.mapping.start", mapping, &mp.Start, ir.Hex())
+	b.Column("fuchsia.mapping.limit", mapping, &mp.Limit, ir.Hex())
+	b.Column("fuchsia.mapping.offset", mapping, &mp.Offset, ir.Hex())
 	b.Column("fuchsia.mapping.file", mapping, &mp.File, ir.Strings())
 	b.Column("fuchsia.mapping.build_id", mapping, &mp.BuildID, ir.Strings())
 	b.Column("fuchsia.mapping.flags", mapping, &mp.Flags)
@@ -440,7 +441,7 @@ func (m *File) Bind(b *ir.Bindings) {
 	b.Column("fuchsia.function.start_line", function, &fn.StartLine)
 	b.Column("fuchsia.location.id", location, &lc.ID)
 	b.Column("fuchsia.location.mapping", location, &lc.Mapping, ir.IndexPlusOne(mapping))
-	b.Column("fuchsia.location.address", location, &lc.Address)
+	b.Column("fuchsia.location.address", location, &lc.Address, ir.Hex())
 	b.Column("fuchsia.location.folded", location, &lc.Folded)
 	b.Column("fuchsia.location.line_count", location, &lc.FirstLine, ir.Counts(line), ir.Optional())
 	b.Column("fuchsia.line.function", line, &lc.Function, ir.IndexPlusOne(function))
@@ -554,10 +555,10 @@ func (x *Snapshot) Bind(b *ir.Bindings) {
 		b.Column("fuchsia.stream.thread_key", thread, &st.ThreadKey)
 		b.Column("fuchsia.stream.region_mapping", region, &st.RegionMapping, ir.IndexInto("fuchsia.mapping"))
 		b.Column("fuchsia.stream.region_fields", region, &st.RegionFields)
-		b.Column("fuchsia.stream.region_vaddr", region, &st.RegionVaddr)
+		b.Column("fuchsia.stream.region_vaddr", region, &st.RegionVaddr, ir.Hex())
 		b.Column("fuchsia.stream.contents_chunk_node", cchunk, &st.ContentsChunkNode)
 		b.Column("fuchsia.stream.contents_chunk_size", cchunk, &st.ContentsChunkSize)
-		b.Column("fuchsia.stream.orphan_address", "fuchsia.stream.orphan", &st.OrphanAddress)
+		b.Column("fuchsia.stream.orphan_address", "fuchsia.stream.orphan", &st.OrphanAddress, ir.Hex())
 		b.Bytes("fuchsia.stream.orphan_contents", "fuchsia.stream.orphan_contents", &st.OrphanContents)
 		b.Column("fuchsia.stream.unknown_record", unknown, &st.UnknownRecord)
 		b.Column("fuchsia.stream.unknown_ordinal", unknown, &st.UnknownOrdinal)
@@ -592,6 +593,10 @@ func (x *Snapshot) Identity(s *ir.Snapshot, i int) (ir.Identity, bool) {
 	}
 	return id, true
 }
+
+// FormatNodeID writes a node id, a block's address, in hex as addresses
+// are written ("0x2d378d3424").
+func (x *Snapshot) FormatNodeID(id uint64) string { return "0x" + strconv.FormatUint(id, 16) }
 
 // AllocationStacks returns each block's allocation stack, innermost frame
 // first, as the file's locations resolve it (ir.StackSource); nil when the

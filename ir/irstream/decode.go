@@ -73,7 +73,13 @@ func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 			return nil, err
 		}
 		defer zr.Close()
-		return decodePlain(zr, opts.Size)
+		f, err := decodePlain(zr, opts.Size)
+		var fe *ir.FormatError
+		if errors.As(err, &fe) && fe.Offset >= 0 && fe.Within == "" {
+			// The decoder counts the bytes of the stream, not of the file.
+			fe.Within = ir.Decompressed
+		}
+		return f, err
 	}
 	return decodePlain(br, opts.Size)
 }

@@ -39,6 +39,9 @@
 // section's columns of the node and edge tables are on the node and edge
 // lines as name=value; its other tables follow the nodes: a table of one
 // column as COLUMN [values] (bytes as <count>:<hex>), others as
-// "table NAME ROWS" and a line per entry. Reading accepts what writing
-// gives, and a string table that leaves out strings the file quotes.
+// "table NAME ROWS" and a line per entry. Numbers are decimal but for
+// addresses, in hex (0x1000): the columns a section declares so (ir.Hex)
+// and node ids a section writes so (ir.NodeIDNotation: Fuchsia's block
+// addresses). Reading accepts what writing gives, hex for any unsigned
+// number, and a string table that leaves out strings the file quotes.
 package irtext

@@ -448,6 +448,15 @@ func (p *parser) value(c *ir.Column, tok string) (uint64, error) {
 		v, err := strconv.ParseInt(tok, 10, 64)
 		return ir.Zigzag(v), err
 	}
+	return parseUint(tok)
+}
+
+// parseUint reads an unsigned number in decimal, or in hex after 0x (as
+// addresses are written: Hex columns, Fuchsia node ids).
+func parseUint(tok string) (uint64, error) {
+	if h, ok := strings.CutPrefix(tok, "0x"); ok {
+		return strconv.ParseUint(h, 16, 64)
+	}
 	return strconv.ParseUint(tok, 10, 64)
 }
 
@@ -653,7 +662,7 @@ func (p *parser) node(toks []string) error {
 		}
 		switch key {
 		case "id", "self", "external":
-			n, err := strconv.ParseUint(v, 10, 64)
+			n, err := parseUint(v)
 			if err != nil {
 				return err
 			}

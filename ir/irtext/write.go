@@ -138,7 +138,7 @@ func (t *writer) snapshot(si int, s *ir.Snapshot) {
 	}
 	vi := 0
 	for i := 0; i < nd.Len(); i++ {
-		t.p("  n%d %s %s id=%d self=%d", i, kind(s.NodeKinds, int(nd.Kind[i])), t.str(nd.Name[i]), nd.ID.At(i), nd.SelfSize.At(i))
+		t.p("  n%d %s %s id=%s self=%d", i, kind(s.NodeKinds, int(nd.Kind[i])), t.str(nd.Name[i]), ir.FormatNodeID(s, nd.ID.At(i)), nd.SelfSize.At(i))
 		if len(nd.Class) > 0 {
 			t.p(" class=c%d", nd.Class[i])
 		}
@@ -292,6 +292,8 @@ func (t *writer) value(c *ir.Column, i int) string {
 		return "n" + strconv.FormatUint(v, 10)
 	case c.Decl.Type == ir.TypeInt:
 		return strconv.FormatInt(ir.Unzigzag(v), 10)
+	case c.Hex:
+		return "0x" + strconv.FormatUint(v, 16)
 	}
 	return strconv.FormatUint(v, 10)
 }

@@ -26,6 +26,11 @@ type Options struct {
 	At io.ReaderAt
 	// Progress, if set, is called now and then with the bytes read so far.
 	Progress func(read int64)
+	// Within, when set, says what the reader's offsets count the bytes of
+	// when the input is not the file as given: ir.Decompressed for a file
+	// read through gzip or zstd. Its errors (ir.FormatError.Within) and a
+	// recovered file's damage offset say so.
+	Within string
 }
 
 // Read reads a MoarVM heap snapshot (format version 3 or 2) into the IR.
@@ -47,7 +52,7 @@ func Read(r io.Reader, opts Options) (*ir.File, error) {
 
 // readAt reads a MoarVM heap snapshot of size bytes from ra.
 func readAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
-	r := &reader{ra: ra, size: size, progress: opts.Progress}
+	r := &reader{ra: ra, size: size, progress: opts.Progress, within: opts.Within}
 	// Decompressed data may take at most this much: real files compress
 	// about 17 times, single columns rarely beyond 100 times; no file can
 	// make the reader allocate more than a constant times its size.
@@ -67,7 +72,7 @@ func readAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
 		return nil, ir.Errorf(moarvmir.Format, 0, "not a MoarVM heap snapshot of version 2 or 3 (magic %q)", magic[:])
 	}
 	if err != nil {
-		return nil, err
+		return nil, r.mark(err)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("moarvm: internal error: the IR read is invalid: %w", err)
@@ -75,10 +80,21 @@ func readAt(ra io.ReaderAt, size int64, opts Options) (*ir.File, error) {
 	return f, nil
 }
 
+// mark says in err's *ir.FormatError what its offset counts the bytes of
+// (Options.Within).
+func (r *reader) mark(err error) error {
+	var fe *ir.FormatError
+	if r.within != "" && errors.As(err, &fe) && fe.Within == "" && fe.Offset >= 0 {
+		fe.Within = r.within
+	}
+	return err
+}
+
 type reader struct {
 	ra       io.ReaderAt
 	size     int64
 	progress func(int64)
+	within   string       // Options.Within
 	budget   atomic.Int64 // decompressed bytes still allowed
 
 	progressMu sync.Mutex

@@ -55,11 +55,15 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 	if errors.As(cause, &fe) && fe.Offset >= int64(moarvmir.MagicSize) && fe.Offset < damage && fe.Offset < r.size-moarvmir.PointerSize {
 		damage = fe.Offset
 	}
+	at := fmt.Sprint(damage)
+	if r.within != "" {
+		at += " of " + r.within
+	}
 	for len(tocs) > 0 {
 		f, bad, err := r.build(meta, tocs, true)
 		if err == nil {
-			moarvmir.FileOf(f).Recovery = &moarvmir.Recovery{DamageAt: damage, Reason: fmt.Sprintf("%v; %s", cause, why), Lost: started - len(f.Snapshots)}
-			f.FormatVersion += fmt.Sprintf(", recovered from a damaged file: %d of %s read, damage at offset %d", len(f.Snapshots), snapshots(started), damage)
+			moarvmir.FileOf(f).Recovery = &moarvmir.Recovery{DamageAt: damage, Reason: fmt.Sprintf("%v; %s", r.mark(cause), why), Lost: started - len(f.Snapshots)}
+			f.FormatVersion += fmt.Sprintf(", recovered from a damaged file: %d of %s read, damage at offset %s", len(f.Snapshots), snapshots(started), at)
 			return f, nil
 		}
 		if bad >= len(tocs) {
@@ -67,7 +71,7 @@ func (r *reader) recoverV3(cause error) (*ir.File, error) {
 		}
 		tocs = tocs[:bad]
 	}
-	return nil, fmt.Errorf("%w (and no complete snapshot could be recovered by walking the blocks: %s at offset %d)", cause, why, damage)
+	return nil, fmt.Errorf("%w (and no complete snapshot could be recovered by walking the blocks: %s at offset %s)", r.mark(cause), why, at)
 }
 
 // isInnerTOC reports whether the TOC block b is a snapshot's inner TOC

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// root is the repository's root, where the documents' commands run.
+var root = filepath.Join("..", "..")
+
+// docCommand turns a command line of the documents into arguments that run
+// here: their /tmp/heapconv is dir, and their repository paths are
+// relative to the root. The documents' commands need no shell: a quote or
+// a variable would need one, and is refused.
+func docCommand(t *testing.T, line, dir string) []string {
+	t.Helper()
+	if strings.ContainsAny(line, `'"$|<>;&`) {
+		t.Fatalf("the test runs commands without a shell; this one needs one: %s", line)
+	}
+	args := strings.Fields(strings.ReplaceAll(line, "/tmp/heapconv", dir))
+	for i, a := range args {
+		if strings.HasPrefix(a, "testdata/") {
+			args[i] = filepath.Join(root, a)
+		}
+	}
+	return args
+}
+
+// section returns the part of a markdown document under the heading, up to
+// the next heading of its level.
+func section(t *testing.T, doc, heading string) string {
+	t.Helper()
+	data := string(cliReadFile(t, filepath.Join(root, doc)))
+	_, s, ok := strings.Cut(data, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("%s has no %q", doc, heading)
+	}
+	level := heading[:strings.IndexByte(heading, ' ')+1]
+	s, _, _ = strings.Cut(s, "\n"+level)
+	return s
+}
+
+// TestREADMEExamples runs the README's examples, as a reader pastes them,
+// twice: they all succeed, and again once their outputs exist.
+func TestREADMEExamples(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for _, l := range strings.Split(section(t, "README.md", "## Examples"), "\n") {
+		if l, ok := strings.CutPrefix(l, "    "); ok && !strings.HasPrefix(l, " ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 10 {
+		t.Fatalf("the README's examples: %d commands", len(lines))
+	}
+	for round := 1; round <= 2; round++ {
+		for _, line := range lines {
+			args := docCommand(t, line, dir)
+			switch args[0] {
+			case "heapconv":
+				if code, _, stderr := cliRun(t, nil, args[1:]...); code != 0 {
+					t.Errorf("run %d: %s: exit %d: %s", round, line, code, stderr)
+				}
+			case "mkdir":
+				if len(args) != 3 || args[1] != "-p" {
+					t.Fatalf("%s: only mkdir -p DIR is known here", line)
+				}
+				if err := os.MkdirAll(args[2], 0o755); err != nil {
+					t.Fatal(err)
+				}
+			case "node":
+				if out, err := exec.Command("node", args[1:]...).CombinedOutput(); err != nil {
+					t.Errorf("run %d: %s: %v\n%s", round, line, err, out)
+				}
+			default:
+				t.Fatalf("the README runs %s, which the test does not know: %s", args[0], line)
+			}
+		}
+	}
+}
+
+// TestCLIDocExamples: each example of docs/cli.md, a command line after
+// "$ " and the lines it prints, is what the command prints (its standard
+// error and output together), run here.
+func TestCLIDocExamples(t *testing.T) {
+	blocks := 0
+	lines := strings.Split(string(cliReadFile(t, filepath.Join(root, "docs", "cli.md"))), "\n")
+	for i := 0; i < len(lines); i++ {
+		cmd, ok := strings.CutPrefix(lines[i], "    $ ")
+		if !ok {
+			continue
+		}
+		var want strings.Builder
+		for i++; i < len(lines) && strings.HasPrefix(lines[i], "    ") && !strings.HasPrefix(lines[i], "    $ "); i++ {
+			want.WriteString(strings.TrimPrefix(lines[i], "    ") + "\n")
+		}
+		i--
+		blocks++
+		t.Run(cmd, func(t *testing.T) {
+			args := docCommand(t, cmd, t.TempDir())
+			if args[0] != "heapconv" {
+				t.Fatalf("not a heapconv command: %s", cmd)
+			}
+			var out bytes.Buffer
+			code := run(&env{stdin: bytes.NewReader(nil), stdout: &out, stderr: &out}, args[1:])
+			if code != 0 || out.String() != want.String() {
+				t.Errorf("exit %d; docs/cli.md shows what the command no longer prints:\n%s", code, lineDiff(want.String(), out.String()))
+			}
+		})
+	}
+	if blocks == 0 {
+		t.Fatal("docs/cli.md has no example")
+	}
+}
