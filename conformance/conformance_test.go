@@ -425,7 +425,10 @@ func testToV8(t *testing.T, fm format, name string, f *ir.File, i int, srcPath s
 		// ir/devtools' TestMoarVMSamples checks every snapshot of these
 		// files node by node (mvmCheck).
 	default:
-		checkConverted(t, src, conv, loss)
+		// A sample of several allocations is that many objects
+		// (ir.ExpandObjects), node for node.
+		expanded, _ := ir.ExpandObjects(src)
+		checkConverted(t, expanded, conv, loss)
 	}
 	out := convertAndCheck(t, src, conv)
 	path := o.file(t, fmt.Sprintf("%s-%s-snapshot%d-converted", fm.name, name, i), out)

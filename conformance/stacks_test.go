@@ -43,7 +43,10 @@ func TestFuchsiaStacksInDevTools(t *testing.T) {
 					}
 					out, loss := write(t, v8, src)
 					got := read(t, v8, out)
-					want := expectedStacks(src)
+					// Each allocation of a sample is an object with the
+					// sample's stack (ir.ExpandObjects).
+					expanded, _ := ir.ExpandObjects(src)
+					want := expectedStacks(expanded)
 					checkTraces(t, got, want)
 					for _, kind := range []string{ir.LossTimestamps, ir.LossThreads} {
 						if !loss.Has(kind) && hasFlagOrThread(src, kind) {

@@ -94,6 +94,10 @@ type NodeRow struct {
 	CountedSize  uint64 `parquet:"counted_size"`
 	ExternalSize uint64 `parquet:"external_size"`
 	Edges        int64  `parquet:"edge_count"`
+	// Objects is how many objects the node stands for: 1, but for a
+	// Fuchsia profile's sample, which counts the allocations it merges
+	// (ir.ObjectCounts); the classes table counts these.
+	Objects uint64 `parquet:"objects"`
 }
 
 // EdgeRow is a row of the edges table: one per edge.
@@ -469,10 +473,14 @@ func (w *writer) writeRest(dir string) (err error) {
 		for c := range classIdx {
 			classIdx[c] = int32(c)
 		}
+		objects := ir.ObjectCounts(s)
 		for i := 0; i < s.Nodes.Len(); i++ {
 			lo, hi := s.Nodes.EdgeRange(i)
 			nr := NodeRow{FileID: id, Snapshot: sn, Node: int64(i), ID: s.Nodes.ID.At(i), Name: m.text(f.String(s.Nodes.Name[i])),
-				SelfSize: s.Nodes.SelfSize.At(i), CountedSize: counted.At(i), Edges: int64(hi - lo)}
+				SelfSize: s.Nodes.SelfSize.At(i), CountedSize: counted.At(i), Edges: int64(hi - lo), Objects: 1}
+			if objects != nil {
+				nr.Objects = objects(i)
+			}
 			if k := int(s.Nodes.Kind[i]); k < len(kinds) {
 				nr.Kind = kinds[k]
 			}

@@ -546,7 +546,7 @@ func TestInfoJSON(t *testing.T) {
 		t.Fatalf("convert: %s", stderr)
 	}
 	topKeys := []string{"format", "format_version", "snapshots"}
-	snapKeys := []string{"classes", "edges", "external_size", "index", "nodes", "roots", "self_size", "top_classes"}
+	snapKeys := []string{"classes", "edges", "external_size", "index", "nodes", "objects", "roots", "self_size", "top_classes"}
 	classKeys := []string{"count", "name", "self_size"}
 	// The object has an allocation location, which DevTools shows.
 	locatedKeys := []string{"count", "location", "name", "self_size"}
@@ -939,5 +939,38 @@ func TestValidateEveryFormat(t *testing.T) {
 				t.Errorf("cut file: exit %d, stderr %q; want 1 and one violation with its offset, naming the file once a line", code, stderr)
 			}
 		})
+	}
+}
+
+// TestInfoCountsAllocations: a Fuchsia profile's sample counts the
+// allocations it merges; info's count column counts those (ffx's test
+// profile: stack B's 4 blocks in one sample, stack A's one), and its
+// snapshot line says how many objects the samples stand for.
+func TestInfoCountsAllocations(t *testing.T) {
+	in := "../../testdata/fuchsia/ffx-test-current-agg.pb"
+	code, stdout, stderr := cliRun(t, nil, "info", "--json", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Snapshots []struct {
+			Nodes, Objects uint64
+			TopClasses     []struct {
+				Count    uint64
+				SelfSize uint64 `json:"self_size"`
+			} `json:"top_classes"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Snapshots) != 1 {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	s := out.Snapshots[0]
+	if s.Nodes != 2 || s.Objects != 5 || len(s.TopClasses) != 2 ||
+		s.TopClasses[0].Count != 4 || s.TopClasses[0].SelfSize != 49200 || s.TopClasses[1].Count != 1 {
+		t.Errorf("info --json: %+v; want 2 samples of 5 objects, 4 of 49,200 bytes in the first class", s)
+	}
+	code, stdout, stderr = cliRun(t, nil, "info", in)
+	if code != 0 || !strings.Contains(stdout, "nodes 2  objects 5  edges 0") {
+		t.Errorf("exit %d; info does not say the 2 samples are 5 objects:\n%s%s", code, stdout, stderr)
 	}
 }

@@ -434,8 +434,12 @@ func runInfo(e *env, args []string) error {
 		fmt.Fprintf(w, "snapshots: %d\n", len(f.Snapshots))
 	}
 	for _, s := range out.Snapshots {
-		fmt.Fprintf(w, "\nsnapshot %d\n  nodes %d  edges %d  classes %d  roots %d\n  self size %d  external size %d\n",
-			s.Index, s.Nodes, s.Edges, s.Classes, s.Roots, s.SelfSize, s.ExternalSize)
+		objects := "" // a profile's samples stand for as many objects as they count allocations
+		if s.Objects != s.Nodes {
+			objects = fmt.Sprintf("  objects %d", s.Objects)
+		}
+		fmt.Fprintf(w, "\nsnapshot %d\n  nodes %d%s  edges %d  classes %d  roots %d\n  self size %d  external size %d\n",
+			s.Index, s.Nodes, objects, s.Edges, s.Classes, s.Roots, s.SelfSize, s.ExternalSize)
 		if len(s.TopClasses) > 0 && *by == analysis.ByRetained {
 			fmt.Fprintf(w, "  %12s %14s %16s  %s\n", "count", "self size", "retained size", "class")
 			for _, c := range s.TopClasses {

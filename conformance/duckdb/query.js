@@ -13,7 +13,7 @@
 //    "stacks": [{"snapshot", "frames", "nodes"}] or null without a stacks table}
 // snapshots counts the rows of nodes, edges and roots per snapshot; classes
 // groups the nodes by their class (joined with the classes table) and sums
-// their counted sizes. Numbers are decimal strings (they may pass 2^53).
+// their objects and counted sizes. Numbers are decimal strings (they may pass 2^53).
 // A DIR DuckDB cannot read gets {"dir": ..., "error": "..."} and the exit
 // status is 1. With --sql, it runs QUERY (relative paths from the current
 // directory) and prints its rows as one JSON array.
@@ -36,7 +36,7 @@ async function query(conn, dir) {
     FROM ${t('snapshots')} s ORDER BY s.snapshot`);
   const classes = await rows(`
     SELECT n.snapshot, c.name, c.script_id, c.line, c."column",
-           count(*) AS count, sum(n.counted_size) AS self_size
+           sum(n.objects) AS count, sum(n.counted_size) AS self_size
     FROM ${t('nodes')} n JOIN ${t('classes')} c
       ON n.file_id = c.file_id AND n.snapshot = c.snapshot AND n.class = c.class
     GROUP BY n.snapshot, c.class, c.name, c.script_id, c.line, c."column"

@@ -11,7 +11,9 @@ import (
 	"github.com/heapconv/heapconv/ir"
 )
 
-// ClassStat aggregates the nodes of one class.
+// ClassStat aggregates the nodes of one class. Count is its objects:
+// its nodes, but for a profile's samples, which stand for as many objects
+// as they count allocations (ir.ObjectCounts).
 type ClassStat struct {
 	Name     string `json:"name"`
 	Count    uint64 `json:"count"`
@@ -56,9 +58,12 @@ const (
 	ByRetained = "retained"
 )
 
-// SnapshotSummary is what `heapconv info` reports per snapshot.
+// SnapshotSummary is what `heapconv info` reports per snapshot. Objects
+// is what the nodes stand for: one each, but for a profile's samples,
+// which count the allocations they merge (ir.ObjectCounts).
 type SnapshotSummary struct {
 	Nodes        uint64      `json:"nodes"`
+	Objects      uint64      `json:"objects"`
 	Edges        uint64      `json:"edges"`
 	SelfSize     uint64      `json:"self_size"`
 	ExternalSize uint64      `json:"external_size"`
@@ -85,7 +90,7 @@ func SummarizeBy(f *ir.File, s *ir.Snapshot, top int, by string) (SnapshotSummar
 	default:
 		return SnapshotSummary{}, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
 	}
-	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Edges: uint64(s.Edges.Len())}
+	sum := SnapshotSummary{Nodes: uint64(s.Nodes.Len()), Objects: ir.Objects(s), Edges: uint64(s.Edges.Len())}
 	sum.SelfSize = s.Nodes.SelfSize.Sum()
 	sum.ExternalSize = ir.ExternalSize(s)
 	switch {
@@ -302,6 +307,7 @@ func otherNodeClasses(f *ir.File, s *ir.Snapshot) ([]ClassStat, []int32) {
 	labels := ir.ClassLabels(f)
 	n := s.Nodes.Len()
 	of := make([]int32, n)
+	objects := ir.ObjectCounts(s) // nil: a node is an object
 	for i := 0; i < n; i++ {
 		k := key{kind: s.Nodes.Kind[i], name: s.Nodes.Name[i]}
 		if len(s.Nodes.Class) > 0 && s.Nodes.Class[i] > 0 {
@@ -324,7 +330,11 @@ func otherNodeClasses(f *ir.File, s *ir.Snapshot) ([]ClassStat, []int32) {
 		}
 		c := groupClass[g]
 		of[i] = c
-		stats[c].Count++
+		if objects != nil {
+			stats[c].Count = ir.SatAdd(stats[c].Count, objects(i))
+		} else {
+			stats[c].Count++
+		}
 		stats[c].SelfSize = ir.SatAdd(stats[c].SelfSize, s.Nodes.SelfSize.At(i))
 	}
 	return stats, of
@@ -334,8 +344,9 @@ func otherNodeClasses(f *ir.File, s *ir.Snapshot) ([]ClassStat, []int32) {
 // order, without retained sizes), each node's class as an index into them
 // (-1 for a node they do not count: a V8 node DevTools shows no size for),
 // and the size they count for each node (for V8, DevTools' Summary sizes:
-// DevToolsSelfSizes; else the node's self size). A class's count and self
-// size are the number and the sum of the counted sizes of its nodes.
+// DevToolsSelfSizes; else the node's self size). A class's count is the
+// objects its counted nodes stand for (ir.ObjectCounts: one each but for a
+// profile's samples), its self size the sum of their counted sizes.
 func NodeClasses(f *ir.File, s *ir.Snapshot) (classes []ClassStat, of []int32, sizes *ir.Uints) {
 	t, _ := newClassTable(f, s, false) // fails only computing retained sizes
 	renumber := make([]int32, len(t.rows))

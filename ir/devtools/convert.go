@@ -57,7 +57,10 @@ func convertOne(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if moarvmir.FileOf(f) != nil {
 		return fromMoarVM(f)
 	}
-	c := &converter{src: f, s: f.Snapshots[0]}
+	// An object is a node: a sample of several allocations becomes as
+	// many objects.
+	f, expanded := ir.ExpandObjects(f)
+	c := &converter{src: f, s: f.Snapshots[0], loss: expanded}
 	out, err := c.convert()
 	if fx := fuchsiair.Of(f.Snapshots[0]); err == nil && fx != nil && fx.DerivedEdges {
 		// Not a loss, but the report is where the user hears about it.

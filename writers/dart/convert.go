@@ -60,7 +60,10 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(f.Snapshots) != 1 {
 		return nil, nil, fmt.Errorf("dart: a Dart heap snapshot holds one snapshot; the input has %d (select one with ir.File.Select)", len(f.Snapshots))
 	}
-	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: dartir.Format, FormatVersion: "dartheap, converted from " + f.Format}, strs: ir.NewInterner(f)}
+	// An object is a node: a sample of several allocations becomes as
+	// many objects.
+	f, expanded := ir.ExpandObjects(f)
+	c := &converter{src: f, s: f.Snapshots[0], out: &ir.File{Format: dartir.Format, FormatVersion: "dartheap, converted from " + f.Format}, strs: ir.NewInterner(f), loss: expanded}
 	if err := c.convert(); err != nil {
 		return nil, nil, err
 	}

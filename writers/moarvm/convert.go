@@ -76,7 +76,11 @@ func Convert(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if moarvmir.FileOf(f) != nil {
 		return f, nil, nil
 	}
+	// An object is a node: a sample of several allocations becomes as
+	// many objects.
+	f, expanded := ir.ExpandObjects(f)
 	c := &converter{
+		loss:      expanded,
 		src:       f,
 		out:       &ir.File{Format: moarvmir.Format, FormatVersion: "moarvm v3, converted from " + f.Format, Producer: f.Producer},
 		strs:      ir.NewInterner(f),
