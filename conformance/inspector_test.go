@@ -34,19 +34,9 @@ const inspectorFixture = "testdata/v8/inspector/node20-inspector-tracking.heapsn
 //     it was off by; DevTools loads the output and shows allocation stacks;
 //   - roundtrip says the header was corrected, not that the file differs.
 func TestInspectorTrackingHeader(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not on PATH: the suite makes real V8 snapshots with it")
-	}
 	dir := t.TempDir()
 	bin := buildHeapconv(t, dir)
-	script, err := filepath.Abs(filepath.Join(moduleRoot, "testdata/v8/inspector-tracking.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh := filepath.Join(dir, "fresh.heapsnapshot")
-	if out, err := exec.Command("node", script, fresh).CombinedOutput(); err != nil {
-		t.Fatalf("node inspector-tracking.js: %v\n%s", err, out)
-	}
+	fresh := inspectorSnapshot(t, filepath.Join(dir, "fresh.heapsnapshot"))
 	committed := filepath.Join(dir, "committed.heapsnapshot")
 	if err := os.WriteFile(committed, loadFixture(t, filepath.Join(moduleRoot, inspectorFixture)), 0o644); err != nil {
 		t.Fatal(err)
@@ -178,6 +168,24 @@ func traceHeader(t *testing.T, data []byte) traceHeaderFacts {
 		t.Fatal("no trace_function_count or trace_function_info_fields in the header")
 	}
 	return traceHeaderFacts{declared: j.Snapshot.TraceFunctionCount, functions: len(j.Infos) / len(j.Snapshot.Meta.Fields), at: int64(at + len(key))}
+}
+
+// inspectorSnapshot has the machine's node take a snapshot with
+// allocation tracking through the inspector protocol
+// (testdata/v8/inspector-tracking.js) into path, and returns path.
+func inspectorSnapshot(t *testing.T, path string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not on PATH: the suite makes real V8 snapshots with it")
+	}
+	script, err := filepath.Abs(filepath.Join(moduleRoot, "testdata/v8/inspector-tracking.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("node", script, path).CombinedOutput(); err != nil {
+		t.Fatalf("node inspector-tracking.js: %v\n%s", err, out)
+	}
+	return path
 }
 
 // buildHeapconv builds the heapconv command into dir and returns its path.

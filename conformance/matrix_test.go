@@ -51,10 +51,12 @@ type measured struct {
 	// (roots and grouping nodes, V8's, MoarVM's or a writer's, told by
 	// ir.SyntheticNodes), and not a native node that holds another's
 	// unmanaged memory (ir.UnmanagedOwners), whose size is external.
-	real      []int
-	isReal    []bool
-	class     []string // per node
-	unmanaged uint64   // the sizes of those native nodes
+	real   []int
+	isReal []bool
+	class  []string // per node
+	// unmanaged is, per node, the sizes of the native nodes that hold its
+	// unmanaged memory (nil when there are none).
+	unmanaged []uint64
 	// label maps ir.ClassLabels' names (which analysis.SummarizeBy uses) to
 	// those of class.
 	label map[string]string
@@ -63,7 +65,9 @@ type measured struct {
 	memo map[string][]string
 }
 
-func measure(f *ir.File, s *ir.Snapshot) *measured {
+func measure(file func() *ir.File, i int) *measured {
+	f := file()
+	s := f.Snapshots[i]
 	m := &measured{f: f, s: s, isReal: make([]bool, s.Nodes.Len()), class: make([]string, s.Nodes.Len())}
 	synthetic, owner := ir.SyntheticNodes(f, s), ir.UnmanagedOwners(f, s)
 	labels := objectClassLabels(f, s, synthetic)
@@ -73,7 +77,10 @@ func measure(f *ir.File, s *ir.Snapshot) *measured {
 	}
 	for i := range s.Nodes.Len() {
 		if owner != nil && owner[i] != ir.NoNode {
-			m.unmanaged = satAdd(m.unmanaged, s.Nodes.SelfSize.At(i))
+			if m.unmanaged == nil {
+				m.unmanaged = make([]uint64, s.Nodes.Len())
+			}
+			m.unmanaged[owner[i]] = satAdd(m.unmanaged[owner[i]], s.Nodes.SelfSize.At(i))
 			continue
 		}
 		if synthetic[i] {
@@ -95,11 +102,11 @@ func measure(f *ir.File, s *ir.Snapshot) *measured {
 // snapshot, for TestMatrix's run), of keeps each aspect's measure of it.
 var sourceMeasures sync.Map // "format/fixture/snapshot" → *measured
 
-func sourceMeasure(key string, f *ir.File, s *ir.Snapshot) *measured {
+func sourceMeasure(key string, f func() *ir.File, i int) *measured {
 	if m, ok := sourceMeasures.Load(key); ok {
 		return m.(*measured)
 	}
-	m := measure(f, s)
+	m := measure(f, i)
 	m.memo = map[string][]string{}
 	v, _ := sourceMeasures.LoadOrStore(key, m)
 	return v.(*measured)
@@ -156,6 +163,17 @@ func objectClassLabels(f *ir.File, s *ir.Snapshot, synthetic []bool) []string {
 	return labels
 }
 
+// objects returns f as the matrix measures it, node for object: a sample
+// of several allocations is that many objects (ir.ExpandObjects), as a
+// graph format has them, in the source and in a profile alike. It is
+// computed once, when first asked for.
+func objects(f *ir.File) func() *ir.File {
+	return sync.OnceValue(func() *ir.File {
+		x, _ := ir.ExpandObjects(f)
+		return x
+	})
+}
+
 // perClass sums a value per class of the real nodes.
 func (m *measured) perClass(v func(i int) uint64) []string {
 	sums := map[string]uint64{}
@@ -194,11 +212,7 @@ var aspects = []aspect{
 		classSizes},
 	{"names", "object names", []string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"},
 		func(m *measured) []string {
-			names := make([]string, len(m.real))
-			for k, i := range m.real {
-				names[k] = m.f.String(m.s.Nodes.Name[i])
-			}
-			return counted(names)
+			return m.perObject(func(i int) (string, bool) { return m.f.String(m.s.Nodes.Name[i]), true })
 		}},
 	{"ids", "object ids, in order", []string{ir.LossNodeIDs},
 		func(m *measured) []string {
@@ -224,8 +238,8 @@ var aspects = []aspect{
 			}
 			return one("%d", n)
 		}},
-	{"external memory", "external (unmanaged) bytes", []string{ir.LossExternalSizes},
-		func(m *measured) []string { return one("%d", satAdd(ir.ExternalSize(m.s), m.unmanaged)) }},
+	{"external memory", "external (unmanaged) bytes of each object, and the snapshot's external totals", []string{ir.LossExternalSizes},
+		externalSizes},
 	{"roots", "GC roots by category", []string{ir.LossGCRoots},
 		func(m *measured) []string {
 			cats := make([]string, len(m.s.Roots))
@@ -234,8 +248,21 @@ var aspects = []aspect{
 			}
 			return counted(cats)
 		}},
-	{"values", "primitive values (strings, numbers, lengths)", []string{ir.LossValues},
-		func(m *measured) []string { return one("%d", m.s.Values.Len()) }},
+	{"values", "primitive values (strings, numbers, lengths), by object class, kind and value", []string{ir.LossValues},
+		func(m *measured) []string {
+			v := &m.s.Values
+			return m.perObject(func(i int) (string, bool) {
+				j, ok := slices.BinarySearch(v.Node, uint32(i))
+				if !ok {
+					return "", false
+				}
+				val := strconv.FormatUint(v.Bits[j], 10)
+				if v.Kind[j] == ir.ValueString {
+					val = strconv.Quote(m.f.String(uint32(v.Bits[j])))
+				}
+				return m.class[i] + " " + v.Kind[j].String() + " " + val, true
+			})
+		}},
 	{"allocation stacks", "each object's allocation stack (frame names, innermost first)",
 		[]string{ir.LossAllocationStacks, v8ir.LossSection}, allocationStacks},
 	{"timestamps", "each object's allocation timestamp", []string{ir.LossTimestamps},
@@ -358,6 +385,8 @@ var roundTrip = []aspect{
 	{"self sizes, back", "self size per class after source → target → source",
 		[]string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds, ir.LossSizesCapped}, classSizes},
 	{"references, back", "references after source → target → source", references.kinds, references.measure},
+	{"allocation stacks, back", "each object's allocation stack after source → target → source",
+		[]string{ir.LossAllocationStacks, v8ir.LossSection}, allocationStacks},
 	{"reference names, back", "reference names after source → target → source", referenceNames.kinds, referenceNames.measure},
 	{"retained sizes, back", "retained size per class after source → target → source", retained.kinds, retained.measure},
 	{"retained sizes by class, back", "retained size per class of the heap after source → target → source", classRetained.kinds,
@@ -447,6 +476,9 @@ type conversion struct {
 	fixture        string
 	results        []cellResult // per aspect
 	details        []string     // per aspect: the first difference
+	// changed counts, per aspect with a counting, the items that differ
+	// in all the snapshots written.
+	changed []int64
 }
 
 var updateFidelity = flag.Bool("update", false, "write docs/fidelity.md from TestMatrix's run")
@@ -472,21 +504,13 @@ func TestMatrix(t *testing.T) {
 	// results are gathered in a fixed order, so the table does not depend
 	// on which finishes first.
 	type job struct {
-		src, tg format
-		name    string
-		f       *ir.File
+		src matrixSource
+		tg  format
 	}
 	var jobs []job
-	for _, src := range sources {
-		paths, err := filepath.Glob(filepath.Join(moduleRoot, src.fixtures))
-		if err != nil || len(paths) == 0 {
-			t.Fatalf("%s: no fixtures", src.name)
-		}
-		for _, path := range paths {
-			f := read(t, src, loadFixture(t, path))
-			for _, tg := range targets {
-				jobs = append(jobs, job{src, tg, fixtureName(path), f})
-			}
+	for _, src := range matrixSources(t, sources) {
+		for _, tg := range targets {
+			jobs = append(jobs, job{src, tg})
 		}
 	}
 	results := make([][]conversion, len(jobs))
@@ -498,7 +522,7 @@ func TestMatrix(t *testing.T) {
 			defer wg.Done()
 			for k := range next {
 				j := jobs[k]
-				results[k] = convert(t, j.src, j.tg, j.name, j.f)
+				results[k] = convert(t, j.src.fm, j.tg, j.src.name, j.src.f, inMemory)
 			}
 		}()
 	}
@@ -545,10 +569,22 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
+// A route takes a source's snapshot k (-1: the whole file, the IR in) to a
+// target's format and reads the result back (got, with the writer's loss
+// report); back takes what it wrote to the source's format again.
+type route func(tg format, in *ir.File, k int) (got *ir.File, loss ir.LossReport,
+	back func(src format) (*ir.File, ir.LossReport, error), err error)
+
+// inMemory is the matrix's route: the writers and readers, in memory.
+func inMemory(tg format, in *ir.File, _ int) (*ir.File, ir.LossReport, func(format) (*ir.File, ir.LossReport, error), error) {
+	got, loss, err := through(tg, in)
+	return got, loss, func(src format) (*ir.File, ir.LossReport, error) { return through(src, got) }, err
+}
+
 // convert writes f (read from a src fixture) in tg's format, reads it back,
 // writes that in the source's format again and reads it back, and
 // measures every aspect. A one-snapshot target gets each snapshot.
-func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []conversion {
+func convert(t *testing.T, src, tg format, fixture string, f *ir.File, via route) []conversion {
 	inputs := []*ir.File{f}
 	if tg.oneSnapshot && len(f.Snapshots) > 1 {
 		inputs = nil
@@ -563,17 +599,22 @@ func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []convers
 	}
 	var out []conversion
 	for k, in := range inputs {
+		snapshot := -1
+		if len(inputs) > 1 {
+			snapshot = k
+		}
 		c := conversion{source: src.name, target: tg.name, fixture: fixture,
-			results: make([]cellResult, len(allAspects)), details: make([]string, len(allAspects))}
+			results: make([]cellResult, len(allAspects)), details: make([]string, len(allAspects)),
+			changed: make([]int64, len(allAspects))}
 		if len(inputs) > 1 {
 			c.fixture += fmt.Sprintf("#%d", k)
 		}
-		got, loss, err := through(tg, in)
+		got, loss, toSource, err := via(tg, in, snapshot)
 		if err != nil {
 			t.Errorf("%s -> %s: %v", c.fixture, tg.name, err)
 			continue
 		}
-		back, backLoss, err := through(src, got)
+		back, backLoss, err := toSource(src)
 		if err != nil {
 			t.Errorf("%s -> %s -> %s: %v", c.fixture, tg.name, src.name, err)
 			continue
@@ -585,8 +626,8 @@ func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []convers
 			continue
 		}
 		for i := range in.Snapshots {
-			a := sourceMeasure(fmt.Sprintf("%s/%s/%d", src.name, c.fixture, i), in, in.Snapshots[i])
-			g, bk := measure(got, got.Snapshots[i]), measure(back, back.Snapshots[i])
+			a := sourceMeasure(fmt.Sprintf("%s/%s/%d", src.name, c.fixture, i), objects(in), i)
+			g, bk := measure(objects(got), i), measure(objects(back), i)
 			for j, asp := range allAspects {
 				other, report := g, loss
 				if j >= len(allAspects)-len(roundTrip) {
@@ -594,6 +635,13 @@ func convert(t *testing.T, src, tg format, fixture string, f *ir.File) []convers
 				}
 				c.record(j, asp, a, other, report)
 			}
+		}
+		for j, asp := range allAspects {
+			report := loss
+			if j >= len(allAspects)-len(roundTrip) {
+				report = backLoss
+			}
+			c.count(j, asp, report)
 		}
 		out = append(out, c)
 	}
@@ -628,6 +676,14 @@ func (c *conversion) record(j int, asp aspect, src, got *measured, loss ir.LossR
 	if slices.Equal(x, y) {
 		return
 	}
+	if cnt, ok := countings[asp.name]; ok {
+		// Decided by count once every snapshot is measured.
+		c.changed[j] += cnt.tally(x, y)
+		if c.details[j] == "" {
+			c.details[j] = firstDifference(x, y)
+		}
+		return
+	}
 	r := silent
 	for _, kind := range asp.kinds {
 		if loss.Has(kind) {
@@ -650,21 +706,41 @@ func (c *conversion) record(j int, asp aspect, src, got *measured, loss ir.LossR
 	}
 }
 
+// count decides a counted aspect: named when the counts of its kinds in the
+// report add up to the items measured as changed, silent otherwise.
+func (c *conversion) count(j int, asp aspect, loss ir.LossReport) {
+	cnt, ok := countings[asp.name]
+	if !ok || c.details[j] == "" {
+		return
+	}
+	said, which := reportCount(loss, cnt.kinds)
+	if said == c.changed[j] {
+		c.results[j] = named
+		return
+	}
+	c.results[j] = silent
+	c.details[j] = fmt.Sprintf("%d %s changed, the report says %s; %s", c.changed[j], cnt.unit, which, c.details[j])
+}
+
 // fidelityTable renders the matrix's results as docs/fidelity.md.
 func fidelityTable(sources, targets []format, convs []conversion) string {
 	var b strings.Builder
 	b.WriteString(`# Fidelity of conversions
 
 Generated by ` + "`go test ./conformance -run TestMatrix -update`" + ` (conformance/matrix_test.go), which
-converts every fixture of every format into every format, reads the result back, writes that in
-the source's format again, and compares what the IR's generic model says of each snapshot. A
+converts every fixture of every format, and the files the suite makes of what real producers
+write (conformance/matrix_sources_test.go), into every format, reads the result back, writes that
+in the source's format again, and compares what the IR's generic model says of each snapshot. A
 test fails when this file is not what the run finds, and on any silent loss.
+` + "`TestMatrixCommandLine`" + ` runs a sample of the cells through the built ` + "`heapconv convert --loss-report`" + `
+and requires the same verdicts of the report the command writes.
 
-- **kept**: the same in every conversion of the source's fixtures.
-- **named**: lost or changed, and the writer's loss report names it (a kind of loss the
-  comparison accepts for it).
-- **silent k/n**: lost or changed in k of n conversions without the loss report naming it: a
-  defect, which fails the test.
+- **kept**: the same in every conversion of the source's files.
+- **named**: lost or changed, and the writer's loss report names it: for an aspect with a count
+  (below), its kinds' counts in the report add up to the items the comparison finds changed, over
+  every snapshot written; for the others, a kind of loss that names their cause is in the report.
+- **silent k/n**: lost or changed in k of n conversions without the loss report naming it, or
+  naming it with another count: a defect, which fails the test.
 
 Nodes that are no object of the heap are left out of every comparison (ir.SyntheticNodes): roots
 and grouping nodes (V8's synthetic nodes, MoarVM's root collectables, the Dart VM's Root,
@@ -672,18 +748,24 @@ Read-Only Pages and Isolate objects) and what writers add (a root a format requi
 nodes for DevTools), which formats without such a kind carry as a mark (a MoarVM type's REPR
 name, a Dart class's library name). Native nodes that hold a MoarVM collectable's unmanaged
 memory or a Dart object's external property in V8 (ir.UnmanagedOwners) count as external memory.
-A class name is qualified by its library only where two classes that have objects share it. What
-is compared:
+A sample of several allocations (a Fuchsia profile's aggregated sample) is measured as that many
+objects, in the source and in every file read back (ir.ExpandObjects, as a graph format holds
+it). A class name is qualified by its library only where two classes that have objects share
+it. What is compared:
 
-| aspect | compared | loss kinds that name a difference |
-| --- | --- | --- |
+| aspect | compared | loss kinds that name a difference | counted |
+| --- | --- | --- | --- |
 `)
 	for _, a := range allAspects {
-		kinds := "—"
+		kinds, counts := "—", "—"
 		if len(a.kinds) > 0 {
 			kinds = "`" + strings.Join(a.kinds, "`, `") + "`"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", a.name, a.what, kinds)
+		if c, ok := countings[a.name]; ok {
+			kinds = "`" + strings.Join(c.kinds, "`, `") + "`"
+			counts = c.unit
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", a.name, a.what, kinds, counts)
 	}
 	type key struct{ source, target string }
 	cells := map[key][]conversion{}
@@ -759,7 +841,6 @@ func firstDifference(want, got []string) string {
 // the snapshot has: a Fuchsia heapdump's stacks (without the class frames
 // heapconv writes for heaps that have no stacks) or V8's allocation traces.
 func allocationStacks(m *measured) []string {
-	stacks := make([]string, 0, len(m.real))
 	name := func(frames []ir.Frame) string {
 		var names []string
 		for _, fr := range frames {
@@ -770,34 +851,25 @@ func allocationStacks(m *measured) []string {
 		return strings.Join(names, " < ")
 	}
 	if fs := fuchsiair.Of(m.s); fs != nil && fs.Stacks() > 0 && fuchsiair.FileOf(m.f) != nil {
-		for _, i := range m.real {
+		return m.perObject(func(i int) (string, bool) {
 			var frames []ir.Frame
 			for _, l := range fs.StackOf(int(fs.Stack[i])) {
 				fl := fuchsiair.FileOf(m.f).Frames(m.f, int(l))
 				slices.Reverse(fl) // innermost first
 				frames = append(frames, fl...)
 			}
-			stacks = append(stacks, name(frames))
-		}
-		return countedStacks(stacks)
+			st := name(frames)
+			return st, st != ""
+		})
 	}
 	t := v8ir.Of(m.s).Traces(m.f)
 	if t == nil {
 		return nil
 	}
-	for _, i := range m.real {
-		stacks = append(stacks, name(t.Stack(t.NodeIDs.At(i))))
-	}
-	return countedStacks(stacks)
-}
-
-// countedStacks is counted, but nothing for a heap where no object has an
-// allocation stack (all "").
-func countedStacks(stacks []string) []string {
-	if !slices.ContainsFunc(stacks, func(s string) bool { return s != "" }) {
-		return nil
-	}
-	return counted(stacks)
+	return m.perObject(func(i int) (string, bool) {
+		st := name(t.Stack(t.NodeIDs.At(i)))
+		return st, st != ""
+	})
 }
 
 // fuchsiaPerObject measures what a Fuchsia heapdump says of each object
@@ -808,16 +880,7 @@ func fuchsiaPerObject(of func(f *ir.File, fs *fuchsiair.Snapshot, i int) (string
 		if fs == nil {
 			return nil
 		}
-		var vals []string
-		for _, i := range m.real {
-			if v, ok := of(m.f, fs, i); ok {
-				vals = append(vals, v)
-			}
-		}
-		if len(vals) == 0 {
-			return nil
-		}
-		return counted(vals)
+		return m.perObject(func(i int) (string, bool) { return of(m.f, fs, i) })
 	}
 }
 
