@@ -55,7 +55,7 @@ func (v *Snapshot) HeaderLoss() ir.LossReport {
 // detachedness, allocation locations, samples, fields of other producers
 // and top-level keys the model does not know, and the allocation traces
 // unless the target keeps stacks (pprof does, as sample stacks).
-func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
+func (v *Snapshot) Loss(f *ir.File, s *ir.Snapshot, t ir.Target) ir.LossReport {
 	if t.Format == Format {
 		return nil
 	}
@@ -79,13 +79,7 @@ func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 			}
 		case NodeTraceNodeID:
 			if !t.KeepsStacks {
-				traced := 0
-				for i := range c.Values.Len() {
-					if c.Values.At(i) != 0 {
-						traced++
-					}
-				}
-				add(traced, ir.LossAllocationStacks, "objects' allocation traces")
+				add(v.tracedObjects(f, s, &c.Values), ir.LossAllocationStacks, "objects' allocation traces")
 			}
 		case DartClassField: // the Dart heap's, which its writer reads back
 		default:
@@ -114,4 +108,32 @@ func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 		l.WithExample(strings.Join(keys, ", "))
 	}
 	return loss
+}
+
+// tracedObjects counts the objects that have an allocation stack: nodes of
+// the heap (not synthetic) whose trace node has a function. A trace node id
+// of V8's root trace node (an object the runtime allocated with no
+// JavaScript on the stack) is no stack, and neither is a synthetic node's.
+// Without a trace tree to resolve them, every id counts.
+func (v *Snapshot) tracedObjects(f *ir.File, s *ir.Snapshot, ids *ir.Uints) int {
+	var synthetic []bool
+	if f != nil && s != nil {
+		synthetic = ir.SyntheticNodes(f, s)
+	}
+	var tr *Traces
+	if f != nil {
+		tr = v.Traces(f)
+	}
+	n := 0
+	for i := range ids.Len() {
+		id := ids.At(i)
+		if id == 0 || i < len(synthetic) && synthetic[i] {
+			continue
+		}
+		if p, ok := tr.parentOf(id); tr != nil && (!ok || p == 0) {
+			continue // the root trace node, or none: Stack is empty
+		}
+		n++
+	}
+	return n
 }

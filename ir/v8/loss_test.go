@@ -105,3 +105,29 @@ func TestHeaderLoss(t *testing.T) {
 		})
 	}
 }
+
+// TestLossTracedObjects: the allocation traces lost are counted in objects
+// that have a stack: not a node whose trace node is V8's root trace node
+// (no function: allocated with no JavaScript on the stack), not a synthetic
+// node, not a node without a trace.
+func TestLossTracedObjects(t *testing.T) {
+	meta := ir.JSON{Kind: ir.JSONObject}
+	meta.Set(v8ir.MetaTraceFunctionInfoFields, ir.JSONStrs(v8ir.TraceFunctionInfoFields...))
+	meta.Set(v8ir.MetaTraceNodeFields, ir.JSONStrs(v8ir.TraceNodeFields...))
+	header := ir.JSON{Kind: ir.JSONObject}
+	header.Set(v8ir.HeaderMeta, meta)
+	v := &v8ir.Snapshot{Header: header,
+		// Trace node 1 is the root (function 0), 2 its child (function 1).
+		TraceTree:          uints(1, 1, 0, 0, 0, 1, 2, 1, 3, 40, 0),
+		TraceFunctionInfos: uints(0, 1, 0, 0, 0, 0, 7, 2, 0, 1, 3, 4),
+		// Node 0 is synthetic; 1 and 2 have a stack, 3 the root trace
+		// node's, 4 none.
+		NodeExtra: []v8ir.Field{{Name: v8ir.NodeTraceNodeID, Values: uints(2, 2, 2, 1, 0)}},
+	}
+	f := &ir.File{Strings: []string{"", "(root)", "f"}}
+	s := &ir.Snapshot{NodeKinds: []string{ir.KindSynthetic, "object"}, Sections: []ir.Section{v}}
+	s.Nodes.Kind = []uint8{0, 1, 1, 1, 1}
+	wantLoss(t, ir.SectionLoss(f, s, ir.Target{Format: "dart", Name: "a Dart file"}), map[string]int64{
+		ir.LossAllocationStacks: 2,
+	})
+}

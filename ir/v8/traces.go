@@ -76,6 +76,16 @@ func (t *Traces) Stack(id uint64) []ir.Frame {
 	return out
 }
 
+// parentOf returns trace node id's parent (0 for the tree's root), false
+// for an unknown id or a nil t.
+func (t *Traces) parentOf(id uint64) (uint64, bool) {
+	if t == nil {
+		return 0, false
+	}
+	p, ok := t.parent[id]
+	return p, ok
+}
+
 func (t *Traces) frame(info uint64) ir.Frame {
 	at := func(field int) uint64 {
 		k := int(info)*t.infoFields + field
