@@ -31,7 +31,7 @@ type counting struct {
 }
 
 var countings = map[string]counting{
-	"names": {[]string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"}, "objects", moved},
+	"names": {[]string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"}, "objects", paired},
 	"ids":   {[]string{ir.LossNodeIDs}, "objects", positions},
 	"weak references": {[]string{ir.LossWeakEdges}, "references",
 		func(x, y []string) int64 { return absDiff(number(x), number(y)) }},
@@ -88,6 +88,22 @@ func symmetric(x, y []string) int64 {
 	for k, v := range b {
 		if _, ok := a[k]; !ok {
 			n += v
+		}
+	}
+	return n
+}
+
+// paired counts the objects whose line differs, x and y listing the same
+// objects in the same order; lists of different lengths cannot be paired,
+// and count what moved.
+func paired(x, y []string) int64 {
+	if len(x) != len(y) {
+		return moved(x, y)
+	}
+	var n int64
+	for i := range x {
+		if x[i] != y[i] {
+			n++
 		}
 	}
 	return n

@@ -210,9 +210,16 @@ var aspects = []aspect{
 	{"classes", "objects per class", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds}, classCounts},
 	{"self sizes", "self size per class", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds, ir.LossSizesCapped},
 		classSizes},
-	{"names", "object names", []string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"},
+	// Each object's name, in the objects' order (as ids are), quoted:
+	// the count pairs objects, which a multiset of names cannot (an object
+	// that takes the name another gave up would not count).
+	{"names", "each object's name, in order", []string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"},
 		func(m *measured) []string {
-			return m.perObject(func(i int) (string, bool) { return m.f.String(m.s.Nodes.Name[i]), true })
+			out := make([]string, len(m.real))
+			for k, i := range m.real {
+				out[k] = strconv.Quote(m.f.String(m.s.Nodes.Name[i]))
+			}
+			return out
 		}},
 	{"ids", "object ids, in order", []string{ir.LossNodeIDs},
 		func(m *measured) []string {
