@@ -170,7 +170,9 @@ func externalSizes(m *measured) []string {
 		return strconv.FormatUint(n, 10), n > 0
 	})
 	for _, t := range m.s.Totals {
-		if ir.IsExternalTotal(t.Name) {
+		// A total of 0 bytes counts no external memory, as an object
+		// without any is not listed.
+		if ir.IsExternalTotal(t.Name) && t.Value > 0 {
 			sizes = append(sizes, "total "+t.Name+"="+strconv.FormatUint(t.Value, 10)+"\t1")
 		}
 	}
