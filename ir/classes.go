@@ -10,6 +10,19 @@ func IsExternalTotal(name string) bool {
 	return name == "extra_native_bytes" || name == "external_size"
 }
 
+// ExternalTotals counts a snapshot's external totals (IsExternalTotal) that
+// are not 0, and adds up their bytes: what a target that has no such total
+// loses (a total of 0 bytes counts no memory).
+func ExternalTotals(totals []Total) (n int, bytes uint64) {
+	for _, t := range totals {
+		if IsExternalTotal(t.Name) && t.Value > 0 {
+			n++
+			bytes = SatAdd(bytes, t.Value)
+		}
+	}
+	return n, bytes
+}
+
 // ExternalSize returns a snapshot's memory outside the managed heap: the
 // per-node external sizes plus the external totals, saturating at 2^64-1.
 func ExternalSize(s *Snapshot) uint64 {

@@ -93,7 +93,8 @@ const (
 	// Count is nodes.
 	LossSizesCapped = "sizes-capped"
 	// LossExternalSizes: per-node external (native, unmanaged) sizes the
-	// target does not keep, or keeps only as a sum; Count is nodes.
+	// target does not keep, or keeps only as a sum; Count is nodes (and
+	// external totals, which belong to no node, ir.ExternalTotals).
 	LossExternalSizes = "external-sizes"
 	// LossTruncatedNames: names the writer cuts to fit the target's
 	// limits; Count is names.

@@ -110,9 +110,9 @@ func (c *converter) convert() error {
 	s := c.s
 	n := s.Nodes.Len()
 	c.str("")
-	synthetic := s.Root != 0 || len(s.Roots) > 0 || n == 0
+	rootAdded := s.Root != 0 || len(s.Roots) > 0 || n == 0
 	shift := 0
-	if synthetic {
+	if rootAdded {
 		shift = 1
 	}
 	if uint64(n)+uint64(shift) >= math.MaxUint32 {
@@ -141,6 +141,10 @@ func (c *converter) convert() error {
 		c.loss.Add(ir.LossClasses, 0, "the Dart class table the V8 file keeps (heapconv_dart_classes, heapconv_class) does not fit its nodes: objects get the classes DevTools counts them under")
 	}
 	owner := ir.UnmanagedOwners(c.src, s)
+	// The heap's own objects: the report counts what changes of them, not
+	// of roots and grouping nodes, which are no objects
+	// (ir.SyntheticNodes; they stay synthetic in the Dart file).
+	synthetic := ir.SyntheticNodes(c.src, s)
 	if owner != nil {
 		into := make([]uint32, n) // edges into each node
 		for _, t := range s.Edges.Target {
@@ -238,7 +242,7 @@ func (c *converter) convert() error {
 		return id
 	}
 	rootClass := uint32(0)
-	if synthetic {
+	if rootAdded {
 		rootClass = addClass(classKey{name: dartir.RootClass, lib: ir.KindSynthetic, root: true}, -1)
 	}
 	kindsLost, namesReplaced := 0, 0
@@ -250,6 +254,9 @@ func (c *converter) convert() error {
 			if dc := dartClassOf.At(i); dc > 0 {
 				r := dartClasses[dc-1]
 				classOf[i] = addClass(classKey{name: r.Name, lib: r.Library, sig: sigOf(i), dart: true, uri: r.URI}, i)
+				if !synthetic[i] && c.src.String(s.Nodes.Name[i]) != r.Name {
+					namesReplaced++
+				}
 				continue
 			}
 		}
@@ -263,8 +270,8 @@ func (c *converter) convert() error {
 		}
 		k.sig = sigOf(i)
 		classOf[i] = addClass(k, i)
-		if c.src.String(s.Nodes.Name[i]) != label {
-			namesReplaced++
+		if !synthetic[i] && c.src.String(s.Nodes.Name[i]) != label {
+			namesReplaced++ // a Dart object is named by its class
 		}
 	}
 	if kindsLost > 0 && c.src.Format != dartir.Format {
@@ -327,7 +334,7 @@ func (c *converter) convert() error {
 		shallow += size
 	}
 	nd.FirstEdge = []uint32{0}
-	if synthetic {
+	if rootAdded {
 		addNode(rootClass, c.str(dartir.RootClass), dartir.NoData, 0, 0)
 		if s.Root != ir.NoNode && newIndex[s.Root] != ir.NoNode {
 			c.edge(dartir.Element, 0, newIndex[s.Root])
@@ -344,7 +351,7 @@ func (c *converter) convert() error {
 	}
 	v := &s.Values
 	vi := 0
-	nameData := 0 // values made of names
+	nameData := 0 // values made of names, of objects
 	for i := 0; i < n; i++ {
 		if newIndex[i] == ir.NoNode {
 			continue // memory its owner holds: one of the owner's external properties
@@ -361,7 +368,9 @@ func (c *converter) convert() error {
 		} else if oc.Name[cls-1] != name {
 			kind = dartir.NameData
 			c.addValue(node, ir.ValueString, uint64(name), 0)
-			nameData++
+			if !synthetic[i] {
+				nameData++
+			}
 		}
 		addNode(cls, oc.Name[cls-1], kind, s.Nodes.SelfSize.At(i), s.Nodes.ID.At(i))
 		if s.Nodes.ExternalSize.Len() > 0 {
@@ -408,7 +417,11 @@ func (c *converter) convert() error {
 				switch k.Name {
 				case "property", "element":
 				case "weak":
-					weak++
+					// Counted between objects: an edge of a root or
+					// grouping node is no reference of the heap's.
+					if !synthetic[i] && !synthetic[s.Edges.Target[e]] {
+						weak++
+					}
 				default:
 					otherKinds++
 				}
@@ -432,7 +445,7 @@ func (c *converter) convert() error {
 		c.loss.Add(ir.LossValues, int64(nameData), "names are written as name data, a Dart object's only place for one: reading the file back gives values the source did not have")
 	}
 	if weak > 0 {
-		c.loss.Add(ir.LossWeakEdges, int64(weak), "weak edges become ordinary references: Dart marks none (their field's reserved string says \"weak\", which only converting back to V8 reads)")
+		c.loss.Add(ir.LossWeakEdges, int64(weak), "weak references between objects become ordinary ones: Dart marks none (their field's reserved string says \"weak\", which only converting back to V8 reads)")
 	}
 	if otherKinds > 0 {
 		c.loss.Add(ir.LossEdgeKinds, int64(otherKinds), "edges of kinds Dart lacks (context, internal, hidden, shortcut, …) become fields, whose reserved string keeps the kind for converting back to V8, or, if indexed, elements")
@@ -464,14 +477,8 @@ func (c *converter) convert() error {
 		c.loss.Add(ir.LossTotals, int64(changed), "the source's totals are not kept; the header's shallowSize, capacity and externalSize are computed from the graph").
 			WithExample(example)
 	}
-	var extTotals uint64
-	for _, t := range s.Totals {
-		if ir.IsExternalTotal(t.Name) {
-			extTotals += t.Value
-		}
-	}
-	if extTotals > 0 {
-		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no object: a Dart file has external sizes only as objects' external properties", extTotals)
+	if n, bytes := ir.ExternalTotals(s.Totals); n > 0 {
+		c.loss.Addf(ir.LossExternalSizes, int64(n), "external totals of the source (such as V8's extra_native_bytes; %d bytes in all) belong to no object: a Dart file has external sizes only as objects' external properties", bytes)
 	}
 	c.loss.Merge(ir.SectionLoss(c.src, nil, target))
 	if len(c.d.ExternalNode) > 0 {

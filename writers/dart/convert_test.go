@@ -175,7 +175,8 @@ func TestConvertClassesOfKinds(t *testing.T) {
 		t.Errorf("%d classes, want %d (the strings share one)", g.Classes.Len(), len(want)-1)
 	}
 	// Names unlike their class's are kept as name data: <div class=x>,
-	// hello, world, system / Map, bar (and the root's "").
+	// hello, world, system / Map, bar (and the root's "", which is no
+	// object's name, so not counted).
 	var kept []string
 	for j := range o.Values.Node {
 		if o.Nodes.Kind[o.Values.Node[j]] == dartir.NameData {
@@ -185,8 +186,11 @@ func TestConvertClassesOfKinds(t *testing.T) {
 	if got := strings.Join(kept, ","); got != ",<div class=x>,hello,world,system / Map,bar" {
 		t.Errorf("name data %q", got)
 	}
-	if l, _ := loss.Get(ir.LossNodeNames); l.Count != 6 {
-		t.Errorf("node-names loss %v, want 6 names replaced by their class", l)
+	if l, _ := loss.Get(ir.LossNodeNames); l.Count != 5 {
+		t.Errorf("node-names loss %v, want 5 names of objects replaced by their class", l)
+	}
+	if l, _ := loss.Get(ir.LossValues); l.Count != 5 {
+		t.Errorf("values loss %v, want the 5 objects' name data", l)
 	}
 	if l, _ := loss.Get(ir.LossNodeKinds); l.Count != 8 {
 		t.Errorf("node-kinds loss %v, want the 8 nodes without a class", l)

@@ -59,9 +59,53 @@ func TestConvertNamesWhatItMakes(t *testing.T) {
 	}{
 		// extra_native_bytes, then shallowSize, capacity, externalSize.
 		{ir.LossTotals, 4, "not kept: extra_native_bytes=24; computed: shallowSize=120"},
-		{ir.LossExternalSizes, 0, "24 bytes of external memory"},
+		{ir.LossExternalSizes, 1, "24 bytes in all"},
 		{ir.LossValues, 1, "name data"},
 	} {
 		irtest.WantLoss(t, loss, want.kind, want.count, want.text)
+	}
+}
+
+// TestConvertCountsObjects: the names, name data and weak references the
+// report counts are the heap's objects', not those of roots and grouping
+// nodes (ir.SyntheticNodes), and only names that change count; an external
+// total counts once, and one of 0 bytes, which counts no memory, not at
+// all.
+func TestConvertCountsObjects(t *testing.T) {
+	f := &ir.File{Format: "test", Strings: []string{"", "(GC roots)", "A", "B", "w", "x"}}
+	f.Classes = ir.Classes{Name: []uint32{2}, Library: []uint32{0}, FirstField: []uint32{0, 0}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0,
+		Totals: []ir.Total{{Name: "extra_native_bytes", Value: 24}}}
+	kind := func(name string) uint32 { return uint32(slices.Index(ir.V8NodeKinds, name)) }
+	synthetic, object, str := uint8(kind(ir.KindSynthetic)), uint8(kind(ir.KindObject)), uint8(kind(ir.KindString))
+	const element, weak = 1, 6
+	type e = irtest.Edge
+	irtest.Build(s, []irtest.Node{
+		{Kind: synthetic, Name: 1, Edges: []e{{weak, 4, 1}, {element, 0, 2}}}, // 0: the root; its weak edge is no object's
+		{Kind: object, Name: 2, Edges: []e{{weak, 4, 2}, {weak, 4, 3}}},       // 1: A, class A: its name stays; one weak reference to an object
+		{Kind: object, Name: 3, Class: 1},                                     // 2: B of class A: named A
+		{Kind: synthetic, Name: 5},                                            // 3: a grouping node x: named (synthetic)
+		{Kind: str, Name: 5},                                                  // 4: a string x: named (string)
+	}, true)
+	f.Snapshots = []*ir.Snapshot{s}
+	out, loss, err := wdart.Convert(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	irtest.WantLoss(t, loss, ir.LossNodeNames, 2)
+	irtest.WantLoss(t, loss, ir.LossValues, 2)
+	irtest.WantLoss(t, loss, ir.LossWeakEdges, 1)
+	irtest.WantLoss(t, loss, ir.LossExternalSizes, 1, "24 bytes")
+	// The synthetic nodes' names are kept as name data all the same.
+	if o := out.Snapshots[0]; o.Values.Len() != 4 {
+		t.Errorf("%d values of name data, want 4: the root's, B's, x's and the string's", o.Values.Len())
+	}
+
+	s.Totals[0].Value = 0
+	if _, loss, err = wdart.Convert(f); err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := loss.Get(ir.LossExternalSizes); ok {
+		t.Errorf("an external total of 0 bytes is named: %v", l)
 	}
 }
