@@ -31,7 +31,7 @@ type counting struct {
 }
 
 var countings = map[string]counting{
-	"names": {[]string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"}, "objects", moved},
+	"names": {[]string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"}, "objects", inOrder},
 	"ids":   {[]string{ir.LossNodeIDs}, "objects", positions},
 	"weak references": {[]string{ir.LossWeakEdges}, "references",
 		func(x, y []string) int64 { return absDiff(number(x), number(y)) }},
@@ -75,6 +75,26 @@ func moved(x, y []string) int64 {
 		joined += max(0, n-a[k])
 	}
 	return max(left, joined)
+}
+
+// inOrder counts the objects whose value changed from two lists of the
+// objects' values in the objects' order (names): place by place when both
+// list as many objects, as conversions keep objects in order, so that an
+// object renamed to a name another object had counts (a string named by
+// its contents, "Function", where a Function object named "Function"
+// becomes "Function main": moved sees one name leave where two objects
+// changed); by the multisets (moved) when the numbers of objects differ.
+func inOrder(x, y []string) int64 {
+	if len(x) != len(y) {
+		return moved(counted(x), counted(y))
+	}
+	var n int64
+	for i := range x {
+		if x[i] != y[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // symmetric counts the items of either side the other lacks (a total lost

@@ -210,9 +210,15 @@ var aspects = []aspect{
 	{"classes", "objects per class", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds}, classCounts},
 	{"self sizes", "self size per class", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds, ir.LossSizesCapped},
 		classSizes},
-	{"names", "object names", []string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"},
+	{"names", "object names, in order", []string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"},
 		func(m *measured) []string {
-			return m.perObject(func(i int) (string, bool) { return m.f.String(m.s.Nodes.Name[i]), true })
+			// In the objects' order (inOrder): a multiset would not see an
+			// object renamed to a name another object had.
+			names := make([]string, len(m.real))
+			for k, i := range m.real {
+				names[k] = m.f.String(m.s.Nodes.Name[i])
+			}
+			return names
 		}},
 	{"ids", "object ids, in order", []string{ir.LossNodeIDs},
 		func(m *measured) []string {
