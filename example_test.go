@@ -35,6 +35,7 @@ func ExampleConvertFile() {
 	// dart-truncated-strings
 	// dart-zero-refs
 	// totals
+	// external-sizes
 	// classes
 	// node-names
 	// node-ids

@@ -211,7 +211,21 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	}
 	slices.SortStableFunc(extOrder, func(a, b int) int { return int(d.ExternalNode[a]) - int(d.ExternalNode[b]) })
 	nextNative := n + shift
-	var truncated int
+	// How a node's name was shortened, for the loss report, which counts
+	// each renamed object once: vmCut, a string the VM truncated, named
+	// with "..." (dart-truncated-strings); lengthCut, a string whose
+	// contents stringName cut (truncated-names). Made when first needed.
+	const (
+		vmCut = 1 + iota
+		lengthCut
+	)
+	var cut []uint8
+	markCut := func(i int, how uint8) {
+		if cut == nil {
+			cut = make([]uint8, n)
+		}
+		cut[i] = how
+	}
 	// What each class makes of its objects, decided once per class.
 	kindOf := make([]uint8, len(className))
 	special := make([]uint8, len(className)) // 1 Read-Only Pages, 2 Isolate
@@ -254,7 +268,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			switch v.Kind[vi] {
 			case ir.ValueString:
 				if v.Aux[vi] != 0 {
-					truncated++
+					markCut(i, vmCut)
 					return f.String(uint32(v.Bits[vi])) + "..."
 				}
 				return f.String(uint32(v.Bits[vi]))
@@ -307,7 +321,11 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 			}
 			addNodeIdx(k, classIdx[cls]-1, s.Nodes.SelfSize.At(i), id)
 		} else if isStringKind(o.NodeKinds[k]) {
+			before := conv.cutStrings
 			addNodeIdx(k, conv.stringName(name, fromV8[cls]), s.Nodes.SelfSize.At(i), id)
+			if conv.cutStrings > before {
+				markCut(i, lengthCut)
+			}
 		} else {
 			addNode(k, name, s.Nodes.SelfSize.At(i), id)
 		}
@@ -359,8 +377,31 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 
 	var loss ir.LossReport
 	assignIDs(nd, ids)
-	if truncated > 0 {
-		loss.Add("dart-truncated-strings", int64(truncated), "strings were truncated by the Dart VM (it keeps 128 code units); their names end in \"...\" and their full length is not kept")
+	// Counted among the objects: the VM's pseudo-objects (the root, the
+	// isolates, the read-only pages) are none.
+	objects := heapObjects(f, s)
+	// Each object whose name changed counts under one kind: strings the VM
+	// truncated, strings cut to MaxStringUnits (stringsLoss), or the rest.
+	var renamed, vmTruncated int
+	var renamedExample string
+	for i := range n {
+		srcName, outName := f.String(s.Nodes.Name[i]), conv.strs.Strings[nd.Name[i+shift]]
+		if !objects[i] || srcName == outName {
+			continue
+		}
+		switch {
+		case cut != nil && cut[i] == vmCut:
+			vmTruncated++
+		case cut != nil && cut[i] == lengthCut:
+		default:
+			if renamed == 0 {
+				renamedExample = fmt.Sprintf("%q named %q", srcName, outName)
+			}
+			renamed++
+		}
+	}
+	if vmTruncated > 0 {
+		loss.Add("dart-truncated-strings", int64(vmTruncated), "strings were truncated by the Dart VM (it keeps 128 code units); their names end in \"...\" and their full length is not kept")
 	}
 	conv.stringsLoss(&loss)
 	if bigSizes > 0 {
@@ -369,8 +410,12 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if len(d.ZeroRefNode) > 0 {
 		loss.Add("dart-zero-refs", int64(len(d.ZeroRefNode)), "references 0 (unboxed slots, omitted targets) are not references in V8")
 	}
-	loss.Add(ir.LossTotals, int64(len(s.Totals)), "the Dart header figures (shallowSize, capacity, externalSize) have no place in a V8 snapshot; external properties are native nodes").
-		WithExample(listTotals(s.Totals))
+	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // external properties are native nodes
+	if changed, example := ir.TotalsChanged(s.Totals, o.Totals); changed > 0 {
+		loss.Add(ir.LossTotals, int64(changed), "the Dart header figures (shallowSize, capacity, externalSize) have no place in a V8 snapshot; its extra_native_bytes is 0, as external properties are native nodes").
+			WithExample(example)
+	}
+	externalTotalsLoss(&loss, s.Totals, o.Totals, "extra_native_bytes is 0, as external properties are native nodes held by their objects")
 	if err := conv.checkStringsSize(); err != nil {
 		return nil, loss, err
 	}
@@ -380,20 +425,19 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 		loss.Add(ir.LossClasses, int64(changed), "objects are counted by DevTools under another class than their Dart class: strings, numbers, backing stores, closures, code and VM internals under its categories ((string), (number), (array), Function, (compiled code), (system)); the root, isolates and read-only pages are synthetic").
 			WithExample(example)
 	}
-	if changed, example := changedNodes(n, func(i int) string { return f.String(s.Nodes.Name[i]) },
-		func(i int) string { return out.String(o.Nodes.Name[i+shift]) }, "%q named %q"); changed > 0 {
-		loss.Add(ir.LossNodeNames, int64(changed), "objects are named as DevTools shows them: by their class, strings and numbers by their value, code and VM internals by class and name").
-			WithExample(example)
+	if renamed > 0 {
+		loss.Add(ir.LossNodeNames, int64(renamed), "objects are named as DevTools shows them: by their class, strings and numbers by their value, code and VM internals by class and name").
+			WithExample(renamedExample)
 	}
-	if changed, example := changedNodes(n, s.Nodes.ID.At, func(i int) uint64 { return o.Nodes.ID.At(i + shift) }, "id %d became %d"); changed > 0 {
+	if changed, example := changedNodes(n, objects, s.Nodes.ID.At, func(i int) uint64 { return o.Nodes.ID.At(i + shift) }, "id %d became %d"); changed > 0 {
 		loss.Add(ir.LossNodeIDs, int64(changed), "V8 ids are unique odd numbers: an identity hash h is the id 2h+1; objects without one, or sharing one, get free odd ids from 2^32 down").
 			WithExample(example)
 	}
-	if s.Values.Len() > 0 {
-		loss.Add(ir.LossValues, int64(s.Values.Len()), "values have no place in a V8 snapshot: strings and numbers are named by theirs, the rest is not kept")
+	// The values of objects: an isolate's port is in its name.
+	if lost := objectValues(s, objects); lost > 0 {
+		loss.Add(ir.LossValues, int64(lost), "values have no place in a V8 snapshot: strings and numbers are named by theirs, the rest is not kept")
 	}
 	loss.Merge(ir.SectionLoss(f, s, target))
-	o.Totals = []ir.Total{{Name: v8ir.HeaderExtraNativeBytes, Value: 0}} // external properties are native nodes
 	o.SetSection(v8ir.DefaultSection(o, ir.SnapshotName(f, s)))
 	// The mark by which ir.UnmanagedOwners tells the native nodes of
 	// external properties from objects.
@@ -515,10 +559,14 @@ func dartCode(class string) bool {
 }
 
 // changedNodes counts the nodes i < n whose want(i) (the source's) is not
-// got(i) (the output's), and shows the first as format shows the pair.
-func changedNodes[T comparable](n int, want, got func(i int) T, format string) (int, string) {
+// got(i) (the output's), of those objects marks (all when nil), and shows
+// the first as format shows the pair.
+func changedNodes[T comparable](n int, objects []bool, want, got func(i int) T, format string) (int, string) {
 	changed, example := 0, ""
 	for i := 0; i < n; i++ {
+		if objects != nil && !objects[i] {
+			continue
+		}
 		if w, g := want(i), got(i); w != g {
 			if changed == 0 {
 				example = fmt.Sprintf(format, w, g)
@@ -533,5 +581,58 @@ func changedNodes[T comparable](n int, want, got func(i int) T, format string) (
 // that DevTools counts under another class than class(i), the one the
 // source counts them under, and shows the first.
 func classesChanged(out *ir.File, o *ir.Snapshot, n, shift int, class func(i int) string) (int, string) {
-	return changedNodes(n, class, func(i int) string { return analysis.ClassName(out, o, i+shift) }, "%q counted as %q")
+	return changedNodes(n, nil, class, func(i int) string { return analysis.ClassName(out, o, i+shift) }, "%q counted as %q")
+}
+
+// heapObjects reports, node by node, which nodes of s are objects of the
+// heap: not synthetic (ir.SyntheticNodes: roots, grouping nodes, the VM's
+// pseudo-objects) and not a native node holding another's unmanaged memory
+// (ir.UnmanagedOwners). The loss report counts objects whose name, id or
+// value changed; the other nodes are none.
+func heapObjects(f *ir.File, s *ir.Snapshot) []bool {
+	objects := ir.SyntheticNodes(f, s)
+	owner := ir.UnmanagedOwners(f, s)
+	for i := range objects {
+		objects[i] = !objects[i] && (owner == nil || owner[i] == ir.NoNode)
+	}
+	return objects
+}
+
+// objectValues counts the values of s that belong to objects (heapObjects'
+// marks), which a conversion that keeps no values loses.
+func objectValues(s *ir.Snapshot, objects []bool) int {
+	n := 0
+	for _, node := range s.Values.Node {
+		if int(node) < len(objects) && objects[node] {
+			n++
+		}
+	}
+	return n
+}
+
+// externalTotalsLoss names, as a loss of external sizes, the snapshot's
+// external memory totals (ir.IsExternalTotal) that are not in to as they
+// were in from: one lost and one the target computes in its place count
+// once, as one total that changed. why says why the target has what it has.
+func externalTotalsLoss(loss *ir.LossReport, from, to []ir.Total, why string) {
+	external := func(ts []ir.Total) []ir.Total {
+		var out []ir.Total
+		for _, t := range ts {
+			if ir.IsExternalTotal(t.Name) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	x, y := external(from), external(to)
+	changed, example := ir.TotalsChanged(x, y)
+	if changed == 0 {
+		return
+	}
+	// TotalsChanged counts a lost total and an added one apart: a total
+	// that changed is both.
+	lost := len(x) - (len(x)+len(y)-changed)/2
+	added := changed - lost
+	loss.Addf(ir.LossExternalSizes, int64(max(lost, added)), "the snapshot's external memory totals are not the source's: %s", why).
+		WithExample(example)
 }

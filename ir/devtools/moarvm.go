@@ -389,11 +389,15 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 		nd.ID.Append(uint64(2*j + 1))
 	}
 
-	// What V8 cannot hold.
+	// What V8 cannot hold, counted among the objects: the root collectables
+	// are none.
+	objects := heapObjects(f, s)
 	if n > 0 {
-		// Nothing the source had is lost (a collectable's id is its index),
-		// but the user should know why Comparison shows no matches.
-		loss.Add(ir.LossNodeIDs, 0, "MoarVM collectables have no identity across snapshots: node ids are 1, 3, 5, … in node order, so DevTools' Comparison view cannot match objects between two converted snapshots")
+		// A collectable's id is its index, which V8's odd ids replace: the
+		// user should know too why Comparison shows no matches.
+		changed, example := changedNodes(n, objects, s.Nodes.ID.At, func(i int) uint64 { return nd.ID.At(i + shift) }, "id %d became %d")
+		loss.Add(ir.LossNodeIDs, int64(changed), "collectables' ids are their index, which V8's odd ids 1, 3, 5, … in node order replace; MoarVM collectables have no identity across snapshots, so DevTools' Comparison view cannot match objects between two converted snapshots").
+			WithExample(example)
 	}
 	if m != nil {
 		loss.Add("moarvm-tofi", 0, "colTOFI (each collectable's type or static-frame index) is not kept: objects, type objects and STables are named by their type, frames by their static frame")
@@ -423,8 +427,27 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 				WithExample(fmt.Sprintf("damaged at offset %d: %s", mf.Recovery.DamageAt, mf.Recovery.Reason))
 		}
 	}
-	if tagNames > 0 {
-		loss.Add(ir.LossNodeNames, int64(tagNames), "type names start with \"<\" and are written with no-break spaces: DevTools would cut them at the first space")
+	// Renamed collectables, by what renamed them.
+	renamed := make([]int, len(moarvmir.NodeKinds)) // by colkind
+	renamedAll, renamedExample := 0, ""
+	for i := range n {
+		srcName, outName := f.String(s.Nodes.Name[i]), conv.strs.Strings[nd.Name[i+shift]]
+		if !objects[i] || srcName == outName {
+			continue
+		}
+		if renamedAll == 0 {
+			renamedExample = fmt.Sprintf("%q named %q", srcName, outName)
+		}
+		renamedAll++
+		if k := int(s.Nodes.Kind[i]); k < len(colkind) && colkind[k] >= 0 {
+			renamed[colkind[k]]++
+		}
+	}
+	if renamedAll > 0 {
+		loss.Addf(ir.LossNodeNames, int64(renamedAll), "collectables are named as DevTools shows them: %d frames \"name (file:line)\" after their static frame, %d type objects \"Foo (type object)\", %d STables \"Foo (STable)\", %d objects and others by their type, qualified by its REPR where two REPRs' types share a name, with no-break spaces in a name that starts with \"<\" (%d types), which DevTools would cut at the first space",
+			renamed[moarvmir.Frame], renamed[moarvmir.TypeObject], renamed[moarvmir.STable],
+			renamedAll-renamed[moarvmir.Frame]-renamed[moarvmir.TypeObject]-renamed[moarvmir.STable], tagNames).
+			WithExample(renamedExample)
 	}
 	if renumbered > 0 {
 		loss.Add(ir.LossEdgeNames, int64(renumbered), "unknown references are hidden edges numbered 0, 1, … within their collectable, which DevTools needs to tell them apart; their index (MoarVM writes 0) is not kept")
@@ -441,8 +464,8 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if bigSizes > 0 {
 		loss.Add(ir.LossSizesCapped, int64(bigSizes), "collectables or unmanaged sizes of 4 GiB or more: DevTools stores sizes in 32 bits, so they are capped at 2^32-1")
 	}
-	if s.Values.Len() > 0 {
-		loss.Add(ir.LossValues, int64(s.Values.Len()), "primitive values have no place in a V8 snapshot")
+	if lost := objectValues(s, objects); lost > 0 {
+		loss.Add(ir.LossValues, int64(lost), "primitive values have no place in a V8 snapshot")
 	}
 	if err := conv.checkStringsSize(); err != nil {
 		return nil, loss, err
@@ -461,6 +484,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
 		loss.Add(ir.LossTotals, int64(n), "the snapshot totals are not kept, DevTools computes its own; extra_native_bytes is 0, as unmanaged memory is in native nodes").WithExample(example)
 	}
+	externalTotalsLoss(&loss, s.Totals, o.Totals, "extra_native_bytes is 0, as unmanaged memory is in native nodes")
 	o.SetSection(v8ir.DefaultSection(o, ir.SnapshotName(f, s)))
 	if shift > 0 {
 		v8ir.Of(o).Header.Set(v8ir.HeaderFrom, ir.JSONStr(moarvmir.Format))

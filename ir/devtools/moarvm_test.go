@@ -228,19 +228,27 @@ func TestMoarVMConvert(t *testing.T) {
 		count int64
 		text  string
 	}{
-		{ir.LossNodeIDs, 0, "no identity across snapshots"},
+		// The 8 collectables that are objects (not the 7 roots): each
+		// index becomes an odd id.
+		{ir.LossNodeIDs, 8, "no identity across snapshots"},
 		{"moarvm-tofi", 0, "colTOFI"},
 		{"moarvm-ref-order", 0, "colrfstr"},
 		{moarvmir.LossHighscores, 4, "highscore board entries"},
 		// subversion, start time, pid; snap time, GC number
 		{moarvmir.LossMetadata, 5, "file and snapshot metadata"},
 		{ir.LossTotals, 2, "not kept: total_heap_size=796; computed: extra_native_bytes=0"},
+		// The total V8 has and MoarVM had not: one external total changed.
+		{ir.LossExternalSizes, 1, "computed: extra_native_bytes=0"},
 		{moarvmir.LossStaticFrames, 2, "sfcuid"},
 		// 7 roots, a type object, an STable, 2 frames and the type whose
 		// name gets no-break spaces; 3 native nodes.
 		{ir.LossClasses, 15, "type objects and STables under (system)"},
 		{"moarvm-reprs", 2, "REPR names"},
-		{ir.LossNodeNames, 1, `type names start with "<"`},
+		// Every object but the VMString, whose name is its type's: the
+		// two Foos qualified by REPR, the type object, the STable, the 2
+		// frames and the type whose name gets no-break spaces.
+		{ir.LossNodeNames, 7, `2 frames "name (file:line)" after their static frame, 1 type objects "Foo (type object)", 1 STables "Foo (STable)", 3 objects`},
+		{ir.LossNodeNames, 7, `starts with "<" (1 types)`},
 		{"moarvm-bad-strings", 1, "outside the string heap"},
 		// The second unknown reference of the permanent roots and of Foo.
 		{ir.LossEdgeNames, 2, "unknown references are hidden edges numbered"},
