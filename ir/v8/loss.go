@@ -55,7 +55,7 @@ func (v *Snapshot) HeaderLoss() ir.LossReport {
 // detachedness, allocation locations, samples, fields of other producers
 // and top-level keys the model does not know, and the allocation traces
 // unless the target keeps stacks (pprof does, as sample stacks).
-func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
+func (v *Snapshot) Loss(f *ir.File, s *ir.Snapshot, t ir.Target) ir.LossReport {
 	if t.Format == Format {
 		return nil
 	}
@@ -79,13 +79,7 @@ func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 			}
 		case NodeTraceNodeID:
 			if !t.KeepsStacks {
-				traced := 0
-				for i := range c.Values.Len() {
-					if c.Values.At(i) != 0 {
-						traced++
-					}
-				}
-				add(traced, ir.LossAllocationStacks, "objects' allocation traces")
+				add(v.tracedObjects(f, s), ir.LossAllocationStacks, "objects' allocation traces")
 			}
 		case DartClassField: // the Dart heap's, which its writer reads back
 		default:
@@ -114,4 +108,27 @@ func (v *Snapshot) Loss(_ *ir.File, _ *ir.Snapshot, t ir.Target) ir.LossReport {
 		l.WithExample(strings.Join(keys, ", "))
 	}
 	return loss
+}
+
+// tracedObjects counts the objects whose allocation stack the traces give:
+// a node traced to the tree's root (V8 traces some code objects so) has no
+// frame to lose, and synthetic nodes (s's, when given) are no objects.
+func (v *Snapshot) tracedObjects(f *ir.File, s *ir.Snapshot) int {
+	t := v.Traces(f)
+	if t == nil {
+		return 0
+	}
+	var synthetic []bool
+	if s != nil {
+		synthetic = ir.SyntheticNodes(f, s)
+	}
+	n := 0
+	for i := range t.NodeIDs.Len() {
+		id := t.NodeIDs.At(i)
+		if p, ok := t.parent[id]; id == 0 || !ok || p == 0 || i < len(synthetic) && synthetic[i] {
+			continue
+		}
+		n++
+	}
+	return n
 }
