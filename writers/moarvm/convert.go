@@ -422,7 +422,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	r, sw := netRenamed(src, s, c.out, renamed, took)
 	c.renamed += r
 	c.swapped += sw
-	c.finish(k, s, o)
+	c.finish(k, s, o, false)
 	return o, nil
 }
 
@@ -494,8 +494,9 @@ func (c *converter) repr(k int) string {
 }
 
 // finish computes a converted snapshot's snapmeta totals and highscores and
-// notes what the source snapshot has that MoarVM does not keep.
-func (c *converter) finish(k int, s, o *ir.Snapshot) {
+// notes what the source snapshot has that MoarVM does not keep; fromV8 says
+// the source is a V8 file writers/v8 made from a MoarVM heap.
+func (c *converter) finish(k int, s, o *ir.Snapshot, fromV8 bool) {
 	src := c.src
 	if name := ir.SnapshotName(src, s); name != "" {
 		c.loss.Add(ir.LossSnapshotNames, 1, "snapshot names have no place in a MoarVM file").
@@ -511,7 +512,10 @@ func (c *converter) finish(k int, s, o *ir.Snapshot) {
 			WithExample(fmt.Sprintf("snapshot %d: %s", k, example))
 	}
 	for _, t := range s.Totals {
-		if ir.IsExternalTotal(t.Name) {
+		// Of a V8 file writers/v8 made from a MoarVM heap, the total is
+		// its writer's 0: the unmanaged memory is in the native nodes
+		// fromV8 folds back.
+		if ir.IsExternalTotal(t.Name) && !(fromV8 && t.Value == 0) {
 			c.extTotals = satAdd(c.extTotals, t.Value)
 			c.extTotalCount++
 		}

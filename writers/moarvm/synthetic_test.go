@@ -98,7 +98,7 @@ func TestConvertFromV8(t *testing.T) {
 				t.Fatalf("seed %d: collectable %d: unmanaged size %d back, was %d", seed, i, g.Nodes.ExternalSize.At(i), s.Nodes.ExternalSize.At(i))
 			}
 		}
-		for _, k := range []string{ir.LossEdges, ir.LossNodeKinds, ir.LossNodeIDs, ir.LossEdgeKinds, ir.LossNodeNames} {
+		for _, k := range []string{ir.LossEdges, ir.LossNodeKinds, ir.LossNodeIDs, ir.LossEdgeKinds, ir.LossNodeNames, ir.LossExternalSizes} {
 			if l, ok := loss.Get(k); ok {
 				t.Errorf("seed %d: a loss that did not happen: %v", seed, l)
 			}
