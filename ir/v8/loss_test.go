@@ -33,20 +33,31 @@ func TestLoss(t *testing.T) {
 	meta := ir.JSON{Kind: ir.JSONObject}
 	meta.Set("location_fields", ir.JSONStrs("object_index", "script_id", "line", "column"))
 	meta.Set("sample_fields", ir.JSONStrs("timestamp_us", "last_assigned_id"))
+	meta.Set(v8ir.MetaTraceFunctionInfoFields, ir.JSONStrs(v8ir.TraceFunctionInfoFields...))
+	meta.Set(v8ir.MetaTraceNodeFields, ir.JSONStrs(v8ir.TraceNodeFields...))
 	header := ir.JSON{Kind: ir.JSONObject}
 	header.Set("meta", meta)
 	extra := ir.JSON{Kind: ir.JSONArray}
 	v := &v8ir.Snapshot{Header: header,
-		NodeExtra: []v8ir.Field{{Name: "trace_node_id", Values: uints(0, 3, 3, 0)}, {Name: "detachedness", Values: uints(0, 1, 2, 2)},
-			{Name: "flags", Values: uints(0, 0, 0, 0)}},
+		// Node 0 is synthetic; 1 and 2 were allocated in trace node 2
+		// (function 1, below the root); 3 is traced to the root (1), which
+		// is no frame; 4 has no trace; 5 a trace node the tree lacks.
+		NodeExtra: []v8ir.Field{{Name: "trace_node_id", Values: uints(2, 2, 2, 1, 0, 9)}, {Name: "detachedness", Values: uints(0, 1, 2, 2, 0, 0)},
+			{Name: "flags", Values: uints(0, 0, 0, 0, 0, 0)}},
 		EdgeExtra: []v8ir.Field{{Name: "weight", Values: uints(1)}},
-		Locations: uints(1, 7, 10, 2, 2, 7, 11, 4, 3, 7, 12, 0),
-		Samples:   uints(100, 5, 200, 9),
-		Keys:      []v8ir.Key{{Name: v8ir.KeySnapshot}, {Name: "extra", Value: &extra}},
+		// One top-level node (the root, id 1) with one child (id 2).
+		TraceTree:          uints(1, 1, 0, 0, 0, 1, 2, 1, 0, 0, 0),
+		TraceFunctionInfos: uints(0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 3, 4),
+		Locations:          uints(1, 7, 10, 2, 2, 7, 11, 4, 3, 7, 12, 0),
+		Samples:            uints(100, 5, 200, 9),
+		Keys:               []v8ir.Key{{Name: v8ir.KeySnapshot}, {Name: "extra", Value: &extra}},
 	}
-	f, s := &ir.File{}, &ir.Snapshot{Sections: []ir.Section{v}}
+	f := &ir.File{}
+	s := &ir.Snapshot{NodeKinds: []string{ir.KindSynthetic, ir.KindObject}, Sections: []ir.Section{v}}
+	s.Nodes.Kind = []uint8{0, 1, 1, 1, 1, 1}
 	wantLoss(t, ir.SectionLoss(f, s, ir.Target{Format: "dart", Name: "a Dart file"}), map[string]int64{
-		v8ir.LossDetachedness:   3,
+		v8ir.LossDetachedness: 3,
+		// Objects whose stack has a frame: 1 and 2.
 		ir.LossAllocationStacks: 2,
 		v8ir.LossFields:         2, // node field flags, edge field weight
 		v8ir.LossLocations:      3,

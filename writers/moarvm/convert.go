@@ -140,6 +140,13 @@ type converter struct {
 	gcRoots              int
 	extTotals            uint64 // external memory the source's totals count (extra_native_bytes)
 	markedKinds          bool   // edge kinds kept in descriptions (moarvmir.EdgeKindMark)
+
+	swapped       int // renamed objects renamed leaves out: a name others take (netRenamed)
+	weak          int // weak edges between objects, made strong
+	extTotalCount int // external totals not kept, whose bytes extTotals sums
+	// The same losses of nodes that are no objects (objectNodes), which
+	// the counts, of objects, leave out and the report mentions.
+	apart struct{ ids, renamed, values, weak int }
 }
 
 // rootClass is the class analysis.ClassName counts MoarVM's Root under.
@@ -186,8 +193,20 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	hasExt := sn.ExternalSize.Len() > 0
 	hasClass := len(sn.Class) > 0
 	// What stands for no object of the source's heap keeps that mark
-	// through its type's REPR name.
+	// through its type's REPR name; the loss report counts only objects.
 	synthetic := ir.SyntheticNodes(src, s)
+	object := objectNodes(src, s, synthetic)
+	// Objects renamed, and how many took each type's name (netRenamed).
+	renamed := make([]bool, n)
+	took := map[uint32]int{}
+	rename := func(i int, t uint32) {
+		if !object[i] {
+			c.apart.renamed++
+			return
+		}
+		renamed[i] = true
+		took[t]++
+	}
 	// Node 0 can be MoarVM's Root when nothing of it would be lost but its
 	// kind and name: no size, and no class other than the one a MoarVM
 	// Root is counted under (a MoarVM heap's, converted to Dart and back).
@@ -264,8 +283,10 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	// description, which converting back to V8 reads.
 	v8Heap := ir.HasV8NodeKinds(s)
 	marked := make([]bool, len(s.EdgeKinds))
+	weak := make([]bool, len(s.EdgeKinds)) // MoarVM has no weak references
 	for i, ek := range s.EdgeKinds {
 		indexed[i] = ek.Indexed
+		weak[i] = ek.Name == ir.EdgeWeak
 		marked[i] = v8Heap && ek.Name != ir.EdgeProperty && ek.Name != ir.EdgeElement && slices.Contains(ir.V8EdgeKinds, ek)
 		if marked[i] {
 			c.markedKinds = true
@@ -293,7 +314,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			id = sn.ID.At(i)
 		}
 		if id != uint64(i)+uint64(shift) {
-			c.ids++
+			count(object[i], &c.ids, &c.apart.ids)
 		}
 		// The edges of a V8 heap's objects (a type whose REPR name is a
 		// V8 node kind, which writers/v8 recognizes) and of its root keep
@@ -326,7 +347,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 					byClass[key] = ty
 				}
 				if src.String(sn.Name[i]) != c.out.String(c.out.Classes.Name[ty.t]) {
-					c.renamed++
+					rename(i, ty.t)
 				}
 			} else {
 				key := uint64(kind)<<32 | uint64(sn.Name[i])
@@ -337,7 +358,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 					byName[key] = ty
 				}
 				if src.String(sn.Name[i]) != c.out.String(c.out.Classes.Name[ty.t]) {
-					c.renamed++
+					rename(i, ty.t)
 				}
 			}
 			if kind := s.NodeKindName(i); kind != ir.KindObject {
@@ -356,6 +377,9 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			to := s.Edges.Target[e] + shift
 			if int(ek) < len(indexed) {
 				kindCount[ek]++
+				if weak[ek] {
+					count(object[i] && object[s.Edges.Target[e]], &c.weak, &c.apart.weak)
+				}
 				switch {
 				case markHere && marked[ek] && indexed[ek]:
 					edge(moarvmir.StringRef, c.intern(moarvmir.EdgeKindMark(s.EdgeKinds[ek].Name, strconv.FormatUint(uint64(s.Edges.Name[e]), 10))), to)
@@ -392,9 +416,67 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 			c.edgeKinds[s.EdgeKinds[i].Name] += cnt
 		}
 	}
-	c.values += s.Values.Len()
-	c.finish(k, s, o)
+	for _, i := range s.Values.Node {
+		count(object[i], &c.values, &c.apart.values)
+	}
+	r, sw := netRenamed(src, s, c.out, renamed, took)
+	c.renamed += r
+	c.swapped += sw
+	c.finish(k, s, o, false)
 	return o, nil
+}
+
+// count adds one to objects when the item is an object's, else to apart.
+func count(object bool, objects, apart *int) {
+	if object {
+		*objects++
+	} else {
+		*apart++
+	}
+}
+
+// objectNodes reports which nodes of s are objects of the heap, which the
+// loss report counts: not those that stand for none (synthetic, as
+// ir.SyntheticNodes says), and not the native nodes that hold another
+// node's unmanaged memory (ir.UnmanagedOwners), which are its memory.
+func objectNodes(f *ir.File, s *ir.Snapshot, synthetic []bool) []bool {
+	object := make([]bool, len(synthetic))
+	owner := ir.UnmanagedOwners(f, s)
+	for i, syn := range synthetic {
+		object[i] = !syn && (owner == nil || owner[i] == ir.NoNode)
+	}
+	return object
+}
+
+// netRenamed counts the objects' names a snapshot loses, given which
+// objects were renamed (renamed) and how many took each type's name
+// (took): the heap's names are counted name by name, so a renamed object
+// that gives up a name as many other renamed objects take (a string
+// "RegExp" named "(string)" where RegExp objects are named "RegExp") leaves
+// that name as often in the heap as it was. It returns the names lost and
+// the renamed objects that lose none (swapped).
+func netRenamed(src *ir.File, s *ir.Snapshot, out *ir.File, renamed []bool, took map[uint32]int) (lost, swapped int) {
+	taken := map[string]int{} // type name → objects renamed to it
+	for t, n := range took {
+		taken[out.String(out.Classes.Name[t])] += n
+		lost += n
+	}
+	if len(taken) == 0 {
+		return 0, 0
+	}
+	gave := map[string]int{} // of those names, objects renamed from it
+	for i, r := range renamed {
+		if !r {
+			continue
+		}
+		if name := src.String(s.Nodes.Name[i]); taken[name] > 0 {
+			gave[name]++
+		}
+	}
+	for name, n := range gave {
+		swapped += min(n, taken[name])
+	}
+	return lost - swapped, swapped
 }
 
 // repr returns the REPR name of the type made for the source's class k: its
@@ -412,8 +494,9 @@ func (c *converter) repr(k int) string {
 }
 
 // finish computes a converted snapshot's snapmeta totals and highscores and
-// notes what the source snapshot has that MoarVM does not keep.
-func (c *converter) finish(k int, s, o *ir.Snapshot) {
+// notes what the source snapshot has that MoarVM does not keep; fromV8 says
+// the source is a V8 file writers/v8 made from a MoarVM heap.
+func (c *converter) finish(k int, s, o *ir.Snapshot, fromV8 bool) {
 	src := c.src
 	if name := ir.SnapshotName(src, s); name != "" {
 		c.loss.Add(ir.LossSnapshotNames, 1, "snapshot names have no place in a MoarVM file").
@@ -429,8 +512,12 @@ func (c *converter) finish(k int, s, o *ir.Snapshot) {
 			WithExample(fmt.Sprintf("snapshot %d: %s", k, example))
 	}
 	for _, t := range s.Totals {
-		if ir.IsExternalTotal(t.Name) {
+		// Of a V8 file writers/v8 made from a MoarVM heap, the total is
+		// its writer's 0: the unmanaged memory is in the native nodes
+		// fromV8 folds back.
+		if ir.IsExternalTotal(t.Name) && !(fromV8 && t.Value == 0) {
 			c.extTotals = satAdd(c.extTotals, t.Value)
+			c.extTotalCount++
 		}
 	}
 	c.loss.Merge(ir.SectionLoss(c.src, s, target))
@@ -441,6 +528,15 @@ func (c *converter) finish(k int, s, o *ir.Snapshot) {
 // target is what the loss report says of a MoarVM file: it keeps neither
 // allocation stacks nor another format's code locations.
 var target = ir.Target{Format: moarvmir.Format, Name: "a MoarVM file"}
+
+// apart says what nodes that are no objects (roots, groups) lose besides,
+// which the counts, being of objects, leave out: n of what.
+func apart(n int, what string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the same goes for %d %s of nodes that stand for no object (roots, groups), not counted here", n, what)
+}
 
 // report adds the summed losses to the loss report.
 func (c *converter) report() {
@@ -466,20 +562,33 @@ func (c *converter) report() {
 		}
 		c.loss.Add(ir.LossEdgeKinds, int64(total), what).WithExample(strings.Join(parts, ", "))
 	}
-	if c.extTotals > 0 {
-		c.loss.Addf(ir.LossExternalSizes, 0, "the %d bytes of external memory the source's totals count (extra_native_bytes) belong to no collectable and are not kept", c.extTotals)
+	if c.weak+c.apart.weak > 0 {
+		what := "weak references between objects become strong: a MoarVM file has none"
+		if c.markedKinds {
+			what += " (a V8 heap's keep \"(weak)\" in their description, which converting back to V8 reads)"
+		}
+		c.loss.Add(ir.LossWeakEdges, int64(c.weak), what+apart(c.apart.weak, "weak references"))
+	}
+	if c.extTotalCount > 0 {
+		c.loss.Addf(ir.LossExternalSizes, int64(c.extTotalCount), "external totals of the source (extra_native_bytes), %d bytes in all, belong to no collectable and are not kept", c.extTotals)
 	}
 	if c.renamed > 0 {
-		c.loss.Add(ir.LossNodeNames, int64(c.renamed), "nodes named otherwise than their class are named by it: a MoarVM object's name is its type's")
+		what := "objects' names are lost: a MoarVM object's name is its type's, so objects named otherwise than their class are named by it"
+		if c.swapped > 0 {
+			what += fmt.Sprintf(" (counted name by name: %d more objects give up a name as many others take, which the heap keeps as often)", c.swapped)
+		}
+		c.loss.Add(ir.LossNodeNames, int64(c.renamed), what+apart(c.apart.renamed, "names"))
+	} else if c.apart.renamed > 0 {
+		c.loss.Addf(ir.LossNodeNames, 0, "no object's name is lost, but nodes that stand for no object (roots, groups) lose %d names: a MoarVM object's name is its type's", c.apart.renamed)
 	}
 	if c.kindsLost > 0 {
 		c.loss.Addf(ir.LossNodeKinds, int64(c.kindsLost), "nodes of kinds other than object become MoarVM objects; for %d the REPR name of their type (one without a library whose nodes share the kind) keeps the kind", c.kindsInREPR)
 	}
-	if c.values > 0 {
-		c.loss.Add(ir.LossValues, int64(c.values), "primitive values (strings, numbers, lengths, …) have no place in a MoarVM file")
+	if c.values+c.apart.values > 0 {
+		c.loss.Add(ir.LossValues, int64(c.values), "objects' primitive values (strings, numbers, lengths, …) have no place in a MoarVM file"+apart(c.apart.values, "values"))
 	}
-	if c.ids > 0 {
-		c.loss.Add(ir.LossNodeIDs, int64(c.ids), "node ids are not kept: a collectable's identity is its index, which the reader gives it for an id")
+	if c.ids+c.apart.ids > 0 {
+		c.loss.Add(ir.LossNodeIDs, int64(c.ids), "objects' ids are not kept: a collectable's identity is its index, which the reader gives it for an id"+apart(c.apart.ids, "ids"))
 	}
 	sc := &c.src.Classes
 	fields := len(sc.FieldName)

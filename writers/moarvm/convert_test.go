@@ -335,12 +335,14 @@ func TestConvert(t *testing.T) {
 			{"root-node", 1, `kind "synthetic"`},
 			{ir.LossEdgeKinds, 5, "weak 1"},
 			{ir.LossValues, 1, "primitive values"},
-			{ir.LossNodeIDs, 4, "node ids"},
+			// Nodes 1–3; the root (node 0) is no object.
+			{ir.LossNodeIDs, 3, "1 ids of nodes that stand for no object"},
 			{ir.LossNodeNames, 1, "named by it"}, // "hello", a string: "(string)"
 			{ir.LossNodeKinds, 1, "for 1 the REPR"},
 		}},
 		{"synthetic root", false, 1, []lossWant{
-			{ir.LossNodeNames, 2, "named by it"}, // and "": "(synthetic)"
+			// "hello", a string: "(string)"; "" (synthetic) is no object.
+			{ir.LossNodeNames, 1, "1 names of nodes that stand for no object"},
 			{ir.LossNodeKinds, 2, "for 2 the REPR"},
 			{ir.LossGCRoots, 1, "GC roots"},
 			{ir.LossEdgeKinds, 5, "weak 1"},
@@ -449,5 +451,53 @@ func TestConvertTypesAreClasses(t *testing.T) {
 	out, _, _ = wmoar.Convert(f)
 	if o := out.Snapshots[0]; o.Nodes.Len() != len(nodes) || o.Nodes.Kind[0] != moarvmir.Root {
 		t.Errorf("%d collectables, the first of kind %d: want node 0 as the Root", o.Nodes.Len(), o.Nodes.Kind[0])
+	}
+}
+
+// TestConvertCountsObjects: the losses the report counts are the objects'
+// (what the conformance matrix measures): a synthetic node's id, name,
+// value and weak references are mentioned, not counted; an id written as
+// it was is no loss; names are counted name by name, so a string "Foo"
+// named "(string)" while an object of class Foo is named "Foo" loses one
+// name, not two; and each external total the file cannot keep counts one,
+// even of 0 bytes.
+func TestConvertCountsObjects(t *testing.T) {
+	f := &ir.File{Format: "test"}
+	str := irtest.Strings(f, "", "(GC roots)", "Foo", "bar", "Baz", "w", "lib")
+	f.Classes = ir.Classes{Name: []uint32{str[2]}, Library: []uint32{str[6]}, FirstField: []uint32{0, 0}}
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0,
+		Totals: []ir.Total{{Name: "extra_native_bytes", Value: 0}}}
+	const synthetic, object, stringKind = 9, 3, 2
+	const elem, weak = 1, 6
+	type e = irtest.Edge
+	irtest.Build(s, []irtest.Node{
+		{Kind: synthetic, Edges: []e{{elem, 1, 1}, {elem, 2, 2}, {elem, 3, 3}}},
+		{Kind: synthetic, Name: str[1], Edges: []e{{weak, str[5], 3}}},                 // a group: no object
+		{Kind: stringKind, Name: str[2], Size: 8},                                      // "Foo" → "(string)"
+		{Kind: object, Name: str[3], Class: 1, Size: 8, Edges: []e{{weak, str[5], 4}}}, // "bar" → "Foo"
+		{Kind: object, Name: str[4], Size: 8},                                          // "Baz" stays
+	}, true)
+	s.Nodes.ID = ir.UintsOf(1, 3, 5, 7, 4) // node 4 is collectable 4: its id is kept
+	s.Values = ir.Values{Node: []uint32{1, 4}, Kind: []ir.ValueKind{ir.ValueInt, ir.ValueInt}, Bits: []uint64{1, 2}, Aux: []uint64{0, 0}}
+	f.Snapshots = []*ir.Snapshot{s}
+	if !checkConvert(t, 1, f) {
+		return
+	}
+	_, loss, err := wmoar.Convert(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		kind  string
+		count int64
+		text  []string
+	}{
+		{ir.LossNodeIDs, 2, []string{"2 ids of nodes that stand for no object"}},
+		{ir.LossNodeNames, 1, []string{"1 more objects give up a name", "1 names of nodes that stand for no object"}},
+		{ir.LossValues, 1, []string{"1 values of nodes that stand for no object"}},
+		{ir.LossWeakEdges, 1, []string{"1 weak references of nodes that stand for no object"}},
+		{ir.LossExternalSizes, 1, []string{"extra_native_bytes), 0 bytes"}},
+	} {
+		irtest.WantLoss(t, loss, w.kind, w.count, w.text...)
 	}
 }

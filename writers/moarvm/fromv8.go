@@ -229,7 +229,7 @@ func (c *converter) fromV8(k int, s *ir.Snapshot, owner []uint32) *ir.Snapshot {
 	if dropped > 0 {
 		c.loss.Add(ir.LossEdges, int64(dropped), "edges to the synthetic root or to another node's unmanaged memory have no collectable to lead to")
 	}
-	c.finish(k, s, o)
+	c.finish(k, s, o, true)
 	return o
 }
 
