@@ -141,7 +141,6 @@ type converter struct {
 	extTotals            uint64 // external memory the source's totals count (extra_native_bytes)
 	markedKinds          bool   // edge kinds kept in descriptions (moarvmir.EdgeKindMark)
 
-	swapped       int // renamed objects renamed leaves out: a name others take (netRenamed)
 	weak          int // weak edges between objects, made strong
 	extTotalCount int // external totals not kept, whose bytes extTotals sums
 	// The same losses of nodes that are no objects (objectNodes), which
@@ -196,17 +195,9 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	// through its type's REPR name; the loss report counts only objects.
 	synthetic := ir.SyntheticNodes(src, s)
 	object := objectNodes(src, s, synthetic)
-	// Objects renamed, and how many took each type's name (netRenamed).
-	renamed := make([]bool, n)
-	took := map[uint32]int{}
-	rename := func(i int, t uint32) {
-		if !object[i] {
-			c.apart.renamed++
-			return
-		}
-		renamed[i] = true
-		took[t]++
-	}
+	// Objects renamed, each counted once: object by object, as a name
+	// another object gives up is still this object's loss.
+	rename := func(i int, _ uint32) { count(object[i], &c.renamed, &c.apart.renamed) }
 	// Node 0 can be MoarVM's Root when nothing of it would be lost but its
 	// kind and name: no size, and no class other than the one a MoarVM
 	// Root is counted under (a MoarVM heap's, converted to Dart and back).
@@ -419,9 +410,6 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	for _, i := range s.Values.Node {
 		count(object[i], &c.values, &c.apart.values)
 	}
-	r, sw := netRenamed(src, s, c.out, renamed, took)
-	c.renamed += r
-	c.swapped += sw
 	c.finish(k, s, o, false)
 	return o, nil
 }
@@ -446,37 +434,6 @@ func objectNodes(f *ir.File, s *ir.Snapshot, synthetic []bool) []bool {
 		object[i] = !syn && (owner == nil || owner[i] == ir.NoNode)
 	}
 	return object
-}
-
-// netRenamed counts the objects' names a snapshot loses, given which
-// objects were renamed (renamed) and how many took each type's name
-// (took): the heap's names are counted name by name, so a renamed object
-// that gives up a name as many other renamed objects take (a string
-// "RegExp" named "(string)" where RegExp objects are named "RegExp") leaves
-// that name as often in the heap as it was. It returns the names lost and
-// the renamed objects that lose none (swapped).
-func netRenamed(src *ir.File, s *ir.Snapshot, out *ir.File, renamed []bool, took map[uint32]int) (lost, swapped int) {
-	taken := map[string]int{} // type name → objects renamed to it
-	for t, n := range took {
-		taken[out.String(out.Classes.Name[t])] += n
-		lost += n
-	}
-	if len(taken) == 0 {
-		return 0, 0
-	}
-	gave := map[string]int{} // of those names, objects renamed from it
-	for i, r := range renamed {
-		if !r {
-			continue
-		}
-		if name := src.String(s.Nodes.Name[i]); taken[name] > 0 {
-			gave[name]++
-		}
-	}
-	for name, n := range gave {
-		swapped += min(n, taken[name])
-	}
-	return lost - swapped, swapped
 }
 
 // repr returns the REPR name of the type made for the source's class k: its
@@ -511,15 +468,13 @@ func (c *converter) finish(k int, s, o *ir.Snapshot, fromV8 bool) {
 		c.loss.Add(ir.LossTotals, int64(n), "the source's totals are not kept; snapmeta's totals (total_heap_size, total_objects, …) are computed from the graph, as MoarVM computes them").
 			WithExample(fmt.Sprintf("snapshot %d: %s", k, example))
 	}
-	for _, t := range s.Totals {
-		// Of a V8 file writers/v8 made from a MoarVM heap, the total is
-		// its writer's 0: the unmanaged memory is in the native nodes
-		// fromV8 folds back.
-		if ir.IsExternalTotal(t.Name) && !(fromV8 && t.Value == 0) {
-			c.extTotals = satAdd(c.extTotals, t.Value)
-			c.extTotalCount++
-		}
-	}
+	// An external total of 0 bytes holds no memory to lose (the totals
+	// line names the total itself); of a V8 file writers/v8 made from a
+	// MoarVM heap, that is its writer's 0, the unmanaged memory being in
+	// the native nodes fromV8 folds back.
+	n, bytes := ir.ExternalTotals(s.Totals)
+	c.extTotalCount += n
+	c.extTotals = satAdd(c.extTotals, bytes)
 	c.loss.Merge(ir.SectionLoss(c.src, s, target))
 	ms := moarvmir.Of(o)
 	ms.TopIDs, ms.TopScores, _ = Leaderboards(o, DefaultEntryCount, moarvmir.DefaultDataOrder)
@@ -574,9 +529,6 @@ func (c *converter) report() {
 	}
 	if c.renamed > 0 {
 		what := "objects' names are lost: a MoarVM object's name is its type's, so objects named otherwise than their class are named by it"
-		if c.swapped > 0 {
-			what += fmt.Sprintf(" (counted name by name: %d more objects give up a name as many others take, which the heap keeps as often)", c.swapped)
-		}
 		c.loss.Add(ir.LossNodeNames, int64(c.renamed), what+apart(c.apart.renamed, "names"))
 	} else if c.apart.renamed > 0 {
 		c.loss.Addf(ir.LossNodeNames, 0, "no object's name is lost, but nodes that stand for no object (roots, groups) lose %d names: a MoarVM object's name is its type's", c.apart.renamed)
