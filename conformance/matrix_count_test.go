@@ -31,7 +31,7 @@ type counting struct {
 }
 
 var countings = map[string]counting{
-	"names": {[]string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"}, "objects", moved},
+	"names": {[]string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"}, "objects", inOrder},
 	"ids":   {[]string{ir.LossNodeIDs}, "objects", positions},
 	"weak references": {[]string{ir.LossWeakEdges}, "references",
 		func(x, y []string) int64 { return absDiff(number(x), number(y)) }},
@@ -75,6 +75,26 @@ func moved(x, y []string) int64 {
 		joined += max(0, n-a[k])
 	}
 	return max(left, joined)
+}
+
+// inOrder counts the items of two lists of per-object values (in the
+// order of the objects) that differ, place by place, when both have as many
+// objects (writers keep the objects' order, as ids show); else, not
+// knowing which object is which, those moved between the multisets of
+// values. Place by place, an object renamed to a name another object lost
+// counts, which in the multisets cancels out (a V8 string "RegExp" named
+// by its class, a RegExp object by its class "RegExp").
+func inOrder(x, y []string) int64 {
+	if len(x) != len(y) {
+		return moved(counted(x), counted(y))
+	}
+	var n int64
+	for i := range x {
+		if x[i] != y[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // symmetric counts the items of either side the other lacks (a total lost

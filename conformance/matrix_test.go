@@ -211,8 +211,15 @@ var aspects = []aspect{
 	{"self sizes", "self size per class", []string{ir.LossClasses, ir.LossNodeNames, ir.LossNodeKinds, ir.LossSizesCapped},
 		classSizes},
 	{"names", "object names", []string{ir.LossNodeNames, ir.LossTruncatedNames, "dart-truncated-strings"},
+		// Each object's name, in order (quoted: a line's tab would read as
+		// a count), so that a renamed object counts even where another
+		// takes the name it had.
 		func(m *measured) []string {
-			return m.perObject(func(i int) (string, bool) { return m.f.String(m.s.Nodes.Name[i]), true })
+			out := make([]string, len(m.real))
+			for k, i := range m.real {
+				out[k] = strconv.Quote(m.f.String(m.s.Nodes.Name[i]))
+			}
+			return out
 		}},
 	{"ids", "object ids, in order", []string{ir.LossNodeIDs},
 		func(m *measured) []string {
