@@ -1,6 +1,7 @@
 package fuchsia
 
 import (
+	"cmp"
 	"encoding/hex"
 	"slices"
 	"sort"
@@ -44,15 +45,7 @@ func streamRead(f *ir.File, procs []fidl.Process) (*ir.File, []*ir.Snapshot) {
 	snaps := make([]*ir.Snapshot, len(procs))
 	for k, p := range procs {
 		regions := slices.Clone(p.Regions)
-		slices.SortFunc(regions, func(a, b fidl.ExecutableRegion) int {
-			switch {
-			case a.Address < b.Address:
-				return -1
-			case a.Address > b.Address:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(regions, func(a, b fidl.ExecutableRegion) int { return cmp.Compare(a.Address, b.Address) })
 		first := mp.Len()
 		for _, g := range regions {
 			mp.ID = append(mp.ID, uint64(mp.Len()+1))
