@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
@@ -100,8 +101,9 @@ func v8ObjectStacks(t *testing.T, f *ir.File) [][]v8Frame {
 // with allocation tracking come back from a pprof profile exactly, frame
 // by frame: function name (anonymous functions have an empty one), script
 // name, script id, line and column, for every traced object. Through a
-// FIDL stream, which has program addresses but no functions, the frames
-// that do not come back are the count the loss report names.
+// FIDL stream, which has program addresses but no functions, the objects
+// whose stacks do not come back are the count the loss report names, and
+// it says how many frames (functions) are lost.
 func TestV8StacksBack(t *testing.T) {
 	v8 := formatByName(v8ir.Format)
 	src := read(t, v8, loadFixture(t, filepath.Join(moduleRoot, "testdata", "v8", "node26-tracking.heapsnapshot.zst")))
@@ -159,10 +161,14 @@ func TestV8StacksBack(t *testing.T) {
 					t.Errorf("the loss report names %d allocation stacks lost, none are: %v", named.Count, named)
 				}
 			case fuchsiair.FormatFIDL:
-				// The stream has no functions: every frame is lost, and
-				// the report counts them.
-				if named.Count != int64(lost) {
-					t.Errorf("%d frames do not come back through a FIDL stream; the loss report says %d (%q)", lost, named.Count, named.What)
+				// The stream has no functions: every frame is lost (a
+				// function each, which the report says), and the report
+				// counts the objects whose stacks differ.
+				if named.Count != int64(differ) {
+					t.Errorf("%d traced objects' stacks differ after V8 → FIDL → V8; the loss report says %d (%q)", differ, named.Count, named.What)
+				}
+				if !strings.Contains(named.What, fmt.Sprintf("the %d functions", lost)) {
+					t.Errorf("%d frames do not come back through a FIDL stream; the loss report does not say so: %q", lost, named.What)
 				}
 			}
 		})

@@ -84,22 +84,16 @@ func ChooseSites(ff *File, fs *Snapshot, strs []string) []Site {
 }
 
 // SiteNames returns the name the reader gives each node of snapshot s of f
-// (its allocation site) from f's Fuchsia sections, or, with
-// addressesOnly, from program addresses alone, as they are in a FIDL
-// stream (which has no functions). The FIDL writer compares the two to
-// say which blocks a stream puts in other classes.
-func SiteNames(f *ir.File, s *ir.Snapshot, addressesOnly bool) []string {
-	ff := *FileOf(f)
-	if addressesOnly {
-		lc := ff.Locations
-		lc.FirstLine = make([]uint32, lc.Len()+1)
-		lc.Function, lc.Line, lc.Column = nil, nil, nil
-		ff.Locations = lc
-	}
+// (its allocation site) from f's Fuchsia sections. The FIDL writer names
+// the sites so of what the reader makes of a stream (which has program
+// addresses, no functions) to say which blocks a stream puts in other
+// classes.
+func SiteNames(f *ir.File, s *ir.Snapshot) []string {
+	ff := FileOf(f)
 	fs := Of(s)
 	lc, mp := &ff.Locations, &ff.Mappings
 	stackName := make([]string, fs.Stacks())
-	for k, x := range ChooseSites(&ff, fs, f.Strings) {
+	for k, x := range ChooseSites(ff, fs, f.Strings) {
 		stack := fs.StackOf(k)
 		switch {
 		case len(stack) == 0:

@@ -182,8 +182,8 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		return l, nil
 	}
 	hasObjects := make([]bool, f.Classes.Len()) // per class of the table
-	var edges, weak, values, noDom, capped, nodes, renamed, extNodes, synthetic, totals, roots int
-	var extBytes, extTotals, syntheticBytes uint64
+	var edges, weak, values, noDom, capped, nodes, ids, renamed, extNodes, extTotals, synthetic, totals, roots int
+	var extBytes, extTotalBytes, syntheticBytes uint64
 	for k, s := range f.Snapshots {
 		n := s.Nodes.Len()
 		o := &ir.Snapshot{Root: ir.NoNode, NodeKinds: append([]string(nil), fuchsiair.NodeKinds...),
@@ -280,6 +280,9 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 				renamed++
 			}
 			o.Nodes.ID.Append(0)
+			if s.Nodes.ID.At(i) != 0 {
+				ids++ // an object without an identity (a Dart object's id 0) keeps none
+			}
 			size := s.Nodes.SelfSize.At(i)
 			if size > math.MaxInt64 {
 				size = math.MaxInt64 // pprof values are int64
@@ -293,35 +296,62 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		o.Nodes.Kind = make([]uint8, written)
 		o.Nodes.FirstEdge = make([]uint32, written+1)
 		edges += s.Edges.Len()
-		for e := range s.Edges.Len() {
-			if s.EdgeKindOf(e).Name == ir.EdgeWeak {
-				weak++
+		// What is lost of the objects written: the weak references among
+		// them, their values; those of the synthetic nodes go with them.
+		for i := range n {
+			if skip[i] {
+				continue
+			}
+			lo, hi := s.Nodes.EdgeRange(i)
+			for e := lo; e < hi; e++ {
+				if !skip[s.Edges.Target[e]] && s.EdgeKindOf(e).Name == ir.EdgeWeak {
+					weak++
+				}
 			}
 		}
-		values += s.Values.Len()
+		for _, i := range s.Values.Node {
+			if !skip[i] {
+				values++
+			}
+		}
 		totals += len(s.Totals)
 		roots += len(s.Roots)
 		out.Snapshots = append(out.Snapshots, o)
+		// An object's external memory is its external size and the native
+		// nodes that hold its unmanaged memory (ir.UnmanagedOwners): a
+		// sample has only its own size.
+		ext := make([]uint64, n)
 		for i := 0; i < s.Nodes.ExternalSize.Len(); i++ {
-			if x := s.Nodes.ExternalSize.At(i); x > 0 {
+			ext[i] = s.Nodes.ExternalSize.At(i)
+		}
+		for i, o := range ir.UnmanagedOwners(f, s) {
+			if o != ir.NoNode {
+				ext[o] = ir.SatAdd(ext[o], s.Nodes.SelfSize.At(i))
+			}
+		}
+		for i, x := range ext {
+			if x > 0 && !skip[i] {
 				extNodes++
-				extBytes += x
+				extBytes = ir.SatAdd(extBytes, x)
 			}
 		}
 		for _, t := range s.Totals {
 			if ir.IsExternalTotal(t.Name) {
-				extTotals += t.Value
+				extTotals++
+				extTotalBytes = ir.SatAdd(extTotalBytes, t.Value)
 			}
 		}
 	}
 	if extNodes > 0 || extTotals > 0 {
-		loss.Addf(ir.LossExternalSizes, int64(extNodes), "external sizes (%d bytes on nodes, %d in the totals) are not kept: a sample's size is its self size", extBytes, extTotals)
+		// Count: the objects that had external memory and the external
+		// totals (of 0 bytes too: the total is gone).
+		loss.Addf(ir.LossExternalSizes, int64(extNodes+extTotals), "external sizes of %d objects (%d bytes) and %d external totals (%d bytes) are not kept: a sample's size is its self size", extNodes, extBytes, extTotals, extTotalBytes)
 	}
 	if edges > 0 {
 		loss.Addf(ir.LossEdges, int64(edges), "edges have no place in %s; the stacks show each object's class and those of its nearest dominators instead", into)
 	}
 	if weak > 0 {
-		loss.Add(ir.LossWeakEdges, int64(weak), "weak edges are not kept (no edge is)")
+		loss.Add(ir.LossWeakEdges, int64(weak), "weak references between the objects are not kept (no edge is)")
 	}
 	if capped > 0 {
 		loss.Add(ir.LossSizesCapped, int64(capped), "self sizes of 2^63 bytes or more are capped at 2^63-1 (a heapdump's sample values are int64, as pprof's are)")
@@ -331,7 +361,9 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 	}
 	// A sample has a stack and sizes only: whatever else says which node
 	// it is, is gone.
-	loss.Add(ir.LossNodeIDs, int64(nodes), "node ids are not kept: a sample has none")
+	if ids > 0 {
+		loss.Add(ir.LossNodeIDs, int64(ids), "node ids are not kept: a sample has none")
+	}
 	if synthetic > 0 {
 		loss.Addf(ir.LossNodeKinds, int64(nodes+synthetic), "node kinds are not kept: a sample has none; the %d synthetic nodes (a root, its categories, embedder nodes, MoarVM's root collectables: %d bytes) are not written", synthetic, syntheticBytes)
 	} else {
@@ -341,7 +373,7 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		loss.Add(ir.LossNodeNames, int64(renamed), "node names are not kept: each sample is named by its class")
 	}
 	if values > 0 {
-		loss.Add(ir.LossValues, int64(values), "primitive values are not kept")
+		loss.Add(ir.LossValues, int64(values), "primitive values of the objects are not kept")
 	}
 	// The reader takes every block no other points to for a root: without
 	// edges, all of them.

@@ -44,20 +44,85 @@ func TestConvertLosses(t *testing.T) {
 		}
 	}
 
+	// The weak references counted are those between the objects written:
+	// those from or to a synthetic node go with it.
 	t.Run("weak edges", func(t *testing.T) {
 		f := graph(t)
 		s := f.Snapshots[0]
-		weak := 0
-		for e := range s.Edges.Len() {
-			if s.EdgeKindOf(e).Name == ir.EdgeWeak {
-				weak++
+		synthetic := ir.SyntheticNodes(f, s)
+		weak, withSynthetic := 0, 0
+		for i := range s.Nodes.Len() {
+			lo, hi := s.Nodes.EdgeRange(i)
+			for e := lo; e < hi; e++ {
+				if s.EdgeKindOf(e).Name != ir.EdgeWeak {
+					continue
+				}
+				if synthetic[i] || synthetic[s.Edges.Target[e]] {
+					withSynthetic++
+				} else {
+					weak++
+				}
 			}
 		}
-		if weak == 0 {
-			t.Fatal("the graph has no weak edge")
+		if weak == 0 || withSynthetic == 0 {
+			t.Fatalf("the graph has %d weak edges between objects and %d from or to synthetic nodes: want some of both", weak, withSynthetic)
 		}
 		loss, _ := convert(t, f)
 		wantLoss(t, loss, ir.LossWeakEdges, weak)
+	})
+
+	// Node ids: an object without one (id 0, a Dart object without an
+	// identity hash) loses none.
+	t.Run("ids", func(t *testing.T) {
+		f := graph(t)
+		s := f.Snapshots[0]
+		synthetic := ir.SyntheticNodes(f, s)
+		var ids ir.Uints
+		with := 0
+		for i := range s.Nodes.Len() {
+			id := s.Nodes.ID.At(i)
+			if i%3 == 0 {
+				id = 0
+			}
+			if id != 0 && !synthetic[i] {
+				with++
+			}
+			ids.Append(id)
+		}
+		if with == 0 {
+			t.Fatal("no object has an id")
+		}
+		s.Nodes.ID = ids
+		loss, _ := convert(t, f)
+		wantLoss(t, loss, ir.LossNodeIDs, with)
+	})
+
+	// Values: those of the objects written; a synthetic node's goes with
+	// it.
+	t.Run("values", func(t *testing.T) {
+		f := graph(t)
+		s := f.Snapshots[0]
+		synthetic := ir.SyntheticNodes(f, s)
+		var v ir.Values
+		objects := 0
+		for i := range s.Nodes.Len() {
+			if i%4 != 0 {
+				continue
+			}
+			v.Node = append(v.Node, uint32(i))
+			v.Kind = append(v.Kind, ir.ValueInt)
+			v.Bits = append(v.Bits, uint64(i))
+			v.Aux = append(v.Aux, 0)
+			if !synthetic[i] {
+				objects++
+			}
+		}
+		if objects == v.Len() {
+			t.Fatal("no value is a synthetic node's")
+		}
+		s.Values = v
+		loss, _ := convert(t, f)
+		wantLoss(t, loss, ir.LossValues, objects)
 	})
 
 	t.Run("synthetic nodes", func(t *testing.T) {
@@ -129,8 +194,36 @@ func TestConvertLosses(t *testing.T) {
 			t.Fatal("a profile holds totals: the test is wrong")
 		}
 		wantLoss(t, loss, ir.LossTotals, 2)
-		// The external bytes are in a total, not on the nodes: 0 nodes.
-		wantLoss(t, loss, ir.LossExternalSizes, 0)
+		// The external bytes are in a total, not on the nodes: the total
+		// is the one item lost.
+		wantLoss(t, loss, ir.LossExternalSizes, 1)
+	})
+
+	// External memory: every object that has some, and every external
+	// total, of no bytes too (the total is gone all the same).
+	t.Run("external sizes", func(t *testing.T) {
+		f := graph(t)
+		s := f.Snapshots[0]
+		synthetic := ir.SyntheticNodes(f, s)
+		var sizes ir.Uints
+		objects := 0
+		for i := range s.Nodes.Len() {
+			size := uint64(0)
+			if i%5 == 0 {
+				size = 100
+				if !synthetic[i] {
+					objects++
+				}
+			}
+			sizes.Append(size)
+		}
+		if objects == 0 {
+			t.Fatal("no object has external memory")
+		}
+		s.Nodes.ExternalSize = sizes
+		s.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}}
+		loss, _ := convert(t, f)
+		wantLoss(t, loss, ir.LossExternalSizes, objects+1)
 	})
 
 	t.Run("classes without objects", func(t *testing.T) {

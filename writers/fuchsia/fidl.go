@@ -23,8 +23,10 @@ import (
 // one process per snapshot; other IR is converted first (Convert), its
 // classes in regions that name them. The loss report says what the stream
 // cannot hold: functions above all, so the blocks whose allocation site a
-// function named are read back in another class (counted exactly, by the
-// reader's own naming of sites from addresses).
+// function named are read back in another class, and stacks with frames a
+// function named are read back with frames named by module and offset
+// (counted exactly, in objects, from what the reader makes of the
+// addresses: streamRead).
 func WriteFIDL(w io.Writer, f *ir.File) (ir.LossReport, error) {
 	f, loss, err := prepare(f, fuchsiair.FormatFIDL, "a FIDL stream")
 	if err != nil {
@@ -231,8 +233,7 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 			multi = true
 		}
 	}
-	var truncated, invalidUTF8, badBuildID, dupRegion, dupAddress, noAddressContents, synthetic, moved, movedRoots int
-	var movedExample string
+	var truncated, invalidUTF8, badBuildID, dupRegion, dupAddress, noAddressContents, synthetic int
 	text := func(s string, limit int) string {
 		if !utf8.ValidString(s) {
 			s = strings.ToValidUTF8(s, "\uFFFD")
@@ -256,13 +257,12 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		_, _, isClass[m] = mp.ClassOf(m, f.Strings)
 	}
 	lostFn := make([]bool, ff.Functions.Len())
-	symbolized := false
 	for l := range lc.Len() {
 		if m := lc.Mapping[l]; m != 0 && isClass[m-1] {
 			continue
 		}
 		for _, fi := range lc.Function[lc.FirstLine[l]:lc.FirstLine[l+1]] {
-			lostFn[fi-1], symbolized = true, true
+			lostFn[fi-1] = true
 		}
 	}
 	pcOf := func(l uint32) uint64 {
@@ -278,28 +278,6 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 	sent, nsent := make([]bool, ff.Mappings.Len()), 0 // mappings sent as some process's region
 	for _, s := range f.Snapshots {
 		fs := fuchsiair.Of(s)
-		if symbolized {
-			// The reader names the sites of a stream from program
-			// addresses alone: a site named by a function becomes
-			// another (and the heuristics for unsymbolized stacks may
-			// move others).
-			was, will := fuchsiair.SiteNames(f, s, false), fuchsiair.SiteNames(f, s, true)
-			changed := make([]bool, len(was))
-			for i := range was {
-				if was[i] != will[i] {
-					changed[i] = true
-					moved++
-					if movedExample == "" {
-						movedExample = fmt.Sprintf("%q becomes %q", was[i], will[i])
-					}
-				}
-			}
-			for _, r := range s.Roots {
-				if changed[r.Node] {
-					movedRoots++
-				}
-			}
-		}
 		p := fidl.Process{Koid: uint64(fs.ProcessKoid)}
 		if fs.HasProcessName {
 			p.Name = text(f.Strings[fs.ProcessName], fidl.MaxNameLength)
@@ -425,15 +403,63 @@ func emit(w io.Writer, f *ir.File, loss *ir.LossReport) error {
 		return err
 	}
 
+	// The reader names a stream's frames and allocation sites from program
+	// addresses alone: a frame a function named is named by its module and
+	// offset, a site a function named becomes another (and the heuristics
+	// for unsymbolized stacks may move others). Counted in objects, a
+	// sample of several allocations being that many (ir.ObjectCounts), as
+	// are its roots.
+	var restacked, moved, movedRoots uint64
+	var restackedExample, movedExample string
+	rf, rss := streamRead(f, procs)
+	rff := fuchsiair.FileOf(rf)
+	for k, s := range f.Snapshots {
+		fs, rs := fuchsiair.Of(s), rss[k]
+		was, will := stackNames(f, ff, fs), stackNames(rf, rff, fuchsiair.Of(rs))
+		names := fuchsiair.SiteNames(rf, rs)
+		objects := ir.ObjectCounts(s)
+		rootsOf := make([]uint64, s.Nodes.Len())
+		for _, r := range s.Roots {
+			rootsOf[r.Node]++
+		}
+		for i := range s.Nodes.Len() {
+			n := uint64(1)
+			if objects != nil {
+				n = objects(i)
+			}
+			if st := fs.Stack[i]; was[st] != will[st] {
+				restacked = ir.SatAdd(restacked, n)
+				if restackedExample == "" {
+					restackedExample = fmt.Sprintf("%q becomes %q", was[st], will[st])
+				}
+			}
+			if name := f.String(s.Nodes.Name[i]); name != names[i] {
+				moved = ir.SatAdd(moved, n)
+				if movedExample == "" {
+					movedExample = fmt.Sprintf("%q becomes %q", name, names[i])
+				}
+				// A root's objects are roots of its category, its
+				// name; the objects beyond the first of a block that is
+				// none are roots named by it (ir.ExpandObjects).
+				if rootsOf[i] > 0 {
+					movedRoots = ir.SatAdd(movedRoots, rootsOf[i]*n)
+				} else {
+					movedRoots = ir.SatAdd(movedRoots, n-1)
+				}
+			}
+		}
+	}
+
 	// What the stream cannot hold.
-	if n := count(lostFn); n > 0 {
-		loss.Add(ir.LossAllocationStacks, int64(n), "functions and the locations' lines are not kept: a FIDL stream has raw program addresses only (symbolization is done on the host), so allocation frames are addresses")
+	if restacked > 0 {
+		loss.Addf(ir.LossAllocationStacks, int64(restacked), "objects' allocation stacks are read back otherwise: a FIDL stream has raw program addresses only (symbolization is done on the host), so the %d functions and the locations' lines are not kept and frames are named by module and offset", count(lostFn)).
+			WithExample(restackedExample)
 	}
 	if moved > 0 {
 		// Kinds of what changes with a block's site: its class, its name
 		// and, for a root, its category.
-		loss.Add(ir.LossClasses, int64(moved), "blocks are read back in another class: their allocation sites were named by functions, which a stream does not have, and are named from program addresses instead").WithExample(movedExample)
-		loss.Add(ir.LossNodeNames, int64(moved), "blocks are read back with another name (their allocation site, named from program addresses)").WithExample(movedExample)
+		loss.Add(ir.LossClasses, int64(moved), "objects are read back in another class: their allocation sites were named by functions, which a stream does not have, and are named from program addresses instead").WithExample(movedExample)
+		loss.Add(ir.LossNodeNames, int64(moved), "objects are read back with another name (their allocation site, named from program addresses)").WithExample(movedExample)
 		if movedRoots > 0 {
 			loss.Add(ir.LossGCRoots, int64(movedRoots), "roots are read back in another category (their allocation site, named from program addresses)")
 		}

@@ -3,6 +3,8 @@ package fuchsia_test
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/irtest"
 	rfuchsia "github.com/heapconv/heapconv/readers/fuchsia"
+	rv8 "github.com/heapconv/heapconv/readers/v8"
 	"github.com/heapconv/heapconv/writers/fuchsia"
 )
 
@@ -42,16 +45,34 @@ func TestFIDLFromProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels, extra := 0, 0
-	for _, s := range f.Snapshots {
-		labels += len(fuchsiair.Of(s).LabelKey)
-		extra += len(fuchsiair.Of(s).ExtraValues)
+	g, err := readFIDL(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stacks read back otherwise, counted in objects: those with a
+	// frame a function named (its name is gone, the address stays).
+	labels, extra, stacks := 0, 0, 0
+	for k, s := range f.Snapshots {
+		fs := fuchsiair.Of(s)
+		labels += len(fs.LabelKey)
+		extra += len(fs.ExtraValues)
+		for i := range s.Nodes.Len() {
+			if stackName(f, fs, i) != stackName(g, fuchsiair.Of(g.Snapshots[k]), i) {
+				stacks += int(fs.ObjectCount(i))
+			}
+		}
+	}
+	if stacks == 0 {
+		t.Fatal("no stack changes: the test is wrong")
+	}
+	if l, _ := loss.Get(ir.LossAllocationStacks); !strings.Contains(l.What, fmt.Sprintf("the %d functions", fuchsiair.FileOf(f).Functions.Len())) {
+		t.Errorf("the loss report does not say how many functions are lost:\n%v", loss)
 	}
 	for _, w := range []struct {
 		kind  string
 		count int
 	}{
-		{ir.LossAllocationStacks, fuchsiair.FileOf(f).Functions.Len()},
+		{ir.LossAllocationStacks, stacks},
 		{"fuchsia-labels", labels},
 		{"fuchsia-sample-values", extra},
 		{"fuchsia-vaddr", 0},
@@ -122,11 +143,14 @@ func TestFIDLFromGraph(t *testing.T) {
 
 // TestFIDLFromSymbolized sends a symbolized profile: a stream has no
 // function names, so the blocks whose allocation site a function named
-// are read back in other classes; the loss report says so (classes, names
-// and roots' categories), counting exactly those blocks.
+// are read back in other classes, and their stacks' frames are named by
+// module and offset; the loss report says so (classes, names, roots'
+// categories, allocation stacks), counting exactly the objects that change
+// (a sample of several allocations is that many, as ir.ExpandObjects makes
+// them, its roots too).
 func TestFIDLFromSymbolized(t *testing.T) {
-	total := 0
-	// The last is not symbolized: its sites do not change.
+	var total, totalStacks, aggregated uint64
+	// The last is not symbolized: its sites and stacks do not change.
 	for _, name := range []string{"gen-current-kernel-agg.pb", "gen-newest-symbolized.pb.gz", "gen-newest-multi-agg.pb.gz", "gen-current-tags.pb"} {
 		data, err := os.ReadFile("../../testdata/fuchsia/" + name)
 		if err != nil {
@@ -145,39 +169,66 @@ func TestFIDLFromSymbolized(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		moved, roots := 0, 0
+		var moved, roots, stacks uint64
 		for k, s := range f.Snapshots {
 			b := g.Snapshots[k]
 			if b.Nodes.Len() != s.Nodes.Len() {
 				t.Fatalf("%s: snapshot %d: %d nodes read back, %d written", name, k, b.Nodes.Len(), s.Nodes.Len())
 			}
-			changed := make([]bool, s.Nodes.Len())
-			for i := range changed {
-				if f.String(s.Nodes.Name[i]) != g.String(b.Nodes.Name[i]) {
-					changed[i] = true
-					moved++
-				}
-			}
+			isRoot := make([]uint64, s.Nodes.Len())
 			for _, r := range s.Roots {
-				if changed[r.Node] {
-					roots++
+				isRoot[r.Node]++
+			}
+			fs, bs := fuchsiair.Of(s), fuchsiair.Of(b)
+			for i := range s.Nodes.Len() {
+				n := fs.ObjectCount(i)
+				if n > 1 {
+					aggregated++
+				}
+				if stackName(f, fs, i) != stackName(g, bs, i) {
+					stacks += n
+				}
+				if f.String(s.Nodes.Name[i]) == g.String(b.Nodes.Name[i]) {
+					continue
+				}
+				moved += n
+				if isRoot[i] > 0 {
+					roots += isRoot[i] * n
+				} else {
+					roots += n - 1
 				}
 			}
 		}
 		total += moved
+		totalStacks += stacks
 		for _, w := range []struct {
 			kind  string
-			count int
-		}{{ir.LossClasses, moved}, {ir.LossNodeNames, moved}, {ir.LossGCRoots, roots}} {
+			count uint64
+		}{{ir.LossClasses, moved}, {ir.LossNodeNames, moved}, {ir.LossGCRoots, roots}, {ir.LossAllocationStacks, stacks}} {
 			l, ok := loss.Get(w.kind)
 			if w.count > 0 && (!ok || l.Count != int64(w.count)) || w.count == 0 && ok {
 				t.Errorf("%s: want %d × %s in the loss report:\n%v", name, w.count, w.kind, loss)
 			}
 		}
 	}
-	if total == 0 {
-		t.Fatal("no block changes class: the test is wrong")
+	if total == 0 || totalStacks == 0 || aggregated == 0 {
+		t.Fatalf("%d blocks change class, %d stacks change, %d samples of several allocations: the test is wrong", total, totalStacks, aggregated)
 	}
+}
+
+// stackName names node i's allocation stack by its frames, innermost
+// first, without class frames.
+func stackName(f *ir.File, fs *fuchsiair.Snapshot, i int) string {
+	var names []string
+	for _, l := range fs.StackOf(int(fs.Stack[i])) {
+		frames := fuchsiair.FileOf(f).Frames(f, int(l))
+		for j := len(frames) - 1; j >= 0; j-- {
+			if !frames[j].Class {
+				names = append(names, frames[j].Name())
+			}
+		}
+	}
+	return strings.Join(names, " < ")
 }
 
 // TestFIDLFromPprofFixture sends a symbolized ffx profile: the stream read
@@ -222,5 +273,52 @@ func TestFIDLFromPprofFixture(t *testing.T) {
 				t.Fatalf("node %d frame %d differs", i, j)
 			}
 		}
+	}
+}
+
+// TestFIDLFromTraced sends a V8 heap taken with allocation tracking: its
+// objects' stacks are their allocation traces, whose functions a stream
+// cannot name; the loss report counts the objects whose stack the stream
+// reads back otherwise (by module and offset, or address), not the
+// functions.
+func TestFIDLFromTraced(t *testing.T) {
+	f := readFixture(t, "v8/node26-tracking.heapsnapshot.zst", func(r io.Reader) (*ir.File, error) { return rv8.Read(r, rv8.Options{}) })
+	var out bytes.Buffer
+	loss, err := fuchsia.WriteFIDL(&out, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := readFIDL(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, b := f.Snapshots[0], g.Snapshots[0]
+	traces := ir.AllocationStacks(f, s)
+	if traces == nil {
+		t.Fatal("the snapshot has no allocation traces")
+	}
+	synthetic := ir.SyntheticNodes(f, s)
+	changed, traced, j := 0, 0, 0 // j: the sample of node i
+	for i := range s.Nodes.Len() {
+		if synthetic[i] {
+			continue
+		}
+		var names []string
+		for _, fr := range traces(i) {
+			names = append(names, fr.Name())
+		}
+		if len(names) > 0 {
+			traced++
+		}
+		if strings.Join(names, " < ") != stackName(g, fuchsiair.Of(b), j) {
+			changed++
+		}
+		j++
+	}
+	if j != b.Nodes.Len() || traced == 0 {
+		t.Fatalf("%d objects, %d samples read back; %d traced", j, b.Nodes.Len(), traced)
+	}
+	if l, ok := loss.Get(ir.LossAllocationStacks); !ok || l.Count != int64(changed) {
+		t.Errorf("want %d × %s (of %d traced objects) in the loss report:\n%v", changed, ir.LossAllocationStacks, traced, loss)
 	}
 }
