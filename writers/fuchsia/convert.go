@@ -335,16 +335,15 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 				extBytes = ir.SatAdd(extBytes, x)
 			}
 		}
-		for _, t := range s.Totals {
-			if ir.IsExternalTotal(t.Name) {
-				extTotals++
-				extTotalBytes = ir.SatAdd(extTotalBytes, t.Value)
-			}
-		}
+		// A total of 0 bytes holds no memory to lose (the totals line
+		// names the total itself).
+		n, bytes := ir.ExternalTotals(s.Totals)
+		extTotals += n
+		extTotalBytes = ir.SatAdd(extTotalBytes, bytes)
 	}
 	if extNodes > 0 || extTotals > 0 {
 		// Count: the objects that had external memory and the external
-		// totals (of 0 bytes too: the total is gone).
+		// totals that counted some.
 		loss.Addf(ir.LossExternalSizes, int64(extNodes+extTotals), "external sizes of %d objects (%d bytes) and %d external totals (%d bytes) are not kept: a sample's size is its self size", extNodes, extBytes, extTotals, extTotalBytes)
 	}
 	if edges > 0 {

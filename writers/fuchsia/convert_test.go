@@ -221,8 +221,12 @@ func TestConvertLosses(t *testing.T) {
 			t.Fatal("no object has external memory")
 		}
 		s.Nodes.ExternalSize = sizes
+		// A total of 0 bytes holds no memory; one of 24 is lost memory.
 		s.Totals = []ir.Total{{Name: "extra_native_bytes", Value: 0}}
 		loss, _ := convert(t, f)
+		wantLoss(t, loss, ir.LossExternalSizes, objects)
+		s.Totals[0].Value = 24
+		loss, _ = convert(t, f)
 		wantLoss(t, loss, ir.LossExternalSizes, objects+1)
 	})
 
