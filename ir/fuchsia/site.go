@@ -28,7 +28,7 @@ type Site struct {
 	// frame is the allocator's (or there are none).
 	Frame int
 	// Fn is 1 + the function naming a symbolized site, 0 for an
-	// unsymbolized one (named by its program address, AppendAddress).
+	// unsymbolized one (named by where its frame is, File.AddressName).
 	Fn uint32
 	// Class: the frame lies in a class mapping (ClassBuildID),
 	// which names the site by its class.
@@ -112,7 +112,7 @@ func SiteNames(f *ir.File, s *ir.Snapshot, addressesOnly bool) []string {
 		case x.Fn != 0:
 			stackName[k] = f.Strings[ff.Functions.Name[x.Fn-1]]
 		default:
-			stackName[k] = string(AppendAddress(nil, lc.Address[stack[x.Frame]]))
+			stackName[k] = ff.AddressName(f.Strings, int(stack[x.Frame]))
 		}
 	}
 	names := make([]string, s.Nodes.Len())

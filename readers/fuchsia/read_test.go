@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -142,9 +141,12 @@ func TestFFXUnitSnapshot(t *testing.T) {
 			t.Errorf("location %#x: mapping %d", lc.Address[i], lc.Mapping[i])
 		}
 	}
-	// Unsymbolized: the sites are raw PCs, every node is a root.
-	if len(s.Roots) != 3 || !strings.HasPrefix(f.String(s.Nodes.Name[0]), "0x") {
-		t.Errorf("roots %v, name %q", s.Roots, f.String(s.Nodes.Name[0]))
+	// Unsymbolized: every node is a root, its site named by where the
+	// frame is. Past the frame the stacks share (0x2500), node 0's site is
+	// 0x8900, in map-2 (0x8000, file offset 0); node 1's is 0x0, in no
+	// mapping: the bare program counter.
+	if len(s.Roots) != 3 || f.String(s.Nodes.Name[0]) != "map-2+0x900" || f.String(s.Nodes.Name[1]) != "0x0" {
+		t.Errorf("roots %v, names %q, %q", s.Roots, f.String(s.Nodes.Name[0]), f.String(s.Nodes.Name[1]))
 	}
 }
 
@@ -469,7 +471,7 @@ func TestUnsymbolizedSites(t *testing.T) {
 				}
 				got := -1
 				for j, l := range stack {
-					if fmt.Sprintf("0x%x", lc.Address[l]) == fp.Strings[sp.Nodes.Name[i]] {
+					if fuchsiair.FileOf(fsym).AddressName(fsym.Strings, int(l)) == fp.Strings[sp.Nodes.Name[i]] {
 						got = j
 						break
 					}
@@ -501,3 +503,4 @@ func TestUnsymbolizedSites(t *testing.T) {
 		}
 	}
 }
+
