@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -504,3 +506,76 @@ func TestUnsymbolizedSites(t *testing.T) {
 	}
 }
 
+// TestCallSiteClasses reads the heap of fuchsiagen.CallSites, whose
+// blocks come from four allocation sites, unsymbolized and symbolized:
+// unsymbolized, each block is named by its site's frame as module+offset
+// (the frames of libc.so and of heapdump's instrumentation are the
+// allocator's, and the frames past the site, up to __libc_start_main,
+// are its callers'), whether the stacks start with the hook or in Scudo
+// and whether the instrumentation library is mapped or not; symbolized,
+// by its site's function. Either way the blocks of a site form one class
+// of their own.
+func TestCallSiteClasses(t *testing.T) {
+	for _, shape := range []struct{ hooks, instrumentation bool }{{false, true}, {false, false}, {true, true}} {
+		snap := fuchsiagen.CallSitesSnapshot(shape.hooks, shape.instrumentation)
+		// The site of each block, found in its stack, and the name a
+		// symbolizer gives its frame: the module and the offset in the
+		// module's file.
+		var prog fuchsiagen.Region
+		for _, r := range snap.Regions {
+			if r.Name == fuchsiagen.CallSitesProgram {
+				prog = r
+			}
+		}
+		siteOf := make([]int, len(snap.Allocations))
+		for i, a := range snap.Allocations {
+			siteOf[i] = -1
+			for k, site := range fuchsiagen.CallSites {
+				if slices.Contains(a.Stack, site.Return) {
+					siteOf[i] = k
+				}
+			}
+		}
+		for _, symbolize := range []bool{false, true} {
+			wo := fuchsiagen.WriteOptions{Era: fuchsiagen.EraNewest, WithTags: true}
+			if symbolize {
+				wo.Symbolize, wo.Symbolizer = true, fuchsiagen.CallSitesSymbols()
+			}
+			data, err := fuchsiagen.ProfileBytes([]*fuchsiagen.Snapshot{snap}, wo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fuchsia.ReadBytes(data, fuchsia.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := f.Snapshots[0]
+			what := fmt.Sprintf("hooks %v, instrumentation mapped %v, symbolized %v", shape.hooks, shape.instrumentation, symbolize)
+			if s.Nodes.Len() != len(snap.Allocations) {
+				t.Fatalf("%s: %d nodes for %d blocks", what, s.Nodes.Len(), len(snap.Allocations))
+			}
+			classOfSite := map[int]uint32{}
+			for i := 0; i < s.Nodes.Len(); i++ {
+				site := fuchsiagen.CallSites[siteOf[i]]
+				want := site.Function
+				if !symbolize {
+					want = fmt.Sprintf("%s+0x%x", fuchsiagen.CallSitesProgram, site.Return-prog.Address+prog.FileOffset)
+				}
+				name, class, className := f.String(s.Nodes.Name[i]), s.Nodes.Class[i], ""
+				if class > 0 { // 1 + the class's index
+					className = f.String(f.Classes.Name[class-1])
+				}
+				if name != want || className != want {
+					t.Errorf("%s: block %d (site %s) named %q, class %q; want %q", what, i, site.Function, name, className, want)
+				}
+				if c, ok := classOfSite[siteOf[i]]; ok && c != class {
+					t.Errorf("%s: the blocks of %s are in classes %d and %d", what, site.Function, c, class)
+				}
+				classOfSite[siteOf[i]] = class
+			}
+			if f.Classes.Len() != len(fuchsiagen.CallSites) {
+				t.Errorf("%s: %d classes for %d sites", what, f.Classes.Len(), len(fuchsiagen.CallSites))
+			}
+		}
+	}
+}
