@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/heapconv/heapconv/internal/fuchsiagen"
 	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 
@@ -56,6 +57,17 @@ var madeSources = []madeSource{
 		return writeProfile(t, filepath.Join(dir, "go-heap.pb.gz"), everyFieldProfile([][2]string{
 			{"alloc_objects", "count"}, {"alloc_space", "bytes"}, {"inuse_objects", "count"}, {"inuse_space", "bytes"}},
 			"inuse_space"))
+	}},
+	// A per-block profile without symbols whose blocks come from four
+	// call sites (fuchsiagen.CallSites), its stacks starting in Scudo:
+	// each site is a class, named module+offset.
+	{fuchsiair.Format, "unsymbolized-blocks", func(t *testing.T, dir string) string {
+		data, err := fuchsiagen.ProfileBytes([]*fuchsiagen.Snapshot{fuchsiagen.CallSitesSnapshot(false, true)},
+			fuchsiagen.WriteOptions{Era: fuchsiagen.EraNewest, WithTags: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return writeTemp(t, filepath.Join(dir, "unsymbolized-blocks.pb.gz"), data)
 	}},
 }
 

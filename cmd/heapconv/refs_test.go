@@ -107,12 +107,12 @@ func TestPathsByRef(t *testing.T) {
 // of ids V8 cannot keep.
 func TestFuchsiaAddressesInHex(t *testing.T) {
 	pb := filepath.Join(td, "fuchsia", "gen-current-tags.pb")
-	code, stdout, stderr := cliRun(t, nil, "paths", "--class", "0x2d378d3424", "--max", "1", pb)
-	if code != 0 || !regexp.MustCompile(`^0x2d378d3424 @0x[0-9a-f]+  self`).MatchString(stdout) {
+	code, stdout, stderr := cliRun(t, nil, "paths", "--class", "audio_core+0x66424", "--max", "1", pb)
+	if code != 0 || !regexp.MustCompile(`^audio_core\+0x66424 @0x[0-9a-f]+  self`).MatchString(stdout) {
 		t.Errorf("paths: exit %d, %s\n%s", code, stderr, stdout)
 	}
 	ref := strings.Fields(stdout)[1]
-	if code, stdout, stderr := cliRun(t, nil, "paths", "--id", ref, pb); code != 0 || !strings.HasPrefix(stdout, "0x2d378d3424 "+ref+" ") {
+	if code, stdout, stderr := cliRun(t, nil, "paths", "--id", ref, pb); code != 0 || !strings.HasPrefix(stdout, "audio_core+0x66424 "+ref+" ") {
 		t.Errorf("paths --id %s: exit %d, %s\n%s", ref, code, stderr, stdout)
 	}
 	_, _, stderr = cliRun(t, nil, "convert", pb, filepath.Join(t.TempDir(), "x.heapsnapshot"))

@@ -105,14 +105,7 @@ func (m *Mappings) Made(i int, strs []string) bool {
 // anonymous, not unsymbolized).
 func (m *File) Frames(f *ir.File, l int) []ir.Frame {
 	lc := &m.Locations
-	base := ir.Frame{Address: lc.Address[l]}
-	if k := lc.Mapping[l]; k > 0 {
-		mp := &m.Mappings
-		base.Module = f.String(mp.File[k-1])
-		base.Offset = lc.Address[l] - mp.Start[k-1] + mp.Offset[k-1]
-		_, _, base.Class = mp.ClassOf(int(k-1), f.Strings)
-		base.ScriptID, _ = mp.ScriptOf(int(k-1), f.Strings)
-	}
+	base := m.addressFrame(f.Strings, f.String, l)
 	lo, hi := lc.FirstLine[l], lc.FirstLine[l+1]
 	if lo == hi {
 		return []ir.Frame{base}
@@ -128,4 +121,34 @@ func (m *File) Frames(f *ir.File, l int) []ir.Frame {
 		out = append(out, fr)
 	}
 	return out
+}
+
+// addressFrame returns location l's frame as its program address tells
+// it: the address, and the module and offset in it when the location
+// lies in a mapping; str looks up a string index of strs.
+func (m *File) addressFrame(strs []string, str func(uint32) string, l int) ir.Frame {
+	lc := &m.Locations
+	fr := ir.Frame{Address: lc.Address[l]}
+	if k := lc.Mapping[l]; k > 0 {
+		mp := &m.Mappings
+		fr.Module = str(mp.File[k-1])
+		fr.Offset = lc.Address[l] - mp.Start[k-1] + mp.Offset[k-1]
+		_, _, fr.Class = mp.ClassOf(int(k-1), strs)
+		fr.ScriptID, _ = mp.ScriptOf(int(k-1), strs)
+	}
+	return fr
+}
+
+// AddressName returns the name of location l as an unsymbolized frame,
+// the way a symbolizer prints one (ir.Frame.Name): module+0x<offset>,
+// the offset in the module's file, when its mapping has a name, else the
+// program address, 0x<pc>. The reader names an unsymbolized allocation
+// site so; strs is the string table the mappings refer to.
+func (m *File) AddressName(strs []string, l int) string {
+	return m.addressFrame(strs, func(i uint32) string {
+		if int(i) < len(strs) {
+			return strs[i]
+		}
+		return ""
+	}, l).Name()
 }

@@ -36,3 +36,22 @@ func TestScriptOf(t *testing.T) {
 		}
 	}
 }
+
+// TestAddressName: an unsymbolized frame is named by its module and its
+// offset in the module's file (the address less the mapping's start, plus
+// the mapping's file offset); without a module name, or outside every
+// mapping, by its address.
+func TestAddressName(t *testing.T) {
+	strs := []string{"", "libc.so", "/pkg/bin/app"}
+	ff := &fuchsiair.File{
+		Mappings: fuchsiair.Mappings{Start: []uint64{0x3e00010000, 0x2a00004000, 0x5000}, Offset: []uint64{0x10000, 0x1000, 0},
+			File: []uint32{1, 2, 0}, BuildID: make([]uint32, 3)},
+		Locations: fuchsiair.Locations{Address: []uint64{0x3e00012064, 0x2a00004134, 0x5010, 0x7777}, Mapping: []uint32{1, 2, 3, 0},
+			FirstLine: make([]uint32, 5)},
+	}
+	for l, want := range []string{"libc.so+0x12064", "/pkg/bin/app+0x1134", "0x5010", "0x7777"} {
+		if got := ff.AddressName(strs, l); got != want {
+			t.Errorf("location %d: %q, want %q", l, got, want)
+		}
+	}
+}

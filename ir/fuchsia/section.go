@@ -33,15 +33,20 @@ import (
 //     its stack outside the allocator (ir/fuchsia.IsAllocatorFrame: the
 //     hooks Fuchsia's dupefinder filters, AllocatorFrames, and Scudo's and
 //     the C, C++ and Rust allocation functions), named by its function
-//     when the profile is symbolized, else "0x<pc>". Raw program counters
-//     cannot be recognized by name: for unsymbolized stacks the reader
-//     skips, when the mappings are named, the hooks and the frames in
-//     libc.so (Scudo, malloc), then the frames at least half of the
-//     allocations taking the same path funnel through (operator new,
-//     Rust's allocation shims); without names, the leading frames all the
-//     stacks starting at the same program counter share. Both are
-//     heuristics (ir/fuchsia/site.go). The class's Library is the
-//     name of the mapping the frame lies in. A frame in a class mapping
+//     when the profile is symbolized, else as a symbolizer prints an
+//     unsymbolized frame (File.AddressName): "module+0x<offset in the
+//     file>", or "0x<pc>" when the mapping has no name or there is none.
+//     Raw program counters cannot be recognized by name: for unsymbolized
+//     stacks the reader skips, when the mappings are named, the leading
+//     frames in libc.so (Scudo, malloc) and in heapdump's instrumentation
+//     library (InstrumentationModule, the hooks) — or hooks linked into
+//     another module, when stacks from different call sites share them —
+//     then the frames at least half of the allocations taking the same
+//     path funnel through (operator new, Rust's allocation shims); with or
+//     without names, the leading frames all the stacks starting at the
+//     same program counter share. Both are heuristics
+//     (ir/fuchsia/site.go). The class's Library is the name of the
+//     mapping the frame lies in. A frame in a class mapping
 //     (ClassBuildID: what heapconv writes for the classes of a
 //     converted graph heap) is the site before any other, named by the
 //     class and library the mapping stands for, so that a FIDL stream,

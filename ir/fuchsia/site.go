@@ -28,7 +28,7 @@ type Site struct {
 	// frame is the allocator's (or there are none).
 	Frame int
 	// Fn is 1 + the function naming a symbolized site, 0 for an
-	// unsymbolized one (named by its program address, AppendAddress).
+	// unsymbolized one (named by where its frame is, File.AddressName).
 	Fn uint32
 	// Class: the frame lies in a class mapping (ClassBuildID),
 	// which names the site by its class.
@@ -106,7 +106,7 @@ func SiteNames(f *ir.File, s *ir.Snapshot) []string {
 		case x.Fn != 0:
 			stackName[k] = f.Strings[ff.Functions.Name[x.Fn-1]]
 		default:
-			stackName[k] = string(AppendAddress(nil, lc.Address[stack[x.Frame]]))
+			stackName[k] = ff.AddressName(f.Strings, int(stack[x.Frame]))
 		}
 	}
 	names := make([]string, s.Nodes.Len())
@@ -163,7 +163,8 @@ func unsymbolizedSkip(fs *Snapshot, lc *Locations) []int {
 
 // maxHookFrames bounds the hook frames between the leaf and the
 // allocator (with_profiler_and_call_site, __scudo_allocate_hook and their
-// inlined helpers).
+// inlined helpers) when they lie in a module of the program rather than
+// in the instrumentation library.
 const maxHookFrames = 4
 
 // maxShimFrames bounds the allocation shims skipped after libc.so
@@ -175,6 +176,13 @@ const (
 	minShimStacks = 4
 )
 
+// InstrumentationModule is the module name of heapdump's instrumentation
+// (//src/performance/memory/heapdump/instrumentation, a shared library
+// that defines __scudo_allocate_hook and __scudo_realloc_allocate_hook):
+// the collector names modules by their soname, so its frames, the hooks
+// Scudo calls, lie in a mapping of this name.
+const InstrumentationModule = "libheapdump_instrumentation.so"
+
 // isLibc reports whether a module is libc.so (where Scudo and malloc live;
 // it is also the dynamic linker, ld.so.1).
 func isLibc(name string) bool {
@@ -182,57 +190,105 @@ func isLibc(name string) bool {
 	return base == "libc.so" || base == "ld.so.1"
 }
 
+// isInstrumentation reports whether a module is heapdump's
+// instrumentation library (InstrumentationModule).
+func isInstrumentation(name string) bool {
+	return path.Base(name) == InstrumentationModule
+}
+
 // moduleSkip returns, per stack, how many leading unsymbolized frames lie
 // in the allocator, when the profile names the modules. A heapdump stack
-// starts, leaf first, with the hooks in the instrumented binary (after the
-// backtrace function in libc.so, on some builds), then Scudo and malloc in
-// libc.so: libc frames, at most maxHookFrames others, libc frames again.
-// Then come the language's allocation shims — operator new in libc++, Rust's
-// __rdl_alloc, __rust_alloc and exchange_malloc in the binary — which
-// cannot be told from call sites by their addresses; they are the frames
-// most allocations funnel through: a frame is skipped as a shim when, of
-// the stacks that reach its position the same way, at least half continue
-// through it and they come to it from at least two callers (at most
-// maxShimFrames). A stack of another shape gets 0; a stack keeps at least
-// its last frame.
+// starts, leaf first, with the hooks in the instrumentation library
+// (InstrumentationModule; after the backtrace function in libc.so, on
+// some builds), then Scudo and malloc in libc.so: the leading frames in
+// those two modules are skipped, and the site is the first frame past
+// them. A profile that maps no instrumentation library may have the hooks
+// linked into a module of the program: libc frames, at most
+// maxHookFrames others, libc frames again. Those others are taken for
+// hooks only when stacks that differ further on share them (the same
+// path into the allocator, from different call sites): a call site and
+// its callers, between malloc and __libc_start_main (libc.so too), are
+// one stack's own. Then come the language's allocation shims — operator
+// new in libc++, Rust's __rdl_alloc, __rust_alloc and exchange_malloc in
+// the binary — which cannot be told from call sites by their addresses;
+// they are the frames most allocations funnel through: a frame is skipped
+// as a shim when, of the stacks that reach its position the same way, at
+// least half continue through it and they come to it from at least two
+// callers (at most maxShimFrames). A stack of another shape gets 0; a
+// stack keeps at least its last frame.
 func moduleSkip(fs *Snapshot, lc *Locations, mp *Mappings, strs []string) []int {
 	ns := fs.Stacks()
 	skip := make([]int, ns)
-	named := false
+	named, instrumented := false, false
 	for _, f := range mp.File {
 		if strs[f] != "" {
 			named = true
 		}
+		instrumented = instrumented || isInstrumentation(strs[f])
 	}
 	if !named {
 		return skip // the 2023 and with-tags eras wrote no module names
 	}
 	unsym := func(l uint32) bool { return lc.FirstLine[l] == lc.FirstLine[l+1] }
-	libc := func(l uint32) bool {
+	in := func(l uint32, module func(string) bool) bool {
 		m := lc.Mapping[l]
-		return m != 0 && unsym(l) && isLibc(strs[mp.File[m-1]])
+		return m != 0 && unsym(l) && module(strs[mp.File[m-1]])
 	}
-	// The hooks and libc.
-	var live []int // stacks that passed through libc, to the shims
+	libc := func(l uint32) bool { return in(l, isLibc) }
+	known := func(l uint32) bool { return libc(l) || in(l, isInstrumentation) }
+	// The hooks and libc. A stack whose leading frames may be hooks in
+	// another module has a hookPath (the frames to the hooks' end) and a
+	// hookEnd (the end of the libc frames past them).
+	type hookPath struct {
+		first  int  // a stack taking the path
+		shared bool // a stack that differs from it takes it too
+	}
+	paths := map[string]*hookPath{}
+	hookOf, hookEnd := make([]*hookPath, ns), make([]int, ns)
+	var key []byte
+	pathKey := func(st []uint32) string {
+		key = key[:0]
+		for _, l := range st {
+			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
+		}
+		return string(key)
+	}
 	for k := 0; k < ns; k++ {
 		st := fs.StackOf(k)
 		j, n := 0, len(st)
-		for j < n && libc(st[j]) {
+		for j < n && known(st[j]) {
 			j++
+		}
+		skip[k] = j
+		if instrumented {
+			continue // the hooks are the instrumentation library's frames
 		}
 		h := j
 		for j < n && unsym(st[j]) && !libc(st[j]) {
 			j++
 		}
-		if hooks := j - h; hooks >= 1 && hooks <= maxHookFrames && j < n && libc(st[j]) {
-			for j < n && libc(st[j]) {
-				j++
-			}
-		} else {
-			j = h
+		if hooks := j - h; hooks < 1 || hooks > maxHookFrames || j == n || !libc(st[j]) {
+			continue
 		}
-		skip[k] = j
-		if j > 0 {
+		p := pathKey(st[:j])
+		hp := paths[p]
+		if hp == nil {
+			hp = &hookPath{first: k}
+			paths[p] = hp
+		} else if !hp.shared && !slices.Equal(st, fs.StackOf(hp.first)) {
+			hp.shared = true
+		}
+		for j < n && libc(st[j]) {
+			j++
+		}
+		hookOf[k], hookEnd[k] = hp, j
+	}
+	var live []int // stacks that passed through libc, to the shims
+	for k := 0; k < ns; k++ {
+		if hookOf[k] != nil && hookOf[k].shared {
+			skip[k] = hookEnd[k]
+		}
+		if skip[k] > 0 {
 			live = append(live, k)
 		}
 	}
@@ -242,16 +298,12 @@ func moduleSkip(fs *Snapshot, lc *Locations, mp *Mappings, strs []string) []int 
 	type group struct{ stacks []int }
 	var groups []group
 	byPath := map[string]int{}
-	var key []byte
 	for _, k := range live {
-		key = key[:0]
-		for _, l := range fs.StackOf(k)[:skip[k]] {
-			key = append(key, byte(l), byte(l>>8), byte(l>>16), byte(l>>24))
-		}
-		g, ok := byPath[string(key)]
+		p := pathKey(fs.StackOf(k)[:skip[k]])
+		g, ok := byPath[p]
 		if !ok {
 			g = len(groups)
-			byPath[string(key)] = g
+			byPath[p] = g
 			groups = append(groups, group{})
 		}
 		groups[g].stacks = append(groups[g].stacks, k)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -142,9 +143,12 @@ func TestFFXUnitSnapshot(t *testing.T) {
 			t.Errorf("location %#x: mapping %d", lc.Address[i], lc.Mapping[i])
 		}
 	}
-	// Unsymbolized: the sites are raw PCs, every node is a root.
-	if len(s.Roots) != 3 || !strings.HasPrefix(f.String(s.Nodes.Name[0]), "0x") {
-		t.Errorf("roots %v, name %q", s.Roots, f.String(s.Nodes.Name[0]))
+	// Unsymbolized: every node is a root, its site named by where the
+	// frame is. Past the frame the stacks share (0x2500), node 0's site is
+	// 0x8900, in map-2 (0x8000, file offset 0); node 1's is 0x0, in no
+	// mapping: the bare program counter.
+	if len(s.Roots) != 3 || f.String(s.Nodes.Name[0]) != "map-2+0x900" || f.String(s.Nodes.Name[1]) != "0x0" {
+		t.Errorf("roots %v, names %q, %q", s.Roots, f.String(s.Nodes.Name[0]), f.String(s.Nodes.Name[1]))
 	}
 }
 
@@ -469,7 +473,7 @@ func TestUnsymbolizedSites(t *testing.T) {
 				}
 				got := -1
 				for j, l := range stack {
-					if fmt.Sprintf("0x%x", lc.Address[l]) == fp.Strings[sp.Nodes.Name[i]] {
+					if fuchsiair.FileOf(fsym).AddressName(fsym.Strings, int(l)) == fp.Strings[sp.Nodes.Name[i]] {
 						got = j
 						break
 					}
@@ -497,6 +501,80 @@ func TestUnsymbolizedSites(t *testing.T) {
 			}
 			if 2*len(classes) < len(symClasses) {
 				t.Errorf("%s/%s: %d classes, the symbolized profile has %d", arch, prog, len(classes), len(symClasses))
+			}
+		}
+	}
+}
+
+// TestCallSiteClasses reads the heap of fuchsiagen.CallSites, whose
+// blocks come from four allocation sites, unsymbolized and symbolized:
+// unsymbolized, each block is named by its site's frame as module+offset
+// (the frames of libc.so and of heapdump's instrumentation are the
+// allocator's, and the frames past the site, up to __libc_start_main,
+// are its callers'), whether the stacks start with the hook or in Scudo
+// and whether the instrumentation library is mapped or not; symbolized,
+// by its site's function. Either way the blocks of a site form one class
+// of their own.
+func TestCallSiteClasses(t *testing.T) {
+	for _, shape := range []struct{ hooks, instrumentation bool }{{false, true}, {false, false}, {true, true}} {
+		snap := fuchsiagen.CallSitesSnapshot(shape.hooks, shape.instrumentation)
+		// The site of each block, found in its stack, and the name a
+		// symbolizer gives its frame: the module and the offset in the
+		// module's file.
+		var prog fuchsiagen.Region
+		for _, r := range snap.Regions {
+			if r.Name == fuchsiagen.CallSitesProgram {
+				prog = r
+			}
+		}
+		siteOf := make([]int, len(snap.Allocations))
+		for i, a := range snap.Allocations {
+			siteOf[i] = -1
+			for k, site := range fuchsiagen.CallSites {
+				if slices.Contains(a.Stack, site.Return) {
+					siteOf[i] = k
+				}
+			}
+		}
+		for _, symbolize := range []bool{false, true} {
+			wo := fuchsiagen.WriteOptions{Era: fuchsiagen.EraNewest, WithTags: true}
+			if symbolize {
+				wo.Symbolize, wo.Symbolizer = true, fuchsiagen.CallSitesSymbols()
+			}
+			data, err := fuchsiagen.ProfileBytes([]*fuchsiagen.Snapshot{snap}, wo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fuchsia.ReadBytes(data, fuchsia.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := f.Snapshots[0]
+			what := fmt.Sprintf("hooks %v, instrumentation mapped %v, symbolized %v", shape.hooks, shape.instrumentation, symbolize)
+			if s.Nodes.Len() != len(snap.Allocations) {
+				t.Fatalf("%s: %d nodes for %d blocks", what, s.Nodes.Len(), len(snap.Allocations))
+			}
+			classOfSite := map[int]uint32{}
+			for i := 0; i < s.Nodes.Len(); i++ {
+				site := fuchsiagen.CallSites[siteOf[i]]
+				want := site.Function
+				if !symbolize {
+					want = fmt.Sprintf("%s+0x%x", fuchsiagen.CallSitesProgram, site.Return-prog.Address+prog.FileOffset)
+				}
+				name, class, className := f.String(s.Nodes.Name[i]), s.Nodes.Class[i], ""
+				if class > 0 { // 1 + the class's index
+					className = f.String(f.Classes.Name[class-1])
+				}
+				if name != want || className != want {
+					t.Errorf("%s: block %d (site %s) named %q, class %q; want %q", what, i, site.Function, name, className, want)
+				}
+				if c, ok := classOfSite[siteOf[i]]; ok && c != class {
+					t.Errorf("%s: the blocks of %s are in classes %d and %d", what, site.Function, c, class)
+				}
+				classOfSite[siteOf[i]] = class
+			}
+			if f.Classes.Len() != len(fuchsiagen.CallSites) {
+				t.Errorf("%s: %d classes for %d sites", what, f.Classes.Len(), len(fuchsiagen.CallSites))
 			}
 		}
 	}

@@ -337,7 +337,6 @@ func (d *decoder) sites(fs *fuchsiair.Snapshot) (names, classes []uint32) {
 	}
 	st := fuchsiair.ChooseSites(ff, fs, d.strs.Strings)
 	names, classes = make([]uint32, len(st)), make([]uint32, len(st))
-	var pc []byte
 	for k, x := range st {
 		stack := fs.StackOf(k)
 		var key siteKey
@@ -354,8 +353,7 @@ func (d *decoder) sites(fs *fuchsiair.Snapshot) (names, classes []uint32) {
 			case x.Fn != 0:
 				key = siteKey{ff.Functions.Name[x.Fn-1], lib(l)}
 			default:
-				pc = fuchsiair.AppendAddress(pc[:0], lc.Address[l])
-				key = siteKey{d.internBytes(pc), lib(l)}
+				key = siteKey{d.internString(ff.AddressName(strs, int(l))), lib(l)}
 			}
 		}
 		names[k], classes[k] = key.name, d.siteClass(key)
