@@ -35,7 +35,6 @@ func ExampleConvertFile() {
 	// dart-truncated-strings
 	// dart-zero-refs
 	// totals
-	// external-sizes
 	// classes
 	// node-names
 	// node-ids

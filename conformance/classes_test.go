@@ -192,10 +192,10 @@ func TestV8ClassesThroughMoarVM(t *testing.T) {
 				before, after = append(before, f.String(s.Nodes.Name[i])), append(after, c)
 			}
 		}
-		// Counted name by name, as the matrix counts them: a string
-		// "RegExp" named "(string)" while RegExp objects are named "RegExp"
-		// leaves the heap that name.
-		renamed := moved(counted(before), counted(after))
+		// Counted object by object, as the matrix counts them: a string
+		// "RegExp" named "(string)" counts, though RegExp objects are
+		// named "RegExp".
+		renamed := paired(before, after)
 		if len(types) != len(classes) || m.Classes.Len() != len(types) {
 			t.Errorf("%s: %d MoarVM types (%d names) for %d classes", name, m.Classes.Len(), len(types), len(classes))
 		}

@@ -110,6 +110,7 @@ func TestMatrixCommandLine(t *testing.T) {
 		}
 	}
 	files := t.TempDir()
+	t.Cleanup(sourceMeasures.Clear)
 	t.Run("cells", func(t *testing.T) { matrixCommandLineCells(t, bin, files, picked, targets, devtools) })
 	t.Run("devtools", o.run)
 }

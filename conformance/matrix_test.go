@@ -98,9 +98,10 @@ func measure(file func() *ir.File, i int) *measured {
 }
 
 // A source snapshot is measured once for all the targets it is converted
-// to: sourceMeasure keeps each measured source (by format, fixture and
-// snapshot, for TestMatrix's run), of keeps each aspect's measure of it.
-var sourceMeasures sync.Map // "format/fixture/snapshot" → *measured
+// to: sourceMeasure keeps each measured source (by format, fixture, the
+// file read and snapshot, for a test's run), of keeps each aspect's
+// measure of it.
+var sourceMeasures sync.Map // "format/fixture/file/snapshot" → *measured
 
 func sourceMeasure(key string, f func() *ir.File, i int) *measured {
 	if m, ok := sourceMeasures.Load(key); ok {
@@ -633,7 +634,9 @@ func convert(t *testing.T, src, tg format, fixture string, f *ir.File, via route
 			continue
 		}
 		for i := range in.Snapshots {
-			a := sourceMeasure(fmt.Sprintf("%s/%s/%d", src.name, c.fixture, i), objects(in), i)
+			// The file read is part of the key: a source the suite makes
+			// (a node snapshot) differs from one test to the next.
+			a := sourceMeasure(fmt.Sprintf("%s/%s/%p/%d", src.name, c.fixture, f, i), objects(in), i)
 			g, bk := measure(objects(got), i), measure(objects(back), i)
 			for j, asp := range allAspects {
 				other, report := g, loss

@@ -484,7 +484,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 	if n, example := ir.TotalsChanged(s.Totals, o.Totals); n > 0 {
 		loss.Add(ir.LossTotals, int64(n), "the snapshot totals are not kept, DevTools computes its own; extra_native_bytes is 0, as unmanaged memory is in native nodes").WithExample(example)
 	}
-	externalTotalsLoss(&loss, s.Totals, o.Totals, "extra_native_bytes is 0, as unmanaged memory is in native nodes")
+	externalTotalsLoss(&loss, s.Totals, "extra_native_bytes is 0, as unmanaged memory is in native nodes")
 	o.SetSection(v8ir.DefaultSection(o, ir.SnapshotName(f, s)))
 	if shift > 0 {
 		v8ir.Of(o).Header.Set(v8ir.HeaderFrom, ir.JSONStr(moarvmir.Format))
