@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/heapconv/heapconv/ir"
@@ -154,6 +155,31 @@ type Mappings struct {
 
 // Len returns the number of mappings.
 func (m *Mappings) Len() int { return len(m.ID) }
+
+// Append adds a mapping of [start, limit) with the next ID and returns
+// its ID (1 + its index, as a location refers to it).
+func (m *Mappings) Append(start, limit, offset uint64, file, buildID uint32, flags uint8) uint32 {
+	m.ID = append(m.ID, uint64(m.Len()+1))
+	m.Start = append(m.Start, start)
+	m.Limit = append(m.Limit, limit)
+	m.Offset = append(m.Offset, offset)
+	m.File = append(m.File, file)
+	m.BuildID = append(m.BuildID, buildID)
+	m.Flags = append(m.Flags, flags)
+	return uint32(m.Len())
+}
+
+// Holding returns the ID of the mapping from first on that holds pc (0:
+// none), the mappings from first on being one process's, sorted by start
+// and apart: how a FIDL stream's program address finds its region.
+func (m *Mappings) Holding(first int, pc uint64) uint32 {
+	starts := m.Start[first:]
+	i := sort.Search(len(starts), func(i int) bool { return starts[i] > pc }) - 1
+	if i < 0 || pc >= m.Limit[first+i] {
+		return 0
+	}
+	return uint32(first + i + 1)
+}
 
 // Functions is the function table (only with ffx --symbolize).
 type Functions struct {

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/heapconv/heapconv/internal/fidl"
 	"github.com/heapconv/heapconv/ir"
@@ -133,21 +132,7 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 	for _, ri := range sn.Regions {
 		g := &st.ExecutableRegions[ri]
 		mappingOf[ri] = uint32(mp.Len())
-		mp.ID = append(mp.ID, uint64(mp.Len()+1))
-		mp.Start = append(mp.Start, g.Address)
-		mp.Limit = append(mp.Limit, g.Address+g.Size)
-		mp.Offset = append(mp.Offset, g.FileOffset)
-		mp.File = append(mp.File, d.internString(g.Name))
-		mp.BuildID = append(mp.BuildID, d.internString(hex.EncodeToString(g.BuildID.Value)))
-		mp.Flags = append(mp.Flags, 0)
-	}
-	mapped := mp.Start[firstMapping:]
-	resolve := func(pc uint64) uint32 {
-		i := sort.Search(len(mapped), func(i int) bool { return mapped[i] > pc }) - 1
-		if i < 0 || pc >= mp.Limit[firstMapping+i] {
-			return 0
-		}
-		return uint32(firstMapping + i + 1)
+		mp.Append(g.Address, g.Address+g.Size, g.FileOffset, d.internString(g.Name), d.internString(hex.EncodeToString(g.BuildID.Value)), 0)
 	}
 
 	// Nodes: one per Allocation, in arrival order.
@@ -238,7 +223,7 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 				l = uint32(lc.Len())
 				locOf[pc] = l
 				lc.ID = append(lc.ID, uint64(l+1))
-				lc.Mapping = append(lc.Mapping, resolve(pc))
+				lc.Mapping = append(lc.Mapping, mp.Holding(firstMapping, pc))
 				lc.Address = append(lc.Address, pc)
 				lc.Folded = append(lc.Folded, false)
 			}

@@ -125,14 +125,8 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		l := uint32(ff.Locations.Len())
 		pc := classBase + classSpan*uint64(l)
 		module, offset := fuchsiair.ClassModule(c.name, c.library)
-		mp.ID = append(mp.ID, uint64(mp.Len()+1))
-		mp.Start = append(mp.Start, pc)
-		mp.Limit = append(mp.Limit, pc+classSpan)
-		mp.Offset = append(mp.Offset, offset)
-		mp.File = append(mp.File, intern(module))
-		mp.BuildID = append(mp.BuildID, intern(fuchsiair.ClassMappingID(l)))
-		mp.Flags = append(mp.Flags, fuchsiair.HasFunctions)
-		locs[c] = addLocation(uint32(mp.Len()), pc, ir.Frame{Function: c.name})
+		m := mp.Append(pc, pc+classSpan, offset, intern(module), intern(fuchsiair.ClassMappingID(l)), fuchsiair.HasFunctions)
+		locs[c] = addLocation(m, pc, ir.Frame{Function: c.name})
 		return locs[c]
 	}
 	// frameLoc returns the location of an allocation frame of the source
@@ -161,14 +155,8 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 					return 0, fmt.Errorf("fuchsia: more than %d scripts in the allocation stacks", maxScripts)
 				}
 				start := scriptBase + scriptSpan*uint64(len(scripts))
-				mp.ID = append(mp.ID, uint64(mp.Len()+1))
-				mp.Start = append(mp.Start, start)
-				mp.Limit = append(mp.Limit, start+scriptSpan)
-				mp.Offset = append(mp.Offset, 0)
-				mp.File = append(mp.File, intern(fr.File))
-				mp.BuildID = append(mp.BuildID, intern(fuchsiair.ScriptMappingID(fr.ScriptID)))
-				mp.Flags = append(mp.Flags, fuchsiair.HasFunctions|fuchsiair.HasFilenames|fuchsiair.HasLineNumbers)
-				sc = &script{mapping: uint32(mp.Len())}
+				sc = &script{mapping: mp.Append(start, start+scriptSpan, 0, intern(fr.File), intern(fuchsiair.ScriptMappingID(fr.ScriptID)),
+					fuchsiair.HasFunctions|fuchsiair.HasFilenames|fuchsiair.HasLineNumbers)}
 				scripts[fr.ScriptID] = sc
 			}
 			if sc.used == scriptSpan {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/hex"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/heapconv/heapconv/internal/fidl"
@@ -48,21 +47,7 @@ func streamRead(f *ir.File, procs []fidl.Process) (*ir.File, []*ir.Snapshot) {
 		slices.SortFunc(regions, func(a, b fidl.ExecutableRegion) int { return cmp.Compare(a.Address, b.Address) })
 		first := mp.Len()
 		for _, g := range regions {
-			mp.ID = append(mp.ID, uint64(mp.Len()+1))
-			mp.Start = append(mp.Start, g.Address)
-			mp.Limit = append(mp.Limit, g.Address+g.Size)
-			mp.Offset = append(mp.Offset, g.FileOffset)
-			mp.File = append(mp.File, intern(g.Name))
-			mp.BuildID = append(mp.BuildID, intern(hex.EncodeToString(g.BuildID.Value)))
-			mp.Flags = append(mp.Flags, 0)
-		}
-		starts := mp.Start[first:]
-		resolve := func(pc uint64) uint32 {
-			i := sort.Search(len(starts), func(i int) bool { return starts[i] > pc }) - 1
-			if i < 0 || pc >= mp.Limit[first+i] {
-				return 0
-			}
-			return uint32(first + i + 1)
+			mp.Append(g.Address, g.Address+g.Size, g.FileOffset, intern(g.Name), intern(hex.EncodeToString(g.BuildID.Value)), 0)
 		}
 		fs := &fuchsiair.Snapshot{StackFirst: []uint32{0}}
 		locOf := map[uint64]uint32{}
@@ -73,7 +58,7 @@ func streamRead(f *ir.File, procs []fidl.Process) (*ir.File, []*ir.Snapshot) {
 					l = uint32(lc.Len())
 					locOf[pc] = l
 					lc.ID = append(lc.ID, uint64(l+1))
-					lc.Mapping = append(lc.Mapping, resolve(pc))
+					lc.Mapping = append(lc.Mapping, mp.Holding(first, pc))
 					lc.Address = append(lc.Address, pc)
 					lc.Folded = append(lc.Folded, false)
 					lc.FirstLine = append(lc.FirstLine, 0)
