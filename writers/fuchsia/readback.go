@@ -26,18 +26,11 @@ import (
 // regions, neither name a stack nor choose a site); each snapshot has the
 // stacks sent, node i's the one f's node i has.
 func streamRead(f *ir.File, procs []fidl.Process) (*ir.File, []*ir.Snapshot) {
-	out := &ir.File{Strings: []string{""}}
-	strs := map[string]uint32{"": 0}
-	intern := func(s string) uint32 {
-		if v, ok := strs[s]; ok {
-			return v
-		}
-		v := uint32(len(out.Strings))
-		out.Strings = append(out.Strings, s)
-		strs[s] = v
-		return v
-	}
+	strs := ir.NewInterner(nil)
+	strs.Intern("")
+	intern := strs.Intern
 	ff := &fuchsiair.File{}
+	out := &ir.File{}
 	out.SetSection(ff)
 	mp, lc := &ff.Mappings, &ff.Locations
 	lc.FirstLine = []uint32{0}
@@ -73,6 +66,7 @@ func streamRead(f *ir.File, procs []fidl.Process) (*ir.File, []*ir.Snapshot) {
 		s.SetSection(fs)
 		snaps[k] = s
 	}
+	out.Strings = strs.Strings
 	return out, snaps
 }
 
