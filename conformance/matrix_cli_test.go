@@ -80,15 +80,7 @@ func commandLine(bin, dir string, src matrixSource, wrote func(tg format, path s
 // HEAPCONV_EXHAUSTIVE=1).
 func TestMatrixCommandLine(t *testing.T) {
 	bin := buildHeapconv(t, t.TempDir())
-	var sources, targets []format
-	for _, fm := range table {
-		if fm.fixtures != "" {
-			sources = append(sources, fm)
-		}
-		if fm.write != nil {
-			targets = append(targets, fm)
-		}
-	}
+	sources, targets := matrixFormats()
 	all := matrixSources(t, sources)
 	var picked []matrixSource
 	for _, src := range all {

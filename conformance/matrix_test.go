@@ -494,12 +494,9 @@ var updateFidelity = flag.Bool("update", false, "write docs/fidelity.md from Tes
 // fidelityDoc is the generated fidelity table, from the module root.
 const fidelityDoc = "docs/fidelity.md"
 
-// TestMatrix converts every fixture of every format to every format,
-// measures what each conversion kept, fails on any loss the writer's report
-// does not name, and requires docs/fidelity.md to say exactly what it found
-// (go test ./conformance -run TestMatrix -update writes it).
-func TestMatrix(t *testing.T) {
-	var sources, targets []format
+// matrixFormats returns the formats the matrix converts from (those with
+// fixtures) and to (those with a writer).
+func matrixFormats() (sources, targets []format) {
 	for _, fm := range table {
 		if fm.fixtures != "" {
 			sources = append(sources, fm)
@@ -508,6 +505,15 @@ func TestMatrix(t *testing.T) {
 			targets = append(targets, fm)
 		}
 	}
+	return sources, targets
+}
+
+// TestMatrix converts every fixture of every format to every format,
+// measures what each conversion kept, fails on any loss the writer's report
+// does not name, and requires docs/fidelity.md to say exactly what it found
+// (go test ./conformance -run TestMatrix -update writes it).
+func TestMatrix(t *testing.T) {
+	sources, targets := matrixFormats()
 	// The conversions are independent: they run on every core, and their
 	// results are gathered in a fixed order, so the table does not depend
 	// on which finishes first.
