@@ -128,6 +128,20 @@ func SourceClasses(s *Snapshot) (classes []ClassRef, of *Uints, kept bool) {
 	return nil, nil, false
 }
 
+// ObjectNodes reports, node by node, which nodes of a snapshot are objects
+// of the heap: neither synthetic (SyntheticNodes) nor a native node that
+// holds another node's unmanaged memory (UnmanagedOwners). What a
+// conversion changes is counted in objects, as the conformance matrix
+// measures it.
+func ObjectNodes(f *File, s *Snapshot) []bool {
+	objects := SyntheticNodes(f, s)
+	owner := UnmanagedOwners(f, s)
+	for i := range objects {
+		objects[i] = !objects[i] && (owner == nil || owner[i] == NoNode)
+	}
+	return objects
+}
+
 // UnmanagedOwners returns, node by node, the node whose memory outside the
 // heap a native node holds, NoNode for every other node: in a snapshot
 // heapconv made from another format's heap (Provenance), each native node

@@ -379,7 +379,7 @@ func fromDart(f *ir.File) (*ir.File, ir.LossReport, error) {
 	assignIDs(nd, ids)
 	// Counted among the objects: the VM's pseudo-objects (the root, the
 	// isolates, the read-only pages) are none.
-	objects := heapObjects(f, s)
+	objects := ir.ObjectNodes(f, s)
 	// Each object whose name changed counts under one kind: strings the VM
 	// truncated, strings cut to MaxStringUnits (stringsLoss), or the rest.
 	var renamed, vmTruncated int
@@ -584,21 +584,7 @@ func classesChanged(out *ir.File, o *ir.Snapshot, n, shift int, class func(i int
 	return changedNodes(n, nil, class, func(i int) string { return analysis.ClassName(out, o, i+shift) }, "%q counted as %q")
 }
 
-// heapObjects reports, node by node, which nodes of s are objects of the
-// heap: not synthetic (ir.SyntheticNodes: roots, grouping nodes, the VM's
-// pseudo-objects) and not a native node holding another's unmanaged memory
-// (ir.UnmanagedOwners). The loss report counts objects whose name, id or
-// value changed; the other nodes are none.
-func heapObjects(f *ir.File, s *ir.Snapshot) []bool {
-	objects := ir.SyntheticNodes(f, s)
-	owner := ir.UnmanagedOwners(f, s)
-	for i := range objects {
-		objects[i] = !objects[i] && (owner == nil || owner[i] == ir.NoNode)
-	}
-	return objects
-}
-
-// objectValues counts the values of s that belong to objects (heapObjects'
+// objectValues counts the values of s that belong to objects (ir.ObjectNodes'
 // marks), which a conversion that keeps no values loses.
 func objectValues(s *ir.Snapshot, objects []bool) int {
 	n := 0

@@ -391,7 +391,7 @@ func fromMoarVM(f *ir.File) (*ir.File, ir.LossReport, error) {
 
 	// What V8 cannot hold, counted among the objects: the root collectables
 	// are none.
-	objects := heapObjects(f, s)
+	objects := ir.ObjectNodes(f, s)
 	if n > 0 {
 		// A collectable's id is its index, which V8's odd ids replace: the
 		// user should know too why Comparison shows no matches.

@@ -143,7 +143,7 @@ type converter struct {
 
 	weak          int // weak edges between objects, made strong
 	extTotalCount int // external totals not kept, whose bytes extTotals sums
-	// The same losses of nodes that are no objects (objectNodes), which
+	// The same losses of nodes that are no objects (ir.ObjectNodes), which
 	// the counts, of objects, leave out and the report mentions.
 	apart struct{ ids, renamed, values, weak int }
 }
@@ -194,7 +194,7 @@ func (c *converter) snapshot(k int, s *ir.Snapshot) (*ir.Snapshot, error) {
 	// What stands for no object of the source's heap keeps that mark
 	// through its type's REPR name; the loss report counts only objects.
 	synthetic := ir.SyntheticNodes(src, s)
-	object := objectNodes(src, s, synthetic)
+	object := ir.ObjectNodes(src, s)
 	// Objects renamed, each counted once: object by object, as a name
 	// another object gives up is still this object's loss.
 	rename := func(i int, _ uint32) { count(object[i], &c.renamed, &c.apart.renamed) }
@@ -421,19 +421,6 @@ func count(object bool, objects, apart *int) {
 	} else {
 		*apart++
 	}
-}
-
-// objectNodes reports which nodes of s are objects of the heap, which the
-// loss report counts: not those that stand for none (synthetic, as
-// ir.SyntheticNodes says), and not the native nodes that hold another
-// node's unmanaged memory (ir.UnmanagedOwners), which are its memory.
-func objectNodes(f *ir.File, s *ir.Snapshot, synthetic []bool) []bool {
-	object := make([]bool, len(synthetic))
-	owner := ir.UnmanagedOwners(f, s)
-	for i, syn := range synthetic {
-		object[i] = !syn && (owner == nil || owner[i] == ir.NoNode)
-	}
-	return object
 }
 
 // repr returns the REPR name of the type made for the source's class k: its
