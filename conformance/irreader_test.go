@@ -625,6 +625,15 @@ func testIRReaderRefuses(t *testing.T) {
 		{"unknown-section-column-too-short", stream(v, body([]rec{unknown}, rec{"col", 0, "zzz.n", 1, []byte{4}})...), true, false},
 		{"bytes-of-width-2", stream(v, body([]rec{section(0, "zzz.later", map[string]any{}, []any{"zzz.b", "bytes", "zzz.b", ""})},
 			rec{"col", 0, "zzz.b", 2, []byte{1, 2}})...), true, false},
+		// Chunk encodings (SPEC.md, Columns): node.id 7, 9 as deltas 7, 2
+		// zigzag-coded (14, 4), split into planes (one byte a value: one
+		// plane); edge.target 1 as a delta, two bytes split.
+		{"encoded-chunks", stream(v, replace(replace(ok, 6, rec{"col", 0, "node.id", 2, 3, []byte{14, 4, 0, 0}}),
+			10, rec{"col", 0, "edge.target", 2, 3, []byte{2, 0}})...), false, false},
+		{"encoded-value-out-of-range", stream(v, replace(ok, 10, rec{"col", 0, "edge.target", 1, 1, []byte{4}})...), true, false},
+		{"unknown-encoding", stream(v, replace(ok, 10, rec{"col", 0, "edge.target", 4, 4, u32s(1)})...), true, false},
+		{"encoded-bytes-chunk", stream(v, body([]rec{section(0, "zzz.later", map[string]any{}, []any{"zzz.b", "bytes", "zzz.b", ""})},
+			rec{"col", 0, "zzz.b", 1, 1, []byte{1, 2}})...), true, false},
 		{"more-strings-than-declared", stream(v, replace(ok, 1, rec{"strings", []any{"", "b"}})...), true, false},
 		{"end-disagrees", stream(v, replace(ok, len(ok)-1, rec{"end", map[string]any{"strings": 1, "snapshots": 2}})...), true, false},
 		{"data-after-end", append(stream(v, ok...), '\n'), true, false},

@@ -9,7 +9,7 @@ import (
 // and of the core's fields and columns that package irstream writes (each
 // section has a version of its own). Readers of the stream accept every
 // version up to it and convert older ones.
-const Version = 6
+const Version = 7
 
 // NoNode marks the absence of a node index (for example a snapshot without a
 // designated root).

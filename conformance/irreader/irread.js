@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // irread.js: a second, independent reader of heapconv's IR (.heapir),
-// schema version 6, written from ir/SPEC.md alone. It reads every record
+// schema version 7, written from ir/SPEC.md alone. It reads every record
 // and every column of a stream generically, driven by the column
 // declarations the stream carries (it knows the core, not the formats'
 // sections), checks what the spec says a reader must check (record order
@@ -18,7 +18,7 @@
 const fs = require('fs');
 const { Decoder, DecodeError, ExtData } = require('@msgpack/msgpack');
 
-const VERSION = 6; // the one schema version this reader reads
+const VERSION = 7; // the one schema version this reader reads
 const U8MAX = 0xFF;
 const U32MAX = 0xFFFFFFFF;
 const MAX_LIST = 65536; // totals, fields, declarations (SPEC "Limits a reader enforces")
@@ -285,6 +285,7 @@ class Column {
     this.signed = type === 'int';
     this.limit = own(CORE_LIMIT, k) && scope.core.has(k) ? CORE_LIMIT[k] : Infinity;
     this.storage = null; // 'col' or 'zeros', once values arrive
+    this.last = 0; // the last value so far, which a delta-coded chunk continues from
     this.len = 0;
     this.max = -1; // the largest value (a Number: exact below 2^53, only compared with smaller bounds)
     this.acc = 0; // part of the sum, |acc| < 2^52
@@ -363,6 +364,49 @@ function reader(b, w) {
   }
 }
 
+// A col chunk's encodings (SPEC "Columns"), bits of the record's fifth
+// element: DELTA, each value stored as the zigzag-coded difference from
+// the one before it in the column (0 before the first), modulo 2^64;
+// SPLIT, the bytes stored plane by plane (every value's lowest byte
+// first).
+const DELTA = 1;
+const SPLIT = 2;
+
+// The values of a chunk of n values of width w in encoding enc, as reader
+// gives them (get), and the last of them; prev is the column's value
+// before the chunk.
+function decoded(bin, w, enc, n, prev) {
+  let b = bin;
+  if (enc & SPLIT && w > 1) {
+    b = new Uint8Array(bin.length);
+    for (let k = 0; k < w; k++) {
+      for (let i = 0; i < n; i++) b[w * i + k] = bin[k * n + i];
+    }
+  }
+  const get = reader(b, w);
+  if (!(enc & DELTA)) return { get, last: n > 0 ? get(n - 1) : prev };
+  // Summed exactly: as Numbers while the sum is a safe integer, as
+  // BigInts modulo 2^64 otherwise.
+  const vals = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const z = get(i);
+    if (typeof z === 'number' && typeof prev === 'number') {
+      const d = z % 2 ? -(z + 1) / 2 : z / 2;
+      const sum = prev + d;
+      if (sum >= 0 && sum <= Number.MAX_SAFE_INTEGER) {
+        vals[i] = prev = sum;
+        continue;
+      }
+    }
+    const zb = BigInt(z);
+    const d = zb & 1n ? -((zb >> 1n) + 1n) : zb >> 1n;
+    const sum = BigInt.asUintN(64, BigInt(prev) + d);
+    prev = sum <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(sum) : sum;
+    vals[i] = prev;
+  }
+  return { get: (i) => vals[i], last: prev };
+}
+
 // ---------------------------------------------------------------- reader
 
 // Record layouts: the number of elements of each record type.
@@ -386,7 +430,7 @@ class Reader {
     const ver = BigInt(v[1]);
     if (ver > BigInt(VERSION)) fail(`IR schema version ${ver} is newer than this reader reads (${VERSION}): upgrade it`);
     if (ver < 1n) fail(`IR schema version ${ver} does not exist`);
-    if (ver < BigInt(VERSION)) fail(`IR schema version ${ver}: this reader reads version ${VERSION} only (not versions 1 to 5)`);
+    if (ver < BigInt(VERSION)) fail(`IR schema version ${ver}: this reader reads version ${VERSION} only (not versions 1 to 6)`);
     this.version = Number(ver);
   }
 
@@ -396,7 +440,9 @@ class Reader {
     if (v.length < 1) fail('an empty record');
     const t = T.name(v[0], 'record type', 16);
     if (!own(LAYOUT, t)) fail(`unknown record type ${q(t)}`);
-    if (v.length !== LAYOUT[t]) fail(`${text(t)} record of ${v.length} elements, want ${LAYOUT[t]}`);
+    // A col record may carry its chunk's encoding (SPEC "Columns").
+    const fits = v.length === LAYOUT[t] || (t === 'col' && v.length === LAYOUT[t] + 1);
+    if (!fits) fail(`${text(t)} record of ${v.length} elements, want ${LAYOUT[t]}`);
     if (!this.file && t !== 'file') fail(`${text(t)} record before the file record`);
     switch (t) {
       case 'file': this.rFile(v); break;
@@ -540,19 +586,25 @@ class Reader {
     const col = this.column(v, 'col');
     const x = `col record of ${q(col.key)}`;
     const width = T.uint(v[3], x + ' width');
-    const bin = v[4];
+    const encoded = v.length === 6;
+    const enc = encoded ? T.uint(v[4], x + ' encoding') : 0n;
+    const bin = v[encoded ? 5 : 4];
     if (!isBytes(bin)) fail(`${x}: the chunk is ${typeOf(bin)}, not a bin or a str`);
     if (![1n, 2n, 4n, 8n].includes(width)) fail(`${x}: width ${width} (1, 2, 4 or 8)`);
+    if (enc > BigInt(DELTA | SPLIT)) fail(`${x}: encoding ${enc} (0 to ${DELTA | SPLIT})`);
     const w = Number(width);
     if (col.type === 'bytes') {
       if (w !== 1) fail(`${x}: a byte chunk of width ${w} (byte chunks have width 1)`);
+      if (enc !== 0n) fail(`${x}: a byte chunk with encoding ${enc} (byte chunks have none)`);
       if (bin.length > MAX_BYTE_CHUNK) fail(`${x}: a byte chunk of ${bin.length} bytes, at most ${MAX_BYTE_CHUNK}`);
     }
     if (bin.length > MAX_CHUNK) fail(`${x}: a chunk of ${bin.length} bytes, at most ${MAX_CHUNK}`);
     if (bin.length % w) fail(`${x}: ${bin.length} bytes, not a whole number of values of width ${w}`);
     const n = bin.length / w;
     this.bound(col, n);
-    col.append(n, reader(bin, w));
+    const { get, last } = decoded(bin, w, Number(enc), n, col.last);
+    col.append(n, get);
+    if (n > 0) col.last = last;
   }
 
   rZeros(v) {

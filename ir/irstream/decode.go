@@ -53,6 +53,12 @@ type DecodeOptions struct {
 // its own size.
 const reserveRatio = 32
 
+// compressedReserveRatio is reserveRatio for a .heapir.zst, whose size
+// says less of the stream's: its column encodings (schema 7) leave zstd
+// runs that compress 50 to 100 times. A hostile file's decompressed
+// stream can be as much larger anyway, at the cost of decompressing it.
+const compressedReserveRatio = 256
+
 // reserve reports whether n entries of up to width bytes may be allocated
 // up front, and counts them against what the input justifies.
 func (d *decoder) reserve(n int64, width int64) bool {
@@ -73,7 +79,7 @@ func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 			return nil, err
 		}
 		defer zr.Close()
-		f, err := decodePlain(zr, opts.Size)
+		f, err := decodePlain(zr, max(opts.Size, 0)*compressedReserveRatio)
 		var fe *ir.FormatError
 		if errors.As(err, &fe) && fe.Offset >= 0 && fe.Within == "" {
 			// The decoder counts the bytes of the stream, not of the file.
@@ -81,12 +87,14 @@ func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 		}
 		return f, err
 	}
-	return decodePlain(br, opts.Size)
+	return decodePlain(br, max(opts.Size, 0)*reserveRatio)
 }
 
-func decodePlain(r io.Reader, size int64) (*ir.File, error) {
+// decodePlain decodes an uncompressed stream, allocating up to budget
+// bytes up front for what it declares (reserve).
+func decodePlain(r io.Reader, budget int64) (*ir.File, error) {
 	cr := &countingReader{r: bufio.NewReaderSize(r, 1<<20)}
-	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr), budget: max(size, 0) * reserveRatio}
+	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr), budget: budget}
 	f, err := d.stream()
 	if err != nil {
 		var fe *ir.FormatError
@@ -182,6 +190,7 @@ type colState struct {
 	// values; a column is one or the other.
 	mode byte
 	sum  uint64 // a count column's values so far (saturating)
+	last uint64 // the column's last value so far, which a delta-coded chunk continues from
 	// expected is set once the column has been offered its table's size
 	// (Column.Expect), so that it is charged to the budget once.
 	expected bool
@@ -884,10 +893,12 @@ func (d *decoder) closeSection(sc *scope, x ir.Section, version int, decls []ir.
 	return nil
 }
 
-// colRecord reads one chunk of a column: ["col", scope, name, width, bin] or
+// colRecord reads one chunk of a column: ["col", scope, name, width, bin],
+// from schema 7 on also ["col", scope, name, width, bin, encoding], or
 // ["zeros", scope, name, count].
 func (d *decoder) colRecord(n int, zeros bool) error {
-	if (zeros && n != 4) || (!zeros && n != 5) {
+	encoded := !zeros && n == 6 && d.version >= 7
+	if (zeros && n != 4) || (!zeros && n != 5 && !encoded) {
 		return d.errorf("column record of %d elements", n)
 	}
 	idx, err := d.int()
@@ -935,6 +946,15 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 		if w != 1 && w != 2 && w != 4 && w != 8 {
 			return d.errorf("column %s: width %d", name, w)
 		}
+		var enc uint64
+		if encoded {
+			if enc, err = d.uint(); err != nil {
+				return err
+			}
+			if enc > EncodingDelta|EncodingSplit || cs.c.Decl.Type == ir.TypeBytes && enc != 0 {
+				return d.errorf("column %s: chunk encoding %d", name, enc)
+			}
+		}
 		bl, err := d.dec.DecodeBytesLen()
 		if err != nil {
 			return err
@@ -946,8 +966,11 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 			return d.errorf("column %s: chunk of %d bytes (width %d, at most %d bytes)", name, bl, w, maxChunkBytes)
 		}
 		count = bl / int(w)
-		if err := d.readValues(int(w), bl); err != nil {
+		if err := d.readValues(int(w), bl, int(enc), cs.last); err != nil {
 			return err
+		}
+		if count > 0 {
+			cs.last = d.vals[count-1]
 		}
 	}
 	lim := cs.limit()
@@ -990,8 +1013,10 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 	return nil
 }
 
-// readValues reads a chunk of bl bytes of values of width w into d.vals.
-func (d *decoder) readValues(w, bl int) error {
+// readValues reads a chunk of bl bytes of values of width w, stored in
+// the encoding enc (EncodingSplit, EncodingDelta; prev is the column's
+// value before the chunk), into d.vals.
+func (d *decoder) readValues(w, bl, enc int, prev uint64) error {
 	if cap(d.buf) < bl {
 		d.buf = make([]byte, max(bl, stringStep))
 	}
@@ -1003,25 +1028,59 @@ func (d *decoder) readValues(w, bl int) error {
 		d.vals = make([]uint64, max(n, chunkValues))
 	}
 	vals, b := d.vals[:n], d.buf[:bl]
-	switch w {
-	case 1:
+	switch {
+	case w == 1:
 		for i := range vals {
 			vals[i] = uint64(b[i])
 		}
-	case 2:
+	case enc&EncodingSplit != 0:
+		unsplit(vals, b, w)
+	case w == 2:
 		for i := range vals {
 			vals[i] = uint64(binary.LittleEndian.Uint16(b[2*i:]))
 		}
-	case 4:
+	case w == 4:
 		for i := range vals {
 			vals[i] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
 		}
-	case 8:
+	case w == 8:
 		for i := range vals {
 			vals[i] = binary.LittleEndian.Uint64(b[8*i:])
 		}
 	}
+	if enc&EncodingDelta != 0 {
+		for i, z := range vals {
+			prev += z>>1 ^ -(z & 1) // the zigzag undone, wrapping as it was made
+			vals[i] = prev
+		}
+	}
 	return nil
+}
+
+// unsplit reads values of width w (2, 4 or 8) from b, whose bytes are
+// stored plane by plane (EncodingSplit).
+func unsplit(vals []uint64, b []byte, w int) {
+	n := len(vals)
+	p0, p1 := b[:n], b[n:2*n]
+	switch w {
+	case 2:
+		for i := range vals {
+			vals[i] = uint64(p0[i]) | uint64(p1[i])<<8
+		}
+	case 4:
+		p2, p3 := b[2*n:3*n], b[3*n:4*n]
+		for i := range vals {
+			vals[i] = uint64(p0[i]) | uint64(p1[i])<<8 | uint64(p2[i])<<16 | uint64(p3[i])<<24
+		}
+	default:
+		for i := range vals {
+			var x uint64
+			for k := range 8 {
+				x |= uint64(b[k*n+i]) << (8 * k)
+			}
+			vals[i] = x
+		}
+	}
 }
 
 // bytesChunk reads a chunk of a bytes column (the bin of a col record of

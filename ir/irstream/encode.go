@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 
@@ -62,10 +63,11 @@ func EncodeZstd(w io.Writer, f *ir.File) error {
 }
 
 type encoder struct {
-	enc  *msgpack.Encoder
-	err  error
-	buf  []byte
-	vals []uint64
+	enc   *msgpack.Encoder
+	err   error
+	buf   []byte
+	vals  []uint64
+	diffs []uint64 // a chunk's values, delta-coded
 }
 
 // Each helper records the first error and turns later calls into no-ops, so
@@ -334,6 +336,10 @@ func (e *encoder) columns(scope int, b *ir.Bindings) {
 
 func (e *encoder) colHeader(scope int, name string, width int) {
 	e.arr(5)
+	e.colStart(scope, name, width)
+}
+
+func (e *encoder) colStart(scope int, name string, width int) {
 	e.str("col")
 	e.int(int64(scope))
 	e.str(name)
@@ -354,8 +360,9 @@ func (e *encoder) column(scope int, c *ir.Column) {
 		e.u32chunks(scope, name, d)
 		return
 	case []uint64:
+		var prev uint64
 		for i := 0; i < len(d); i += chunkValues {
-			e.packed(scope, name, d[i:min(i+chunkValues, len(d))])
+			prev = e.packed(scope, name, d[i:min(i+chunkValues, len(d))], prev)
 		}
 		return
 	case *ir.Uints:
@@ -382,32 +389,47 @@ func (e *encoder) column(scope int, c *ir.Column) {
 	if cap(e.vals) < chunkValues {
 		e.vals = make([]uint64, chunkValues)
 	}
+	var prev uint64
 	for i := 0; i < n; i += chunkValues {
 		part := e.vals[:min(chunkValues, n-i)]
 		c.Values(part, i)
-		e.packed(scope, name, part)
+		prev = e.packed(scope, name, part, prev)
 	}
 }
 
-// packed writes one chunk in the narrowest width its largest value fits.
-func (e *encoder) packed(scope int, name string, part []uint64) {
+// packed writes one chunk of values in the encoding chooseEncoding picks,
+// in the narrowest width its largest stored value fits; prev is the
+// column's value before the chunk (0 before its first), and it returns the
+// chunk's last value.
+func (e *encoder) packed(scope int, name string, part []uint64, prev uint64) uint64 {
+	last := part[len(part)-1]
+	enc := chooseEncoding(part, prev)
+	if enc&EncodingDelta != 0 {
+		e.diffs = appendDeltas(e.diffs[:0], part, prev)
+		part = e.diffs
+	}
 	var m uint64
 	for _, x := range part {
 		m |= x
 	}
 	w := widthOf(m)
+	if w == 1 {
+		enc &^= EncodingSplit // one byte a value is one plane
+	}
 	e.buf = slices.Grow(e.buf[:0], w*len(part))[:w*len(part)]
 	b := e.buf
-	switch w {
-	case 1:
+	switch {
+	case enc&EncodingSplit != 0:
+		split(b, part, w)
+	case w == 1:
 		for j, x := range part {
 			b[j] = byte(x)
 		}
-	case 2:
+	case w == 2:
 		for j, x := range part {
 			binary.LittleEndian.PutUint16(b[2*j:], uint16(x))
 		}
-	case 4:
+	case w == 4:
 		for j, x := range part {
 			binary.LittleEndian.PutUint32(b[4*j:], uint32(x))
 		}
@@ -416,8 +438,89 @@ func (e *encoder) packed(scope int, name string, part []uint64) {
 			binary.LittleEndian.PutUint64(b[8*j:], x)
 		}
 	}
-	e.colHeader(scope, name, w)
+	if enc == 0 {
+		e.colHeader(scope, name, w)
+		e.bin(b)
+		return last
+	}
+	e.arr(6)
+	e.colStart(scope, name, w)
+	e.uint(uint64(enc))
 	e.bin(b)
+	return last
+}
+
+// The encodings of a "col" chunk (schema 7), bits of its fifth element;
+// SPEC.md, Columns, defines them.
+const (
+	// EncodingDelta: the chunk stores each value's difference from the
+	// one before it in the column (0 before the first), zigzag-coded.
+	EncodingDelta = 1
+	// EncodingSplit: the chunk's bytes are stored plane by plane: the
+	// first byte of every value, then the second, and so on.
+	EncodingSplit = 2
+)
+
+// chooseEncoding picks a chunk's encoding: delta where the differences
+// take fewer significant bytes in all than the values (ids that step by
+// 2, element indices, sorted indices), and the bytes split into planes
+// whenever a value takes more than one, which leaves zstd runs of equal
+// high bytes instead of bytes interleaved with the changing low ones.
+// The choice costs a pass over the chunk; the stream's size is what it
+// saves (docs/performance.md).
+func chooseEncoding(part []uint64, prev uint64) int {
+	var plain, delta int
+	for _, x := range part {
+		plain += significantBytes(x)
+		delta += significantBytes(zigzag(x - prev))
+		prev = x
+	}
+	enc := EncodingSplit
+	if delta < plain {
+		enc |= EncodingDelta
+	}
+	return enc
+}
+
+// split writes values of width w (2, 4 or 8) into b plane by plane
+// (EncodingSplit).
+func split(b []byte, vals []uint64, w int) {
+	n := len(vals)
+	p0, p1 := b[:n], b[n:2*n]
+	switch w {
+	case 2:
+		for i, x := range vals {
+			p0[i], p1[i] = byte(x), byte(x>>8)
+		}
+	case 4:
+		p2, p3 := b[2*n:3*n], b[3*n:4*n]
+		for i, x := range vals {
+			p0[i], p1[i], p2[i], p3[i] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+		}
+	default:
+		for i, x := range vals {
+			for k := range 8 {
+				b[k*n+i] = byte(x >> (8 * k))
+			}
+		}
+	}
+}
+
+// significantBytes is the number of bytes of v up to its highest
+// non-zero one.
+func significantBytes(v uint64) int { return (bits.Len64(v) + 7) / 8 }
+
+// zigzag maps a difference, taken as signed, to an unsigned number that
+// is small when the difference is near 0 either way.
+func zigzag(d uint64) uint64 { return d<<1 ^ uint64(int64(d)>>63) }
+
+// appendDeltas appends the zigzag-coded differences of v (EncodingDelta)
+// to out, prev being the value before v's first.
+func appendDeltas(out, v []uint64, prev uint64) []uint64 {
+	for _, x := range v {
+		out, prev = append(out, zigzag(x-prev)), x
+	}
+	return out
 }
 
 func (e *encoder) u8chunks(scope int, name string, v []uint8) {
@@ -428,14 +531,16 @@ func (e *encoder) u8chunks(scope int, name string, v []uint8) {
 }
 
 func (e *encoder) u32chunks(scope int, name string, v []uint32) {
+	if cap(e.vals) < chunkValues {
+		e.vals = make([]uint64, chunkValues)
+	}
+	var prev uint64
 	for i := 0; i < len(v); i += chunkValues {
-		part := v[i:min(i+chunkValues, len(v))]
-		e.buf = slices.Grow(e.buf[:0], 4*len(part))[:4*len(part)]
-		for j, x := range part {
-			binary.LittleEndian.PutUint32(e.buf[4*j:], x)
+		part := e.vals[:min(chunkValues, len(v)-i)]
+		for j, x := range v[i : i+len(part)] {
+			part[j] = uint64(x)
 		}
-		e.colHeader(scope, name, 4)
-		e.bin(e.buf)
+		prev = e.packed(scope, name, part, prev)
 	}
 }
 

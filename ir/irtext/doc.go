@@ -6,7 +6,7 @@
 //
 // The form, by example:
 //
-//	heapir 6
+//	heapir 7
 //	format "v8"
 //	format_version ""
 //	producer ""
