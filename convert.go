@@ -334,15 +334,16 @@ func (c *conversion) checkOutput(name string) error {
 	return checkOutput(name, c.opts.Overwrite, c.input.info)
 }
 
-// create starts writing an output ("-": Stdout).
+// create starts writing an output ("-": Stdout), compressed with wr at
+// the level asked for when wr is not nil.
 func (c *conversion) create(name string, wr *wrapper) (*atomicFile, error) {
 	if name == "-" {
-		return streamOutput("standard output", c.opts.Stdout, wr)
+		return streamOutput("standard output", c.opts.Stdout, wr, c.opts.Write.Level)
 	}
 	if err := c.checkOutput(name); err != nil {
 		return nil, err
 	}
-	return createAtomic(name, wr)
+	return createAtomic(name, wr, c.opts.Write.Level)
 }
 
 // all lists every output, the loss report first.

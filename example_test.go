@@ -73,6 +73,50 @@ func ExampleWriteFile() {
 	// differences: 0
 }
 
+// Archive a heap at the level a command line names (ParseLevel): "fast"
+// when writing must be quick, "best" for the smallest file. Every level
+// reads back the same.
+func ExampleWriteOptions_level() {
+	f, err := heapconv.ReadFile("testdata/moarvm/nqp-1snap.mvmheap", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "heapconv-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	size := map[string]int64{}
+	for _, name := range []string{"fast", "best"} {
+		level, err := heapconv.ParseLevel(name)
+		if err != nil {
+			log.Fatal(err)
+		}
+		archive := filepath.Join(dir, name+".heapir.zst")
+		if _, err := heapconv.WriteFile(archive, f, &heapconv.WriteOptions{Level: level}); err != nil {
+			log.Fatal(err)
+		}
+		st, err := os.Stat(archive)
+		if err != nil {
+			log.Fatal(err)
+		}
+		size[name] = st.Size()
+		back, err := heapconv.ReadFile(archive, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %d differences\n", level, len(ir.Diff(f, back, 1)))
+	}
+	fmt.Println("best is smaller:", size["best"] < size["fast"])
+	_, err = heapconv.ParseLevel("max")
+	fmt.Println(err)
+	// Output:
+	// fast: 0 differences
+	// best: 0 differences
+	// best is smaller: true
+	// unknown compression level "max" (levels: fast, default, best)
+}
+
 // Read a MoarVM file, which holds one snapshot per garbage collection it
 // was asked to record, and look at each.
 func ExampleReadFile() {

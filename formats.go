@@ -82,6 +82,9 @@ func (f *Format) Write(w io.Writer, file *ir.File, opts *WriteOptions) (ir.LossR
 	if opts == nil {
 		opts = &WriteOptions{}
 	}
+	if err := checkLevel(opts.Level); err != nil {
+		return nil, err
+	}
 	return f.write(w, file, opts)
 }
 
@@ -158,7 +161,7 @@ var formats = []*Format{
 		},
 		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			if o.Compress {
-				return nil, irstream.EncodeZstd(w, f)
+				return nil, irstream.EncodeZstdLevel(w, f, zstdLevels[o.Level])
 			}
 			return nil, irstream.Encode(w, f)
 		},

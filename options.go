@@ -1,6 +1,9 @@
 package heapconv
 
-import "io"
+import (
+	"fmt"
+	"io"
+)
 
 // ReadOptions adjust reading. A nil *ReadOptions means the zero value:
 // the format detected from the content, no block contents, no progress.
@@ -59,6 +62,14 @@ type WriteOptions struct {
 	// NoGzip writes a Fuchsia pprof profile uncompressed, as older ffx
 	// versions did.
 	NoGzip bool
+	// Level is how hard a compressed output is compressed: a .heapir.zst,
+	// and any output written in a .gz or .zst wrapper
+	// (x.heapsnapshot.zst). The zero value is LevelDefault. An output
+	// that is not compressed ignores it, and so does the compression a
+	// format has inside: a Fuchsia pprof profile's own gzip (.pb.gz) and
+	// a MoarVM file's zstd blocks, which stay as their own tools write
+	// them.
+	Level Level
 	// ContentsDir receives a Fuchsia pprof profile's block contents, one
 	// file per block, as ffx profile heapdump writes them.
 	ContentsDir string
@@ -72,3 +83,45 @@ type WriteOptions struct {
 	// so.
 	AsRead bool
 }
+
+// A Level is how hard WriteOptions.Level asks a compressed output to be
+// compressed: a trade of the time to write for the size written. Every
+// level reads back the same way.
+type Level uint8
+
+const (
+	// LevelDefault compresses well while staying quick to write: zstd's
+	// "better" level (on a heap's IR about a quarter smaller than zstd's
+	// own default, for twice the time), gzip's default level.
+	LevelDefault Level = iota
+	// LevelFast writes fastest: zstd's and gzip's fastest levels.
+	LevelFast
+	// LevelBest writes the smallest files, several times slower than
+	// LevelDefault: zstd's and gzip's best levels.
+	LevelBest
+)
+
+// levelNames are the levels' names, as ParseLevel takes them.
+var levelNames = [...]string{LevelDefault: "default", LevelFast: "fast", LevelBest: "best"}
+
+// String returns the level's name: "default", "fast" or "best".
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("Level(%d)", uint8(l))
+}
+
+// ParseLevel returns the level named "fast", "default" or "best" (as
+// String names them), or an error that lists those names.
+func ParseLevel(s string) (Level, error) {
+	for l, name := range levelNames {
+		if s == name {
+			return Level(l), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown compression level %q (levels: fast, default, best)", s)
+}
+
+// valid reports whether l is one of the levels.
+func (l Level) valid() bool { return int(l) < len(levelNames) }

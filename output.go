@@ -75,12 +75,22 @@ func OutputFormat(name string) *Format {
 // check refuses write options that do not fit the planned output.
 func (o *outputPlan) check(opts *WriteOptions) error {
 	switch {
+	case !opts.Level.valid():
+		return checkLevel(opts.Level)
 	case o.format.Name == fuchsiair.FormatFIDL && (opts.NoGzip || opts.ContentsDir != ""):
 		return fmt.Errorf("%w: NoGzip and ContentsDir are for pprof profiles; a FIDL stream carries its block contents", ErrOption)
 	case o.native && o.format.ownWrapper == "gzip" && opts.NoGzip:
 		return fmt.Errorf("%w: NoGzip, but the output's name ends in .gz", ErrOption)
 	case opts.ContentsDir != "":
 		return checkContentsDir(opts.ContentsDir)
+	}
+	return nil
+}
+
+// checkLevel refuses a Level that is none of the Level constants.
+func checkLevel(l Level) error {
+	if !l.valid() {
+		return fmt.Errorf("%w: compression level %v is none of LevelDefault, LevelFast, LevelBest", ErrOption, l)
 	}
 	return nil
 }
@@ -139,7 +149,7 @@ func WriteFile(name string, f *ir.File, opts *WriteOptions) (ir.LossReport, erro
 	if err := checkOutput(name, true, nil); err != nil {
 		return nil, err
 	}
-	out, err := createAtomic(name, plan.wrapper)
+	out, err := createAtomic(name, plan.wrapper, wopts.Level)
 	if err != nil {
 		return nil, err
 	}
@@ -275,16 +285,16 @@ func tempPattern(name string) string {
 	return "." + base + ".tmp-*"
 }
 
-// createAtomic starts writing the named file, compressed with wr when not
-// nil: a temporary file beside it, or the file itself when it is a device
+// createAtomic starts writing the named file, compressed with wr at the
+// level when wr is not nil: a temporary file beside it, or the file itself when it is a device
 // or pipe (inPlace) or a descriptor of the process (/dev/stdout). A
 // symlink's target is replaced, not the link. The
 // caller has checked the name with checkOutput.
-func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
+func createAtomic(name string, wr *wrapper, level Level) (*atomicFile, error) {
 	path := name
 	st, err := os.Stat(name)
 	if err == nil && (inPlace(st) || descriptor(name)) {
-		return openInPlace(name, wr)
+		return openInPlace(name, wr, level)
 	}
 	if lst, lerr := os.Lstat(name); err == nil && lerr == nil && lst.Mode()&os.ModeSymlink != 0 {
 		if path, err = filepath.EvalSymlinks(name); err != nil {
@@ -307,7 +317,7 @@ func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
 		o.abort()
 		return nil, &OutputError{name, unpath(err)}
 	}
-	if err := o.compress(wr); err != nil {
+	if err := o.compress(wr, level); err != nil {
 		o.abort()
 		return nil, err
 	}
@@ -318,32 +328,34 @@ func createAtomic(name string, wr *wrapper) (*atomicFile, error) {
 // descriptor of the process, where it is: opened for writing (a pipe
 // waits for its reader), never created nor replaced; truncated as the
 // shell's > truncates (which a device or pipe ignores).
-func openInPlace(name string, wr *wrapper) (*atomicFile, error) {
+func openInPlace(name string, wr *wrapper, level Level) (*atomicFile, error) {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return nil, &OutputError{name, unpath(err)}
 	}
 	o := &atomicFile{name: name, direct: f, w: tempWriter{f}}
-	if err := o.compress(wr); err != nil {
+	if err := o.compress(wr, level); err != nil {
 		o.abort()
 		return nil, err
 	}
 	return o, nil
 }
 
-// streamOutput writes to w (standard output), compressed with wr when not
-// nil; it cannot be taken back.
-func streamOutput(name string, w io.Writer, wr *wrapper) (*atomicFile, error) {
+// streamOutput writes to w (standard output), compressed with wr at the
+// level when wr is not nil; it cannot be taken back.
+func streamOutput(name string, w io.Writer, wr *wrapper, level Level) (*atomicFile, error) {
 	o := &atomicFile{name: name, w: w}
-	return o, o.compress(wr)
+	return o, o.compress(wr, level)
 }
 
-func (o *atomicFile) compress(wr *wrapper) error {
+// compress makes the output compress what is written to it with wr at
+// the level (nothing when wr is nil).
+func (o *atomicFile) compress(wr *wrapper, level Level) error {
 	if wr == nil {
 		return nil
 	}
 	o.bw = bufio.NewWriterSize(o.w, 1<<20)
-	zw, err := wr.NewWriter(o.bw)
+	zw, err := wr.NewWriter(o.bw, level)
 	if err != nil {
 		return err
 	}

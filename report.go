@@ -47,7 +47,7 @@ func WriteReport(out string, heaps []analysis.Heap, opts *ReportOptions) error {
 	if err := CheckOutput(out, o.Overwrite, o.Inputs...); err != nil {
 		return err
 	}
-	f, err := createAtomic(out, nil)
+	f, err := createAtomic(out, nil, LevelDefault)
 	if err != nil {
 		return err
 	}

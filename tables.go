@@ -81,7 +81,7 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 			return LossReport{}, fmt.Errorf("the loss report: %w", err)
 		}
 		var err error
-		if report, err = createAtomic(name, nil); err != nil {
+		if report, err = createAtomic(name, nil, LevelDefault); err != nil {
 			return LossReport{}, fmt.Errorf("the loss report: %w", err)
 		}
 		defer report.abort()

@@ -90,7 +90,7 @@ func TestOpen(t *testing.T) {
 			if wr != nil {
 				name = wr.Name
 				var b bytes.Buffer
-				zw, err := wr.NewWriter(&b)
+				zw, err := wr.NewWriter(&b, LevelDefault)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -141,7 +141,7 @@ func TestOpen(t *testing.T) {
 	})
 	t.Run("unknown inside", func(t *testing.T) {
 		var b bytes.Buffer
-		zw, _ := wrapperByName("gzip").NewWriter(&b)
+		zw, _ := wrapperByName("gzip").NewWriter(&b, LevelDefault)
 		zw.Write([]byte("hello"))
 		zw.Close()
 		if _, err := Open(&b, nil); !errors.Is(err, ErrUnrecognized) {
@@ -170,7 +170,7 @@ func TestWrapperErrors(t *testing.T) {
 	data := bytes.Repeat([]byte("heap snapshots compress well "), 10000)
 	for _, wr := range wrappers {
 		var b bytes.Buffer
-		zw, _ := wr.NewWriter(&b)
+		zw, _ := wr.NewWriter(&b, LevelDefault)
 		zw.Write(data)
 		zw.Close()
 		z := b.Bytes()

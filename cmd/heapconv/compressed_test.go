@@ -361,3 +361,65 @@ func TestCompressedOffsetsSaySo(t *testing.T) {
 		t.Errorf("validate of a recovered gzipped MoarVM file: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestLevelOption: --level reaches the compressor (best writes a smaller
+// file than fast, and both hold the heap), and is a usage error where it
+// would do nothing or names no level, before any OUT is written.
+func TestLevelOption(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(testdata, "v8", "node22.heapsnapshot.zst")
+	plain := filepath.Join(dir, "plain.heapir")
+	if code, _, stderr := cliRun(t, nil, "convert", "-q", in, plain); code != 0 {
+		t.Fatal(stderr)
+	}
+	want := cliReadFile(t, plain)
+	for _, ext := range []string{".heapir.zst", ".heapir.gz"} {
+		var sizes []int
+		for _, level := range []string{"fast", "best"} {
+			out := filepath.Join(dir, level+ext)
+			if code, _, stderr := cliRun(t, nil, "convert", "-q", "--level", level, in, out); code != 0 {
+				t.Fatalf("--level %s: %s", level, stderr)
+			}
+			data := cliReadFile(t, out)
+			sizes = append(sizes, len(data))
+			if ext == ".heapir.gz" {
+				data = gunzipBytes(t, data)
+			}
+			g, err := irstream.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("--level %s: %v", level, err)
+			}
+			var b bytes.Buffer
+			if err := irstream.Encode(&b, g); err != nil || !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("--level %s: %s does not hold the heap (%v)", level, ext, err)
+			}
+		}
+		if sizes[1] >= sizes[0] {
+			t.Errorf("%s: --level fast wrote %d bytes, best %d; want best smaller", ext, sizes[0], sizes[1])
+		}
+	}
+
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--level", "max", in, filepath.Join(dir, "x.heapir.zst")}, `--level: unknown compression level "max" (levels: fast, default, best)`},
+		{[]string{"--level=", in, filepath.Join(dir, "x.heapir.zst")}, `unknown compression level ""`},
+		{[]string{"--level", "best", in, filepath.Join(dir, "x.heapir")}, "--level applies to compressed outputs"},
+		{[]string{"--level", "fast", in, filepath.Join(dir, "x.heapsnapshot")}, "--level applies to compressed outputs"},
+		{[]string{"--level", "fast", "--to", "ir", in, "-"}, "--level applies to compressed outputs"},
+		{[]string{"--level", "best", in, filepath.Join(dir, "x.pb.gz")}, "not to a Fuchsia profile's own gzip"},
+		{[]string{"--level", "best", in, filepath.Join(dir, "x.parquet")}, "--level"},
+	} {
+		args := append([]string{"convert"}, tc.args...)
+		code, stdout, stderr := cliRun(t, nil, args...)
+		if code != 2 || !strings.Contains(stderr, tc.stderr) || !strings.Contains(stderr, "Usage: heapconv convert") || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2 and %q with the usage", strings.Join(args, " "), code, stdout, stderr, tc.stderr)
+		}
+		if out := tc.args[len(tc.args)-1]; out != "-" {
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s: %s was written", strings.Join(args, " "), out)
+			}
+		}
+	}
+}

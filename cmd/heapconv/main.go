@@ -6,7 +6,8 @@
 //
 //	heapconv convert [--from F] [--to F|parquet] [--snapshot N|all] [--force] [-q]
 //	                 [--loss-report FILE.json] [--contents DIR] [--scan-pointers]
-//	                 [--no-gzip] [--out-contents DIR] [--file-id ID] IN OUT
+//	                 [--no-gzip] [--out-contents DIR] [--level fast|default|best]
+//	                 [--file-id ID] IN OUT
 //	heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--as F]
 //	              [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
 //	heapconv diff [--json] [--top N] [--by self|count|retained] [--retained=false]
