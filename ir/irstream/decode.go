@@ -1073,12 +1073,10 @@ func unsplit(vals []uint64, b []byte, w int) {
 			vals[i] = uint64(p0[i]) | uint64(p1[i])<<8 | uint64(p2[i])<<16 | uint64(p3[i])<<24
 		}
 	default:
+		p2, p3, p4, p5, p6, p7 := b[2*n:3*n], b[3*n:4*n], b[4*n:5*n], b[5*n:6*n], b[6*n:7*n], b[7*n:8*n]
 		for i := range vals {
-			var x uint64
-			for k := range 8 {
-				x |= uint64(b[k*n+i]) << (8 * k)
-			}
-			vals[i] = x
+			vals[i] = uint64(p0[i]) | uint64(p1[i])<<8 | uint64(p2[i])<<16 | uint64(p3[i])<<24 |
+				uint64(p4[i])<<32 | uint64(p5[i])<<40 | uint64(p6[i])<<48 | uint64(p7[i])<<56
 		}
 	}
 }

@@ -513,10 +513,10 @@ func split(b []byte, vals []uint64, w int) {
 			p0[i], p1[i], p2[i], p3[i] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
 		}
 	default:
+		p2, p3, p4, p5, p6, p7 := b[2*n:3*n], b[3*n:4*n], b[4*n:5*n], b[5*n:6*n], b[6*n:7*n], b[7*n:8*n]
 		for i, x := range vals {
-			for k := range 8 {
-				b[k*n+i] = byte(x >> (8 * k))
-			}
+			p0[i], p1[i], p2[i], p3[i] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+			p4[i], p5[i], p6[i], p7[i] = byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56)
 		}
 	}
 }
