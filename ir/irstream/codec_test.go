@@ -620,6 +620,13 @@ func TestDecodePastVersions(t *testing.T) {
 			v := v8ir.Of(f.Snapshots[0])
 			return v != nil && v.Locations.Len() == 4
 		}},
+		// Written by the version 7 encoder from
+		// testdata/v8/small/rows.heapsnapshot: its ids 1, 3, 5, 7 in a
+		// delta-coded chunk.
+		{"testdata/versions/v7-v8-encoded.heapir", 7, v8ir.Format, 1, 4, func(f *ir.File) bool {
+			s := f.Snapshots[0]
+			return v8ir.Of(s) != nil && s.Nodes.ID.At(0) == 1 && s.Nodes.ID.At(3) == 7
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
