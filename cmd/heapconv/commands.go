@@ -66,10 +66,9 @@ Flags:
                   DIR that is not a directory is refused)
   --level L       how hard to compress an OUT ending in .zst or .gz: fast,
                   default or best. On a heap's .heapir.zst, default (zstd's
-                  "better" level) is a quarter smaller than fast and takes
-                  under three times as long to compress; best is a few
-                  percent smaller again, six times slower. A Fuchsia
-                  profile's own gzip (.pb.gz) keeps ffx's level
+                  "better" level) is 30% smaller than fast for a fifth more
+                  time in all; best is hardly smaller, twice as slow. A
+                  Fuchsia profile's own gzip (.pb.gz) keeps ffx's level
   --file-id ID    with --to parquet: the file id every row carries (default:
                   IN's name without directory and extensions)
 
