@@ -2,7 +2,6 @@ package irstream
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math/bits"
@@ -413,14 +412,16 @@ func (e *encoder) column(scope int, c *ir.Column) {
 	}
 }
 
-// packed writes one chunk of values in the encoding chooseEncoding picks,
-// in the narrowest width its largest stored value fits; prev is the
+// packed writes one chunk of values, delta-coded where deltaSmaller says
+// so, in the narrowest width its largest stored value fits, split into
+// byte planes when that is more than a byte; prev is the
 // column's value before the chunk (0 before its first), and it returns the
 // chunk's last value.
 func (e *encoder) packed(scope int, name string, part []uint64, prev uint64) uint64 {
 	last := part[len(part)-1]
-	enc := chooseEncoding(part, prev)
-	if enc&EncodingDelta != 0 {
+	enc := 0
+	if deltaSmaller(part, prev) {
+		enc = EncodingDelta
 		e.diffs = appendDeltas(e.diffs[:0], part, prev)
 		part = e.diffs
 	}
@@ -429,30 +430,18 @@ func (e *encoder) packed(scope int, name string, part []uint64, prev uint64) uin
 		m |= x
 	}
 	w := widthOf(m)
-	if w == 1 {
-		enc &^= EncodingSplit // one byte a value is one plane
-	}
 	e.buf = slices.Grow(e.buf[:0], w*len(part))[:w*len(part)]
 	b := e.buf
-	switch {
-	case enc&EncodingSplit != 0:
-		split(b, part, w)
-	case w == 1:
+	if w == 1 {
 		for j, x := range part {
 			b[j] = byte(x)
 		}
-	case w == 2:
-		for j, x := range part {
-			binary.LittleEndian.PutUint16(b[2*j:], uint16(x))
-		}
-	case w == 4:
-		for j, x := range part {
-			binary.LittleEndian.PutUint32(b[4*j:], uint32(x))
-		}
-	default:
-		for j, x := range part {
-			binary.LittleEndian.PutUint64(b[8*j:], x)
-		}
+	} else {
+		// Wider values are always split into planes: zstd then finds
+		// runs of equal high bytes instead of bytes interleaved with the
+		// changing low ones.
+		enc |= EncodingSplit
+		split(b, part, w)
 	}
 	if enc == 0 {
 		e.colHeader(scope, name, w)
@@ -477,25 +466,19 @@ const (
 	EncodingSplit = 2
 )
 
-// chooseEncoding picks a chunk's encoding: delta where the differences
-// take fewer significant bytes in all than the values (ids that step by
-// 2, element indices, sorted indices), and the bytes split into planes
-// whenever a value takes more than one, which leaves zstd runs of equal
-// high bytes instead of bytes interleaved with the changing low ones.
-// The choice costs a pass over the chunk; the stream's size is what it
-// saves (docs/performance.md).
-func chooseEncoding(part []uint64, prev uint64) int {
+// deltaSmaller reports whether a chunk is stored delta-coded: whether the
+// differences take fewer significant bytes in all than the values (ids
+// that step by 2, element indices, sorted indices), prev being the
+// column's value before the chunk. The choice costs a pass over the chunk;
+// the stream's size is what it saves (docs/performance.md).
+func deltaSmaller(part []uint64, prev uint64) bool {
 	var plain, delta int
 	for _, x := range part {
 		plain += significantBytes(x)
 		delta += significantBytes(zigzag(x - prev))
 		prev = x
 	}
-	enc := EncodingSplit
-	if delta < plain {
-		enc |= EncodingDelta
-	}
-	return enc
+	return delta < plain
 }
 
 // split writes values of width w (2, 4 or 8) into b plane by plane
