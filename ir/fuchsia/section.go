@@ -211,6 +211,18 @@ type Locations struct {
 // Len returns the number of locations.
 func (l *Locations) Len() int { return len(l.ID) }
 
+// Append adds a location at program address pc in the mapping of ID
+// mapping (0: none), not folded, with the next ID, and returns its index.
+// Its lines, and FirstLine, are the caller's to add.
+func (l *Locations) Append(mapping uint32, pc uint64) uint32 {
+	i := uint32(l.Len())
+	l.ID = append(l.ID, uint64(i+1))
+	l.Mapping = append(l.Mapping, mapping)
+	l.Address = append(l.Address, pc)
+	l.Folded = append(l.Folded, false)
+	return i
+}
+
 // Snapshot holds what one process's part of a heapdump profile has
 // beyond the common model. Per-node columns have one entry per node unless
 // said otherwise.

@@ -220,12 +220,8 @@ func (b *fidlBuilder) snapshot(sn *fidl.Snapshot) {
 		for j, pc := range stacks[k] {
 			l, ok := locOf[pc]
 			if !ok {
-				l = uint32(lc.Len())
+				l = lc.Append(mp.Holding(firstMapping, pc), pc)
 				locOf[pc] = l
-				lc.ID = append(lc.ID, uint64(l+1))
-				lc.Mapping = append(lc.Mapping, mp.Holding(firstMapping, pc))
-				lc.Address = append(lc.Address, pc)
-				lc.Folded = append(lc.Folded, false)
 			}
 			ls[j] = l
 		}

@@ -97,7 +97,6 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 	// column. It returns the location's index.
 	addLocation := func(mapping uint32, pc uint64, fr ir.Frame) uint32 {
 		lc, fn := &ff.Locations, &ff.Functions
-		l := uint32(lc.Len())
 		fn.ID = append(fn.ID, uint64(fn.Len()+1))
 		fn.Name = append(fn.Name, intern(fr.Function))
 		fn.SystemName = append(fn.SystemName, 0)
@@ -106,10 +105,7 @@ func convert(f *ir.File, into string) (*ir.File, ir.LossReport, error) {
 		if len(lc.FirstLine) == 0 {
 			lc.FirstLine = append(lc.FirstLine, 0)
 		}
-		lc.ID = append(lc.ID, uint64(l+1))
-		lc.Mapping = append(lc.Mapping, mapping)
-		lc.Address = append(lc.Address, pc)
-		lc.Folded = append(lc.Folded, false)
+		l := lc.Append(mapping, pc)
 		lc.Function = append(lc.Function, uint32(fn.Len()))
 		lc.Line = append(lc.Line, fr.Line)
 		lc.Column = append(lc.Column, fr.Column)

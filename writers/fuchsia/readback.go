@@ -48,12 +48,8 @@ func streamRead(f *ir.File, procs []fidl.Process) (*ir.File, []*ir.Snapshot) {
 			for _, pc := range t.ProgramAddresses {
 				l, ok := locOf[pc]
 				if !ok {
-					l = uint32(lc.Len())
+					l = lc.Append(mp.Holding(first, pc), pc)
 					locOf[pc] = l
-					lc.ID = append(lc.ID, uint64(l+1))
-					lc.Mapping = append(lc.Mapping, mp.Holding(first, pc))
-					lc.Address = append(lc.Address, pc)
-					lc.Folded = append(lc.Folded, false)
 					lc.FirstLine = append(lc.FirstLine, 0)
 				}
 				fs.StackLocation = append(fs.StackLocation, l)
