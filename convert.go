@@ -84,8 +84,12 @@ type ConvertOptions struct {
 // receives (and the command line's --loss-report writes); the field names
 // are a contract.
 type LossReport struct {
-	// Input is the input's name as given to ConvertFile.
+	// Input is the input's name as given to ConvertFile (the first
+	// input's, for ConvertFiles).
 	Input string `json:"input"`
+	// Inputs are the inputs' names when several were joined into a series
+	// (ConvertFiles).
+	Inputs []string `json:"inputs,omitempty"`
 	// From and To are the input's and the outputs' format names.
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -116,6 +120,27 @@ func ConvertFile(in, out string, opts *ConvertOptions) (LossReport, error) {
 // input's reads and the outputs' writes fail from then on, the outputs are
 // taken back, and the error is ctx's (context.Canceled, say).
 func ConvertFileContext(ctx context.Context, in, out string, opts *ConvertOptions) (LossReport, error) {
+	return ConvertFilesContext(ctx, []string{in}, out, opts)
+}
+
+// ConvertFiles converts several heap-snapshot files of one program (a
+// capture series, a directory of daily snapshots) into out, a file of the
+// IR that holds them as one series (ir.JoinSeries): their snapshots in
+// order, sharing the strings and classes they have in common, each given
+// back exactly as the file it came from by snapshot number ("out#N", or
+// Snapshot(N) when converting out). With one input it is ConvertFile.
+// The inputs are files (not "-"), of one format and variant.
+func ConvertFiles(ins []string, out string, opts *ConvertOptions) (LossReport, error) {
+	return ConvertFilesContext(context.Background(), ins, out, opts)
+}
+
+// ConvertFilesContext is ConvertFiles that stops when ctx is done, as
+// ConvertFileContext does.
+func ConvertFilesContext(ctx context.Context, ins []string, out string, opts *ConvertOptions) (LossReport, error) {
+	if len(ins) == 0 {
+		return LossReport{}, fmt.Errorf("%w: no input", ErrOption)
+	}
+	in := ins[0]
 	var o ConvertOptions
 	if opts != nil {
 		o = *opts
@@ -129,7 +154,7 @@ func ConvertFileContext(ctx context.Context, in, out string, opts *ConvertOption
 	if in == "-" && o.Read.Name == "" {
 		o.Read.Name = "standard input"
 	}
-	c := &conversion{ctx: ctx, opts: &o, inName: in, outName: out}
+	c := &conversion{ctx: ctx, opts: &o, inName: in, more: ins[1:], outName: out}
 	defer c.abort()
 	r, err := c.run()
 	if err != nil && ctx.Err() != nil {
@@ -144,6 +169,7 @@ type conversion struct {
 	ctx             context.Context
 	opts            *ConvertOptions
 	inName, outName string
+	more            []string // further inputs, joined into a series with the first
 	plan            *outputPlan
 	pattern         *numbered
 	input           *Input
@@ -187,6 +213,11 @@ func (c *conversion) run() (LossReport, error) {
 			return LossReport{}, fmt.Errorf("%w: the loss report and the output would both go to standard output", ErrOutputName)
 		case f != "-" && sel != EachSnapshot && sameName(f, c.outName):
 			return LossReport{}, fmt.Errorf("%w: the loss report and the output are the same file", ErrOutputName)
+		}
+	}
+	if len(c.more) > 0 {
+		if err := c.checkSeries(); err != nil {
+			return LossReport{}, err
 		}
 	}
 	if err := c.open(); err != nil {
@@ -235,11 +266,19 @@ func (c *conversion) run() (LossReport, error) {
 	if err != nil {
 		return LossReport{}, err
 	}
+	if len(c.more) > 0 {
+		if f, err = c.readSeries(f); err != nil {
+			return LossReport{}, err
+		}
+	}
 	files, err := c.selected(f)
 	if err != nil {
 		return LossReport{}, err
 	}
 	r := LossReport{Input: c.inName, From: c.input.Format.Name, To: target.Name}
+	if len(c.more) > 0 {
+		r.Inputs = append([]string{c.inName}, c.more...)
+	}
 	wopts := c.plan.writeOptions(&o.Write)
 	for i, g := range files {
 		if sel == EachSnapshot {
@@ -289,6 +328,48 @@ func (c *conversion) run() (LossReport, error) {
 	return r, nil
 }
 
+// checkSeries refuses what several inputs cannot be converted into: only
+// the IR holds a series, whole.
+func (c *conversion) checkSeries() error {
+	switch {
+	case c.plan.format.Name != ir.FormatIR:
+		return fmt.Errorf("%w: several inputs make one series, which only the IR holds (%s); convert them one by one to %s", ErrOption, ir.FormatIR, c.plan.format.Name)
+	case c.opts.Snapshots != WholeFile:
+		return fmt.Errorf("%w: several inputs are written whole, as one series: no snapshot to select", ErrOption)
+	}
+	for _, name := range append([]string{c.inName}, c.more...) {
+		if name == "-" {
+			return fmt.Errorf("%w: several inputs are files: standard input (-) cannot be one", ErrOption)
+		}
+		if c.outName != "-" && sameName(name, c.outName) {
+			return fmt.Errorf("%w: %s is an input and the output", ErrOutputName, name)
+		}
+	}
+	return nil
+}
+
+// readSeries reads the further inputs and joins them after first.
+func (c *conversion) readSeries(first *ir.File) (*ir.File, error) {
+	files := []*ir.File{first}
+	for _, name := range c.more {
+		in, err := openFile(c.ctx, name, &c.opts.Read)
+		if err != nil {
+			return nil, err
+		}
+		f, err := in.Read()
+		in.Close()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	f, err := ir.JoinSeries(files...)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, strings.Join(append([]string{c.inName}, c.more...), ", "))
+	}
+	return f, nil
+}
+
 // open opens the input ("-": Stdin).
 func (c *conversion) open() error {
 	o := c.opts
@@ -325,6 +406,15 @@ func (c *conversion) selected(f *ir.File) ([]*ir.File, error) {
 		return []*ir.File{g}, nil
 	case !target.MultiSnapshot && len(f.Snapshots) > 1:
 		return nil, &SnapshotError{Err: ErrTooManySnapshots, Name: c.input.Name, Snapshots: describeSnapshots(f), Format: target.Name}
+	case f.IsSeries() && target.Name != ir.FormatIR && len(f.Snapshots) == 1:
+		// The one snapshot of a series is the file it came from.
+		g, err := f.Select(0)
+		if err != nil {
+			return nil, c.input.named(err)
+		}
+		return []*ir.File{g}, nil
+	case f.IsSeries() && target.Name != ir.FormatIR:
+		return []*ir.File{f.Plain()}, nil
 	}
 	return []*ir.File{f}, nil
 }

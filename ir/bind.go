@@ -245,6 +245,10 @@ const (
 	TableEdge  = "edge"
 	TableRoot  = "root"
 	TableValue = "value"
+	// A snapshot of a series (Origin): the string and class tables of the
+	// file it came from.
+	TableOriginString = "origin.string"
+	TableOriginClass  = "origin.class"
 )
 
 // ColumnDecl is a column as the stream declares it.

@@ -32,7 +32,40 @@ func bindSnapshot(s *Snapshot, b *Bindings) {
 	b.Column("value.kind", TableValue, valueKinds{&v.Kind})
 	b.Column("value.bits", TableValue, &v.Bits)
 	b.Column("value.aux", TableValue, &v.Aux)
+	// A snapshot of a series declares both, even empty: that is how a
+	// reader knows it has an Origin.
+	b.Column("origin.string", TableOriginString, originColumn{s, false}, Strings(), Optional())
+	b.Column("origin.class", TableOriginClass, originColumn{s, true}, IndexInto(TableClass), Optional())
 }
+
+// originColumn is one of the two columns of a snapshot's Origin: declaring
+// it (a reader finishing it) gives the snapshot one.
+type originColumn struct {
+	s       *Snapshot
+	classes bool
+}
+
+func (c originColumn) list() *[]uint32 {
+	if c.s.Origin == nil {
+		c.s.Origin = new(Origin)
+	}
+	if c.classes {
+		return &c.s.Origin.Classes
+	}
+	return &c.s.Origin.Strings
+}
+
+func (c originColumn) len() int {
+	if c.s.Origin == nil {
+		return 0
+	}
+	return len(*c.list())
+}
+func (c originColumn) at(i int) uint64                 { return uint64((*c.list())[i]) }
+func (c originColumn) addZeros(n int)                  { u32Column{c.list()}.addZeros(n) }
+func (c originColumn) present() bool                   { return c.s.Origin != nil }
+func (c originColumn) finish()                         { c.list() }
+func (c originColumn) add(v []uint64, expect int) bool { return u32Column{c.list()}.add(v, expect) }
 
 // FileBindings returns the core's declaration of the file record's
 // columns, bound to f's class table.

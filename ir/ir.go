@@ -9,7 +9,7 @@ import (
 // and of the core's fields and columns that package irstream writes (each
 // section has a version of its own). Readers of the stream accept every
 // version up to it and convert older ones.
-const Version = 7
+const Version = 8
 
 // NoNode marks the absence of a node index (for example a snapshot without a
 // designated root).
@@ -76,6 +76,10 @@ type Snapshot struct {
 	// Sections hold what the snapshot's format has beyond the common model
 	// (a V8 file's header and extra node fields), in stream order.
 	Sections []Section
+
+	// Origin is, in a series (JoinSeries), the string and class tables of
+	// the file the snapshot came from; nil in any other file.
+	Origin *Origin
 }
 
 // Total is one named whole-snapshot figure.
@@ -220,10 +224,14 @@ func (s *Snapshot) EdgeKindOf(e int) EdgeKind {
 // they stay as they are. f must be valid; so is the result. A file's
 // section that depends on which snapshots the file holds adjusts the result
 // (Selecter): a MoarVM file's TOCs, a Fuchsia profile's tables of what each
-// process uses.
+// process uses. A snapshot of a series is given as the file it came from,
+// with that file's own string and class tables (Origin).
 func (f *File) Select(n int) (*File, error) {
 	if n < 0 || n >= len(f.Snapshots) {
 		return nil, fmt.Errorf("snapshot %d does not exist (the file has %d)", n, len(f.Snapshots))
+	}
+	if f.Snapshots[n].Origin != nil {
+		return f.selectOrigin(n)
 	}
 	g := *f
 	g.Snapshots = []*Snapshot{f.Snapshots[n]}

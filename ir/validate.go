@@ -24,6 +24,9 @@ func (f *File) Validate() error {
 	if err := v.sections(nil, f.Sections); err != nil {
 		return err
 	}
+	if err := f.validateSeries(); err != nil {
+		return err
+	}
 	fileTables, fileNames := v.tables, len(v.names)
 	v.fileTables = len(fileTables)
 	for i, s := range f.Snapshots {

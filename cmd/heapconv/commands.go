@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,8 +23,13 @@ const convertUsage = `Usage: heapconv convert [--from F] [--to F|parquet] [--sna
                         [-q] [--loss-report FILE.json] [--contents DIR]
                         [--scan-pointers] [--no-gzip] [--out-contents DIR]
                         [--level fast|default|best] [--file-id ID] IN OUT
+       heapconv convert [--from F] [--force] [-q] [--level L] IN IN... OUT.heapir[.zst]
 
 Converts IN to OUT. IN and OUT may be "-" (standard input / output).
+Several INs (files of one program, of one format: a series of snapshots,
+a directory of daily ones) are written as one series into an IR OUT: the
+strings and classes they share are stored once, and OUT#N (snapshot N)
+reads back exactly as the N-th IN, for every command.
 The input format is detected from the content (inside a gzip or zstd
 wrapper too) unless --from is given; the output format comes from OUT's
 extension unless --to is given:
@@ -83,6 +89,8 @@ Examples:
   heapconv convert app.heapsnapshot app.heapir.zst
   heapconv convert --level best app.heapsnapshot app.heapir.zst
   heapconv convert app.heapir.zst copy.heapsnapshot
+  heapconv convert day1.heapsnapshot day2.heapsnapshot day3.heapsnapshot days.heapir.zst
+  heapconv convert --snapshot 2 days.heapir.zst day3.heapsnapshot
   heapconv convert rakudo.mvmheap.gz --snapshot 2 rakudo.heapsnapshot
   heapconv convert --to v8 - - < in.heapir > out.heapsnapshot
   heapconv convert --snapshot all prog.mvmheap 'prog-%03d.heapsnapshot.zst'
@@ -109,10 +117,11 @@ func runConvert(e *env, args []string) error {
 	if err := parse(e, fs, convertUsage, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
+	if fs.NArg() < 2 {
 		return usagef("convert needs IN and OUT")
 	}
-	inName, outName := fs.Arg(0), fs.Arg(1)
+	ins, outName := fs.Args()[:fs.NArg()-1], fs.Arg(fs.NArg()-1)
+	inName := ins[0]
 	level, err := parseLevel(fs, *levelName)
 	if err != nil {
 		return err
@@ -127,6 +136,9 @@ func runConvert(e *env, args []string) error {
 	if *to == heapconv.FormatParquet || *to == "" && strings.HasSuffix(strings.ToLower(outName), ".parquet") {
 		if *noGzip || *outContents != "" || *lossFile == "-" || fs.Changed("level") {
 			return usagef("--no-gzip, --out-contents, --level and --loss-report - are not for Parquet tables")
+		}
+		if len(ins) > 1 {
+			return usagef("several inputs make one series, which only the IR holds: convert them to Parquet one by one")
 		}
 		return exportTables(e, inName, outName, *snap, *force, *quiet, *lossFile, *fileID,
 			heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
@@ -182,7 +194,21 @@ func runConvert(e *env, args []string) error {
 		Stdin:  e.stdin,
 		Stdout: e.stdout,
 	}
-	r, err := heapconv.ConvertFile(inName, outName, opts)
+	if len(ins) > 1 {
+		target := *to
+		if target == "" {
+			target = heapconv.OutputFormat(outName).Name
+		}
+		switch {
+		case target != ir.FormatIR:
+			return usagef("several inputs make one series, which only the IR holds: OUT must be a .heapir or .heapir.zst (or --to ir), or convert them one by one")
+		case sel != heapconv.WholeFile:
+			return usagef("--snapshot picks from one input; several inputs are written whole, as one series")
+		case slices.Contains(ins, "-"):
+			return usagef("several inputs are files: standard input (-) cannot be one")
+		}
+	}
+	r, err := heapconv.ConvertFiles(ins, outName, opts)
 	clearProgress(e)
 	if errors.Is(err, heapconv.ErrContentsDir) {
 		return fmt.Errorf("%s: --contents is for pprof profiles: a FIDL stream carries its block contents", inName)

@@ -672,6 +672,13 @@ func (d *decoder) snapshotRecord(n int) error {
 	if err != nil {
 		return err
 	}
+	if d.version < 8 {
+		for _, dc := range decls {
+			if dc.Table == ir.TableOriginString || dc.Table == ir.TableOriginClass {
+				return d.errorf("snapshot: column %s in a stream of version %d (series came with version 8)", dc.Name, d.version)
+			}
+		}
+	}
 	return d.bindDecls(d.snap, "snapshot", ir.SnapshotBindings(s), decls)
 }
 

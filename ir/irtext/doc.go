@@ -6,7 +6,7 @@
 //
 // The form, by example:
 //
-//	heapir 7
+//	heapir 8
 //	format "v8"
 //	format_version ""
 //	producer ""

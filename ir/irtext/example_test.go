@@ -11,7 +11,7 @@ import (
 // A file written in the text form, read and printed again: what tests write
 // by hand is what `heapconv dump` prints.
 func Example() {
-	const text = `heapir 7
+	const text = `heapir 8
 format "example"
 format_version ""
 producer ""
@@ -37,7 +37,7 @@ snapshot 0 name="" capture_time=0
 		log.Fatal(err)
 	}
 	// Output:
-	// heapir 7
+	// heapir 8
 	// format "example"
 	// format_version ""
 	// producer ""
