@@ -171,6 +171,13 @@ type scope struct {
 	// sealed is set by the first column record of a snapshot: its
 	// sections come before its columns.
 	sealed bool
+	// A snapshot stored against a base (base.go): the base's index (-1:
+	// none), the columns stored so, node.base, and its inverse (per base
+	// node, 0 or 1 + the index of its node here) once needed.
+	base     int
+	based    map[string]bool
+	nodeBase []uint32
+	inv      []uint32
 }
 
 // table is one table of a scope: its length is the declared size when
@@ -194,10 +201,17 @@ type colState struct {
 	// expected is set once the column has been offered its table's size
 	// (Column.Expect), so that it is charged to the budget once.
 	expected bool
+	// A based column: the base's column of the name (nil: none), whether
+	// it was looked for, and the node whose edges the next value is of
+	// (for an edge column).
+	based        bool
+	baseCol      *ir.Column
+	baseResolved bool
+	edgeNode     int
 }
 
 func newScope(index int, parent *scope) *scope {
-	return &scope{index: index, parent: parent, cols: map[string]*colState{}, tables: map[string]*table{}}
+	return &scope{index: index, parent: parent, cols: map[string]*colState{}, tables: map[string]*table{}, base: -1}
 }
 
 // table returns the table of the name: the scope's, else the file's when a
@@ -230,7 +244,7 @@ func (sc *scope) declare(c *ir.Column) error {
 	if sc.parent == nil && (ir.IsSnapshotTable(d.Table) || ir.IsSnapshotTable(d.Of)) {
 		return fmt.Errorf("column %s of the file: table %q, refers to %q: a snapshot's table", d.Name, d.Table, d.Of)
 	}
-	cs := &colState{c: c, tab: sc.table(d.Table)}
+	cs := &colState{c: c, tab: sc.table(d.Table), based: sc.based[d.Name]}
 	if d.Type == ir.TypeCount {
 		child := sc.table(d.Of)
 		switch {
@@ -664,13 +678,54 @@ func (d *decoder) snapshotRecord(n int) error {
 	if n != 3 {
 		return d.errorf("snapshot record of %d elements", n)
 	}
-	s, err := d.snapshotFields(func(string) error { return d.skip() })
+	base := int64(-1)
+	var based []string
+	s, err := d.snapshotFields(func(k string) (err error) {
+		switch {
+		case d.version >= 8 && k == "base":
+			base, err = d.int()
+		case d.version >= 8 && k == "based":
+			var m int
+			if m, err = d.arrayLen(maxTableLen, "based columns"); err != nil {
+				return err
+			}
+			for i := 0; i < m && err == nil; i++ {
+				var name string
+				name, err = d.shortString(maxNameLen)
+				based = append(based, name)
+			}
+		default:
+			err = d.skip()
+		}
+		return err
+	})
 	if err != nil {
 		return err
+	}
+	sc := d.snap
+	switch {
+	case base < -1 || base >= int64(sc.index):
+		return d.errorf("snapshot %d: base %d is not an earlier snapshot", sc.index, base)
+	case base == -1 && len(based) > 0:
+		return d.errorf("snapshot %d: based columns without a base", sc.index)
+	}
+	sc.base = int(base)
+	for _, name := range based {
+		if sc.based[name] {
+			return d.errorf("snapshot %d: column %s is named twice as based", sc.index, name)
+		}
+		if sc.based == nil {
+			sc.based = make(map[string]bool)
+		}
+		sc.based[name] = true
 	}
 	decls, err := d.decls()
 	if err != nil {
 		return err
+	}
+	core := ir.SnapshotBindings(s)
+	if d.version >= 8 {
+		core.Column(nodeBaseColumn, ir.TableNode, &sc.nodeBase, ir.Optional())
 	}
 	if d.version < 8 {
 		for _, dc := range decls {
@@ -679,7 +734,13 @@ func (d *decoder) snapshotRecord(n int) error {
 			}
 		}
 	}
-	return d.bindDecls(d.snap, "snapshot", ir.SnapshotBindings(s), decls)
+	if err := d.bindDecls(d.snap, "snapshot", core, decls); err != nil {
+		return err
+	}
+	if (sc.cols[nodeBaseColumn] != nil) != (sc.base >= 0) {
+		return d.errorf("snapshot %d: node.base is declared exactly when the snapshot has a base", sc.index)
+	}
+	return nil
 }
 
 // decls reads a list of column declarations: [name, type, table, of].
@@ -1002,7 +1063,17 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 		return d.errorf("column %s mixes zeros records and value chunks", name)
 	}
 	cs.mode = mode
-	if zeros {
+	if cs.based {
+		if zeros {
+			if len(d.vals) < count {
+				d.vals = make([]uint64, max(count, chunkValues))
+			}
+			clear(d.vals[:count])
+		}
+		if err := d.unbase(sc, cs, d.vals[:count]); err != nil {
+			return err
+		}
+	} else if zeros {
 		cs.c.AppendZeros(count)
 		return nil
 	}
@@ -1145,6 +1216,17 @@ func (d *decoder) finish(sc *scope) error {
 	where := "file"
 	if sc.index >= 0 {
 		where = fmt.Sprintf("snapshot %d", sc.index)
+	}
+	for name := range sc.based {
+		cs := sc.cols[name]
+		if cs == nil || cs.c.Decl.Type == ir.TypeBytes || cs.c.Decl.Name == nodeBaseColumn || cs.tab.name != ir.TableNode && cs.tab.name != ir.TableEdge {
+			return d.errorf("%s: column %s is named as based: it must be a declared column of the node or edge table, not node.base, not of bytes", where, name)
+		}
+	}
+	if sc.base >= 0 {
+		if err := d.checkNodeBase(sc); err != nil {
+			return err
+		}
 	}
 	for _, cs := range sc.order {
 		if got, want := int64(cs.c.Len()), cs.tab.length(); got != want {

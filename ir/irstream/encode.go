@@ -177,7 +177,7 @@ func (e *encoder) file(f *ir.File) {
 		e.columns(-1, b)
 	}
 	for i, s := range f.Snapshots {
-		e.snapshot(i, s)
+		e.snapshot(i, s, planBase(f, i))
 	}
 	e.arr(2)
 	e.str("end")
@@ -188,11 +188,22 @@ func (e *encoder) file(f *ir.File) {
 	e.uint(uint64(len(f.Snapshots)))
 }
 
-func (e *encoder) snapshot(idx int, s *ir.Snapshot) {
+func (e *encoder) snapshot(idx int, s *ir.Snapshot, p *basing) {
 	core := ir.SnapshotBindings(s)
 	e.arr(3)
 	e.str("snapshot")
-	e.mapLen(10)
+	if p != nil {
+		e.mapLen(12)
+		e.str("base")
+		e.uint(uint64(p.base))
+		e.str("based")
+		e.arr(len(p.order))
+		for _, name := range p.order {
+			e.str(name)
+		}
+	} else {
+		e.mapLen(10)
+	}
 	e.str("name")
 	e.uint(uint64(s.Name))
 	e.str("capture_time")
@@ -230,11 +241,61 @@ func (e *encoder) snapshot(idx int, s *ir.Snapshot) {
 	e.uint(uint64(s.Values.Len()))
 	e.str("roots")
 	e.uint(uint64(len(s.Roots)))
-	e.decls(core)
+	if p == nil {
+		e.decls(core)
+		sections := e.sections(idx, s.Sections)
+		e.columns(idx, core)
+		for _, b := range sections {
+			e.columns(idx, b)
+		}
+		return
+	}
+	// node.base is declared first: the node table's first column, which
+	// every based value of the table needs before it.
+	nb := &ir.Bindings{}
+	nb.Column(nodeBaseColumn, ir.TableNode, &p.nodeBase)
+	e.declList(append([]*ir.Column{&nb.Columns()[0]}, present(core)...))
 	sections := e.sections(idx, s.Sections)
-	e.columns(idx, core)
-	for _, b := range sections {
-		e.columns(idx, b)
+	cols := []*ir.Column{&nb.Columns()[0]}
+	for _, b := range append([]*ir.Bindings{core}, sections...) {
+		for ci := range b.Columns() {
+			if c := &b.Columns()[ci]; c.Present() {
+				cols = append(cols, c)
+			}
+		}
+	}
+	first := make(map[string]bool) // the tables whose first column has been seen
+	firstCol := make(map[*ir.Column]bool)
+	for _, c := range cols {
+		if !first[c.Decl.Table] {
+			first[c.Decl.Table], firstCol[c] = true, true
+		}
+	}
+	for _, c := range basedOrder(cols) {
+		if r, ok := p.based[c.Decl.Name]; ok {
+			e.residualColumn(idx, c.Decl.Name, r, !firstCol[c])
+		} else {
+			e.column(idx, c)
+		}
+	}
+}
+
+// residualColumn writes a based column's residuals, as zeros records when
+// they are all 0 and the column may be (not its table's first).
+func (e *encoder) residualColumn(scope int, name string, r []uint64, zerosAllowed bool) {
+	if zerosAllowed && !slices.ContainsFunc(r, func(x uint64) bool { return x != 0 }) {
+		for i := 0; i < len(r); i += chunkValues {
+			e.arr(4)
+			e.str("zeros")
+			e.int(int64(scope))
+			e.str(name)
+			e.uint(uint64(min(chunkValues, len(r)-i)))
+		}
+		return
+	}
+	var prev uint64
+	for i := 0; i < len(r); i += chunkValues {
+		prev = e.packed(scope, name, r[i:min(i+chunkValues, len(r))], prev)
 	}
 }
 
@@ -286,24 +347,28 @@ func (e *encoder) field(fl *ir.Field) {
 }
 
 // decls writes the declarations of the columns present.
-func (e *encoder) decls(b *ir.Bindings) {
-	n := 0
+func (e *encoder) decls(b *ir.Bindings) { e.declList(present(b)) }
+
+// present returns the columns of b that are present.
+func present(b *ir.Bindings) []*ir.Column {
+	var out []*ir.Column
 	for ci := range b.Columns() {
-		c := &b.Columns()[ci]
-		if c.Present() {
-			n++
+		if c := &b.Columns()[ci]; c.Present() {
+			out = append(out, c)
 		}
 	}
-	e.arr(n)
-	for ci := range b.Columns() {
-		c := &b.Columns()[ci]
-		if c.Present() {
-			e.arr(4)
-			e.str(c.Decl.Name)
-			e.str(string(c.Decl.Type))
-			e.str(c.Decl.Table)
-			e.str(c.Decl.Of)
-		}
+	return out
+}
+
+// declList writes the declarations of columns, in order.
+func (e *encoder) declList(cols []*ir.Column) {
+	e.arr(len(cols))
+	for _, c := range cols {
+		e.arr(4)
+		e.str(c.Decl.Name)
+		e.str(string(c.Decl.Type))
+		e.str(c.Decl.Table)
+		e.str(c.Decl.Of)
 	}
 }
 

@@ -1,0 +1,303 @@
+package irstream
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/heapconv/heapconv/ir"
+)
+
+// A snapshot may be stored against an earlier one, its base (SPEC.md,
+// Snapshots stored against a base): the column node.base says which node
+// of the base each node is, and the columns the snapshot record names as
+// based hold each entry's difference from the base's entry (the same
+// node, the same edge of it), zigzag-coded, so that what persists from
+// one snapshot to the next — most of a heap — is stored as runs of
+// zeros. It is the stream's business alone: the model holds the values.
+
+// nodeBaseColumn is the core column that matches a snapshot's nodes with
+// its base's.
+const nodeBaseColumn = "node.base"
+
+// minMatched is the share of a snapshot's nodes its base must hold for the
+// encoder to store it against that base.
+const minMatched = 0.5
+
+// basing is how the encoder stores one snapshot against its base.
+type basing struct {
+	base     int      // the base's index
+	nodeBase []uint32 // per node: 0, or 1 + the index of the base's node it is
+	inv      []uint32 // per base node: 0, or 1 + the index of its node here
+	based    map[string][]uint64
+	order    []string // the based columns' names, in declaration order
+}
+
+// matchNodes matches the nodes of s with those of b by the identities
+// their format gives objects that persist from one snapshot to the next
+// (ir.ObjectIdentities: V8's node ids, Dart's identity hash codes,
+// Fuchsia's block addresses): a node of s is the node of b of the same
+// identity, unless more than one node of b has it; each node of b is
+// matched once at most. It returns nil when the snapshots have no such
+// identities, or fewer than minMatched of s's nodes are matched.
+func matchNodes(b, s *ir.Snapshot) (nodeBase, inv []uint32) {
+	n, bn := s.Nodes.Len(), b.Nodes.Len()
+	ids, bids := ir.Identities(s), ir.Identities(b)
+	if n == 0 || bn == 0 || ids == nil || bids == nil || ids.IdentityKind() != bids.IdentityKind() {
+		return nil, nil
+	}
+	const ambiguous = ^uint32(0)
+	byID := make(map[ir.Identity]uint32, bn)
+	for q := range bn {
+		id, ok := bids.Identity(b, q)
+		if !ok {
+			continue
+		}
+		if _, dup := byID[id]; dup {
+			byID[id] = ambiguous
+		} else {
+			byID[id] = uint32(q)
+		}
+	}
+	nodeBase, inv = make([]uint32, n), make([]uint32, bn)
+	matched := 0
+	for i := range n {
+		id, ok := ids.Identity(s, i)
+		if !ok {
+			continue
+		}
+		q, ok := byID[id]
+		if !ok || q == ambiguous || inv[q] != 0 {
+			continue
+		}
+		nodeBase[i], inv[q] = q+1, uint32(i)+1
+		matched++
+	}
+	if float64(matched) < minMatched*float64(n) {
+		return nil, nil
+	}
+	return nodeBase, inv
+}
+
+// snapshotColumns returns the columns of a snapshot as the stream holds
+// them: the core's, then each section's.
+func snapshotColumns(s *ir.Snapshot) []*ir.Column {
+	var cols []*ir.Column
+	add := func(b *ir.Bindings) {
+		for i := range b.Columns() {
+			cols = append(cols, &b.Columns()[i])
+		}
+	}
+	add(ir.SnapshotBindings(s))
+	for _, x := range s.Sections {
+		add(ir.SectionBindings(x))
+	}
+	return cols
+}
+
+// planBase decides how snapshot idx of f is stored: against the snapshot
+// before it when enough of its nodes are there (matchNodes), each column
+// of the node and edge tables against the base exactly when its
+// differences take fewer bytes than its values. It returns nil for a
+// snapshot stored as it is.
+func planBase(f *ir.File, idx int) *basing {
+	if idx == 0 {
+		return nil
+	}
+	s, b := f.Snapshots[idx], f.Snapshots[idx-1]
+	nodeBase, inv := matchNodes(b, s)
+	if nodeBase == nil {
+		return nil
+	}
+	p := &basing{base: idx - 1, nodeBase: nodeBase, inv: inv, based: make(map[string][]uint64)}
+	baseCols := make(map[string]*ir.Column)
+	for _, c := range snapshotColumns(b) {
+		if c.Present() {
+			baseCols[c.Decl.Name] = c
+		}
+	}
+	for _, c := range snapshotColumns(s) {
+		d := c.Decl
+		if !c.Present() || d.Type == ir.TypeBytes || d.Table != ir.TableNode && d.Table != ir.TableEdge {
+			continue
+		}
+		vals := make([]uint64, c.Len())
+		c.Values(vals, 0)
+		resid := residuals(p, s, b, d, vals, baseCols[d.Name])
+		if storedBytes(resid) < storedBytes(vals) {
+			p.based[d.Name] = resid
+			p.order = append(p.order, d.Name)
+		}
+	}
+	return p
+}
+
+// residuals returns what a based column stores: each value's difference
+// from its base value (baseValue), zigzag-coded.
+func residuals(p *basing, s, b *ir.Snapshot, d ir.ColumnDecl, vals []uint64, bc *ir.Column) []uint64 {
+	out := make([]uint64, len(vals))
+	toNode := (d.Type == ir.TypeIndex || d.Type == ir.TypeIndex1) && d.Of == ir.TableNode
+	first, bfirst := s.Nodes.FirstEdge, b.Nodes.FirstEdge
+	node := 0
+	for e, v := range vals {
+		var bv uint64
+		if bc != nil {
+			at := -1
+			if d.Table == ir.TableNode {
+				if q := p.nodeBase[e]; q != 0 {
+					at = int(q - 1)
+				}
+			} else {
+				for node+1 < len(first) && int(first[node+1]) <= e {
+					node++
+				}
+				if q := p.nodeBase[node]; q != 0 {
+					if k := uint32(e) - first[node]; k < bfirst[q]-bfirst[q-1] {
+						at = int(bfirst[q-1] + k)
+					}
+				}
+			}
+			if at >= 0 && at < bc.Len() {
+				bv = bc.At(at)
+				if toNode {
+					bv = translate(bv, p.inv, d.Type)
+				}
+			}
+		}
+		out[e] = zigzag(v - bv)
+	}
+	return out
+}
+
+// translate turns the base's value of a column that holds node indices
+// into the index of the same node in the snapshot stored against it: an
+// index or 1 + an index (0 for none, kept) of a base node becomes that of
+// its counterpart (inv), 0 when it has none.
+func translate(v uint64, inv []uint32, t ir.ColumnType) uint64 {
+	if t == ir.TypeIndex1 {
+		if v == 0 || v-1 >= uint64(len(inv)) {
+			return 0
+		}
+		return uint64(inv[v-1])
+	}
+	if v >= uint64(len(inv)) || inv[v] == 0 {
+		return 0
+	}
+	return uint64(inv[v] - 1)
+}
+
+// storedBytes estimates what a column's values take in the stream: their
+// significant bytes, delta-coded or not, whichever is fewer.
+func storedBytes(vals []uint64) int {
+	var plain, delta int
+	var prev uint64
+	for _, x := range vals {
+		plain += significantBytes(x)
+		delta += significantBytes(zigzag(x - prev))
+		prev = x
+	}
+	return min(plain, delta)
+}
+
+// basedOrder returns the order in which a snapshot stored against a base
+// writes its columns (declared with node.base first): the node table's,
+// the edge table's, then every other table's, each table's in declaration
+// order — node.base and node.edge_count complete before any based value
+// needs them.
+func basedOrder(cols []*ir.Column) []*ir.Column {
+	var node, edge, other []*ir.Column
+	for _, c := range cols {
+		switch {
+		case c.Decl.Table == ir.TableNode:
+			node = append(node, c)
+		case c.Decl.Table == ir.TableEdge:
+			edge = append(edge, c)
+		default:
+			other = append(other, c)
+		}
+	}
+	return slices.Concat(node, edge, other)
+}
+
+// checkNodeBase checks node.base once it is complete — a value per node,
+// each 0 or 1 + a node of the base, no node of the base twice — and
+// makes its inverse.
+func (d *decoder) checkNodeBase(sc *scope) error {
+	if sc.inv != nil {
+		return nil
+	}
+	n, bn := sc.tables[ir.TableNode].size, d.f.Snapshots[sc.base].Nodes.Len()
+	if int64(len(sc.nodeBase)) != n {
+		return d.errorf("snapshot %d: node.base holds %d values for %d nodes when based values need it", sc.index, len(sc.nodeBase), n)
+	}
+	inv := make([]uint32, bn)
+	for i, q := range sc.nodeBase {
+		switch {
+		case q == 0:
+		case int(q) > bn:
+			return d.errorf("snapshot %d: node.base: node %d is node %d of the base, which has %d", sc.index, i, q-1, bn)
+		case inv[q-1] != 0:
+			return d.errorf("snapshot %d: node.base: nodes %d and %d are both node %d of the base", sc.index, inv[q-1]-1, i, q-1)
+		default:
+			inv[q-1] = uint32(i) + 1
+		}
+	}
+	sc.inv = inv
+	return nil
+}
+
+// unbase turns the stored values of a chunk of a based column into the
+// column's values: each is its base value plus the difference stored.
+func (d *decoder) unbase(sc *scope, cs *colState, vals []uint64) error {
+	name := cs.c.Decl.Name
+	if err := d.checkNodeBase(sc); err != nil {
+		return fmt.Errorf("%w (before column %s)", err, name)
+	}
+	if !cs.baseResolved {
+		if bc := d.snaps[sc.base].cols[name]; bc != nil {
+			cs.baseCol = bc.c
+		}
+		cs.baseResolved = true
+	}
+	decl := cs.c.Decl
+	toNode := (decl.Type == ir.TypeIndex || decl.Type == ir.TypeIndex1) && decl.Of == ir.TableNode
+	s, b := d.f.Snapshots[sc.index], d.f.Snapshots[sc.base]
+	pos := cs.c.Len()
+	var first []uint32
+	if cs.tab.name == ir.TableEdge {
+		if ec := sc.cols["node.edge_count"]; ec == nil || int64(ec.c.Len()) != sc.tables[ir.TableNode].size {
+			return d.errorf("snapshot %d: based edge column %s before node.edge_count is complete", sc.index, name)
+		}
+		first = s.Nodes.FirstEdge
+	}
+	bfirst := b.Nodes.FirstEdge
+	for j, z := range vals {
+		at := -1
+		if cs.tab.name == ir.TableNode {
+			if q := sc.nodeBase[pos+j]; q != 0 {
+				at = int(q - 1)
+			}
+		} else {
+			e := uint32(pos + j)
+			if e >= first[len(first)-1] {
+				return d.errorf("snapshot %d: column %s: edge %d is past the edges node.edge_count gives (%d)", sc.index, name, e, first[len(first)-1])
+			}
+			for first[cs.edgeNode+1] <= e {
+				cs.edgeNode++
+			}
+			if q := sc.nodeBase[cs.edgeNode]; q != 0 && int(q) < len(bfirst) {
+				if k := e - first[cs.edgeNode]; k < bfirst[q]-bfirst[q-1] {
+					at = int(bfirst[q-1] + k)
+				}
+			}
+		}
+		var bv uint64
+		if at >= 0 && cs.baseCol != nil && at < cs.baseCol.Len() {
+			bv = cs.baseCol.At(at)
+			if toNode {
+				bv = translate(bv, sc.inv, decl.Type)
+			}
+		}
+		vals[j] = bv + (z>>1 ^ -(z & 1))
+	}
+	return nil
+}
