@@ -58,6 +58,7 @@ type irFigures struct {
 	File        string          `json:"file"`
 	Error       string          `json:"error"`
 	Version     int             `json:"version"`
+	Series      bool            `json:"series"`
 	Strings     int             `json:"strings"`
 	Classes     int             `json:"classes"`
 	Records     map[string]int  `json:"records"`
@@ -280,7 +281,57 @@ func irReaderInputs(t *testing.T) []irInput {
 			inputs = append(inputs, irInput{name: fmt.Sprintf("random-%s-%d", g.name, seed), f: irtest.Random(seed, g.opts)})
 		}
 	}
-	return inputs
+	return append(inputs, seriesInputs(t, inputs)...)
+}
+
+// seriesInputs joins inputs of one format and variant into series
+// (ir.JoinSeries, SPEC.md "Series"): V8 files of Node 22 (a real one and
+// small ones, which share strings), Dart files (whose sections have
+// columns of the class and field tables, and string columns), and random
+// V8 files of two snapshots each, with classes.
+func seriesInputs(t *testing.T, inputs []irInput) []irInput {
+	byName := map[string]*ir.File{}
+	for _, in := range inputs {
+		byName[in.name] = in.f
+	}
+	joins := []struct {
+		name  string
+		parts []string
+		// variant, if set, is every part's FormatVersion (the random
+		// files' names their seed: one series holds one variant).
+		variant string
+	}{
+		{"series-v8-node22", []string{"v8/node22.heapsnapshot.zst", "v8-small/rows.heapsnapshot", "ir/v1-rows.heapir"}, ""},
+		{"series-v8-twice", []string{"v8-small/compact.heapsnapshot", "v8-small/compact.heapsnapshot"}, ""},
+		{"series-dart", []string{"dart/flutter-vm-3k.dartheap.zst", "dart/synthetic_vm_layout.dartheap", "samples/flutter-counter.dartheap.zst"}, ""},
+		{"series-random-dart", []string{"random-dart-everything-1", "random-dart-everything-2", "random-dart-everything-3"}, ""},
+		{"series-random-v8", []string{"random-v8-everything-1", "random-v8-everything-2", "random-v8-everything-3"}, "irtest"},
+	}
+	var out []irInput
+	for _, j := range joins {
+		var files []*ir.File
+		for _, p := range j.parts {
+			f := byName[p]
+			if f == nil {
+				t.Fatalf("%s: no input %s", j.name, p)
+			}
+			if j.variant != "" {
+				g := *f // JoinSeries changes no file; neither does this
+				g.FormatVersion = j.variant
+				f = &g
+			}
+			files = append(files, f)
+		}
+		f, err := ir.JoinSeries(files...)
+		if err != nil {
+			t.Fatalf("%s: %v", j.name, err)
+		}
+		if !f.IsSeries() {
+			t.Fatalf("%s: JoinSeries made no series", j.name)
+		}
+		out = append(out, irInput{name: j.name, f: f})
+	}
+	return out
 }
 
 // runIRReader runs irread.js on the files (two processes, one per core)
@@ -353,7 +404,7 @@ func irReaderRun(files []string) ([]irFigures, string, error) {
 // sum as the model holds it (through the declarations' bindings, not the
 // encoder).
 func irExpected(f *ir.File) irFigures {
-	want := irFigures{Version: ir.Version, Strings: len(f.Strings), Classes: f.Classes.Len(), FileColumns: irCols{}}
+	want := irFigures{Version: ir.Version, Series: f.IsSeries(), Strings: len(f.Strings), Classes: f.Classes.Len(), FileColumns: irCols{}}
 	want.Records = map[string]int{"file": 1, "end": 1}
 	if n := (len(f.Strings) + 16383) / 16384; n > 0 {
 		want.Records["strings"] = n
@@ -432,6 +483,9 @@ func uintsSum(u *ir.Uints) *big.Int {
 // on how the encoder chunks and stores each column.
 func irFiguresDiff(want, got irFigures) []string {
 	var d []string
+	if got.Series != want.Series {
+		d = append(d, fmt.Sprintf("series %v, want %v", got.Series, want.Series))
+	}
 	if got.Version != want.Version || got.Strings != want.Strings || got.Classes != want.Classes {
 		d = append(d, fmt.Sprintf("version/strings/classes %d/%d/%d, want %d/%d/%d",
 			got.Version, got.Strings, got.Classes, want.Version, want.Strings, want.Classes))
@@ -579,6 +633,39 @@ func testIRReaderRefuses(t *testing.T) {
 	unknown := section(0, "zzz.later", map[string]any{"any": []any{1, "x", nil}}, []any{"zzz.n", "uint", "node", ""})
 	raw := func(b ...byte) msgpack.RawMessage { return b }
 	zzz := func(d ...[]any) rec { return section(0, "zzz.later", map[string]any{}, d...) }
+
+	// Series (SPEC.md, The core's columns, Series and Validation): the
+	// snapshot record declares origin.string and origin.class. seriesRecs
+	// is a stream of the strings "" and "a", one class (named "a", of
+	// library "", no fields) and one snapshot declaring decls, whose two
+	// nodes are named names (nil: both ""), with the snapshot's sections
+	// and further column records (its origin's).
+	originString := []any{"origin.string", "string", "origin.string", ""}
+	originClass := []any{"origin.class", "index", "origin.class", "class"}
+	seriesDecls := append(slices.Clone(snapDecls), originString, originClass)
+	seriesRecs := func(d []any, names []byte, sections []rec, extra ...rec) []rec {
+		out := []rec{file("strings", 2, "classes", 1), {"strings", []any{"", "a"}},
+			{"col", -1, "class.name", 1, []byte{1}}, {"col", -1, "class.library", 1, []byte{0}},
+			{"col", -1, "class.field_count", 1, []byte{0}}, snapWith(d)}
+		out = append(out, sections...)
+		if names != nil {
+			out = append(out, replace(nodes, 2, rec{"col", 0, "node.name", 1, names})...)
+		} else {
+			out = append(out, nodes...)
+		}
+		return append(append(out, extra...), rec{"end", map[string]any{"strings": 2, "snapshots": 1}})
+	}
+	origin := func(strs ...uint32) rec { return rec{"col", 0, "origin.string", 4, u32s(strs...)} }
+	originClasses := func(cls ...uint32) rec { return rec{"col", 0, "origin.class", 4, u32s(cls...)} }
+	seriesOK := seriesRecs(seriesDecls, []byte{0, 1}, nil, origin(0, 1), originClasses(0))
+	// Two snapshots: the first of a series, the second declaring d.
+	twoSnapshots := func(d []any, extra ...rec) []byte {
+		recs := slices.Clone(seriesOK[:len(seriesOK)-1])
+		recs[0] = file("strings", 2, "classes", 1, "snapshots", 2)
+		recs = append(recs, snapWith(d, "nodes", 0, "edges", 0))
+		recs = append(recs, extra...)
+		return stream(v, append(recs, rec{"end", map[string]any{"strings": 2, "snapshots": 2}})...)
+	}
 	cases := []struct {
 		name    string
 		data    []byte
@@ -593,6 +680,7 @@ func testIRReaderRefuses(t *testing.T) {
 		{"unknown-core-keys-skipped", stream(v, append([]rec{file("zzz", []any{1, "x"})}, ok[1:]...)...), false, false},
 		{"unknown-section-kept", stream(v, body([]rec{unknown}, rec{"col", 0, "zzz.n", 1, []byte{4, 5}})...), false, false},
 		{"newer-version", stream(v+1, ok...), true, false},
+		{"version-7", stream(7, ok...), false, false}, // version 8 is version 7 and series
 		{"version-0", stream(0, ok...), true, false},
 		{"unknown-record", stream(v, body(nil, rec{"frobnicate", map[string]any{}})...), true, false},
 		{"undeclared-column", stream(v, body(nil, rec{"col", 0, "node.colour", 1, []byte{0, 0}})...), true, false},
@@ -667,6 +755,33 @@ func testIRReaderRefuses(t *testing.T) {
 		{"integer-key-in-a-section-value", stream(v, body([]rec{section(0, "zzz.later", map[string]any{"m": map[int]int{1: 2}})})...), true, false},
 		{"ext-in-a-skipped-key", stream(v, append([]rec{file("zzz", raw(0xd4, 1, 0))}, ok[1:]...)...), true, false},
 		{"a-str-column-chunk", stream(v, replace(ok, 3, rec{"col", 0, "node.kind", 1, string([]byte{0, 0})})...), false, false},
+
+		// Series (SPEC.md, Series and Validation).
+		{"series", stream(v, seriesOK...), false, false},
+		{"series-of-an-empty-origin-class", stream(v, seriesRecs(seriesDecls, []byte{0, 1}, nil, origin(0, 1))...), false, false},
+		{"series-of-two-snapshots", twoSnapshots(seriesDecls, rec{"col", 1, "origin.string", 1, []byte{0}}), false, false},
+		{"series-section-string-column-in-origin", stream(v, seriesRecs(seriesDecls, nil, []rec{zzz([]any{"zzz.s", "string", "node", ""})},
+			origin(0, 1), rec{"col", 0, "zzz.s", 1, []byte{1, 0}})...), false, false},
+		{"origin-columns-in-version-7", stream(7, seriesOK...), true, false},
+		{"origin-string-only", stream(v, seriesRecs(append(slices.Clone(snapDecls), originString), []byte{0, 1}, nil, origin(0, 1))...), true, false},
+		{"origin-class-only", stream(v, seriesRecs(append(slices.Clone(snapDecls), originClass), nil, nil, originClasses(0))...), true, false},
+		{"origin-string-of-another-table", stream(v, seriesRecs(append(slices.Clone(snapDecls), originClass,
+			[]any{"origin.string", "string", "node", ""}), []byte{0, 1}, nil, rec{"col", 0, "origin.string", 1, []byte{0, 1}})...), true, false},
+		{"series-node-name-not-in-origin", stream(v, seriesRecs(seriesDecls, []byte{0, 1}, nil, origin(0))...), true, false},
+		{"series-duplicate-origin-string", stream(v, seriesRecs(seriesDecls, []byte{0, 1}, nil, origin(0, 1, 1))...), true, false},
+		{"series-duplicate-origin-class", stream(v, seriesRecs(seriesDecls, []byte{0, 1}, nil, origin(0, 1), originClasses(0, 0))...), true, false},
+		{"series-origin-string-out-of-range", stream(v, seriesRecs(seriesDecls, []byte{0, 1}, nil, origin(0, 1, 2))...), true, false},
+		{"series-class-name-not-in-origin", stream(v, seriesRecs(seriesDecls, nil, nil, origin(0), originClasses(0))...), true, false},
+		{"series-node-class-not-in-origin", stream(v, seriesRecs(append(slices.Clone(seriesDecls), []any{"node.class", "index+1", "node", "class"}),
+			nil, nil, origin(0), rec{"col", 0, "node.class", 1, []byte{1, 0}})...), true, false},
+		{"series-edge-name-not-in-origin", stream(v, replace(seriesRecs(seriesDecls, nil, nil, origin(0)), 12,
+			rec{"col", 0, "edge.name", 1, []byte{1}})...), true, false},
+		{"series-section-string-column-not-in-origin", stream(v, seriesRecs(seriesDecls, nil, []rec{zzz([]any{"zzz.s", "string", "node", ""})},
+			origin(0), rec{"col", 0, "zzz.s", 1, []byte{1, 0}})...), true, false},
+		{"series-section-class-column-not-in-origin", stream(v, seriesRecs(seriesDecls, nil, []rec{zzz([]any{"zzz.c", "index", "node", "class"})},
+			origin(0), rec{"col", 0, "zzz.c", 1, []byte{0, 0}})...), true, false},
+		{"series-with-a-file-section", stream(v, slices.Insert(slices.Clone(seriesOK), 1, section(-1, "zzz.file", map[string]any{}))...), true, false},
+		{"series-and-a-snapshot-without-origin", twoSnapshots(snapDecls), true, false},
 	}
 	dir := t.TempDir()
 	var paths []string

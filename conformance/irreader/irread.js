@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // irread.js: a second, independent reader of heapconv's IR (.heapir),
-// schema version 7, written from ir/SPEC.md alone. It reads every record
-// and every column of a stream generically, driven by the column
-// declarations the stream carries (it knows the core, not the formats'
-// sections), checks what the spec says a reader must check (record order
-// and layouts, field types, declarations, column bounds as values arrive,
-// the end-of-stream lengths and the validation after the end record), and
-// prints figures about what it read as one line of JSON.
+// schema version 8 (and version 7 streams), written from ir/SPEC.md alone.
+// It reads every record and every column of a stream generically, driven
+// by the column declarations the stream carries (it knows the core, not
+// the formats' sections), checks what the spec says a reader must check
+// (record order and layouts, field types, declarations, column bounds as
+// values arrive, the end-of-stream lengths and the validation after the
+// end record, a series' origins included), and prints figures about what
+// it read as one line of JSON.
 //
 //   node irread.js FILE.heapir [FILE2.heapir ...]
 //
@@ -18,7 +19,9 @@
 const fs = require('fs');
 const { Decoder, DecodeError, ExtData } = require('@msgpack/msgpack');
 
-const VERSION = 7; // the one schema version this reader reads
+const VERSION = 8; // the newest schema version this reader reads
+const MIN_VERSION = 7; // the oldest (versions 1 to 6 are refused)
+const SERIES_VERSION = 8; // the first version with series (origin.string, origin.class)
 const U8MAX = 0xFF;
 const U32MAX = 0xFFFFFFFF;
 const MAX_LIST = 65536; // totals, fields, declarations (SPEC "Limits a reader enforces")
@@ -231,17 +234,28 @@ const CORE = {
     'value.kind': ['uint', 'value', ''],
     'value.bits': ['uint', 'value', ''],
     'value.aux': ['uint', 'value', ''],
+    // A series' snapshot's origin (version 8 on): both or neither.
+    'origin.string': ['string', 'origin.string', '', 'optional'],
+    'origin.class': ['index', 'origin.class', 'class', 'optional'],
   },
 };
+// The core columns a version 8 stream added (SPEC "Versions").
+const ORIGIN = ['origin.string', 'origin.class'];
 const CORE_LIMIT = {
   'node.kind': U8MAX, 'edge.kind': U8MAX, 'value.kind': U8MAX,
   'node.name': U32MAX, 'node.class': U32MAX, 'node.edge_count': U32MAX, 'edge.name': U32MAX,
   'edge.target': U32MAX, 'class.name': U32MAX, 'class.library': U32MAX, 'class.field_count': U32MAX,
   'class.field_name': U32MAX, 'root.node': U32MAX, 'root.category': U32MAX, 'value.node': U32MAX,
+  'origin.string': U32MAX, 'origin.class': U32MAX,
 };
 // The core columns whose values the validation reads entry by entry (the
-// others are checked by their count, largest value and sum).
-const CORE_KEPT = new Set(['edge.kind', 'edge.name', 'value.node', 'value.kind', 'value.bits']);
+// others are checked by their count, largest value and sum): always, and
+// in a series' snapshot (whose references are checked against its origin,
+// SPEC "Series"). The file's class columns are always kept: the file
+// record comes before it is known whether the file is a series.
+const CORE_KEPT = new Set(['edge.kind', 'edge.name', 'value.node', 'value.kind', 'value.bits',
+  'class.name', 'class.library', 'class.field_count', 'class.field_name']);
+const SERIES_KEPT = new Set(['node.name', 'node.class', 'root.category', 'origin.string', 'origin.class']);
 // The snapshot's core tables, which the file's declarations may not name.
 const SNAPSHOT_TABLES = ['node', 'edge', 'value', 'root'];
 
@@ -272,11 +286,12 @@ class Table {
   }
 }
 
-// A declared column. Its values are not kept (but for CORE_KEPT): a column
-// keeps its length, its largest value and its sum — exactly, as a BigInt
-// fed by a Number accumulator that stays below 2^53.
+// A declared column. Its values are not kept (but when keep: CORE_KEPT,
+// and what a series' origin is checked against): a column keeps its
+// length, its largest value and its sum — exactly, as a BigInt fed by a
+// Number accumulator that stays below 2^53.
 class Column {
-  constructor(k, type, table, of, scope) {
+  constructor(k, type, table, of, scope, keep) {
     this.key = k;
     this.type = type;
     this.table = table;
@@ -290,10 +305,11 @@ class Column {
     this.max = -1; // the largest value (a Number: exact below 2^53, only compared with smaller bounds)
     this.acc = 0; // part of the sum, |acc| < 2^52
     this.big = 0n; // the rest of the sum
-    // Kept values: 8- and 32-bit ones exactly; 64-bit ones (value.bits) as
-    // doubles, only ever compared with the string count.
+    // Kept values: 8- and 32-bit ones exactly; 64-bit ones (value.bits, a
+    // series' section columns) as doubles, only ever compared with the
+    // string count or looked up once the largest is known to be in range.
     const Kept = this.limit === U8MAX ? Uint8Array : this.limit === U32MAX ? Uint32Array : Float64Array;
-    this.kept = CORE_KEPT.has(k) && scope.core.has(k) ? new Kept(16) : null;
+    this.kept = keep ? new Kept(16) : null;
   }
   sum() { return this.big + BigInt(this.acc); }
   name() { return text(this.key); }
@@ -344,6 +360,7 @@ class Scope {
     this.core = new Set(); // the core columns its core record declared
     this.sections = new Set(); // the names of its sections
     this.started = false; // a col or zeros record of it has come
+    this.series = false; // a snapshot of a series: its record declares origin.string and origin.class
   }
   what() { return this.index < 0 ? 'the file' : `snapshot ${this.index}`; }
 }
@@ -430,7 +447,9 @@ class Reader {
     const ver = BigInt(v[1]);
     if (ver > BigInt(VERSION)) fail(`IR schema version ${ver} is newer than this reader reads (${VERSION}): upgrade it`);
     if (ver < 1n) fail(`IR schema version ${ver} does not exist`);
-    if (ver < BigInt(VERSION)) fail(`IR schema version ${ver}: this reader reads version ${VERSION} only (not versions 1 to 6)`);
+    if (ver < BigInt(MIN_VERSION)) {
+      fail(`IR schema version ${ver}: this reader reads versions ${MIN_VERSION} to ${VERSION} only (not versions 1 to ${MIN_VERSION - 1})`);
+    }
     this.version = Number(ver);
   }
 
@@ -673,6 +692,9 @@ class Reader {
       if (core) {
         const c = own(core, k) ? core[k] : null;
         if (!c) fail(`${z} is not one of the core's columns`);
+        if (ORIGIN.includes(k) && this.version < SERIES_VERSION) {
+          fail(`${z} is not one of the core's columns in a version ${this.version} stream (series are version ${SERIES_VERSION}'s)`);
+        }
         if (c[0] !== type || c[1] !== table || c[2] !== of) {
           fail(`${z} declared as ${text(type)} of table ${q(table)}${of ? ` (of ${q(of)})` : ''}; the core declares it ${c[0]} of table "${c[1]}"${c[2] ? ` (of "${c[2]}")` : ''}`);
         }
@@ -682,13 +704,21 @@ class Reader {
     if (core) {
       const names = new Set(list.map((d) => d.k));
       for (const [k, c] of Object.entries(core)) if (!c[3] && !names.has(k)) fail(`${what}: the core's column ${k} is not declared`);
+      // A snapshot of a series declares both origin columns, even when one
+      // is empty; any other snapshot neither (SPEC "The core's columns").
+      const origin = ORIGIN.filter((k) => names.has(k));
+      if (origin.length === 1) {
+        fail(`${what} declares ${origin[0]} without ${ORIGIN.find((k) => k !== origin[0])} (a snapshot of a series declares both)`);
+      }
+      s.series = origin.length === 2;
     }
     for (const { k, type, table, of, z } of list) {
       if (s.columns.has(k) || (s.index >= 0 && this.fileScope.columns.has(k))) fail(`${z} declared twice`);
       if (core) s.core.add(k);
       const t = this.table(s, table, z);
       const o = TYPES[type] ? this.table(s, of, z) : null;
-      const col = new Column(k, type, t, o, s);
+      const keep = core ? CORE_KEPT.has(k) || (s.series && SERIES_KEPT.has(k)) : s.series && this.seriesKept(type, o);
+      const col = new Column(k, type, t, o, s, keep);
       s.columns.set(k, col);
       if (!t.first) t.first = col;
       if (type === 'count') {
@@ -700,6 +730,14 @@ class Reader {
     }
   }
 
+  // Whether a section's column of a series' snapshot is checked value by
+  // value against the snapshot's origin (SPEC "Series"): a string column,
+  // and an index or index+1 column into the class or field table.
+  seriesKept(type, o) {
+    const ct = this.fileScope.tables.get('class'), ft = this.fileScope.tables.get('field');
+    return type === 'string' || ((type === 'index' || type === 'index+1') && (o === ct || o === ft));
+  }
+
   // ------------------------------------------------------------ validation
 
   finish() {
@@ -709,6 +747,7 @@ class Reader {
       this.validate(s);
       this.validateSnapshot(s);
     }
+    this.validateSeries();
     return this.output();
   }
 
@@ -759,6 +798,93 @@ class Reader {
     }
   }
 
+  // A series (SPEC "Series" and "Validation"): every snapshot has an
+  // origin or none does; no sections of the file; each origin's entries
+  // distinct and holding everything its snapshot refers to. Runs after
+  // validate(), so every value is in range of its table.
+  validateSeries() {
+    const series = this.snaps.filter((s) => s.series);
+    if (series.length === 0) return;
+    const plain = this.snaps.find((s) => !s.series);
+    if (plain) {
+      fail(`${plain.what()} declares no origin (origin.string, origin.class) but ${series[0].what()} does: ` +
+        'every snapshot of a series has one, or none does');
+    }
+    if (this.fileScope.sections.size > 0) {
+      fail(`a series with sections of the file (${[...this.fileScope.sections].map(q).join(', ')}): a series has none`);
+    }
+    const fc = (k) => this.fileScope.columns.get(k).values();
+    const cls = {
+      name: fc('class.name'), library: fc('class.library'), fieldCount: fc('class.field_count'), fieldName: fc('class.field_name'),
+    };
+    // Where each class's fields start in the field table.
+    cls.fieldStart = new Float64Array(cls.fieldCount.length + 1);
+    for (let c = 0; c < cls.fieldCount.length; c++) cls.fieldStart[c + 1] = cls.fieldStart[c] + cls.fieldCount[c];
+    for (const s of this.snaps) this.validateOrigin(s, cls);
+  }
+
+  // One snapshot of a series against its origin (SPEC "Series").
+  validateOrigin(s, cls) {
+    const w = s.what(), f = s.fields, S = this.strings;
+    const col = (k) => s.columns.get(k);
+    const classes = cls.name.length, fields = cls.fieldName.length;
+    // The origin's strings and classes, distinct; the fields of its classes.
+    const inS = new Uint8Array(S), inC = new Uint8Array(classes), inF = new Uint8Array(fields);
+    const os = col('origin.string').values(), oc = col('origin.class').values();
+    for (let i = 0; i < os.length; i++) {
+      if (inS[os[i]]) fail(`${w}: origin.string lists string ${os[i]} twice (entry ${i}): its entries are distinct`);
+      inS[os[i]] = 1;
+    }
+    for (let i = 0; i < oc.length; i++) {
+      const c = oc[i];
+      if (inC[c]) fail(`${w}: origin.class lists class ${c} twice (entry ${i}): its entries are distinct`);
+      inC[c] = 1;
+      inF.fill(1, cls.fieldStart[c], cls.fieldStart[c + 1]);
+    }
+    const str = (v, what) => {
+      if (!inS[v]) fail(`${w}: ${what} is string ${v}, which its origin (origin.string) does not list`);
+    };
+    // The classes of its origin: their names, libraries and field names.
+    for (const c of oc) {
+      str(cls.name[c], `class ${c}'s name`);
+      str(cls.library[c], `class ${c}'s library`);
+      for (let j = cls.fieldStart[c]; j < cls.fieldStart[c + 1]; j++) str(cls.fieldName[j], `class ${c}'s field ${j}'s name`);
+    }
+    // The core's references.
+    str(Number(f.name), 'the snapshot name');
+    const nn = col('node.name').values();
+    for (let i = 0; i < nn.length; i++) str(nn[i], `node ${i}'s name`);
+    if (s.core.has('node.class')) {
+      const nc = col('node.class').values();
+      for (let i = 0; i < nc.length; i++) {
+        if (nc[i] !== 0 && !inC[nc[i] - 1]) fail(`${w}: node ${i}'s class is class ${nc[i] - 1}, which its origin (origin.class) does not list`);
+      }
+    }
+    const ek = col('edge.kind').values(), en = col('edge.name').values();
+    for (let i = 0; i < en.length; i++) if (!f.edgeKinds[ek[i]].indexed) str(en[i], `edge ${i}'s name`);
+    const vk = col('value.kind').values(), vb = col('value.bits').values();
+    for (let i = 0; i < vk.length; i++) if (vk[i] === 1) str(vb[i], `value ${i} (a string)`);
+    const rc = col('root.category').values();
+    for (let i = 0; i < rc.length; i++) str(rc[i], `root ${i}'s category`);
+    // Its sections' columns (the kept ones: see seriesKept), every value.
+    // (String-index fields of sections are not checked: this reader does
+    // not know which of a section's fields are string indices.)
+    const ct = this.fileScope.tables.get('class');
+    for (const c of s.columns.values()) {
+      if (s.core.has(c.key) || !c.kept) continue;
+      const v = c.values();
+      if (c.type === 'string') {
+        for (let i = 0; i < v.length; i++) str(v[i], `column ${q(c.key)}'s value ${i}`);
+        continue;
+      }
+      const [set, what] = c.of === ct ? [inC, 'a class of its origin (origin.class)'] : [inF, "a field of its origin's classes"];
+      for (let i = 0; i < v.length; i++) {
+        const x = c.type === 'index+1' ? v[i] - 1 : v[i];
+        if (x >= 0 && !set[x]) fail(`${w}: column ${q(c.key)}'s value ${i} refers to ${c.of.key} ${x}, which is not ${what}`);
+      }
+    }
+  }
+
   // ------------------------------------------------------------ output
 
   output() {
@@ -779,6 +905,7 @@ class Reader {
       version: this.version,
       strings: this.strings,
       classes,
+      series: this.snaps.some((s) => s.series),
       records: Object.fromEntries(Object.entries(this.records).sort()),
       file_columns: columns(this.fileScope),
       snapshots: this.snaps.map((s) => ({

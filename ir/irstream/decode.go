@@ -734,6 +734,21 @@ func (d *decoder) snapshotRecord(n int) error {
 			}
 		}
 	}
+	// A snapshot of a series declares both origin columns, even when one
+	// is empty, and no other snapshot either (SPEC.md, The core's
+	// columns): declaring one alone would give the snapshot an origin
+	// whose other table is taken for empty.
+	origin := map[string]bool{}
+	for _, dc := range decls {
+		if dc.Name == "origin.string" || dc.Name == "origin.class" {
+			origin[dc.Name] = true
+		}
+	}
+	if len(origin) == 1 {
+		for name := range origin {
+			return d.errorf("snapshot: column %s declared without the other origin column (a snapshot of a series declares origin.string and origin.class)", name)
+		}
+	}
 	if err := d.bindDecls(d.snap, "snapshot", core, decls); err != nil {
 		return err
 	}
