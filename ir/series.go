@@ -594,6 +594,23 @@ func (s *Snapshot) validateOrigin(f *File) error {
 		}
 		for k := range b.columns {
 			c := &b.columns[k]
+			// A column of the class or field table has a value for every
+			// class or field of the series: those outside the origin are
+			// 0, and refer to nothing.
+			var own bitset
+			switch c.Decl.Table {
+			case TableClass:
+				own = classes
+			case TableField:
+				own = fields
+			}
+			if own != nil && c.Present() {
+				for i := range c.Len() {
+					if !own.has(uint64(i)) && (c.Decl.Type == TypeBytes && c.BytesOf()[i] != 0 || c.Decl.Type != TypeBytes && c.At(i) != 0) {
+						return fmt.Errorf("%s: column %s: a value for %s %d, which is not the origin's", x.SectionName(), c.Decl.Name, c.Decl.Table, i)
+					}
+				}
+			}
 			var set bitset
 			switch d := c.Decl; {
 			case !c.Present():
@@ -608,6 +625,9 @@ func (s *Snapshot) validateOrigin(f *File) error {
 				continue
 			}
 			for i := range c.Len() {
+				if own != nil && !own.has(uint64(i)) {
+					continue
+				}
 				v := c.At(i)
 				if c.Decl.Type == TypeIndex1 {
 					if v == 0 {
