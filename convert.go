@@ -262,18 +262,28 @@ func (c *conversion) run() (LossReport, error) {
 		}
 		c.outs = append(c.outs, out)
 	}
-	f, err := c.input.Read()
-	if err != nil {
-		return LossReport{}, err
-	}
-	if len(c.more) > 0 {
-		if f, err = c.readSeries(f); err != nil {
+	var files []*ir.File
+	if i := sel.Index(); i >= 0 && len(c.more) == 0 {
+		// One snapshot: an input with an index of its snapshots is read
+		// in part.
+		g, err := c.input.ReadSnapshot(i)
+		if err != nil {
 			return LossReport{}, err
 		}
-	}
-	files, err := c.selected(f)
-	if err != nil {
-		return LossReport{}, err
+		files = []*ir.File{g}
+	} else {
+		f, err := c.input.Read()
+		if err != nil {
+			return LossReport{}, err
+		}
+		if len(c.more) > 0 {
+			if f, err = c.readSeries(f); err != nil {
+				return LossReport{}, err
+			}
+		}
+		if files, err = c.selected(f); err != nil {
+			return LossReport{}, err
+		}
 	}
 	r := LossReport{Input: c.inName, From: c.input.Format.Name, To: target.Name}
 	if len(c.more) > 0 {

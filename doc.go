@@ -25,6 +25,17 @@
 // ConvertFileContext stops a long conversion when its context is done,
 // leaving no output behind.
 //
+// # Archiving
+//
+// ConvertFiles writes several files of one program (a series of
+// snapshots, a directory of daily ones) into one .heapir.zst: a series
+// (ir.JoinSeries), which stores the strings and classes they share once,
+// and each snapshot against the one before it, so that what persists
+// costs next to nothing. Snapshot n of the archive is the n-th file, byte
+// for byte once converted back; ReadHeap("days.heapir.zst#12") and
+// Input.ReadSnapshot read it from the archive's index without
+// decompressing the other snapshots (but those it is stored against).
+//
 // # Reading and writing
 //
 // ReadFile and Read return an *ir.File: the string and class tables and

@@ -304,3 +304,41 @@ func ExampleExportTables() {
 	// not in the tables: moarvm-metadata
 	// not in the tables: moarvm-highscores
 }
+
+// Archive several snapshots of one program in one file, which stores what
+// they share once, and read one of them back as the file it came from.
+func ExampleConvertFiles() {
+	dir, err := os.MkdirTemp("", "heapconv-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	archive := filepath.Join(dir, "flutter.heapir.zst")
+
+	snapshots := []string{
+		"testdata/dart/flutter-vm-3k.dartheap.zst",
+		"testdata/samples/flutter-counter.dartheap.zst",
+	}
+	if _, err := heapconv.ConvertFiles(snapshots, archive, nil); err != nil {
+		log.Fatal(err)
+	}
+	series, err := heapconv.ReadFile(archive, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(series.Snapshots), "snapshots; a series:", series.IsSeries())
+
+	// Snapshot 1 alone, read from the archive's index: the second file.
+	h, err := heapconv.ReadHeap(archive+"#1", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	alone, err := heapconv.ReadFile(snapshots[1], nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("the same file:", len(ir.Diff(alone, h.File, 1)) == 0)
+	// Output:
+	// 2 snapshots; a series: true
+	// the same file: true
+}

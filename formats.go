@@ -54,6 +54,13 @@ type Format struct {
 	// index, when set, lists a file's snapshots (a line describing each)
 	// cheaply, without reading them: from a table of contents.
 	index func(ra io.ReaderAt, size int64) ([]string, error)
+	// readSnapshot, when set, reads one snapshot of a file (as
+	// (*ir.File).Select gives it) without reading the others, or says
+	// with irstream.ErrNoIndex that this file must be read whole.
+	readSnapshot func(ra io.ReaderAt, size int64, n int) (*ir.File, error)
+	// countSnapshots, with readSnapshot, says how many snapshots the file
+	// holds from its index alone.
+	countSnapshots func(ra io.ReaderAt, size int64) (int, error)
 	// equivalent, for a format that is not byte-exact, compares a file
 	// written from what was read (written) with the original (orig, its
 	// decompressed data) at the level the format promises. It returns
@@ -159,6 +166,8 @@ var formats = []*Format{
 		read: func(r io.Reader, o *ReadOptions) (*ir.File, error) {
 			return irstream.DecodeWith(r, irstream.DecodeOptions{Size: o.Size})
 		},
+		readSnapshot:   irstream.DecodeSnapshot,
+		countSnapshots: irstream.CountSnapshots,
 		write: func(w io.Writer, f *ir.File, o *WriteOptions) (ir.LossReport, error) {
 			if o.Compress {
 				return nil, irstream.EncodeZstdLevel(w, f, zstdLevels[o.Level])

@@ -39,6 +39,13 @@ func ReadHeap(name string, opts *ReadOptions) (analysis.Heap, error) {
 	if err != nil {
 		return analysis.Heap{}, err
 	}
+	if n >= 0 {
+		g, err := in.ReadSnapshot(n)
+		if err != nil {
+			return analysis.Heap{}, err
+		}
+		return analysis.Heap{File: g, Snapshot: g.Snapshots[0]}, nil
+	}
 	f, err := in.Read()
 	if err != nil {
 		return analysis.Heap{}, err
@@ -56,6 +63,14 @@ func SelectHeap(f *ir.File, name string, n int) (analysis.Heap, error) {
 		return analysis.Heap{}, &SnapshotError{Err: ErrWhichSnapshot, Name: name, Snapshot: -1, Snapshots: describeSnapshots(f)}
 	case n >= len(f.Snapshots):
 		return analysis.Heap{}, &SnapshotError{Err: ErrNoSnapshot, Name: name, Snapshot: n, Snapshots: describeSnapshots(f)}
+	}
+	if f.IsSeries() {
+		// A snapshot of a series is the file it came from.
+		g, err := f.Select(n)
+		if err != nil {
+			return analysis.Heap{}, err
+		}
+		return analysis.Heap{File: g, Snapshot: g.Snapshots[0]}, nil
 	}
 	return analysis.Heap{File: f, Snapshot: f.Snapshots[n]}, nil
 }

@@ -14,6 +14,7 @@ import (
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irstream"
 	rv8 "github.com/heapconv/heapconv/readers/v8"
 )
 
@@ -239,6 +240,55 @@ func (in *Input) Read() (*ir.File, error) {
 		return nil, in.named(err)
 	}
 	return f, nil
+}
+
+// SnapshotCount returns how many snapshots the input holds when its index
+// tells without reading them (a .heapir.zst file written since schema 8),
+// else -1.
+func (in *Input) SnapshotCount() int {
+	if in.Format.countSnapshots == nil || in.opts.At == nil || in.opts.Size <= 0 || len(in.removed) > 0 {
+		return -1
+	}
+	n, err := in.Format.countSnapshots(in.opts.At, in.opts.Size)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// ReadSnapshot reads snapshot n of the input, as (*ir.File).Select(n)
+// gives it from the whole file (for a series, the file the snapshot came
+// from), and closes the input. A .heapir.zst file with an index of its
+// snapshots is read in part: its head, the snapshot, and the snapshots it
+// is stored against; any other input is read whole. A number past the
+// last snapshot is a *SnapshotError with ErrNoSnapshot.
+func (in *Input) ReadSnapshot(n int) (*ir.File, error) {
+	if in.Format.readSnapshot != nil && in.opts.At != nil && in.opts.Size > 0 && len(in.removed) == 0 && !in.done {
+		g, err := in.Format.readSnapshot(in.opts.At, in.opts.Size, n)
+		switch {
+		case err == nil:
+			in.done = true
+			in.Close()
+			return g, nil
+		case !errors.Is(err, irstream.ErrNoIndex) && !errors.Is(err, irstream.ErrNoSnapshot):
+			in.done = true
+			in.Close()
+			return nil, in.named(err)
+		}
+		// Read whole: the reads through At left the stream where it was.
+	}
+	f, err := in.Read()
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n >= len(f.Snapshots) {
+		return nil, &SnapshotError{Err: ErrNoSnapshot, Name: in.Name, Snapshot: n, Snapshots: describeSnapshots(f)}
+	}
+	g, err := f.Select(n)
+	if err != nil {
+		return nil, in.named(err)
+	}
+	return g, nil
 }
 
 // errTaken is the error of an input whose data was taken already.

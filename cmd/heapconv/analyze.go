@@ -185,7 +185,7 @@ func runDiff(e *env, args []string) error {
 		out.NoIdentity = noIdentity(heaps)
 	}
 	for i, a := range operands {
-		out.Heaps = append(out.Heaps, heapJSON{Name: a.file, Snapshot: heapIndex(heaps[i])})
+		out.Heaps = append(out.Heaps, heapJSON{Name: a.file, Snapshot: snapshotNumber(a, heaps[i])})
 	}
 	for _, g := range c.New {
 		out.NewTotal += g.Count
@@ -242,6 +242,15 @@ func noIdentity(heaps []analysis.Heap) string {
 		return "MoarVM objects have no identity that persists from one snapshot to the next"
 	}
 	return fmt.Sprintf("These %s snapshots' objects have no identity that persists from one to the next (a heap converted from another format, a Dart file without identity hash codes, a profile of merged samples)", formats[0])
+}
+
+// snapshotNumber returns the number of the operand's snapshot in its file:
+// the one it names, else the heap's in the file read.
+func snapshotNumber(a heapArg, h analysis.Heap) int {
+	if a.snapshot >= 0 {
+		return a.snapshot
+	}
+	return heapIndex(h)
 }
 
 // heapIndex returns the heap's snapshot's number in its file.
@@ -489,7 +498,7 @@ func runPaths(e *env, args []string) error {
 			return fmt.Errorf("%s: no object of class %q (heapconv info --csv lists the classes)", operands[0].name, *class)
 		}
 	}
-	out := pathsJSON{Heap: heapJSON{Name: operands[0].file, Snapshot: heapIndex(heaps[0])}}
+	out := pathsJSON{Heap: heapJSON{Name: operands[0].file, Snapshot: snapshotNumber(operands[0], heaps[0])}}
 	for _, i := range nodes {
 		o := objectJSON{Path: nv.ShortestPath(i), Dominators: nv.DominatorChain(i)}
 		o.Object = nv.Step(i)
@@ -692,6 +701,19 @@ func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions, all bool) (
 			if err != nil {
 				return nil, nil, err
 			}
+			if a.snapshot >= 0 && in.Format.Name == ir.FormatIR && a.file != "-" {
+				// One snapshot of an archive: read in part where it has
+				// an index (a series' snapshots are the files they came
+				// from).
+				g, err := in.ReadSnapshot(a.snapshot)
+				clearProgress(e)
+				if err != nil {
+					return nil, nil, err
+				}
+				heaps = append(heaps, analysis.Heap{File: g, Snapshot: g.Snapshots[0]})
+				names = append(names, a.name)
+				continue
+			}
 			if f, err = read(e, in); err != nil {
 				return nil, nil, err
 			}
@@ -709,8 +731,12 @@ func readAllHeaps(e *env, args []heapArg, opts heapconv.ReadOptions, all bool) (
 		if processes(f) {
 			return nil, nil, fmt.Errorf("%s holds the heaps of %d processes, not snapshots of one over time; name one as %s#N", inputNames[a.file], len(f.Snapshots), a.file)
 		}
-		for k, s := range f.Snapshots {
-			heaps = append(heaps, analysis.Heap{File: f, Snapshot: s})
+		for k := range f.Snapshots {
+			h, err := heapconv.SelectHeap(f, inputNames[a.file], k)
+			if err != nil {
+				return nil, nil, err
+			}
+			heaps = append(heaps, h)
 			names = append(names, fmt.Sprintf("%s#%d", a.file, k))
 		}
 	}

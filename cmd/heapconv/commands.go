@@ -424,7 +424,14 @@ func runInfo(e *env, args []string) error {
 	if err := oneIN(fs, "info"); err != nil {
 		return err
 	}
-	in, err := openInput(e, fs.Arg(0), heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
+	name, k := heapconv.ParseHeapName(fs.Arg(0))
+	if k >= 0 {
+		if fs.Changed("snapshot") {
+			return usagef("--snapshot and IN#N both pick a snapshot: give one")
+		}
+		sel = heapconv.Snapshot(k)
+	}
+	in, err := openInput(e, name, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
 	if err != nil {
 		return err
 	}
@@ -438,34 +445,66 @@ func runInfo(e *env, args []string) error {
 		in.Close()
 		return &heapconv.SnapshotError{Err: heapconv.ErrNoSnapshot, Name: in.Name, Snapshot: index, Snapshots: list}
 	}
-	f, err := read(e, in)
-	if err != nil {
-		return err
+	// The snapshots to show, each in the file it is read as: one snapshot
+	// of an archive with an index is read alone, and a snapshot of a
+	// series is the file it came from.
+	type pick struct {
+		i     int      // the snapshot's number in IN
+		f     *ir.File // the file it is shown as
+		local int      // its number there
+	}
+	var picks []pick
+	var f *ir.File
+	total := -1
+	if n := in.SnapshotCount(); index >= 0 && n > index {
+		g, err := in.ReadSnapshot(index)
+		clearProgress(e)
+		if err != nil {
+			return err
+		}
+		f, total = g, n
+		picks = append(picks, pick{index, g, 0})
+	} else {
+		if f, err = read(e, in); err != nil {
+			return err
+		}
+		total = len(f.Snapshots)
+		if index >= total {
+			return &heapconv.SnapshotError{Err: heapconv.ErrNoSnapshot, Name: in.Name, Snapshot: index, Snapshots: make([]string, total)}
+		}
+		for i := range f.Snapshots {
+			switch {
+			case index >= 0 && i != index:
+			case f.IsSeries():
+				g, err := f.Select(i)
+				if err != nil {
+					return err
+				}
+				picks = append(picks, pick{i, g, 0})
+			default:
+				picks = append(picks, pick{i, f, i})
+			}
+		}
 	}
 	out.Format, out.FormatVersion = f.Format, f.FormatVersion
-	if index >= len(f.Snapshots) {
-		return &heapconv.SnapshotError{Err: heapconv.ErrNoSnapshot, Name: in.Name, Snapshot: index, Snapshots: make([]string, len(f.Snapshots))}
-	}
 	if asFormat != nil {
 		out.As = asFormat.Name
 	}
 	var converted *ir.File // f converted, for a format that holds every snapshot
 	var convertedLoss ir.LossReport
-	for i, s := range f.Snapshots {
-		if index >= 0 && i != index {
-			continue
-		}
-		g, gs := f, s
+	for _, p := range picks {
+		i := p.i
+		g, gs := p.f, p.f.Snapshots[p.local]
 		var loss ir.LossReport
 		if asFormat != nil {
 			// A format that holds every snapshot converts the file once,
 			// unless one snapshot is asked for.
-			whole := asFormat.MultiSnapshot && index < 0 && len(f.Snapshots) > 1
+			whole := asFormat.MultiSnapshot && index < 0 && len(p.f.Snapshots) > 1
 			switch {
 			case whole && converted != nil:
 				g, loss = converted, convertedLoss
 			default:
-				if g, loss, err = convertedTo(asFormat, f, i, !whole); err != nil {
+				if g, loss, err = convertedTo(asFormat, p.f, p.local, !whole); err != nil {
 					return fmt.Errorf("%s: snapshot %d as %s: %w", in.Name, i, asFormat.Name, err)
 				}
 				converted, convertedLoss = g, loss
@@ -516,9 +555,9 @@ func runInfo(e *env, args []string) error {
 		fmt.Fprintf(w, "as:       %s (the figures of IN converted to %s)\n", out.As, out.As)
 	}
 	if index >= 0 {
-		fmt.Fprintf(w, "snapshots: %d (showing snapshot %d)\n", len(f.Snapshots), index)
+		fmt.Fprintf(w, "snapshots: %d (showing snapshot %d)\n", total, index)
 	} else {
-		fmt.Fprintf(w, "snapshots: %d\n", len(f.Snapshots))
+		fmt.Fprintf(w, "snapshots: %d\n", total)
 	}
 	for _, s := range out.Snapshots {
 		objects := "" // a profile's samples stand for as many objects as they count allocations

@@ -23,6 +23,11 @@ const nodeBaseColumn = "node.base"
 // encoder to store it against that base.
 const minMatched = 0.5
 
+// keyframeInterval is how often the encoder stores a snapshot as it is
+// although it could store it against the one before: reading one snapshot
+// of a long series (DecodeSnapshot) then decodes at most this many.
+const keyframeInterval = 16
+
 // basing is how the encoder stores one snapshot against its base.
 type basing struct {
 	base     int      // the base's index
@@ -95,12 +100,13 @@ func snapshotColumns(s *ir.Snapshot) []*ir.Column {
 }
 
 // planBase decides how snapshot idx of f is stored: against the snapshot
-// before it when enough of its nodes are there (matchNodes), each column
+// before it when enough of its nodes are there (matchNodes) and it is not
+// a keyframe (keyframeInterval), each column
 // of the node and edge tables against the base exactly when its
 // differences take fewer bytes than its values. It returns nil for a
 // snapshot stored as it is.
 func planBase(f *ir.File, idx int) *basing {
-	if idx == 0 {
+	if idx%keyframeInterval == 0 {
 		return nil
 	}
 	s, b := f.Snapshots[idx], f.Snapshots[idx-1]
@@ -268,36 +274,97 @@ func (d *decoder) unbase(sc *scope, cs *colState, vals []uint64) error {
 			return d.errorf("snapshot %d: based edge column %s before node.edge_count is complete", sc.index, name)
 		}
 		first = s.Nodes.FirstEdge
+		if len(first) == 0 {
+			first = []uint32{0}
+		}
 	}
 	bfirst := b.Nodes.FirstEdge
-	for j, z := range vals {
-		at := -1
+	// Where each value's base value is in the base's column (-1: none),
+	// then those values, then the differences added.
+	at := slices.Grow(d.at[:0], len(vals))[:len(vals)]
+	d.at = at
+	for j := range vals {
+		at[j] = -1
 		if cs.tab.name == ir.TableNode {
 			if q := sc.nodeBase[pos+j]; q != 0 {
-				at = int(q - 1)
+				at[j] = int64(q - 1)
 			}
-		} else {
-			e := uint32(pos + j)
-			if e >= first[len(first)-1] {
-				return d.errorf("snapshot %d: column %s: edge %d is past the edges node.edge_count gives (%d)", sc.index, name, e, first[len(first)-1])
-			}
-			for first[cs.edgeNode+1] <= e {
-				cs.edgeNode++
-			}
-			if q := sc.nodeBase[cs.edgeNode]; q != 0 && int(q) < len(bfirst) {
-				if k := e - first[cs.edgeNode]; k < bfirst[q]-bfirst[q-1] {
-					at = int(bfirst[q-1] + k)
-				}
+			continue
+		}
+		e := uint32(pos + j)
+		if e >= first[len(first)-1] {
+			return d.errorf("snapshot %d: column %s: edge %d is past the edges node.edge_count gives (%d)", sc.index, name, e, first[len(first)-1])
+		}
+		for first[cs.edgeNode+1] <= e {
+			cs.edgeNode++
+		}
+		if q := sc.nodeBase[cs.edgeNode]; q != 0 && int(q) < len(bfirst) {
+			if k := e - first[cs.edgeNode]; k < bfirst[q]-bfirst[q-1] {
+				at[j] = int64(bfirst[q-1] + k)
 			}
 		}
-		var bv uint64
-		if at >= 0 && cs.baseCol != nil && at < cs.baseCol.Len() {
-			bv = cs.baseCol.At(at)
-			if toNode {
-				bv = translate(bv, sc.inv, decl.Type)
-			}
+	}
+	bv := slices.Grow(d.baseVals[:0], len(vals))[:len(vals)]
+	d.baseVals = bv
+	gatherBase(cs.baseCol, at, bv)
+	if toNode {
+		for j := range bv {
+			bv[j] = translate(bv[j], sc.inv, decl.Type)
 		}
-		vals[j] = bv + (z>>1 ^ -(z & 1))
+	}
+	for j, z := range vals {
+		vals[j] = bv[j] + (z>>1 ^ -(z & 1))
 	}
 	return nil
+}
+
+// gatherBase sets out[j] to the base column's value at at[j], 0 where
+// at[j] is -1 or past the column (or there is no column), reading the
+// column's memory directly where it can.
+func gatherBase(c *ir.Column, at []int64, out []uint64) {
+	if c == nil {
+		clear(out)
+		return
+	}
+	switch d := c.Storage().(type) {
+	case []byte:
+		gather(d, at, out)
+	case []uint32:
+		gather(d, at, out)
+	case []uint64:
+		gather(d, at, out)
+	case *ir.Uints:
+		if u, ok := d.U8(); ok {
+			gather(u, at, out)
+		} else if u, ok := d.U32(); ok {
+			gather(u, at, out)
+		} else if u, ok := d.U64(); ok {
+			gather(u, at, out)
+		} else {
+			gatherAt(c, at, out)
+		}
+	default:
+		gatherAt(c, at, out)
+	}
+}
+
+func gather[T uint8 | uint32 | uint64](src []T, at []int64, out []uint64) {
+	for j, p := range at {
+		if uint64(p) < uint64(len(src)) {
+			out[j] = uint64(src[p])
+		} else {
+			out[j] = 0
+		}
+	}
+}
+
+func gatherAt(c *ir.Column, at []int64, out []uint64) {
+	n := c.Len()
+	for j, p := range at {
+		if p >= 0 && p < int64(n) {
+			out[j] = c.At(int(p))
+		} else {
+			out[j] = 0
+		}
+	}
 }

@@ -93,24 +93,32 @@ func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 // decodePlain decodes an uncompressed stream, allocating up to budget
 // bytes up front for what it declares (reserve).
 func decodePlain(r io.Reader, budget int64) (*ir.File, error) {
-	cr := &countingReader{r: bufio.NewReaderSize(r, 1<<20)}
+	cr := &countingReader{r: bufioReader(r)}
 	d := &decoder{cr: cr, dec: msgpack.NewDecoder(cr), budget: budget}
 	f, err := d.stream()
 	if err != nil {
-		var fe *ir.FormatError
-		if errors.As(err, &fe) {
-			return nil, fe
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, ir.Truncated(ir.FormatIR, d.cr.off, "unexpected EOF: the stream ends inside the record that starts at offset %d", d.recordStart)
-		}
-		return nil, ir.Errorf(ir.FormatIR, d.recordStart, "%v", err)
+		return nil, d.fail(err)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, ir.Errorf(ir.FormatIR, -1, "invalid: %v", err)
 	}
 	return f, nil
 }
+
+// fail turns an error of the decoder into an *ir.FormatError at the
+// offset of the record it was reading.
+func (d *decoder) fail(err error) error {
+	var fe *ir.FormatError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return ir.Truncated(ir.FormatIR, d.cr.off, "unexpected EOF: the stream ends inside the record that starts at offset %d", d.recordStart)
+	}
+	return ir.Errorf(ir.FormatIR, d.recordStart, "%v", err)
+}
+
+func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 1<<20) }
 
 // countingReader counts the bytes consumed, so errors can name offsets. It
 // is an io.ByteScanner, so the msgpack decoder does no buffering of its own.
@@ -149,6 +157,10 @@ type decoder struct {
 	f           *ir.File
 	buf         []byte
 	vals        []uint64
+	// at and baseVals are a based chunk's base positions and values
+	// (unbase).
+	at       []int64
+	baseVals []uint64
 	// prev is the type of the previous record.
 	prev   string
 	budget int64   // bytes still to be allocated up front (see reserve)
@@ -297,29 +309,9 @@ func (d *decoder) errorf(format string, args ...any) error {
 }
 
 func (d *decoder) stream() (*ir.File, error) {
-	n, err := d.dec.DecodeArrayLen()
-	if err != nil || n != 2 {
-		return nil, d.errorf("not a heapconv IR stream (missing [\"heapir\", version] header)")
+	if err := d.header(); err != nil {
+		return nil, err
 	}
-	magic, err := d.shortString(16)
-	if err != nil || magic != "heapir" {
-		return nil, d.errorf("not a heapconv IR stream (magic %q)", magic)
-	}
-	v, err := d.int()
-	if err != nil {
-		return nil, d.errorf("bad version: %v", err)
-	}
-	if v > ir.Version {
-		e := ir.Errorf(ir.FormatIR, d.recordStart, "IR schema version %d is newer than this heapconv reads (up to %d): upgrade heapconv", v, ir.Version)
-		e.Err = ir.ErrNewerVersion
-		return nil, e
-	}
-	if v < 1 {
-		return nil, d.errorf("IR schema version %d does not exist", v)
-	}
-	d.version = int(v)
-	d.f = &ir.File{}
-	d.file = newScope(-1, nil)
 	for {
 		d.recordStart = d.cr.off
 		kind, done, err := d.record()
@@ -335,6 +327,64 @@ func (d *decoder) stream() (*ir.File, error) {
 		return nil, ir.Errorf(ir.FormatIR, d.cr.off-1, "data after the end record")
 	}
 	return d.f, nil
+}
+
+// header reads the stream's header, ["heapir", version].
+func (d *decoder) header() error {
+	n, err := d.dec.DecodeArrayLen()
+	if err != nil || n != 2 {
+		return d.errorf("not a heapconv IR stream (missing [\"heapir\", version] header)")
+	}
+	magic, err := d.shortString(16)
+	if err != nil || magic != "heapir" {
+		return d.errorf("not a heapconv IR stream (magic %q)", magic)
+	}
+	v, err := d.int()
+	if err != nil {
+		return d.errorf("bad version: %v", err)
+	}
+	if v > ir.Version {
+		e := ir.Errorf(ir.FormatIR, d.recordStart, "IR schema version %d is newer than this heapconv reads (up to %d): upgrade heapconv", v, ir.Version)
+		e.Err = ir.ErrNewerVersion
+		return e
+	}
+	if v < 1 {
+		return d.errorf("IR schema version %d does not exist", v)
+	}
+	d.version = int(v)
+	d.f = &ir.File{}
+	d.file = newScope(-1, nil)
+	return nil
+}
+
+// records reads the records of one part of a stream cut into frames
+// (DecodeSnapshot), to its end; head says it is the first, which starts
+// with the header. The end record belongs to no part read so.
+func (d *decoder) records(head bool) error {
+	if head {
+		if err := d.header(); err != nil {
+			return d.fail(err)
+		}
+	}
+	for {
+		d.recordStart = d.cr.off
+		if _, err := d.cr.ReadByte(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return d.fail(err)
+		}
+		if err := d.cr.UnreadByte(); err != nil {
+			return err
+		}
+		kind, done, err := d.record()
+		if err != nil {
+			return d.fail(err)
+		}
+		if done {
+			return d.fail(d.errorf("an end record within a part of the stream"))
+		}
+		d.prev = kind
+	}
 }
 
 // record reads one record and returns its type; done is true after the end

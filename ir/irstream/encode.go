@@ -65,16 +65,76 @@ func EncodeZstd(w io.Writer, f *ir.File) error {
 // (.heapir.zst) at the given level: zstd.SpeedFastest when the time to
 // write matters more than the size, zstd.SpeedBestCompression for the
 // smallest file. Every level decodes the same way (Decode).
+//
+// The stream of a file without sections of the file (a series, a V8 or
+// Dart file) is written as one zstd frame for the head (everything before
+// the first snapshot record), one for each snapshot and one for the end
+// record, followed by the frames' seek table in zstd's seekable format (a
+// skippable frame; SPEC.md, Compressed streams), so that DecodeSnapshot
+// reads one snapshot without decompressing the others.
 func EncodeZstdLevel(w io.Writer, f *ir.File, level zstd.EncoderLevel) error {
-	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(level))
+	if err := checkLimits(f); err != nil {
+		return err
+	}
+	out := &countWriter{w: w}
+	zw, err := zstd.NewWriter(out, zstd.WithEncoderLevel(level))
 	if err != nil {
 		return err
 	}
-	if err := Encode(zw, f); err != nil {
+	in := &countWriter{w: zw}
+	bw := bufio.NewWriterSize(in, 1<<20)
+	e := &encoder{enc: msgpack.NewEncoder(bw)}
+	e.enc.UseCompactInts(true)
+	var frames []seekEntry
+	var lastOut, lastIn int64
+	endFrame := func() error {
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		frames = append(frames, seekEntry{compressed: out.n - lastOut, decompressed: in.n - lastIn})
+		lastOut, lastIn = out.n, in.n
+		return nil
+	}
+	// A file with sections of its own is read whole (DecodeSnapshot): its
+	// snapshots stay in one frame, where zstd finds what they repeat.
+	framed := len(f.Sections) == 0
+	if framed {
+		e.cut = func() error {
+			if err := endFrame(); err != nil {
+				return err
+			}
+			zw.Reset(out)
+			return nil
+		}
+	}
+	e.file(f)
+	if e.err != nil {
 		zw.Close()
+		return e.err
+	}
+	if err := endFrame(); err != nil {
 		return err
 	}
-	return zw.Close()
+	if !framed {
+		return nil
+	}
+	_, err = w.Write(seekTable(frames))
+	return err
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 type encoder struct {
@@ -83,6 +143,16 @@ type encoder struct {
 	buf   []byte
 	vals  []uint64
 	diffs []uint64 // a chunk's values, delta-coded
+	// cut, when set, ends a zstd frame at a boundary of the stream's
+	// parts (before each snapshot and before the end record).
+	cut func() error
+}
+
+// boundary marks the end of a part of the stream (the head, a snapshot).
+func (e *encoder) boundary() {
+	if e.cut != nil && e.err == nil {
+		e.err = e.cut()
+	}
 }
 
 // Each helper records the first error and turns later calls into no-ops, so
@@ -177,8 +247,10 @@ func (e *encoder) file(f *ir.File) {
 		e.columns(-1, b)
 	}
 	for i, s := range f.Snapshots {
+		e.boundary()
 		e.snapshot(i, s, planBase(f, i))
 	}
+	e.boundary()
 	e.arr(2)
 	e.str("end")
 	e.mapLen(2)
