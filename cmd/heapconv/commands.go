@@ -298,7 +298,7 @@ func parseSnapshot(v string) (heapconv.Selection, error) {
 }
 
 const infoUsage = `Usage: heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--as F]
-                     [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
+                     [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN[#N]
 
 Summarizes IN: its format and variant, and per snapshot the node and edge
 counts, total self and external size, the number of classes and roots, and
@@ -310,6 +310,9 @@ line 12 column 5"), and the objects DevTools shows a size for, with the
 size it shows. With --as, the figures are those of IN converted to another
 format: --as v8 shows what DevTools will show for a Dart, MoarVM or Fuchsia
 heap, which it groups and sizes its own way, and what the conversion loses.
+IN#N (or --snapshot N) shows snapshot N alone; of an archive of several
+files (a .heapir.zst series), it reads that snapshot from the archive's
+index.
 
 Flags:
   --json    print one JSON object:

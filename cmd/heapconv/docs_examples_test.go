@@ -83,6 +83,57 @@ func TestREADMEExamples(t *testing.T) {
 	}
 }
 
+// TestREADMEArchives runs the commands of the README's section on
+// archives, as a shell would (its one glob expanded), and checks what the
+// section promises: the snapshot converted back from the archive is the
+// file it came from, byte for byte.
+func TestREADMEArchives(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for _, l := range strings.Split(section(t, "README.md", "## Archives"), "\n") {
+		if l, ok := strings.CutPrefix(l, "    "); ok && !strings.HasPrefix(l, " ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 4 {
+		t.Fatalf("the README's archive section: %d commands", len(lines))
+	}
+	for _, line := range lines {
+		var args []string
+		for _, a := range docCommand(t, line, dir) {
+			if strings.Contains(a, "*") {
+				matches, err := filepath.Glob(a)
+				if err != nil || len(matches) == 0 {
+					t.Fatalf("%s: %s matches nothing", line, a)
+				}
+				args = append(args, matches...)
+				continue
+			}
+			if strings.HasPrefix(a, "scripts/") {
+				a = filepath.Join(root, a)
+			}
+			args = append(args, a)
+		}
+		switch args[0] {
+		case "heapconv":
+			if code, _, stderr := cliRun(t, nil, args[1:]...); code != 0 {
+				t.Fatalf("%s: exit %d: %s", line, code, stderr)
+			}
+		case "node":
+			if out, err := exec.Command("node", args[1:]...).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", line, err, out)
+			}
+		default:
+			t.Fatalf("the README runs %s, which the test does not know: %s", args[0], line)
+		}
+	}
+	got := cliReadFile(t, filepath.Join(dir, "snap-10.heapsnapshot"))
+	want := cliReadFile(t, filepath.Join(dir, "server", "snap-10.heapsnapshot"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("snap-10.heapsnapshot converted back from the archive differs from the file archived (%d and %d bytes)", len(got), len(want))
+	}
+}
+
 // TestCLIDocExamples: each example of docs/cli.md, a command line after
 // "$ " and the lines it prints, is what the command prints (its standard
 // error and output together), run here.
