@@ -21,6 +21,7 @@
 //	  edge_kinds "element"[i] "property"
 //	  root n0
 //	  gcroot n1 "(GC roots)"
+//	  origin strings s0 s1 s2 classes c1
 //	  section v8 v2
 //	    header={"meta":{}}
 //	    ...
@@ -33,7 +34,9 @@
 // A string is referred to by its quoted text where that is its first place
 // in the string table, else as s<index>; a node as n<index>, a class as
 // c<1+index> (c0 for none), a kind by its quoted name (or k<index> after
-// its first place). A section's block gives its name and version, a field
+// its first place). A snapshot of a series gives its origin, the string
+// and class tables of the file it came from, as s<index> and c<1+index>
+// in their order. A section's block gives its name and version, a field
 // a line, "present" and the optional columns it has, and for a section no
 // package of this program registered the declaration of each column. A
 // section's columns of the node and edge tables are on the node and edge

@@ -613,6 +613,31 @@ func (p *parser) snapshotLine(toks []string) (bool, error) {
 		c, err := p.ref(toks[2])
 		s.Roots = append(s.Roots, ir.RootRef{Node: n, Category: c})
 		return true, err
+	case "origin":
+		k := slices.Index(toks, "classes")
+		if len(toks) < 3 || toks[1] != "strings" || k < 0 || s.Origin != nil {
+			return true, fmt.Errorf("origin strings s<index>... classes c<index>... (once)")
+		}
+		o := &ir.Origin{Strings: []uint32{}, Classes: []uint32{}}
+		for _, t := range toks[2:k] {
+			v, err := prefixed(t, "s")
+			if err != nil {
+				return true, err
+			}
+			o.Strings = append(o.Strings, v)
+		}
+		for _, t := range toks[k+1:] {
+			v, err := prefixed(t, "c")
+			if err != nil {
+				return true, err
+			}
+			if v == 0 {
+				return true, fmt.Errorf("origin: c0 is no class")
+			}
+			o.Classes = append(o.Classes, v-1)
+		}
+		s.Origin = o
+		return true, nil
 	case "nodes":
 		if len(toks) != 6 || toks[2] != "edges" || toks[4] != "values" {
 			return true, fmt.Errorf("nodes N edges N values N")

@@ -112,6 +112,17 @@ func (t *writer) snapshot(si int, s *ir.Snapshot) {
 	for _, r := range s.Roots {
 		t.p("  gcroot n%d %s\n", r.Node, t.str(r.Category))
 	}
+	if o := s.Origin; o != nil {
+		t.p("  origin strings")
+		for _, k := range o.Strings {
+			t.p(" s%d", k)
+		}
+		t.p(" classes")
+		for _, k := range o.Classes {
+			t.p(" c%d", k+1)
+		}
+		t.p("\n")
+	}
 	sections := make([]*ir.Bindings, len(s.Sections))
 	var nodeCols, edgeCols []*ir.Column
 	for k, x := range s.Sections {
