@@ -17,3 +17,7 @@ func OldSectionColumns(name string) []ir.ColumnDecl {
 	}
 	return out
 }
+
+// Evolve makes the next snapshot of s's process (base_test.go), for the
+// fuzzers' seeds.
+var Evolve = evolve

@@ -5,6 +5,7 @@ package irstream_test
 import (
 	"bytes"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -36,6 +37,16 @@ func fuzzGraphs() []*ir.File {
 	for i, o := range opts {
 		fs = append(fs, irtest.Random(int64(i), o))
 	}
+	// Snapshots stored against a base, in a series.
+	vo := irtest.V8Shaped(3, 6)
+	vo.V8 = &irtest.V8Options{Layout: v8ir.LayoutRows, TraceNodeID: true, EdgeExtra: true}
+	a := irtest.Random(9, vo)
+	r := rand.New(rand.NewPCG(9, 9))
+	b := *a
+	b.Snapshots = []*ir.Snapshot{irstream.Evolve(a.Snapshots[0], r)}
+	if series, err := ir.JoinSeries(a, &b); err == nil {
+		fs = append(fs, series)
+	}
 	fs = append(fs,
 		irtest.RandomMoarVM(1, irtest.Options{MaxNodes: 4, MaxOutDegree: 3, Snapshots: 2, MaxStringUnits: 6, Strings: irtest.AllStrings},
 			irtest.MoarVMOptions{BadRefs: true, Recovery: true}),
@@ -65,6 +76,38 @@ func encode(t testing.TB, f *ir.File, zstd bool) []byte {
 
 // FuzzDecode: Decode never panics, and a file it returns re-encodes and
 // decodes to the same file.
+// FuzzDecodeSnapshot reads one snapshot of any bytes taken for a
+// .heapir.zst: an error or a valid file, never a panic, and for a stream
+// the whole decoder reads, the snapshot it selects.
+func FuzzDecodeSnapshot(f *testing.F) {
+	for _, g := range fuzzGraphs() {
+		b := encode(f, g, true)
+		f.Add(b, uint8(0))
+		f.Add(b, uint8(len(g.Snapshots)-1))
+		f.Add(b[:len(b)-5], uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, n uint8) {
+		g, err := irstream.DecodeSnapshot(bytes.NewReader(data), int64(len(data)), int(n))
+		if err != nil {
+			return
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("DecodeSnapshot returned an invalid file: %v", err)
+		}
+		whole, err := irstream.Decode(bytes.NewReader(data))
+		if err != nil {
+			return // the snapshot needs less than the whole stream
+		}
+		want, err := whole.Select(int(n))
+		if err != nil {
+			t.Fatalf("DecodeSnapshot read snapshot %d, which the whole stream does not have: %v", n, err)
+		}
+		if d := ir.Diff(want, g, 5); len(d) > 0 {
+			t.Fatalf("snapshot %d alone differs from the whole stream's:\n%s", n, strings.Join(d, "\n"))
+		}
+	})
+}
+
 func FuzzDecode(f *testing.F) {
 	for i, g := range fuzzGraphs() {
 		b := encode(f, g, false)
