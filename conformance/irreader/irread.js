@@ -6,8 +6,9 @@
 // the formats' sections), checks what the spec says a reader must check
 // (record order and layouts, field types, declarations, column bounds as
 // values arrive, the end-of-stream lengths and the validation after the
-// end record, a series' origins included), and prints figures about what
-// it read as one line of JSON.
+// end record, a series' origins included), reconstructs the columns of
+// snapshots stored against a base, and prints figures about what it read
+// as one line of JSON.
 //
 //   node irread.js FILE.heapir [FILE2.heapir ...]
 //
@@ -22,8 +23,10 @@ const { Decoder, DecodeError, ExtData } = require('@msgpack/msgpack');
 const VERSION = 8; // the newest schema version this reader reads
 const MIN_VERSION = 7; // the oldest (versions 1 to 6 are refused)
 const SERIES_VERSION = 8; // the first version with series (origin.string, origin.class)
+const BASE_VERSION = 8; // the first version with snapshots stored against a base (base, based, node.base)
 const U8MAX = 0xFF;
 const U32MAX = 0xFFFFFFFF;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const MAX_LIST = 65536; // totals, fields, declarations (SPEC "Limits a reader enforces")
 const MAX_KINDS = 256; // node and edge kind tables
 const MAX_DEPTH = 64; // containers a structured value nests
@@ -237,16 +240,19 @@ const CORE = {
     // A series' snapshot's origin (version 8 on): both or neither.
     'origin.string': ['string', 'origin.string', '', 'optional'],
     'origin.class': ['index', 'origin.class', 'class', 'optional'],
+    // A snapshot stored against a base (version 8 on): exactly when it has one.
+    'node.base': ['uint', 'node', '', 'optional'],
   },
 };
 // The core columns a version 8 stream added (SPEC "Versions").
 const ORIGIN = ['origin.string', 'origin.class'];
+const V8_COLUMNS = [...ORIGIN, 'node.base'];
 const CORE_LIMIT = {
   'node.kind': U8MAX, 'edge.kind': U8MAX, 'value.kind': U8MAX,
   'node.name': U32MAX, 'node.class': U32MAX, 'node.edge_count': U32MAX, 'edge.name': U32MAX,
   'edge.target': U32MAX, 'class.name': U32MAX, 'class.library': U32MAX, 'class.field_count': U32MAX,
   'class.field_name': U32MAX, 'root.node': U32MAX, 'root.category': U32MAX, 'value.node': U32MAX,
-  'origin.string': U32MAX, 'origin.class': U32MAX,
+  'origin.string': U32MAX, 'origin.class': U32MAX, 'node.base': U32MAX,
 };
 // The core columns whose values the validation reads entry by entry (the
 // others are checked by their count, largest value and sum): always, and
@@ -286,12 +292,43 @@ class Table {
   }
 }
 
-// A declared column. Its values are not kept (but when keep: CORE_KEPT,
-// and what a series' origin is checked against): a column keeps its
-// length, its largest value and its sum — exactly, as a BigInt fed by a
-// Number accumulator that stays below 2^53.
+// A column's kept values, in a typed array of the column's width: 8- and
+// 32-bit ones exactly; 64-bit ones as doubles (exact up to 2^53-1, which
+// is what the validation compares with its bounds), the exact values of
+// the larger ones aside, so that get() gives every value exactly (a
+// Number up to 2^53-1, else a BigInt): a base's values are added to.
+class Store {
+  constructor(limit) {
+    this.T = limit === U8MAX ? Uint8Array : limit === U32MAX ? Uint32Array : Float64Array;
+    this.a = new this.T(16);
+    this.bigs = null; // index → BigInt, for the values from 2^53 up
+  }
+  set(i, u) {
+    if (i >= this.a.length) {
+      const a = new this.T(Math.max(this.a.length * 2, i + 1));
+      a.set(this.a);
+      this.a = a;
+    }
+    if (typeof u === 'bigint') {
+      (this.bigs || (this.bigs = new Map())).set(i, u);
+      this.a[i] = Number(u);
+    } else this.a[i] = u;
+  }
+  get(i) {
+    const x = this.a[i];
+    return x > MAX_SAFE && this.bigs ? this.bigs.get(i) : x;
+  }
+}
+
+// A declared column. Its values are not kept but when keep (CORE_KEPT,
+// and what a series' origin is checked against, for the validation) or
+// keepUntil (a base's columns that a later snapshot is stored against,
+// until that snapshot is read; a snapshot's node.base and
+// node.edge_count while it is read): a column keeps its length, its
+// largest value and its sum — exactly, as a BigInt fed by a Number
+// accumulator that stays below 2^53.
 class Column {
-  constructor(k, type, table, of, scope, keep) {
+  constructor(k, type, table, of, scope, keep, keepUntil) {
     this.key = k;
     this.type = type;
     this.table = table;
@@ -305,11 +342,16 @@ class Column {
     this.max = -1; // the largest value (a Number: exact below 2^53, only compared with smaller bounds)
     this.acc = 0; // part of the sum, |acc| < 2^52
     this.big = 0n; // the rest of the sum
-    // Kept values: 8- and 32-bit ones exactly; 64-bit ones (value.bits, a
-    // series' section columns) as doubles, only ever compared with the
-    // string count or looked up once the largest is known to be in range.
-    const Kept = this.limit === U8MAX ? Uint8Array : this.limit === U32MAX ? Uint32Array : Float64Array;
-    this.kept = keep ? new Kept(16) : null;
+    this.keep = keep;
+    this.keepUntil = keepUntil; // the snapshot after whose reading the values are let go (-1: none)
+    this.kept = keep || keepUntil >= 0 ? new Store(this.limit) : null;
+    // Stored against a base (SPEC "Snapshots stored against a base"):
+    // set when the snapshot's `based` lists it.
+    this.based = false;
+    this.baseCol = null; // the base's column of the same name, or null
+    this.toNode = false; // an index or index+1 column into the snapshot's node table
+    this.ei = 0; // an edge column's next entry is edge ek of node ei
+    this.ek = 0;
   }
   sum() { return this.big + BigInt(this.acc); }
   name() { return text(this.key); }
@@ -317,11 +359,7 @@ class Column {
   // Append n values, read from a chunk by at(i) → a Number below 2^53 or
   // a BigInt.
   append(n, at) {
-    if (this.kept && this.len + n > this.kept.length) {
-      const k = new this.kept.constructor(Math.max(this.kept.length * 2, this.len + n));
-      k.set(this.kept.subarray(0, this.len));
-      this.kept = k;
-    }
+    if (this.kept && n > 0) this.kept.set(this.len + n - 1, 0); // room for the chunk
     for (let i = 0; i < n; i++) {
       const u = at(i);
       if (typeof u === 'bigint') { this.addBig(u); continue; }
@@ -333,7 +371,7 @@ class Column {
         this.acc += d;
         if (this.acc >= 2 ** 52 || this.acc <= -(2 ** 52)) { this.big += BigInt(this.acc); this.acc = 0; }
       }
-      if (this.kept) this.kept[this.len] = u;
+      if (this.kept) this.kept.a[this.len] = u;
       this.len++;
     }
   }
@@ -342,13 +380,10 @@ class Column {
     const f = Number(u);
     if (f > this.max) this.max = f;
     this.big += this.signed ? (u >> 1n) ^ -(u & 1n) : u;
-    if (this.kept) this.kept[this.len] = f;
+    if (this.kept) this.kept.set(this.len, u);
     this.len++;
   }
-  zeros(n) {
-    this.append(n, () => 0);
-  }
-  values() { return this.kept.subarray(0, this.len); }
+  values() { return this.kept.a.subarray(0, this.len); }
 }
 
 // A scope: the file (index -1) or a snapshot, with its columns and tables.
@@ -361,6 +396,12 @@ class Scope {
     this.sections = new Set(); // the names of its sections
     this.started = false; // a col or zeros record of it has come
     this.series = false; // a snapshot of a series: its record declares origin.string and origin.class
+    // Stored against a base (SPEC "Snapshots stored against a base"):
+    this.base = -1; // the base's index, or -1
+    this.based = []; // the names its record's `based` lists
+    this.resolved = false; // the names have been checked against the declarations
+    this.inv = null; // node.base's inverse: base node q → 1 + the node whose base node it is (0 none)
+    this.edgeStart = null; // as a base: where each node's edges start (from its node.edge_count)
   }
   what() { return this.index < 0 ? 'the file' : `snapshot ${this.index}`; }
 }
@@ -424,13 +465,68 @@ function decoded(bin, w, enc, n, prev) {
   return { get: (i) => vals[i], last: prev };
 }
 
+// ---------------------------------------------------------------- bases
+
+// A based column's value (SPEC "Snapshots stored against a base"): the
+// base value bv plus the difference a stored number z zigzag-codes,
+// modulo 2^64 — a Number up to 2^53-1, else a BigInt.
+function rebased(bv, z) {
+  if (typeof bv === 'number' && typeof z === 'number') {
+    const v = bv + (z % 2 ? -(z + 1) / 2 : z / 2); // exact whenever it lies in 0..2^53-1
+    if (v >= 0 && v <= MAX_SAFE) return v;
+  }
+  const zb = BigInt(z);
+  const d = zb & 1n ? -((zb >> 1n) + 1n) : zb >> 1n;
+  const v = BigInt.asUintN(64, BigInt(bv) + d);
+  return v <= BigInt(MAX_SAFE) ? Number(v) : v;
+}
+
+// Which snapshots' columns a later snapshot is stored against. The
+// stream says so only in the later snapshot's record, after the base's
+// columns have gone by; rather than keep every column of every snapshot,
+// a first pass over the records (the file is in memory; a col record's
+// bin is a view, not a copy) reads each snapshot record's `base` and
+// `based`: need maps a base's index to the names of the columns to keep
+// (node.edge_count too, which places its edges), last to the last
+// snapshot stored against it, after whose reading they are let go. It
+// trusts nothing: the reading pass checks every record, and stops where
+// this one would (the same bytes, the same decoder).
+function planBases(buf) {
+  const need = new Map(), last = new Map();
+  let n = -1, version = 0, first = true;
+  try {
+    for (const v of new IRDecoder(decoderOptions()).decodeMulti(buf)) {
+      if (first) {
+        first = false;
+        if (Array.isArray(v) && isInt(v[1])) version = Number(v[1]);
+        continue;
+      }
+      if (!Array.isArray(v) || !isBytes(v[0]) || key(v[0]) !== 'snapshot') continue;
+      n++;
+      const m = v[1];
+      if (version < BASE_VERSION || !isMap(m) || !own(m, 'base') || !isInt(m.base)) continue;
+      const b = Number(m.base);
+      if (b < 0 || b >= n) continue;
+      const names = need.get(b) || new Set(['node.edge_count']);
+      if (own(m, 'based') && Array.isArray(m.based)) for (const x of m.based) if (isBytes(x)) names.add(key(x));
+      need.set(b, names);
+      last.set(b, n);
+    }
+  } catch (e) {
+    if (!(e instanceof DecodeError || e instanceof RangeError)) throw e;
+  }
+  return { need, last };
+}
+
 // ---------------------------------------------------------------- reader
 
 // Record layouts: the number of elements of each record type.
 const LAYOUT = { file: 3, strings: 2, section: 6, snapshot: 3, col: 5, zeros: 4, end: 2 };
 
 class Reader {
-  constructor() {
+  constructor(buf) {
+    this.buf = buf; // the whole stream (planBases reads it ahead)
+    this.plan = { need: new Map(), last: new Map() };
     this.version = 0;
     this.ended = false;
     this.records = {}; // record counts, sections by name
@@ -491,6 +587,7 @@ class Reader {
     };
     f.done();
     if (this.file.strings > BigInt(U32MAX)) fail(`file: ${this.file.strings} strings, at most 2^32-1`);
+    if (this.version >= BASE_VERSION && this.file.snapshots > 1n) this.plan = planBases(this.buf);
     const s = this.fileScope;
     s.tables.set('class', new Table('class', s, Number(this.file.classes)));
     s.tables.set('field', new Table('field', s, null));
@@ -531,11 +628,30 @@ class Reader {
       values: f.get('values', 'uint', 0n),
       roots: f.get('roots', 'uint', 0n),
     };
+    // Stored against a base (version 8 on; an older stream's keys of these
+    // names are unknown ones, skipped).
+    let base = -1n, based = [];
+    if (this.version >= BASE_VERSION) {
+      base = f.get('base', 'int', -1n);
+      based = f.get('based', 'arr', [], MAX_LIST).map((b, j) => T.name(b, `${w} based[${j}]`, 1100));
+    }
     f.done();
     const sf = s.fields;
     if (sf.nodes > 0xFFFFFFFEn) fail(`${w}: ${sf.nodes} nodes, at most 2^32-2`);
     if (sf.edges > BigInt(U32MAX)) fail(`${w}: ${sf.edges} edges, at most 2^32-1`);
     if (sf.root < -1n) fail(`${w}: root ${sf.root} (-1 or a node index)`);
+    if (base < -1n || base >= BigInt(s.index)) {
+      fail(`${w}: base ${base}: -1 or an earlier snapshot's index (below ${s.index})`);
+    }
+    if (base === -1n && based.length) fail(`${w}: based lists ${q(based[0])} but the snapshot has no base`);
+    const seen = new Set();
+    for (const k of based) {
+      if (seen.has(k)) fail(`${w}: based lists ${q(k)} twice`);
+      seen.add(k);
+    }
+    s.base = Number(base);
+    s.based = based;
+    if (this.cur()) this.close(this.cur());
     for (const [t, n] of [['node', sf.nodes], ['edge', sf.edges], ['value', sf.values], ['root', sf.roots]]) {
       s.tables.set(t, new Table(t, s, Number(n)));
     }
@@ -582,6 +698,7 @@ class Reader {
           (c && scope >= 0n && scope < BigInt(c.index) ? ' (the columns of an earlier snapshot are closed)' : ''));
       }
       s = c;
+      if (!s.started) this.resolve(s);
       s.started = true;
     }
     const col = s.columns.get(k);
@@ -621,9 +738,136 @@ class Reader {
     if (bin.length % w) fail(`${x}: ${bin.length} bytes, not a whole number of values of width ${w}`);
     const n = bin.length / w;
     this.bound(col, n);
+    // The chunk's stored numbers (for a based column, the zigzag-coded
+    // differences from the base's values: the encodings describe them).
     const { get, last } = decoded(bin, w, Number(enc), n, col.last);
-    col.append(n, get);
+    this.append(col, n, get);
     if (n > 0) col.last = last;
+  }
+
+  // Append n values to col, whose stored numbers stored(i) gives: the
+  // values themselves, or for a based column the differences from the
+  // base's values (SPEC "Snapshots stored against a base"). Bounds apply
+  // to the values.
+  append(col, n, stored) {
+    const start = col.len;
+    col.append(n, col.based && n > 0 ? this.rebase(col, stored) : stored);
+    if (col.key === 'node.base' && col.scope.core.has('node.base')) this.nodeBase(col, start);
+  }
+
+  // node.base's new values from entry start on: each at most the base's
+  // node count, no base node named twice; its inverse grows with them.
+  nodeBase(col, start) {
+    const s = col.scope, b = this.snaps[s.base];
+    const nodes = Number(b.fields.nodes);
+    for (let i = start; i < col.len; i++) {
+      const v = col.kept.get(i);
+      if (v > nodes) fail(`${s.what()}: node ${i}'s node.base is ${v}, past the ${nodes} nodes of its base (snapshot ${s.base})`);
+      if (v === 0 || v > s.inv.length) continue; // (a base whose columns are short is refused after the end)
+      if (s.inv[v - 1]) fail(`${s.what()}: nodes ${s.inv[v - 1] - 1} and ${i} have the same base node ${v - 1} (node.base names no node of the base twice)`);
+      s.inv[v - 1] = i + 1;
+    }
+  }
+
+  // The values of a based column's next chunk: stored(i) is the stored
+  // number of its entry col.len + i, called in order.
+  rebase(col, stored) {
+    const s = col.scope, b = this.snaps[s.base], nodes = Number(s.fields.nodes);
+    const nb = s.columns.get('node.base');
+    if (nb.len !== nodes) {
+      fail(`column ${q(col.key)}: a value stored against the base before node.base is complete (${nb.len} of ${nodes} values)`);
+    }
+    const bc = col.baseCol; // null: every base value is 0
+    const edge = col.table === s.tables.get('edge');
+    let ec, bec, start;
+    if (edge) {
+      ec = s.columns.get('node.edge_count');
+      if (ec.len !== nodes) {
+        fail(`column ${q(col.key)}: a value of an edge stored against the base before node.edge_count is complete (${ec.len} of ${nodes} values)`);
+      }
+      bec = b.columns.get('node.edge_count');
+      if (bc && !b.edgeStart) {
+        // Where each of the base's nodes' edges start.
+        b.edgeStart = new Float64Array(bec.len + 1);
+        for (let p = 0; p < bec.len; p++) b.edgeStart[p + 1] = b.edgeStart[p] + bec.kept.get(p);
+      }
+      start = b.edgeStart;
+    }
+    const first = col.len;
+    return (i) => {
+      let bv = -1; // the base's value, when the base has one (-1: none, the base value 0)
+      if (!edge) {
+        const p = nb.kept.get(first + i) - 1;
+        if (bc && p >= 0 && p < bc.len) bv = bc.kept.get(p);
+      } else {
+        // Edge ek of node ei: the base value is edge ek of its base node.
+        while (col.ei < nodes && col.ek >= ec.kept.get(col.ei)) { col.ei++; col.ek = 0; }
+        if (bc && col.ei < nodes) {
+          const p = nb.kept.get(col.ei) - 1;
+          if (p >= 0 && p < bec.len && col.ek < bec.kept.get(p)) {
+            const e = start[p] + col.ek;
+            if (e < bc.len) bv = bc.kept.get(e);
+          }
+        }
+        col.ek++;
+      }
+      if (bv === -1) bv = 0;
+      else if (col.toNode) bv = this.toNode(col, bv);
+      return rebased(bv, stored(i));
+    };
+  }
+
+  // A base value of an index (index+1) column into the node table, a base
+  // node q (q + 1), turned into the snapshot's numbering: the node j whose
+  // node.base is q + 1, as j (j + 1); 0 when q is no node's base node or
+  // not a node of the base (and an index+1's 0 stays 0).
+  toNode(col, bv) {
+    const inv = col.scope.inv;
+    if (col.type === 'index+1' && bv === 0) return 0;
+    const q = col.type === 'index' ? bv : typeof bv === 'bigint' ? bv - 1n : bv - 1;
+    if (typeof q === 'bigint' || q >= inv.length || inv[q] === 0) return 0;
+    return col.type === 'index' ? inv[q] - 1 : inv[q];
+  }
+
+  // Check a snapshot's `based` names against its declarations (its
+  // record's and its sections', all of which come before its first col or
+  // zeros record), and ready its based columns.
+  resolve(s) {
+    if (s.resolved) return;
+    s.resolved = true;
+    if (s.base < 0) return;
+    const w = s.what(), b = this.snaps[s.base];
+    const nodeT = s.tables.get('node'), edgeT = s.tables.get('edge');
+    for (const k of s.based) {
+      const col = s.columns.get(k);
+      if (!col) fail(`${w}: based lists ${q(k)}, which the snapshot does not declare`);
+      if (col.table !== nodeT && col.table !== edgeT) fail(`${w}: based lists ${q(k)}, of table ${q(col.table.key)} (node or edge only)`);
+      if (col.type === 'bytes') fail(`${w}: based lists ${q(k)}, a bytes column`);
+      if (k === 'node.base') fail(`${w}: based lists node.base`);
+      col.based = true;
+      col.toNode = (col.type === 'index' || col.type === 'index+1') && col.of === nodeT;
+      // The base's column of the same name (the spec asks nothing more of
+      // it: its entry p is the value of p).
+      col.baseCol = b.columns.get(k) || null;
+      if (col.baseCol && !col.baseCol.kept) throw new Error(`irread.js: ${b.what()}'s column ${q(k)} was not kept for ${w}`);
+    }
+    // node.base's inverse, over the nodes the base holds.
+    const bn = b.tables.get('node').first;
+    s.inv = new Uint32Array(Math.min(Number(b.fields.nodes), bn ? bn.len : 0));
+  }
+
+  // A snapshot is read (the next snapshot record or the end record has
+  // come): check its `based` if no col or zeros record did, and let go of
+  // the values kept for bases that no later snapshot needs.
+  close(s) {
+    this.resolve(s);
+    s.inv = null;
+    for (const t of this.snaps) {
+      if (t.edgeStart && !(this.plan.last.get(t.index) > s.index)) t.edgeStart = null;
+      for (const c of t.columns.values()) {
+        if (c.kept && !c.keep && c.keepUntil <= s.index) c.kept = null;
+      }
+    }
   }
 
   rZeros(v) {
@@ -640,7 +884,8 @@ class Reader {
     if (t.first === col) fail(`${x}: the first column of table ${q(t.key)} may not arrive as zeros`);
     if (col.type === 'bytes') fail(`${x}: a bytes column arrives as byte chunks, never as zeros`);
     this.bound(col, Number(count));
-    col.zeros(Number(count));
+    // Zero values, or for a based column zero differences: the base's values.
+    this.append(col, Number(count), () => 0);
   }
 
   rEnd(v) {
@@ -654,6 +899,7 @@ class Reader {
     if (nsn !== BigInt(this.snaps.length) || nsn !== this.file.snapshots) {
       fail(`the stream holds ${this.snaps.length} snapshots; the file record declares ${this.file.snapshots} and the end record ${nsn}`);
     }
+    if (this.cur()) this.close(this.cur());
     this.ended = true;
   }
 
@@ -692,8 +938,8 @@ class Reader {
       if (core) {
         const c = own(core, k) ? core[k] : null;
         if (!c) fail(`${z} is not one of the core's columns`);
-        if (ORIGIN.includes(k) && this.version < SERIES_VERSION) {
-          fail(`${z} is not one of the core's columns in a version ${this.version} stream (series are version ${SERIES_VERSION}'s)`);
+        if (V8_COLUMNS.includes(k) && this.version < SERIES_VERSION) {
+          fail(`${z} is not one of the core's columns in a version ${this.version} stream (it is version ${SERIES_VERSION}'s)`);
         }
         if (c[0] !== type || c[1] !== table || c[2] !== of) {
           fail(`${z} declared as ${text(type)} of table ${q(table)}${of ? ` (of ${q(of)})` : ''}; the core declares it ${c[0]} of table "${c[1]}"${c[2] ? ` (of "${c[2]}")` : ''}`);
@@ -711,14 +957,28 @@ class Reader {
         fail(`${what} declares ${origin[0]} without ${ORIGIN.find((k) => k !== origin[0])} (a snapshot of a series declares both)`);
       }
       s.series = origin.length === 2;
+      // node.base exactly when the snapshot has a base.
+      if (s.index >= 0 && names.has('node.base') !== (s.base >= 0)) {
+        fail(s.base >= 0 ? `${what} has base ${s.base} but does not declare node.base` :
+          `${what} declares node.base but has no base`);
+      }
     }
     for (const { k, type, table, of, z } of list) {
       if (s.columns.has(k) || (s.index >= 0 && this.fileScope.columns.has(k))) fail(`${z} declared twice`);
       if (core) s.core.add(k);
       const t = this.table(s, table, z);
       const o = TYPES[type] ? this.table(s, of, z) : null;
-      const keep = core ? CORE_KEPT.has(k) || (s.series && SERIES_KEPT.has(k)) : s.series && this.seriesKept(type, o);
-      const col = new Column(k, type, t, o, s, keep);
+      const keep = core ? CORE_KEPT.has(k) || (s.series && SERIES_KEPT.has(k)) : s.series && this.seriesKept(type, t, o);
+      // Kept for bases: a column a later snapshot is stored against (until
+      // it is read), and while the snapshot is read, its node.base and
+      // node.edge_count, which place a based column's entries.
+      let keepUntil = -1;
+      if (s.index >= 0) {
+        const need = this.plan.need.get(s.index);
+        if (need && need.has(k)) keepUntil = this.plan.last.get(s.index);
+        if (core && s.base >= 0 && (k === 'node.base' || k === 'node.edge_count')) keepUntil = Math.max(keepUntil, s.index);
+      }
+      const col = new Column(k, type, t, o, s, keep, keepUntil);
       s.columns.set(k, col);
       if (!t.first) t.first = col;
       if (type === 'count') {
@@ -732,10 +992,11 @@ class Reader {
 
   // Whether a section's column of a series' snapshot is checked value by
   // value against the snapshot's origin (SPEC "Series"): a string column,
-  // and an index or index+1 column into the class or field table.
-  seriesKept(type, o) {
+  // an index or index+1 column into the class or field table, and any
+  // column of the class or field table (0 outside the origin's classes).
+  seriesKept(type, t, o) {
     const ct = this.fileScope.tables.get('class'), ft = this.fileScope.tables.get('field');
-    return type === 'string' || ((type === 'index' || type === 'index+1') && (o === ct || o === ft));
+    return type === 'string' || t === ct || t === ft || ((type === 'index' || type === 'index+1') && (o === ct || o === ft));
   }
 
   // ------------------------------------------------------------ validation
@@ -867,18 +1128,31 @@ class Reader {
     const rc = col('root.category').values();
     for (let i = 0; i < rc.length; i++) str(rc[i], `root ${i}'s category`);
     // Its sections' columns (the kept ones: see seriesKept), every value.
+    // A column of the class or field table has a value for every class or
+    // field of the series: those outside its origin's classes are 0 and
+    // refer to nothing, the rules apply to the others only.
     // (String-index fields of sections are not checked: this reader does
     // not know which of a section's fields are string indices.)
-    const ct = this.fileScope.tables.get('class');
+    const ct = this.fileScope.tables.get('class'), ft = this.fileScope.tables.get('field');
     for (const c of s.columns.values()) {
       if (s.core.has(c.key) || !c.kept) continue;
       const v = c.values();
-      if (c.type === 'string') {
-        for (let i = 0; i < v.length; i++) str(v[i], `column ${q(c.key)}'s value ${i}`);
-        continue;
-      }
-      const [set, what] = c.of === ct ? [inC, 'a class of its origin (origin.class)'] : [inF, "a field of its origin's classes"];
+      const inOrigin = c.table === ct ? inC : c.table === ft ? inF : null;
+      const refs = c.type === 'string' || ((c.type === 'index' || c.type === 'index+1') && (c.of === ct || c.of === ft));
+      const [set, what] = c.type === 'string' ? [null, ''] :
+        c.of === ct ? [inC, 'a class of its origin (origin.class)'] : [inF, "a field of its origin's classes"];
       for (let i = 0; i < v.length; i++) {
+        if (inOrigin && !inOrigin[i]) {
+          if (v[i] !== 0) {
+            fail(`${w}: column ${q(c.key)}'s value ${i} is ${v[i]}, but ${c.table.key} ${i} is ${c.table === ct ? 'no class' : 'a field of no class'} of its origin (such values are 0)`);
+          }
+          continue;
+        }
+        if (!refs) continue;
+        if (c.type === 'string') {
+          str(v[i], `column ${q(c.key)}'s value ${i}`);
+          continue;
+        }
         const x = c.type === 'index+1' ? v[i] - 1 : v[i];
         if (x >= 0 && !set[x]) fail(`${w}: column ${q(c.key)}'s value ${i} refers to ${c.of.key} ${x}, which is not ${what}`);
       }
@@ -894,6 +1168,9 @@ class Reader {
       const out = Object.create(null);
       for (const c of [...s.columns.values()].sort((a, b) => (a.name() < b.name() ? -1 : a.name() > b.name() ? 1 : 0))) {
         if (c.len === 0) continue;
+        // node.base is how the stream stores the snapshot, not one of its
+        // columns (base and based say how it is stored).
+        if (c.key === 'node.base' && s.core.has(c.key)) continue;
         const name = c.name();
         const group = name.split('.')[0];
         (out[group] = out[group] || Object.create(null))[name] = { count: c.len, sum: c.sum().toString() };
@@ -916,6 +1193,8 @@ class Reader {
         self_size: sum(s, 'node.self_size'),
         external_size: sum(s, 'node.external_size'),
         classes,
+        base: s.base,
+        based: s.based.map(text),
         sections: columns(s),
       })),
     };
@@ -929,7 +1208,7 @@ function readFile(path) {
   }
   const magic = [0x92, 0xA6, 0x68, 0x65, 0x61, 0x70, 0x69, 0x72]; // ["heapir", …
   if (buf.length < 9 || magic.some((b, i) => buf[i] !== b)) fail('not a heapir stream: it does not start with ["heapir", VERSION]');
-  const r = new Reader();
+  const r = new Reader(buf);
   let first = true;
   try {
     for (const v of new IRDecoder(decoderOptions()).decodeMulti(buf)) {
