@@ -224,6 +224,19 @@ func basedOrder(cols []*ir.Column) []*ir.Column {
 	return slices.Concat(node, edge, other)
 }
 
+// checkBased checks that the columns a snapshot names as based are
+// declared columns of its node or edge table, not of bytes, not
+// node.base.
+func (d *decoder) checkBased(sc *scope) error {
+	for name := range sc.based {
+		cs := sc.cols[name]
+		if cs == nil || cs.c.Decl.Type == ir.TypeBytes || cs.c.Decl.Name == nodeBaseColumn || cs.tab.name != ir.TableNode && cs.tab.name != ir.TableEdge {
+			return d.errorf("snapshot %d: column %s is named as based: it must be a declared column of the node or edge table, not node.base, not of bytes", sc.index, name)
+		}
+	}
+	return nil
+}
+
 // checkNodeBase checks node.base once it is complete — a value per node,
 // each 0 or 1 + a node of the base, no node of the base twice — and
 // makes its inverse.

@@ -1048,6 +1048,13 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 			return d.errorf("column %s for snapshot %d, but the current snapshot is %d", name, idx, len(d.f.Snapshots)-1)
 		}
 		sc = d.snap
+		if !sc.sealed {
+			// The snapshot's columns are all declared: the columns named
+			// as based must be among them, of the node or edge table.
+			if err := d.checkBased(sc); err != nil {
+				return err
+			}
+		}
 		sc.sealed = true
 	}
 	cs := sc.cols[name]
@@ -1128,7 +1135,7 @@ func (d *decoder) colRecord(n int, zeros bool) error {
 		return d.errorf("column %s mixes zeros records and value chunks", name)
 	}
 	cs.mode = mode
-	if cs.based {
+	if cs.based && count > 0 {
 		if zeros {
 			if len(d.vals) < count {
 				d.vals = make([]uint64, max(count, chunkValues))
@@ -1282,11 +1289,8 @@ func (d *decoder) finish(sc *scope) error {
 	if sc.index >= 0 {
 		where = fmt.Sprintf("snapshot %d", sc.index)
 	}
-	for name := range sc.based {
-		cs := sc.cols[name]
-		if cs == nil || cs.c.Decl.Type == ir.TypeBytes || cs.c.Decl.Name == nodeBaseColumn || cs.tab.name != ir.TableNode && cs.tab.name != ir.TableEdge {
-			return d.errorf("%s: column %s is named as based: it must be a declared column of the node or edge table, not node.base, not of bytes", where, name)
-		}
+	if err := d.checkBased(sc); err != nil {
+		return err
 	}
 	if sc.base >= 0 {
 		if err := d.checkNodeBase(sc); err != nil {
