@@ -320,9 +320,13 @@ func (d *decoder) unbase(sc *scope, cs *colState, vals []uint64) error {
 	bv := slices.Grow(d.baseVals[:0], len(vals))[:len(vals)]
 	d.baseVals = bv
 	gatherBase(cs.baseCol, at, bv)
-	if toNode {
-		for j := range bv {
-			bv[j] = translate(bv[j], sc.inv, decl.Type)
+	if toNode && cs.baseCol != nil {
+		// Node indices of the base, where there is a base value.
+		n := int64(cs.baseCol.Len())
+		for j, p := range at {
+			if p >= 0 && p < n {
+				bv[j] = translate(bv[j], sc.inv, decl.Type)
+			}
 		}
 	}
 	for j, z := range vals {
