@@ -12,6 +12,7 @@ import (
 	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irstream"
 )
 
 // A Selection says which snapshots of a file a conversion writes. The
@@ -129,7 +130,9 @@ func ConvertFileContext(ctx context.Context, in, out string, opts *ConvertOption
 // order, sharing the strings and classes they have in common, each given
 // back exactly as the file it came from by snapshot number ("out#N", or
 // Snapshot(N) when converting out). With one input it is ConvertFile.
-// The inputs are files (not "-"), of one format and variant.
+// The inputs are files (not "-"), of one format and variant. Each is read
+// twice, for its strings and classes and then for its snapshots, so that
+// one input at a time is in memory, however many there are.
 func ConvertFiles(ins []string, out string, opts *ConvertOptions) (LossReport, error) {
 	return ConvertFilesContext(context.Background(), ins, out, opts)
 }
@@ -262,8 +265,19 @@ func (c *conversion) run() (LossReport, error) {
 		}
 		c.outs = append(c.outs, out)
 	}
+	from := c.input.Format.Name
 	var files []*ir.File
-	if i := sel.Index(); i >= 0 && len(c.more) == 0 {
+	if len(c.more) > 0 {
+		// Several inputs: written as one series as they are read (files
+		// stays empty).
+		out := c.outs[0]
+		if err := c.writeSeries(out.name, ctxWriter{c.ctx, out.w}, c.plan.writeOptions(&o.Write)); err != nil {
+			return LossReport{}, err
+		}
+		if err := out.finish(); err != nil {
+			return LossReport{}, err
+		}
+	} else if i := sel.Index(); i >= 0 {
 		// One snapshot: an input with an index of its snapshots is read
 		// in part.
 		g, err := c.input.ReadSnapshot(i)
@@ -276,18 +290,14 @@ func (c *conversion) run() (LossReport, error) {
 		if err != nil {
 			return LossReport{}, err
 		}
-		if len(c.more) > 0 {
-			if f, err = c.readSeries(f); err != nil {
-				return LossReport{}, err
-			}
-		}
 		if files, err = c.selected(f); err != nil {
 			return LossReport{}, err
 		}
 	}
-	r := LossReport{Input: c.inName, From: c.input.Format.Name, To: target.Name}
+	r := LossReport{Input: c.inName, From: from, To: target.Name}
 	if len(c.more) > 0 {
 		r.Inputs = append([]string{c.inName}, c.more...)
+		r.Outputs = append(r.Outputs, c.outs[0].name)
 	}
 	wopts := c.plan.writeOptions(&o.Write)
 	for i, g := range files {
@@ -358,26 +368,66 @@ func (c *conversion) checkSeries() error {
 	return nil
 }
 
-// readSeries reads the further inputs and joins them after first.
-func (c *conversion) readSeries(first *ir.File) (*ir.File, error) {
-	files := []*ir.File{first}
-	for _, name := range c.more {
-		in, err := openFile(c.ctx, name, &c.opts.Read)
-		if err != nil {
-			return nil, err
+// writeSeries writes the inputs to w as one series (ir.SeriesBuilder),
+// reading each twice so that one input at a time is in memory: first for
+// the strings and classes, then for the snapshots, which w receives one
+// by one (irstream.Writer).
+func (c *conversion) writeSeries(outName string, w io.Writer, wopts *WriteOptions) error {
+	names := append([]string{c.inName}, c.more...)
+	read := func(i int) (*ir.File, error) {
+		in := c.input
+		if i > 0 || in == nil {
+			var err error
+			if in, err = openFile(c.ctx, names[i], &c.opts.Read); err != nil {
+				return nil, err
+			}
 		}
-		f, err := in.Read()
-		in.Close()
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
+		c.input = nil
+		defer in.Close()
+		return in.Read()
 	}
-	f, err := ir.JoinSeries(files...)
+	b := ir.NewSeriesBuilder()
+	for i, name := range names {
+		f, err := read(i)
+		if err != nil {
+			return err
+		}
+		if err := b.AddTables(f); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	head := b.Head()
+	written := func(err error) error { return fmt.Errorf("writing %s: %w", outName, err) }
+	sw, err := irstream.NewWriter(w, head, b.SnapshotCount(), irstream.WriterOptions{Compress: wopts.Compress, Level: zstdLevels[wopts.Level]})
 	if err != nil {
-		return nil, fmt.Errorf("%w (%s)", err, strings.Join(append([]string{c.inName}, c.more...), ", "))
+		return written(err)
 	}
-	return f, nil
+	for i, name := range names {
+		f, err := read(i)
+		if err != nil {
+			return err
+		}
+		snaps, err := b.Snapshots(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for _, s := range snaps {
+			// What is written reads back: each snapshot is checked with
+			// the series' tables before it goes out.
+			one := *head
+			one.Snapshots = []*ir.Snapshot{s}
+			if err := one.Validate(); err != nil {
+				return fmt.Errorf("%s: as a snapshot of the series: %w", name, err)
+			}
+			if err := sw.WriteSnapshot(s); err != nil {
+				return written(err)
+			}
+		}
+	}
+	if err := sw.Close(); err != nil {
+		return written(err)
+	}
+	return nil
 }
 
 // open opens the input ("-": Stdin).

@@ -40,41 +40,143 @@ func (f *File) IsSeries() bool { return len(f.Snapshots) > 0 && f.Snapshots[0].O
 // one. A file that is a series itself gives its snapshots as the files
 // they came from. The files are not changed; the series shares what it
 // does not renumber with them. The result is valid when the files are.
+// SeriesBuilder makes the same series from files read one at a time.
 func JoinSeries(files ...*File) (*File, error) {
-	var parts []*File
-	for _, f := range files {
-		if !f.IsSeries() {
-			parts = append(parts, f)
-			continue
+	b := NewSeriesBuilder()
+	for i, f := range files {
+		if err := b.AddTables(f); err != nil {
+			return nil, fmt.Errorf("file %d: %w", i, err)
 		}
-		for n := range f.Snapshots {
-			g, err := f.Select(n)
+	}
+	out := b.Head()
+	if out == nil {
+		return nil, fmt.Errorf("%w: no files", ErrSeries)
+	}
+	for i, f := range files {
+		snaps, err := b.Snapshots(f)
+		if err != nil {
+			return nil, fmt.Errorf("file %d: %w", i, err)
+		}
+		out.Snapshots = append(out.Snapshots, snaps...)
+	}
+	return out, nil
+}
+
+// A SeriesBuilder makes a series (JoinSeries) of files that need not be
+// in memory together: AddTables takes each file's strings and classes, in
+// the series' order; Head then gives the series' tables, and Snapshots
+// each file's snapshots renumbered into them, the files given again in
+// the same order. A program that writes the series as it goes
+// (irstream.NewWriter) holds one file at a time.
+type SeriesBuilder struct {
+	out *File
+	j   joiner
+	// added counts the files whose tables were added; given, those whose
+	// snapshots Snapshots gave.
+	added, given int
+	snapshots    int
+}
+
+// NewSeriesBuilder returns a builder of an empty series.
+func NewSeriesBuilder() *SeriesBuilder {
+	return &SeriesBuilder{j: joiner{strings: make(map[string]uint32), classes: make(map[string]uint32)}}
+}
+
+// parts returns f as the files a series is made of: f itself, or for a
+// series the files its snapshots came from.
+func parts(f *File) ([]*File, error) {
+	if !f.IsSeries() {
+		return []*File{f}, nil
+	}
+	out := make([]*File, 0, len(f.Snapshots))
+	for n := range f.Snapshots {
+		g, err := f.Select(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// AddTables adds f's strings and classes to the series, after checking
+// that f can be one of its files. It must come before Head and Snapshots.
+func (b *SeriesBuilder) AddTables(f *File) error {
+	if b.given > 0 {
+		return errors.New("ir: SeriesBuilder.AddTables after Snapshots")
+	}
+	ps, err := parts(f)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if b.out == nil {
+			b.out = &File{Format: p.Format, FormatVersion: p.FormatVersion, Producer: p.Producer}
+			b.j.out = b.out
+		}
+		first := b.out
+		switch {
+		case p.Format != first.Format:
+			return fmt.Errorf("%w: a %s file after %s files", ErrSeries, p.Format, first.Format)
+		case p.FormatVersion != first.FormatVersion:
+			return fmt.Errorf("%w: a file of variant %q after %q (a series holds files of one variant)", ErrSeries, p.FormatVersion, first.FormatVersion)
+		case p.Producer != first.Producer:
+			return fmt.Errorf("%w: a file written by %q after %q", ErrSeries, p.Producer, first.Producer)
+		case len(p.Sections) > 0:
+			return fmt.Errorf("%w: the file has a file section (%s), which its snapshots share: a series shares only strings and classes",
+				ErrSeries, p.Sections[0].SectionName())
+		}
+		b.j.tables(p)
+		b.snapshots += len(p.Snapshots)
+	}
+	b.added++
+	return nil
+}
+
+// Head returns the series' format and tables, without snapshots (nil
+// before any file was added). The builder keeps adding to the tables it
+// shares with the result until Snapshots is called.
+func (b *SeriesBuilder) Head() *File {
+	if b.out == nil {
+		return nil
+	}
+	g := *b.out
+	return &g
+}
+
+// SnapshotCount returns how many snapshots the files added hold.
+func (b *SeriesBuilder) SnapshotCount() int { return b.snapshots }
+
+// Snapshots returns f's snapshots renumbered into the series, each with
+// its Origin. The files must be given in the order their tables were
+// added.
+func (b *SeriesBuilder) Snapshots(f *File) ([]*Snapshot, error) {
+	if b.given >= b.added {
+		return nil, errors.New("ir: SeriesBuilder.Snapshots of more files than AddTables added")
+	}
+	b.given++
+	ps, err := parts(f)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Snapshot
+	nstr, ncls := len(b.out.Strings), b.out.Classes.Len()
+	for _, p := range ps {
+		r := b.j.tables(p)
+		if len(b.out.Strings) != nstr || b.out.Classes.Len() != ncls {
+			return nil, errors.New("ir: SeriesBuilder.Snapshots of a file whose tables were not added")
+		}
+		origin := &Origin{Strings: slices.Clone(r.strings), Classes: slices.Clone(r.classes)}
+		for _, s := range p.Snapshots {
+			if s.Origin != nil {
+				return nil, errors.New("a snapshot of a series in a file that is not one")
+			}
+			t, err := r.snapshot(s, ncls, len(b.out.Classes.FieldName))
 			if err != nil {
 				return nil, err
 			}
-			parts = append(parts, g)
-		}
-	}
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("%w: no files", ErrSeries)
-	}
-	first := parts[0]
-	out := &File{Format: first.Format, FormatVersion: first.FormatVersion, Producer: first.Producer}
-	j := joiner{out: out, strings: make(map[string]uint32), classes: make(map[string]uint32)}
-	for i, p := range parts {
-		switch {
-		case p.Format != first.Format:
-			return nil, fmt.Errorf("%w: file %d is %s, file 0 %s", ErrSeries, i, p.Format, first.Format)
-		case p.FormatVersion != first.FormatVersion:
-			return nil, fmt.Errorf("%w: file %d is %q, file 0 %q (a series holds files of one variant)", ErrSeries, i, p.FormatVersion, first.FormatVersion)
-		case p.Producer != first.Producer:
-			return nil, fmt.Errorf("%w: file %d was written by %q, file 0 by %q", ErrSeries, i, p.Producer, first.Producer)
-		case len(p.Sections) > 0:
-			return nil, fmt.Errorf("%w: file %d has a file section (%s), which its snapshots share: a series shares only strings and classes",
-				ErrSeries, i, p.Sections[0].SectionName())
-		}
-		if err := j.add(p); err != nil {
-			return nil, fmt.Errorf("file %d: %w", i, err)
+			t.Origin = origin
+			out = append(out, t)
 		}
 	}
 	return out, nil
@@ -110,8 +212,9 @@ type joiner struct {
 
 func dupKey(s string, n int) string { return fmt.Sprintf("%s\x00%d", s, n) }
 
-// add adds f's snapshots.
-func (j *joiner) add(f *File) error {
+// tables adds the strings and classes of f the series does not have yet,
+// and returns how f's renumber into the series'.
+func (j *joiner) tables(f *File) renumbering {
 	r := renumbering{strings: make([]uint32, len(f.Strings))}
 	seen := make(map[string]int) // copies of a string so far, for the strings f holds twice
 	for i, s := range f.Strings {
@@ -162,26 +265,7 @@ func (j *joiner) add(f *File) error {
 			r.fields[c.FirstField[i]+n] = out.FirstField[k] + n
 		}
 	}
-	origin := &Origin{Strings: slices.Clone(r.strings), Classes: slices.Clone(r.classes)}
-	for _, s := range f.Snapshots {
-		if s.Origin != nil {
-			return errors.New("a snapshot of a series in a file that is not one")
-		}
-		t, err := r.snapshot(s, out.Len(), len(out.FieldName))
-		if err != nil {
-			return err
-		}
-		t.Origin = origin
-		j.out.Snapshots = append(j.out.Snapshots, t)
-	}
-	// A class added later makes the series' class table longer than the
-	// class columns of the snapshots added before: they have nothing for it.
-	for _, s := range j.out.Snapshots {
-		if err := padClassColumns(s, out.Len(), len(out.FieldName)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r
 }
 
 // classKey identifies class i of f by its name, library and field names,
@@ -373,38 +457,6 @@ func place(vals []uint64, to []uint32, n int) []uint64 {
 		}
 	}
 	return out
-}
-
-// padClassColumns lengthens the columns of the class and field tables in
-// s's sections to the series' tables, with zeros.
-func padClassColumns(s *Snapshot, classes, fields int) error {
-	for i, x := range s.Sections {
-		b := SectionBindings(x)
-		short := false
-		for k := range b.columns {
-			c := &b.columns[k]
-			if c.Present() && (c.Decl.Table == TableClass && c.Len() < classes || c.Decl.Table == TableField && c.Len() < fields) {
-				short = true
-			}
-		}
-		if !short {
-			continue
-		}
-		y, err := copySection(x, SnapshotScope, func(d ColumnDecl, vals []uint64) ([]uint64, error) {
-			switch d.Table {
-			case TableClass:
-				return append(vals, make([]uint64, classes-len(vals))...), nil
-			case TableField:
-				return append(vals, make([]uint64, fields-len(vals))...), nil
-			}
-			return vals, nil
-		}, func(v uint32) (uint32, error) { return v, nil })
-		if err != nil {
-			return err
-		}
-		s.Sections[i] = y
-	}
-	return nil
 }
 
 // copySection returns a copy of section x in which every column's values

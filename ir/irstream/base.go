@@ -99,17 +99,23 @@ func snapshotColumns(s *ir.Snapshot) []*ir.Column {
 	return cols
 }
 
-// planBase decides how snapshot idx of f is stored: against the snapshot
-// before it when enough of its nodes are there (matchNodes) and it is not
-// a keyframe (keyframeInterval), each column
-// of the node and edge tables against the base exactly when its
-// differences take fewer bytes than its values. It returns nil for a
-// snapshot stored as it is.
+// planBase decides how snapshot idx of f is stored (planBaseOf).
 func planBase(f *ir.File, idx int) *basing {
-	if idx%keyframeInterval == 0 {
+	if idx == 0 {
 		return nil
 	}
-	s, b := f.Snapshots[idx], f.Snapshots[idx-1]
+	return planBaseOf(f.Snapshots[idx-1], f.Snapshots[idx], idx)
+}
+
+// planBaseOf decides how snapshot idx, s, is stored: against the snapshot
+// before it, b, when enough of its nodes are there (matchNodes) and it is
+// not a keyframe (keyframeInterval), each column of the node and edge
+// tables against it exactly when its differences take fewer bytes than
+// its values. It returns nil for a snapshot stored as it is.
+func planBaseOf(b, s *ir.Snapshot, idx int) *basing {
+	if idx%keyframeInterval == 0 || b == nil {
+		return nil
+	}
 	nodeBase, inv := matchNodes(b, s)
 	if nodeBase == nil {
 		return nil

@@ -35,17 +35,158 @@ const (
 // the decoder would refuse for its sizes (a name longer than the stream
 // allows, a value nested too deep), so that what it writes reads back.
 func Encode(w io.Writer, f *ir.File) error {
-	if err := checkLimits(f); err != nil {
+	return encodeWith(w, f, WriterOptions{})
+}
+
+func encodeWith(w io.Writer, f *ir.File, opts WriterOptions) error {
+	sw, err := NewWriter(w, f, len(f.Snapshots), opts)
+	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	e := &encoder{enc: msgpack.NewEncoder(bw)}
-	e.enc.UseCompactInts(true)
-	e.file(f)
-	if e.err == nil {
-		e.err = bw.Flush()
+	for _, s := range f.Snapshots {
+		if err := sw.WriteSnapshot(s); err != nil {
+			return err
+		}
 	}
-	return e.err
+	return sw.Close()
+}
+
+// WriterOptions say how a Writer writes.
+type WriterOptions struct {
+	// Compress writes a .heapir.zst at Level (ArchiveLevel when Level is
+	// not set).
+	Compress bool
+	Level    zstd.EncoderLevel
+}
+
+// A Writer writes an IR stream a snapshot at a time, so that a file too
+// large to hold in memory whole — a long series of snapshots — is written
+// from one snapshot after another. It keeps the last snapshot written,
+// which the next may be stored against (SPEC.md, Snapshots stored against
+// a base).
+type Writer struct {
+	e        *encoder
+	bw       *bufio.Writer
+	w        io.Writer
+	zw       *zstd.Encoder
+	out, in  *countWriter
+	frames   []seekEntry
+	lastOut  int64
+	lastIn   int64
+	framed   bool
+	head     *ir.File
+	total, n int
+	prev     *ir.Snapshot
+	err      error
+}
+
+// NewWriter starts writing to w a stream of head's format, tables and
+// sections of the file (head's Snapshots are not written) that will hold
+// snapshots snapshots, each given to WriteSnapshot in order; Close ends
+// it. It refuses what Encode refuses.
+func NewWriter(w io.Writer, head *ir.File, snapshots int, opts WriterOptions) (*Writer, error) {
+	if err := checkHead(head); err != nil {
+		return nil, err
+	}
+	sw := &Writer{w: w, head: head, total: snapshots}
+	var dst io.Writer = w
+	if opts.Compress {
+		level := opts.Level
+		if level == 0 { // not set
+			level = ArchiveLevel
+		}
+		sw.out = &countWriter{w: w}
+		zw, err := zstd.NewWriter(sw.out, zstd.WithEncoderLevel(level))
+		if err != nil {
+			return nil, err
+		}
+		sw.zw = zw
+		sw.in = &countWriter{w: zw}
+		dst = sw.in
+		// A file with sections of its own is read whole (DecodeSnapshot):
+		// its snapshots stay in one frame, where zstd finds what they
+		// repeat.
+		sw.framed = len(head.Sections) == 0
+	}
+	sw.bw = bufio.NewWriterSize(dst, 1<<20)
+	sw.e = &encoder{enc: msgpack.NewEncoder(sw.bw)}
+	sw.e.enc.UseCompactInts(true)
+	sw.e.head(head, snapshots)
+	return sw, sw.e.err
+}
+
+// cut ends a zstd frame, at a boundary of the stream's parts (before each
+// snapshot and before the end record), when the stream is framed.
+func (sw *Writer) cut(last bool) error {
+	if sw.zw == nil || !sw.framed && !last {
+		return nil
+	}
+	if err := sw.bw.Flush(); err != nil {
+		return err
+	}
+	if err := sw.zw.Close(); err != nil {
+		return err
+	}
+	sw.frames = append(sw.frames, seekEntry{compressed: sw.out.n - sw.lastOut, decompressed: sw.in.n - sw.lastIn})
+	sw.lastOut, sw.lastIn = sw.out.n, sw.in.n
+	if !last {
+		sw.zw.Reset(sw.out)
+	}
+	return nil
+}
+
+// WriteSnapshot writes the next snapshot. Its strings and classes are
+// the head's.
+func (sw *Writer) WriteSnapshot(s *ir.Snapshot) error {
+	if sw.err != nil {
+		return sw.err
+	}
+	if sw.n >= sw.total {
+		return fmt.Errorf("ir: cannot encode: more snapshots than the %d declared", sw.total)
+	}
+	if sw.err = checkSnapshot(s, sw.n); sw.err != nil {
+		return sw.err
+	}
+	if sw.err = sw.cut(false); sw.err != nil {
+		return sw.err
+	}
+	sw.e.snapshot(sw.n, s, planBaseOf(sw.prev, s, sw.n))
+	sw.prev = s
+	sw.n++
+	sw.err = sw.e.err
+	return sw.err
+}
+
+// Close writes the end of the stream (and, compressed, the seek table).
+// It does not close the underlying writer.
+func (sw *Writer) Close() error {
+	if sw.err != nil {
+		if sw.zw != nil {
+			sw.zw.Close()
+		}
+		return sw.err
+	}
+	if sw.n != sw.total {
+		return fmt.Errorf("ir: cannot encode: %d snapshots written of the %d declared", sw.n, sw.total)
+	}
+	if err := sw.cut(false); err != nil {
+		return err
+	}
+	sw.e.end(len(sw.head.Strings), sw.total)
+	if sw.e.err != nil {
+		return sw.e.err
+	}
+	if sw.zw == nil {
+		return sw.bw.Flush()
+	}
+	if err := sw.cut(true); err != nil {
+		return err
+	}
+	if !sw.framed {
+		return nil
+	}
+	_, err := sw.w.Write(seekTable(sw.frames))
+	return err
 }
 
 // ArchiveLevel is the zstd level EncodeZstd writes at. A Node heap's IR
@@ -73,56 +214,7 @@ func EncodeZstd(w io.Writer, f *ir.File) error {
 // skippable frame; SPEC.md, Compressed streams), so that DecodeSnapshot
 // reads one snapshot without decompressing the others.
 func EncodeZstdLevel(w io.Writer, f *ir.File, level zstd.EncoderLevel) error {
-	if err := checkLimits(f); err != nil {
-		return err
-	}
-	out := &countWriter{w: w}
-	zw, err := zstd.NewWriter(out, zstd.WithEncoderLevel(level))
-	if err != nil {
-		return err
-	}
-	in := &countWriter{w: zw}
-	bw := bufio.NewWriterSize(in, 1<<20)
-	e := &encoder{enc: msgpack.NewEncoder(bw)}
-	e.enc.UseCompactInts(true)
-	var frames []seekEntry
-	var lastOut, lastIn int64
-	endFrame := func() error {
-		if err := bw.Flush(); err != nil {
-			return err
-		}
-		if err := zw.Close(); err != nil {
-			return err
-		}
-		frames = append(frames, seekEntry{compressed: out.n - lastOut, decompressed: in.n - lastIn})
-		lastOut, lastIn = out.n, in.n
-		return nil
-	}
-	// A file with sections of its own is read whole (DecodeSnapshot): its
-	// snapshots stay in one frame, where zstd finds what they repeat.
-	framed := len(f.Sections) == 0
-	if framed {
-		e.cut = func() error {
-			if err := endFrame(); err != nil {
-				return err
-			}
-			zw.Reset(out)
-			return nil
-		}
-	}
-	e.file(f)
-	if e.err != nil {
-		zw.Close()
-		return e.err
-	}
-	if err := endFrame(); err != nil {
-		return err
-	}
-	if !framed {
-		return nil
-	}
-	_, err = w.Write(seekTable(frames))
-	return err
+	return encodeWith(w, f, WriterOptions{Compress: true, Level: level})
 }
 
 // countWriter counts the bytes written through it.
@@ -143,16 +235,6 @@ type encoder struct {
 	buf   []byte
 	vals  []uint64
 	diffs []uint64 // a chunk's values, delta-coded
-	// cut, when set, ends a zstd frame at a boundary of the stream's
-	// parts (before each snapshot and before the end record).
-	cut func() error
-}
-
-// boundary marks the end of a part of the stream (the head, a snapshot).
-func (e *encoder) boundary() {
-	if e.cut != nil && e.err == nil {
-		e.err = e.cut()
-	}
 }
 
 // Each helper records the first error and turns later calls into no-ops, so
@@ -209,7 +291,9 @@ func (e *encoder) raw(b []byte) {
 	}
 }
 
-func (e *encoder) file(f *ir.File) {
+// head writes the stream's header and everything before the first
+// snapshot record, for a file of the given number of snapshots.
+func (e *encoder) head(f *ir.File, snapshots int) {
 	e.arr(2)
 	e.str("heapir")
 	e.uint(ir.Version)
@@ -229,7 +313,7 @@ func (e *encoder) file(f *ir.File) {
 	e.str("classes")
 	e.uint(uint64(f.Classes.Len()))
 	e.str("snapshots")
-	e.uint(uint64(len(f.Snapshots)))
+	e.uint(uint64(snapshots))
 	e.decls(core)
 	sections := e.sections(-1, f.Sections)
 
@@ -246,18 +330,17 @@ func (e *encoder) file(f *ir.File) {
 	for _, b := range sections {
 		e.columns(-1, b)
 	}
-	for i, s := range f.Snapshots {
-		e.boundary()
-		e.snapshot(i, s, planBase(f, i))
-	}
-	e.boundary()
+}
+
+// end writes the end record.
+func (e *encoder) end(strings, snapshots int) {
 	e.arr(2)
 	e.str("end")
 	e.mapLen(2)
 	e.str("strings")
-	e.uint(uint64(len(f.Strings)))
+	e.uint(uint64(strings))
 	e.str("snapshots")
-	e.uint(uint64(len(f.Snapshots)))
+	e.uint(uint64(snapshots))
 }
 
 func (e *encoder) snapshot(idx int, s *ir.Snapshot, p *basing) {
@@ -696,64 +779,70 @@ func widthOf(v uint64) int {
 
 // checkLimits checks f against the decoder's limits on what the stream
 // declares in its records (the columns' values have none but the tables').
-func checkLimits(f *ir.File) error {
-	fail := func(format string, args ...any) error { return fmt.Errorf("ir: cannot encode: "+format, args...) }
+// checkHead checks a file's head (its names and sections of the file)
+// against the decoder's limits, so that what is written reads back.
+func checkHead(f *ir.File) error {
 	if len(f.Format) > 64 || len(f.FormatVersion) > 4096 || len(f.Producer) > 4096 {
-		return fail("the format's name (at most 64 bytes), version or producer (at most 4096) is too long")
+		return failf("the format's name (at most 64 bytes), version or producer (at most 4096) is too long")
 	}
-	sections := func(l []ir.Section) error {
-		for _, x := range l {
-			b := ir.SectionBindings(x)
-			if name := x.SectionName(); name == "" || len(name) > 256 || len(b.Fields()) > maxTableLen || len(b.Columns()) > maxTableLen {
-				return fail("section %.64q: a name of 1 to 256 bytes, at most %d fields and columns", name, maxTableLen)
-			}
-			for k := range b.Fields() {
-				fl := &b.Fields()[k]
-				if len(fl.Name) > 256 {
-					return fail("section %s: field name %.64q longer than 256 bytes", x.SectionName(), fl.Name)
-				}
-				if fl.Kind == ir.FieldJSON {
-					if j := fl.JSON(); !jsonFits(&j, 0) {
-						return fail("section %s: field %s nests deeper than %d or has a list of more than %d entries", x.SectionName(), fl.Name, maxJSONDepth, maxJSONElems)
-					}
-				}
-			}
-			for k := range b.Columns() {
-				d := b.Columns()[k].Decl
-				if err := d.Check(); err != nil {
-					return fail("section %s: %v", x.SectionName(), err)
-				}
-				if len(d.Name) > maxNameLen || len(d.Table) > maxNameLen || len(d.Of) > maxNameLen {
-					return fail("section %s: column %.64q: names of at most %d bytes", x.SectionName(), d.Name, maxNameLen)
-				}
-			}
-		}
-		return nil
-	}
-	if err := sections(f.Sections); err != nil {
+	if err := checkSections(f.Sections); err != nil {
 		return err
 	}
-	for i, s := range f.Snapshots {
-		if len(s.NodeKinds) > 256 || len(s.EdgeKinds) > 256 || len(s.Totals) > maxTableLen {
-			return fail("snapshot %d: at most 256 node and edge kinds and %d totals", i, maxTableLen)
+	return nil
+}
+
+// checkSnapshot checks snapshot i against the decoder's limits.
+func checkSnapshot(s *ir.Snapshot, i int) error {
+	if len(s.NodeKinds) > 256 || len(s.EdgeKinds) > 256 || len(s.Totals) > maxTableLen {
+		return failf("snapshot %d: at most 256 node and edge kinds and %d totals", i, maxTableLen)
+	}
+	for _, k := range s.NodeKinds {
+		if len(k) > 1024 {
+			return failf("snapshot %d: node kind %.64q longer than 1024 bytes", i, k)
 		}
-		for _, k := range s.NodeKinds {
-			if len(k) > 1024 {
-				return fail("snapshot %d: node kind %.64q longer than 1024 bytes", i, k)
+	}
+	for _, k := range s.EdgeKinds {
+		if len(k.Name) > 1024 {
+			return failf("snapshot %d: edge kind %.64q longer than 1024 bytes", i, k.Name)
+		}
+	}
+	for _, t := range s.Totals {
+		if len(t.Name) > 256 {
+			return failf("snapshot %d: total %.64q has a name longer than 256 bytes", i, t.Name)
+		}
+	}
+	if err := checkSections(s.Sections); err != nil {
+		return fmt.Errorf("snapshot %d: %w", i, err)
+	}
+	return nil
+}
+
+// checkSections checks sections against the decoder's limits.
+func checkSections(l []ir.Section) error {
+	for _, x := range l {
+		b := ir.SectionBindings(x)
+		if name := x.SectionName(); name == "" || len(name) > 256 || len(b.Fields()) > maxTableLen || len(b.Columns()) > maxTableLen {
+			return failf("section %.64q: a name of 1 to 256 bytes, at most %d fields and columns", name, maxTableLen)
+		}
+		for k := range b.Fields() {
+			fl := &b.Fields()[k]
+			if len(fl.Name) > 256 {
+				return failf("section %s: field name %.64q longer than 256 bytes", x.SectionName(), fl.Name)
+			}
+			if fl.Kind == ir.FieldJSON {
+				if j := fl.JSON(); !jsonFits(&j, 0) {
+					return failf("section %s: field %s nests deeper than %d or has a list of more than %d entries", x.SectionName(), fl.Name, maxJSONDepth, maxJSONElems)
+				}
 			}
 		}
-		for _, k := range s.EdgeKinds {
-			if len(k.Name) > 1024 {
-				return fail("snapshot %d: edge kind %.64q longer than 1024 bytes", i, k.Name)
+		for k := range b.Columns() {
+			d := b.Columns()[k].Decl
+			if err := d.Check(); err != nil {
+				return failf("section %s: %v", x.SectionName(), err)
 			}
-		}
-		for _, t := range s.Totals {
-			if len(t.Name) > 256 {
-				return fail("snapshot %d: total %.64q has a name longer than 256 bytes", i, t.Name)
+			if len(d.Name) > maxNameLen || len(d.Table) > maxNameLen || len(d.Of) > maxNameLen {
+				return failf("section %s: column %.64q: names of at most %d bytes", x.SectionName(), d.Name, maxNameLen)
 			}
-		}
-		if err := sections(s.Sections); err != nil {
-			return fmt.Errorf("snapshot %d: %w", i, err)
 		}
 	}
 	return nil
@@ -776,4 +865,9 @@ func jsonFits(j *ir.JSON, depth int) bool {
 		}
 	}
 	return true
+}
+
+// failf is an error of a file the encoder refuses.
+func failf(format string, args ...any) error {
+	return fmt.Errorf("ir: cannot encode: "+format, args...)
 }

@@ -54,3 +54,35 @@ func ExampleDecode_newerVersion() {
 	fmt.Println(errors.Is(err, ir.ErrNewerVersion))
 	// Output: true
 }
+
+// A long series is written a snapshot at a time, and one snapshot read
+// back from the archive's index without the others.
+func ExampleWriter() {
+	head := smallFile()
+	var archive bytes.Buffer
+	w, err := irstream.NewWriter(&archive, head, 3, irstream.WriterOptions{Compress: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for n := range 3 {
+		s := *head.Snapshots[0]
+		s.CaptureTime = int64(n + 1) // another snapshot of the same heap
+		if err := w.WriteSnapshot(&s); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	data := archive.Bytes()
+	count, err := irstream.CountSnapshots(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := irstream.DecodeSnapshot(bytes.NewReader(data), int64(len(data)), 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(count, "snapshots; the last taken at", f.Snapshots[0].CaptureTime)
+	// Output: 3 snapshots; the last taken at 3
+}

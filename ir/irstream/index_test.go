@@ -121,3 +121,54 @@ func TestDecodeSnapshotNoIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestWriter checks the Writer against Encode (the same bytes, written a
+// snapshot at a time) and its refusals: a snapshot more than declared
+// (which leaves the stream whole), fewer at Close.
+func TestWriter(t *testing.T) {
+	f := irtest.Random(11, irtest.Everything(2, 30))
+	for _, compress := range []bool{false, true} {
+		var want, got bytes.Buffer
+		var err error
+		if compress {
+			err = EncodeZstd(&want, f)
+		} else {
+			err = Encode(&want, f)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewWriter(&got, f, len(f.Snapshots), WriterOptions{Compress: compress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range f.Snapshots {
+			if err := w.WriteSnapshot(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.WriteSnapshot(f.Snapshots[0]); err == nil {
+			t.Error("a snapshot more than declared was written")
+		}
+		// The refusal leaves the stream as it was: it closes whole.
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("compressed %v: the Writer's stream differs from Encode's", compress)
+		}
+		var short bytes.Buffer
+		w, err = NewWriter(&short, f, len(f.Snapshots)+1, WriterOptions{Compress: compress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range f.Snapshots {
+			if err := w.WriteSnapshot(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err == nil {
+			t.Errorf("compressed %v: Close with a snapshot missing succeeded", compress)
+		}
+	}
+}

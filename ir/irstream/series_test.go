@@ -178,3 +178,54 @@ func TestSeriesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesBuilder checks the builder's order (tables of every file, then
+// their snapshots in the same order) and that it makes what JoinSeries
+// makes.
+func TestSeriesBuilder(t *testing.T) {
+	o := irtest.V8Shaped(2, 20)
+	a, b := irtest.Random(1, o), irtest.Random(2, o)
+	b.FormatVersion = a.FormatVersion
+	want, err := ir.JoinSeries(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := ir.NewSeriesBuilder()
+	if sb.Head() != nil {
+		t.Error("an empty builder has a head")
+	}
+	for _, f := range []*ir.File{a, b} {
+		if err := sb.AddTables(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := sb.Head()
+	if sb.SnapshotCount() != 2 {
+		t.Errorf("%d snapshots counted, want 2", sb.SnapshotCount())
+	}
+	for _, f := range []*ir.File{a, b} {
+		snaps, err := sb.Snapshots(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Snapshots = append(got.Snapshots, snaps...)
+	}
+	if d := ir.Diff(want, got, 5); len(d) > 0 {
+		t.Errorf("the builder's series differs from JoinSeries':\n%v", d)
+	}
+	if _, err := sb.Snapshots(a); err == nil {
+		t.Error("Snapshots of a third file after two were added")
+	}
+	if err := sb.AddTables(a); err == nil {
+		t.Error("AddTables after Snapshots")
+	}
+	sb = ir.NewSeriesBuilder()
+	if err := sb.AddTables(a); err != nil {
+		t.Fatal(err)
+	}
+	c := irtest.Random(3, irtest.Options{MinNodes: 1, MaxNodes: 5, Strings: irtest.AllStrings})
+	c.FormatVersion, c.Format = a.FormatVersion, a.Format
+	if _, err := sb.Snapshots(c); err == nil {
+		t.Error("Snapshots of a file whose tables were not added")
+	}
+}
