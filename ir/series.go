@@ -79,7 +79,7 @@ type SeriesBuilder struct {
 
 // NewSeriesBuilder returns a builder of an empty series.
 func NewSeriesBuilder() *SeriesBuilder {
-	return &SeriesBuilder{j: joiner{strings: make(map[string]uint32), classes: make(map[string]uint32)}}
+	return &SeriesBuilder{j: joiner{strings: make(map[copyKey]uint32), classes: make(map[copyKey]uint32)}}
 }
 
 // parts returns f as the files a series is made of: f itself, or for a
@@ -204,13 +204,18 @@ func (f *File) Plain() *File {
 type joiner struct {
 	out *File
 	// strings and classes find a string or class of the series by its
-	// content; the n-th copy of a string a file holds more than once is
-	// found under the string and n (dupKey).
-	strings map[string]uint32
-	classes map[string]uint32
+	// content and which copy of it a file holds (a file may hold a string
+	// or class more than once: the copies stay apart).
+	strings map[copyKey]uint32
+	classes map[copyKey]uint32
 }
 
-func dupKey(s string, n int) string { return fmt.Sprintf("%s\x00%d", s, n) }
+// copyKey is a string or a class (its key, classKey) and which copy of it
+// in a file, from 0.
+type copyKey struct {
+	s    string
+	copy int
+}
 
 // tables adds the strings and classes of f the series does not have yet,
 // and returns how f's renumber into the series'.
@@ -218,13 +223,8 @@ func (j *joiner) tables(f *File) renumbering {
 	r := renumbering{strings: make([]uint32, len(f.Strings))}
 	seen := make(map[string]int) // copies of a string so far, for the strings f holds twice
 	for i, s := range f.Strings {
-		key := s
-		if n, dup := seen[s]; dup {
-			seen[s] = n + 1
-			key = dupKey(s, n+1)
-		} else {
-			seen[s] = 0
-		}
+		key := copyKey{s, seen[s]}
+		seen[s]++
 		k, ok := j.strings[key]
 		if !ok {
 			k = uint32(len(j.out.Strings))
@@ -239,13 +239,9 @@ func (j *joiner) tables(f *File) renumbering {
 	r.fields = make([]uint32, len(c.FieldName))
 	seenClass := make(map[string]int)
 	for i := range c.Len() {
-		key := j.classKey(f, i)
-		if n, dup := seenClass[key]; dup {
-			seenClass[key] = n + 1
-			key = dupKey(key, n+1)
-		} else {
-			seenClass[key] = 0
-		}
+		ck := classKey(f, i, r.strings)
+		key := copyKey{ck, seenClass[ck]}
+		seenClass[ck]++
 		k, ok := j.classes[key]
 		if !ok {
 			k = uint32(out.Len())
@@ -269,13 +265,14 @@ func (j *joiner) tables(f *File) renumbering {
 }
 
 // classKey identifies class i of f by its name, library and field names,
-// as strings of the series.
-func (j *joiner) classKey(f *File, i int) string {
+// as the strings of the series its copies of them are (strs): so a class
+// of the same names in two files is one, and one named by a second copy
+// of a string stays apart from one named by the first.
+func classKey(f *File, i int, strs []uint32) string {
 	c := &f.Classes
-	canon := func(s uint32) uint32 { return j.strings[f.Strings[s]] } // the first copy
-	b := fmt.Appendf(nil, "%d,%d", canon(c.Name[i]), canon(c.Library[i]))
+	b := fmt.Appendf(nil, "%d,%d", strs[c.Name[i]], strs[c.Library[i]])
 	for _, name := range c.FieldName[c.FirstField[i]:c.FirstField[i+1]] {
-		b = fmt.Appendf(b, ",%d", canon(name))
+		b = fmt.Appendf(b, ",%d", strs[name])
 	}
 	return string(b)
 }
@@ -283,6 +280,12 @@ func (j *joiner) classKey(f *File, i int) string {
 // selectOrigin returns snapshot n of series f as the file it came from.
 func (f *File) selectOrigin(n int) (*File, error) {
 	s := f.Snapshots[n]
+	// The origin is checked first: it is all the renumbering relies on,
+	// and a reader of one snapshot (irstream.DecodeSnapshot) selects it
+	// before validating the result.
+	if err := s.validateOrigin(f); err != nil {
+		return nil, fmt.Errorf("snapshot %d: origin: %w", n, err)
+	}
 	o := s.Origin
 	g := &File{Format: f.Format, FormatVersion: f.FormatVersion, Producer: f.Producer}
 	r := renumbering{strings: none(len(f.Strings)), classes: none(f.Classes.Len()), fields: none(len(f.Classes.FieldName))}

@@ -244,30 +244,63 @@ func (d *decoder) checkBased(sc *scope) error {
 }
 
 // checkNodeBase checks node.base once it is complete — a value per node,
-// each 0 or 1 + a node of the base, no node of the base twice — and
-// makes its inverse.
+// each 0 or 1 + a node of the base, no node of the base twice — in memory
+// of the snapshot's own size: a base of many nodes costs a small snapshot
+// stored against it nothing.
 func (d *decoder) checkNodeBase(sc *scope) error {
-	if sc.inv != nil {
+	if sc.nodeBaseChecked {
 		return nil
 	}
 	n, bn := sc.tables[ir.TableNode].size, d.f.Snapshots[sc.base].Nodes.Len()
 	if int64(len(sc.nodeBase)) != n {
 		return d.errorf("snapshot %d: node.base holds %d values for %d nodes when based values need it", sc.index, len(sc.nodeBase), n)
 	}
-	inv := make([]uint32, bn)
+	var matched []uint32
 	for i, q := range sc.nodeBase {
 		switch {
 		case q == 0:
 		case int(q) > bn:
 			return d.errorf("snapshot %d: node.base: node %d is node %d of the base, which has %d", sc.index, i, q-1, bn)
-		case inv[q-1] != 0:
-			return d.errorf("snapshot %d: node.base: nodes %d and %d are both node %d of the base", sc.index, inv[q-1]-1, i, q-1)
 		default:
-			inv[q-1] = uint32(i) + 1
+			matched = append(matched, q)
 		}
 	}
-	sc.inv = inv
+	slices.Sort(matched)
+	for k := 1; k < len(matched); k++ {
+		if q := matched[k]; q == matched[k-1] {
+			first := slices.Index(sc.nodeBase, q)
+			second := first + 1 + slices.Index(sc.nodeBase[first+1:], q)
+			return d.errorf("snapshot %d: node.base: nodes %d and %d are both node %d of the base", sc.index, first, second, q-1)
+		}
+	}
+	sc.nodeBaseChecked = true
 	return nil
+}
+
+// inverse returns node.base's inverse (per base node, 0 or 1 + the index
+// of its node here), made when a based column of node indices first needs
+// it and dropped when the snapshot closes (closeSnapshot).
+func (d *decoder) inverse(sc *scope) []uint32 {
+	if sc.inv == nil {
+		sc.inv = make([]uint32, d.f.Snapshots[sc.base].Nodes.Len())
+		for i, q := range sc.nodeBase {
+			if q != 0 {
+				sc.inv[q-1] = uint32(i) + 1
+			}
+		}
+	}
+	return sc.inv
+}
+
+// closeSnapshot is called when a snapshot's columns are closed (the next
+// snapshot record, the end record, the end of its frame): node.base is
+// checked if the snapshot has one, and its inverse dropped.
+func (d *decoder) closeSnapshot(sc *scope) error {
+	if sc == nil || sc.base < 0 {
+		return nil
+	}
+	sc.inv = nil
+	return d.checkNodeBase(sc)
 }
 
 // unbase turns the stored values of a chunk of a based column into the
@@ -331,7 +364,7 @@ func (d *decoder) unbase(sc *scope, cs *colState, vals []uint64) error {
 		n := int64(cs.baseCol.Len())
 		for j, p := range at {
 			if p >= 0 && p < n {
-				bv[j] = translate(bv[j], sc.inv, decl.Type)
+				bv[j] = translate(bv[j], d.inverse(sc), decl.Type)
 			}
 		}
 	}

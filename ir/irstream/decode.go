@@ -186,10 +186,11 @@ type scope struct {
 	// A snapshot stored against a base (base.go): the base's index (-1:
 	// none), the columns stored so, node.base, and its inverse (per base
 	// node, 0 or 1 + the index of its node here) once needed.
-	base     int
-	based    map[string]bool
-	nodeBase []uint32
-	inv      []uint32
+	base            int
+	based           map[string]bool
+	nodeBase        []uint32
+	nodeBaseChecked bool
+	inv             []uint32
 }
 
 // table is one table of a scope: its length is the declared size when
@@ -728,13 +729,23 @@ func (d *decoder) snapshotRecord(n int) error {
 	if n != 3 {
 		return d.errorf("snapshot record of %d elements", n)
 	}
+	if err := d.closeSnapshot(d.snap); err != nil {
+		return err
+	}
 	base := int64(-1)
 	var based []string
+	var sawBase, sawBased bool
 	s, err := d.snapshotFields(func(k string) (err error) {
 		switch {
+		case d.version >= 8 && (k == "base" && sawBase || k == "based" && sawBased):
+			// A reader of one snapshot finds its base from the first key
+			// (DecodeSnapshot): a second could say otherwise.
+			return d.errorf("snapshot: key %s twice", k)
 		case d.version >= 8 && k == "base":
+			sawBase = true
 			base, err = d.int()
 		case d.version >= 8 && k == "based":
+			sawBased = true
 			var m int
 			if m, err = d.arrayLen(maxTableLen, "based columns"); err != nil {
 				return err
@@ -758,6 +769,8 @@ func (d *decoder) snapshotRecord(n int) error {
 		return d.errorf("snapshot %d: base %d is not an earlier snapshot", sc.index, base)
 	case base == -1 && len(based) > 0:
 		return d.errorf("snapshot %d: based columns without a base", sc.index)
+	case base >= 0 && d.snaps[base] == nil:
+		return d.errorf("snapshot %d: its base, snapshot %d, was not read", sc.index, base)
 	}
 	sc.base = int(base)
 	for _, name := range based {
@@ -1272,6 +1285,9 @@ func (d *decoder) endRecord(n int) error {
 	}
 	if snaps != uint64(len(d.f.Snapshots)) || snaps != d.nSnapshots {
 		return d.errorf("stream holds %d snapshots; the header declared %d and the end record %d", len(d.f.Snapshots), d.nSnapshots, snaps)
+	}
+	if err := d.closeSnapshot(d.snap); err != nil {
+		return err
 	}
 	for _, sc := range append([]*scope{d.file}, d.snaps...) {
 		if err := d.finish(sc); err != nil {

@@ -139,6 +139,9 @@ func DecodeSnapshot(r io.ReaderAt, size int64, n int) (*ir.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(frames) < 2 {
+		return nil, ErrNoIndex
+	}
 	d := &decoder{budget: 0}
 	for _, f := range frames {
 		d.budget += f.size * compressedReserveRatio
@@ -172,6 +175,9 @@ func DecodeSnapshot(r io.ReaderAt, size int64, n int) (*ir.File, error) {
 			d.snaps = append(d.snaps, nil)
 		}
 		if err := d.feed(r, frames[1+k], false); err != nil {
+			return nil, err
+		}
+		if err := d.closeSnapshot(d.snap); err != nil {
 			return nil, err
 		}
 		if len(d.f.Snapshots) != k+1 {
@@ -218,23 +224,28 @@ func peekBase(r io.ReaderAt, f frame) (int, error) {
 	if err != nil {
 		return 0, ErrNoIndex
 	}
+	base := -1
 	for range m {
 		k, err := dec.DecodeString()
 		if err != nil {
 			return 0, ErrNoIndex
 		}
 		if k == "base" {
+			if base != -1 {
+				return 0, ErrNoIndex // twice: the decoder refuses it
+			}
 			b, err := dec.DecodeInt64()
 			if err != nil {
 				return 0, ErrNoIndex
 			}
-			return int(max(b, -1)), nil
+			base = int(max(b, -1))
+			continue
 		}
 		if err := dec.Skip(); err != nil {
 			return 0, ErrNoIndex
 		}
 	}
-	return -1, nil
+	return base, nil
 }
 
 // feed decodes the records of one frame; head says it is the stream's
