@@ -44,16 +44,23 @@ func section(t *testing.T, doc, heading string) string {
 	return s
 }
 
-// TestREADMEExamples runs the README's examples, as a reader pastes them,
-// twice: they all succeed, and again once their outputs exist.
-func TestREADMEExamples(t *testing.T) {
-	dir := t.TempDir()
+// readmeCommands returns the command lines of a section of the README:
+// its lines indented by four spaces (not more).
+func readmeCommands(t *testing.T, heading string) []string {
 	var lines []string
-	for _, l := range strings.Split(section(t, "README.md", "## Examples"), "\n") {
+	for _, l := range strings.Split(section(t, "README.md", heading), "\n") {
 		if l, ok := strings.CutPrefix(l, "    "); ok && !strings.HasPrefix(l, " ") {
 			lines = append(lines, l)
 		}
 	}
+	return lines
+}
+
+// TestREADMEExamples runs the README's examples, as a reader pastes them,
+// twice: they all succeed, and again once their outputs exist.
+func TestREADMEExamples(t *testing.T) {
+	dir := t.TempDir()
+	lines := readmeCommands(t, "## Examples")
 	if len(lines) < 10 {
 		t.Fatalf("the README's examples: %d commands", len(lines))
 	}
@@ -89,12 +96,7 @@ func TestREADMEExamples(t *testing.T) {
 // file it came from, byte for byte.
 func TestREADMEArchives(t *testing.T) {
 	dir := t.TempDir()
-	var lines []string
-	for _, l := range strings.Split(section(t, "README.md", "## Archives"), "\n") {
-		if l, ok := strings.CutPrefix(l, "    "); ok && !strings.HasPrefix(l, " ") {
-			lines = append(lines, l)
-		}
-	}
+	lines := readmeCommands(t, "## Archives")
 	if len(lines) < 4 {
 		t.Fatalf("the README's archive section: %d commands", len(lines))
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/heapconv/heapconv/internal/sampling"
 	"github.com/heapconv/heapconv/ir"
-	fuchsiair "github.com/heapconv/heapconv/ir/fuchsia"
 	"github.com/heapconv/heapconv/ir/irtest"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
@@ -45,16 +44,7 @@ func basedFiles(t *testing.T) []*ir.File {
 	fo.MultiProcess, fo.Interleaved = false, false
 	g := irtest.RandomFuchsia(4, irtest.Options{MinNodes: 5, MaxNodes: 30}, fo)
 	for range 2 {
-		s := deepCopy(t, g, len(g.Snapshots)-1)
-		x := s.Section(fuchsiair.SnapshotSectionName).(*fuchsiair.Snapshot)
-		permuteIdentities(s, r, func(i, j int) bool {
-			return x.Flags[i]&fuchsiair.FlagAddress != 0 && x.Flags[j]&fuchsiair.FlagAddress != 0
-		}, func(i, j int) {
-			a, b := s.Nodes.ID.At(i), s.Nodes.ID.At(j)
-			s.Nodes.ID.Set(i, b)
-			s.Nodes.ID.Set(j, a)
-		}, false)
-		g.Snapshots = append(g.Snapshots, s)
+		g.Snapshots = append(g.Snapshots, nextFuchsia(t, g, r, false))
 	}
 	// Dart too, with a series (framed).
 	do := irtest.Options{MinNodes: 5, MaxNodes: 30, Dart: &irtest.DartOptions{Hashes: true, ZeroRefs: true}}
