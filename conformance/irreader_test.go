@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"os"
 	"os/exec"
@@ -850,6 +852,24 @@ func testIRReaderRefuses(t *testing.T) {
 		out = append(append(append(out, s1), r1...), rec{"end", map[string]any{"strings": 1, "snapshots": 2}})
 		return stream(version, out...)
 	}
+	// keyTwice returns snapshot record r with its fields written as a map
+	// that has, after them, the key k again (of value x): a Go map cannot
+	// hold a key twice, so the map is encoded here.
+	keyTwice := func(r rec, k string, x any) rec {
+		m := r[1].(map[string]any)
+		var b bytes.Buffer
+		enc := msgpack.NewEncoder(&b)
+		enc.UseCompactInts(true)
+		keys := slices.Sorted(maps.Keys(m))
+		err := enc.EncodeMapLen(len(keys) + 1)
+		for _, key := range keys {
+			err = errors.Join(err, enc.EncodeString(key), enc.Encode(m[key]))
+		}
+		if err = errors.Join(err, enc.EncodeString(k), enc.Encode(x)); err != nil {
+			t.Fatal(err)
+		}
+		return rec{r[0], raw(b.Bytes()...), r[2]}
+	}
 	// move returns recs with record i moved to position j.
 	move := func(recs []rec, i, j int) []rec {
 		r := recs[i]
@@ -997,6 +1017,10 @@ func testIRReaderRefuses(t *testing.T) {
 		{"base-below-minus-one", based(v, base0, snap1(baseDecls, "base", -2), base1), true, false},
 		{"based-not-declared", based(v, base0, snap1(baseDecls, "based", append(slices.Clone(basedNames), "no.such")), base1), true, false},
 		{"based-of-another-table", based(v, base0, snap1(baseDecls, "based", append(slices.Clone(basedNames), "value.kind")), base1), true, false},
+		// The key base or based twice, even of the same value (a reader of
+		// one snapshot finds the base from the first).
+		{"base-key-twice", based(v, base0, keyTwice(snap1(baseDecls), "base", 0), base1), true, false},
+		{"based-key-twice", based(v, base0, keyTwice(snap1(baseDecls), "based", basedNames), base1), true, false},
 		{"based-named-twice", based(v, base0, snap1(baseDecls, "based", append(slices.Clone(basedNames), "node.id")), base1), true, false},
 		{"based-node-base", based(v, base0, snap1(baseDecls, "based", append(slices.Clone(basedNames), "node.base")), base1), true, false},
 		{"based-bytes", based(v, base0, snap1(baseDecls, "based", append(slices.Clone(basedNames), "zzz.b")),

@@ -518,6 +518,48 @@ function planBases(buf) {
   return { need, last };
 }
 
+// A snapshot record's `base` or `based` twice (SPEC "Snapshots stored
+// against a base": an error). The library decodes a map into an object,
+// where a repeated key keeps its last value; so the bytes of a snapshot
+// record (and of no other: other maps keep the library's behaviour) are
+// walked again, its map's keys compared as bytes. rec is the record's
+// bytes, already decoded as an array whose first element is a str or bin
+// and whose second is a map. Returns the key named twice, or null.
+function baseKeyTwice(rec) {
+  const dv = new DataView(rec.buffer, rec.byteOffset, rec.byteLength);
+  const h = rec[0];
+  let p = h >= 0x90 && h <= 0x9f ? 1 : h === 0xdc ? 3 : h === 0xdd ? 5 : -1;
+  if (p < 0) throw new Error('irread.js: a snapshot record that is not an array');
+  // The record type: a str or bin.
+  const t = rec[p];
+  if (t >= 0xa0 && t <= 0xbf) p += 1 + (t - 0xa0);
+  else if (t === 0xd9 || t === 0xc4) p += 2 + dv.getUint8(p + 1);
+  else if (t === 0xda || t === 0xc5) p += 3 + dv.getUint16(p + 1);
+  else if (t === 0xdb || t === 0xc6) p += 5 + dv.getUint32(p + 1);
+  else throw new Error('irread.js: a snapshot record whose type is not a str or bin');
+  // The map's header, then its keys and values, in turn.
+  const m = rec[p];
+  let n;
+  if (m >= 0x80 && m <= 0x8f) { n = m - 0x80; p += 1; }
+  else if (m === 0xde) { n = dv.getUint16(p + 1); p += 3; }
+  else if (m === 0xdf) { n = dv.getUint32(p + 1); p += 5; }
+  else throw new Error('irread.js: a snapshot record whose fields are not a map');
+  const seen = new Set();
+  let i = 0;
+  if (n === 0) return null;
+  for (const x of new IRDecoder(decoderOptions()).decodeMulti(rec.subarray(p))) {
+    if (i % 2 === 0 && isBytes(x)) {
+      const k = key(x);
+      if (k === 'base' || k === 'based') {
+        if (seen.has(k)) return k;
+        seen.add(k);
+      }
+    }
+    if (++i === 2 * n - 1) break; // the last key: its value need not be decoded
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------- reader
 
 // Record layouts: the number of elements of each record type.
@@ -549,7 +591,8 @@ class Reader {
     this.version = Number(ver);
   }
 
-  record(v) {
+  // v: the record; start, end: where its bytes are in the stream.
+  record(v, start, end) {
     if (this.ended) fail('data after the end record');
     T.arr(v, 'record');
     if (v.length < 1) fail('an empty record');
@@ -563,7 +606,7 @@ class Reader {
       case 'file': this.rFile(v); break;
       case 'strings': this.rStrings(v); break;
       case 'section': this.rSection(v); break;
-      case 'snapshot': this.rSnapshot(v); break;
+      case 'snapshot': this.rSnapshot(v, start, end); break;
       case 'col': this.rCol(v); break;
       case 'zeros': this.rZeros(v); break;
       case 'end': this.rEnd(v); break;
@@ -603,7 +646,7 @@ class Reader {
 
   cur() { return this.snaps.length ? this.snaps[this.snaps.length - 1] : null; }
 
-  rSnapshot(v) {
+  rSnapshot(v, start, end) {
     if (BigInt(this.snaps.length) >= this.file.snapshots) fail(`more snapshots than the ${this.file.snapshots} the file record declares`);
     const s = new Scope(this.snaps.length);
     const w = s.what();
@@ -632,6 +675,8 @@ class Reader {
     // names are unknown ones, skipped).
     let base = -1n, based = [];
     if (this.version >= BASE_VERSION) {
+      const twice = baseKeyTwice(this.buf.subarray(start, end));
+      if (twice) fail(`${w}: key ${q(twice)} twice`);
       base = f.get('base', 'int', -1n);
       based = f.get('based', 'arr', [], MAX_LIST).map((b, j) => T.name(b, `${w} based[${j}]`, 1100));
     }
@@ -1211,9 +1256,13 @@ function readFile(path) {
   const r = new Reader(buf);
   let first = true;
   try {
-    for (const v of new IRDecoder(decoderOptions()).decodeMulti(buf)) {
-      if (first) { r.header(v); first = false; continue; }
-      r.record(v);
+    // dec.pos: where the record just decoded ends (start: where it began).
+    const dec = new IRDecoder(decoderOptions());
+    let start = 0;
+    for (const v of dec.decodeMulti(buf)) {
+      if (first) { r.header(v); first = false; start = dec.pos; continue; }
+      r.record(v, start, dec.pos);
+      start = dec.pos;
     }
   } catch (e) {
     if (e instanceof DecodeError || e instanceof RangeError) fail(`not a msgpack stream${first ? '' : ' after the header'}: ${e.message}`);
