@@ -732,48 +732,82 @@ func (d *decoder) snapshotRecord(n int) error {
 	if err := d.closeSnapshot(d.snap); err != nil {
 		return err
 	}
-	base := int64(-1)
-	var based []string
-	var sawBase, sawBased bool
-	s, err := d.snapshotFields(func(k string) (err error) {
-		switch {
-		case d.version >= 8 && (k == "base" && sawBase || k == "based" && sawBased):
-			// A reader of one snapshot finds its base from the first key
-			// (DecodeSnapshot): a second could say otherwise.
-			return d.errorf("snapshot: key %s twice", k)
-		case d.version >= 8 && k == "base":
-			sawBase = true
-			base, err = d.int()
-		case d.version >= 8 && k == "based":
-			sawBased = true
-			var m int
-			if m, err = d.arrayLen(maxTableLen, "based columns"); err != nil {
-				return err
-			}
-			for i := 0; i < m && err == nil; i++ {
-				var name string
-				name, err = d.shortString(maxNameLen)
-				based = append(based, name)
-			}
-		default:
-			err = d.skip()
-		}
-		return err
-	})
+	bf := baseFields{base: -1}
+	s, err := d.snapshotFields(func(k string) error { return bf.read(d, k) })
 	if err != nil {
 		return err
 	}
 	sc := d.snap
+	if err := d.setBase(sc, &bf); err != nil {
+		return err
+	}
+	decls, err := d.decls()
+	if err != nil {
+		return err
+	}
+	if err := d.checkOrigin(decls); err != nil {
+		return err
+	}
+	core := ir.SnapshotBindings(s)
+	if d.version >= 8 {
+		core.Column(nodeBaseColumn, ir.TableNode, &sc.nodeBase, ir.Optional())
+	}
+	if err := d.bindDecls(sc, "snapshot", core, decls); err != nil {
+		return err
+	}
+	if (sc.cols[nodeBaseColumn] != nil) != (sc.base >= 0) {
+		return d.errorf("snapshot %d: node.base is declared exactly when the snapshot has a base", sc.index)
+	}
+	return nil
+}
+
+// baseFields are a snapshot record's keys base (-1 when absent) and based
+// (schema 8 on): the snapshot stored against an earlier one.
+type baseFields struct {
+	base              int64
+	based             []string
+	sawBase, sawBased bool
+}
+
+// read reads the record's key k when it is one of them, and skips any
+// other.
+func (bf *baseFields) read(d *decoder, k string) (err error) {
+	switch {
+	case d.version < 8 || k != "base" && k != "based":
+		return d.skip()
+	case k == "base" && bf.sawBase || k == "based" && bf.sawBased:
+		// A reader of one snapshot finds its base from the first key
+		// (DecodeSnapshot): a second could say otherwise.
+		return d.errorf("snapshot: key %s twice", k)
+	case k == "base":
+		bf.sawBase = true
+		bf.base, err = d.int()
+		return err
+	}
+	bf.sawBased = true
+	m, err := d.arrayLen(maxTableLen, "based columns")
+	for i := 0; i < m && err == nil; i++ {
+		var name string
+		name, err = d.shortString(maxNameLen)
+		bf.based = append(bf.based, name)
+	}
+	return err
+}
+
+// setBase gives the snapshot the base and based columns its record names,
+// after checking them.
+func (d *decoder) setBase(sc *scope, bf *baseFields) error {
+	base := bf.base
 	switch {
 	case base < -1 || base >= int64(sc.index):
 		return d.errorf("snapshot %d: base %d is not an earlier snapshot", sc.index, base)
-	case base == -1 && len(based) > 0:
+	case base == -1 && len(bf.based) > 0:
 		return d.errorf("snapshot %d: based columns without a base", sc.index)
 	case base >= 0 && d.snaps[base] == nil:
 		return d.errorf("snapshot %d: its base, snapshot %d, was not read", sc.index, base)
 	}
 	sc.base = int(base)
-	for _, name := range based {
+	for _, name := range bf.based {
 		if sc.based[name] {
 			return d.errorf("snapshot %d: column %s is named twice as based", sc.index, name)
 		}
@@ -782,41 +816,27 @@ func (d *decoder) snapshotRecord(n int) error {
 		}
 		sc.based[name] = true
 	}
-	decls, err := d.decls()
-	if err != nil {
-		return err
-	}
-	core := ir.SnapshotBindings(s)
-	if d.version >= 8 {
-		core.Column(nodeBaseColumn, ir.TableNode, &sc.nodeBase, ir.Optional())
-	}
-	if d.version < 8 {
-		for _, dc := range decls {
-			if dc.Table == ir.TableOriginString || dc.Table == ir.TableOriginClass {
+	return nil
+}
+
+// checkOrigin checks a snapshot record's declarations of the origin
+// columns: from schema 8 on, and both or neither (SPEC.md, The core's
+// columns): one alone would give the snapshot an origin whose other table
+// is taken for empty.
+func (d *decoder) checkOrigin(decls []ir.ColumnDecl) error {
+	var declared []string
+	for _, dc := range decls {
+		if dc.Table == ir.TableOriginString || dc.Table == ir.TableOriginClass {
+			if d.version < 8 {
 				return d.errorf("snapshot: column %s in a stream of version %d (series came with version 8)", dc.Name, d.version)
 			}
 		}
-	}
-	// A snapshot of a series declares both origin columns, even when one
-	// is empty, and no other snapshot either (SPEC.md, The core's
-	// columns): declaring one alone would give the snapshot an origin
-	// whose other table is taken for empty.
-	origin := map[string]bool{}
-	for _, dc := range decls {
 		if dc.Name == "origin.string" || dc.Name == "origin.class" {
-			origin[dc.Name] = true
+			declared = append(declared, dc.Name)
 		}
 	}
-	if len(origin) == 1 {
-		for name := range origin {
-			return d.errorf("snapshot: column %s declared without the other origin column (a snapshot of a series declares origin.string and origin.class)", name)
-		}
-	}
-	if err := d.bindDecls(d.snap, "snapshot", core, decls); err != nil {
-		return err
-	}
-	if (sc.cols[nodeBaseColumn] != nil) != (sc.base >= 0) {
-		return d.errorf("snapshot %d: node.base is declared exactly when the snapshot has a base", sc.index)
+	if len(declared) == 1 {
+		return d.errorf("snapshot: column %s declared without the other origin column (a snapshot of a series declares origin.string and origin.class)", declared[0])
 	}
 	return nil
 }
