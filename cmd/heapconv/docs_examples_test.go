@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,6 +135,55 @@ func TestREADMEArchives(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("snap-10.heapsnapshot converted back from the archive differs from the file archived (%d and %d bytes)", len(got), len(want))
 	}
+	// Every command that reads one snapshot takes the archive's: paths
+	// and report print of snapshot 10 what they print of the file.
+	archive := filepath.Join(dir, "server.heapir.zst")
+	file := filepath.Join(dir, "server", "snap-10.heapsnapshot")
+	for _, args := range [][]string{
+		{"paths", "--class", "Session", "--max", "1", "--json"},
+		{"info", "--json", "--top", "5"},
+	} {
+		_, fromArchive, stderr := cliRun(t, nil, append(args, archive+"#10")...)
+		_, fromFile, _ := cliRun(t, nil, append(args, file)...)
+		if stderr != "" || len(fromArchive) == 0 {
+			t.Fatalf("%v %s#10: %s", args, archive, stderr)
+		}
+		// What is about the heap compares; the name and number of the
+		// input, and the format it was read from, differ.
+		field := map[string]string{"paths": "objects", "info": "snapshots"}[args[0]]
+		fromArchive, fromFile = jsonField(t, fromArchive, field), jsonField(t, fromFile, field)
+		if fromArchive != fromFile {
+			t.Errorf("%v: of %s#10\n%s\nof the file\n%s", args, archive, fromArchive, fromFile)
+		}
+	}
+	report := filepath.Join(dir, "server.html")
+	if code, _, stderr := cliRun(t, nil, "report", archive+"#0", archive+"#10", report); code != 0 {
+		t.Fatalf("report of two snapshots of the archive: exit %d: %s", code, stderr)
+	}
+	if page := cliReadFile(t, report); !bytes.Contains(page, []byte("Session")) {
+		t.Error("the report of the archive's snapshots does not name the leaking class")
+	}
+}
+
+// jsonField returns a field of a command's JSON output, without the
+// "index" keys of the objects in it (a snapshot's number in its file).
+func jsonField(t *testing.T, out, field string) string {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if l, ok := v[field].([]any); ok {
+		for _, x := range l {
+			if m, ok := x.(map[string]any); ok {
+				delete(m, "index")
+			}
+		}
+	}
+	b, err := json.Marshal(v[field])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestCLIDocExamples: each example of docs/cli.md, a command line after
