@@ -33,8 +33,11 @@ type basing struct {
 	base     int      // the base's index
 	nodeBase []uint32 // per node: 0, or 1 + the index of the base's node it is
 	inv      []uint32 // per base node: 0, or 1 + the index of its node here
-	based    map[string][]uint64
-	order    []string // the based columns' names, in declaration order
+	s, b     *ir.Snapshot
+	baseCols map[string]*ir.Column // the base's columns by name
+	based    map[string]bool       // the columns stored against the base
+	order    []string              // their names, in declaration order
+	zeros    map[string]bool       // those whose differences are all 0
 }
 
 // matchNodes matches the nodes of s with those of b by the identities
@@ -120,63 +123,94 @@ func planBaseOf(b, s *ir.Snapshot, idx int) *basing {
 	if nodeBase == nil {
 		return nil
 	}
-	p := &basing{base: idx - 1, nodeBase: nodeBase, inv: inv, based: make(map[string][]uint64)}
-	baseCols := make(map[string]*ir.Column)
+	p := &basing{base: idx - 1, nodeBase: nodeBase, inv: inv, s: s, b: b,
+		baseCols: make(map[string]*ir.Column), based: make(map[string]bool), zeros: make(map[string]bool)}
 	for _, c := range snapshotColumns(b) {
 		if c.Present() {
-			baseCols[c.Decl.Name] = c
+			p.baseCols[c.Decl.Name] = c
 		}
 	}
+	// Each column is gone through a chunk at a time, its differences made
+	// and counted but not kept: the writer makes them again (residuals),
+	// so that a snapshot of any size costs a chunk of memory here.
+	vals := make([]uint64, chunkValues)
+	resid := make([]uint64, chunkValues)
 	for _, c := range snapshotColumns(s) {
 		d := c.Decl
 		if !c.Present() || d.Type == ir.TypeBytes || d.Table != ir.TableNode && d.Table != ir.TableEdge {
 			continue
 		}
-		vals := make([]uint64, c.Len())
-		c.Values(vals, 0)
-		resid := residuals(p, s, b, d, vals, baseCols[d.Name])
-		if storedBytes(resid) < storedBytes(vals) {
-			p.based[d.Name] = resid
+		var plain, diff byteCount
+		r := p.residuals(c)
+		allZero := true
+		for from := 0; from < c.Len(); from += chunkValues {
+			part := vals[:min(chunkValues, c.Len()-from)]
+			c.Values(part, from)
+			out := r.next(resid[:len(part)], part)
+			plain.add(part)
+			diff.add(out)
+			allZero = allZero && !slices.ContainsFunc(out, func(x uint64) bool { return x != 0 })
+		}
+		if diff.bytes() < plain.bytes() {
+			p.based[d.Name] = true
 			p.order = append(p.order, d.Name)
+			p.zeros[d.Name] = allZero
 		}
 	}
 	return p
 }
 
-// residuals returns what a based column stores: each value's difference
-// from its base value (baseValue), zigzag-coded.
-func residuals(p *basing, s, b *ir.Snapshot, d ir.ColumnDecl, vals []uint64, bc *ir.Column) []uint64 {
-	out := make([]uint64, len(vals))
-	toNode := (d.Type == ir.TypeIndex || d.Type == ir.TypeIndex1) && d.Of == ir.TableNode
-	first, bfirst := s.Nodes.FirstEdge, b.Nodes.FirstEdge
-	node := 0
-	for e, v := range vals {
+// residualMaker makes a based column's stored numbers chunk by chunk, in
+// order: each value's difference from its base value, zigzag-coded.
+type residualMaker struct {
+	p      *basing
+	d      ir.ColumnDecl
+	bc     *ir.Column // the base's column of the name, or nil
+	toNode bool
+	pos    int // the entry the next chunk starts at
+	node   int // for an edge column, the node whose edges pos is among
+}
+
+// residuals starts making the stored numbers of column c of the snapshot.
+func (p *basing) residuals(c *ir.Column) *residualMaker {
+	d := c.Decl
+	return &residualMaker{p: p, d: d, bc: p.baseCols[d.Name],
+		toNode: (d.Type == ir.TypeIndex || d.Type == ir.TypeIndex1) && d.Of == ir.TableNode}
+}
+
+// next writes into out the stored numbers of the next chunk of the
+// column's values, vals, and returns out.
+func (r *residualMaker) next(out, vals []uint64) []uint64 {
+	p, first, bfirst := r.p, r.p.s.Nodes.FirstEdge, r.p.b.Nodes.FirstEdge
+	for j, v := range vals {
+		e := r.pos + j
 		var bv uint64
-		if bc != nil {
+		if r.bc != nil {
 			at := -1
-			if d.Table == ir.TableNode {
+			if r.d.Table == ir.TableNode {
 				if q := p.nodeBase[e]; q != 0 {
 					at = int(q - 1)
 				}
 			} else {
-				for node+1 < len(first) && int(first[node+1]) <= e {
-					node++
+				for r.node+1 < len(first) && int(first[r.node+1]) <= e {
+					r.node++
 				}
-				if q := p.nodeBase[node]; q != 0 {
-					if k := uint32(e) - first[node]; k < bfirst[q]-bfirst[q-1] {
+				if q := p.nodeBase[r.node]; q != 0 {
+					if k := uint32(e) - first[r.node]; k < bfirst[q]-bfirst[q-1] {
 						at = int(bfirst[q-1] + k)
 					}
 				}
 			}
-			if at >= 0 && at < bc.Len() {
-				bv = bc.At(at)
-				if toNode {
-					bv = translate(bv, p.inv, d.Type)
+			if at >= 0 && at < r.bc.Len() {
+				bv = r.bc.At(at)
+				if r.toNode {
+					bv = translate(bv, p.inv, r.d.Type)
 				}
 			}
 		}
-		out[e] = zigzag(v - bv)
+		out[j] = zigzag(v - bv)
 	}
+	r.pos += len(vals)
 	return out
 }
 
@@ -197,18 +231,23 @@ func translate(v uint64, inv []uint32, t ir.ColumnType) uint64 {
 	return uint64(inv[v] - 1)
 }
 
-// storedBytes estimates what a column's values take in the stream: their
-// significant bytes, delta-coded or not, whichever is fewer.
-func storedBytes(vals []uint64) int {
-	var plain, delta int
-	var prev uint64
-	for _, x := range vals {
-		plain += significantBytes(x)
-		delta += significantBytes(zigzag(x - prev))
-		prev = x
-	}
-	return min(plain, delta)
+// byteCount estimates what a column's values take in the stream, chunk
+// by chunk: their significant bytes, delta-coded or not, whichever is
+// fewer.
+type byteCount struct {
+	plain, delta int
+	prev         uint64
 }
+
+func (c *byteCount) add(vals []uint64) {
+	for _, x := range vals {
+		c.plain += significantBytes(x)
+		c.delta += significantBytes(zigzag(x - c.prev))
+		c.prev = x
+	}
+}
+
+func (c *byteCount) bytes() int { return min(c.plain, c.delta) }
 
 // basedOrder returns the order in which a snapshot stored against a base
 // writes its columns (declared with node.base first): the node table's,

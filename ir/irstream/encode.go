@@ -427,30 +427,39 @@ func (e *encoder) snapshot(idx int, s *ir.Snapshot, p *basing) {
 		}
 	}
 	for _, c := range basedOrder(cols) {
-		if r, ok := p.based[c.Decl.Name]; ok {
-			e.residualColumn(idx, c.Decl.Name, r, !firstCol[c])
+		if p.based[c.Decl.Name] {
+			e.residualColumn(idx, c, p, p.zeros[c.Decl.Name] && !firstCol[c])
 		} else {
 			e.column(idx, c)
 		}
 	}
 }
 
-// residualColumn writes a based column's residuals, as zeros records when
-// they are all 0 and the column may be (not its table's first).
-func (e *encoder) residualColumn(scope int, name string, r []uint64, zerosAllowed bool) {
-	if zerosAllowed && !slices.ContainsFunc(r, func(x uint64) bool { return x != 0 }) {
-		for i := 0; i < len(r); i += chunkValues {
+// residualColumn writes a based column's stored numbers (its differences
+// from the base), as zeros records when they are all 0 and the column may
+// be (zeros).
+func (e *encoder) residualColumn(scope int, c *ir.Column, p *basing, zeros bool) {
+	name, n := c.Decl.Name, c.Len()
+	if zeros {
+		for i := 0; i < n; i += chunkValues {
 			e.arr(4)
 			e.str("zeros")
 			e.int(int64(scope))
 			e.str(name)
-			e.uint(uint64(min(chunkValues, len(r)-i)))
+			e.uint(uint64(min(chunkValues, n-i)))
 		}
 		return
 	}
+	if cap(e.vals) < chunkValues {
+		e.vals = make([]uint64, chunkValues)
+	}
+	resid := make([]uint64, chunkValues)
+	r := p.residuals(c)
 	var prev uint64
-	for i := 0; i < len(r); i += chunkValues {
-		prev = e.packed(scope, name, r[i:min(i+chunkValues, len(r))], prev)
+	for i := 0; i < n; i += chunkValues {
+		part := e.vals[:min(chunkValues, n-i)]
+		c.Values(part, i)
+		prev = e.packed(scope, name, r.next(resid[:len(part)], part), prev)
 	}
 }
 
