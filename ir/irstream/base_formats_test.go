@@ -95,7 +95,7 @@ func roundTripBased(t *testing.T, f *ir.File) {
 }
 
 func TestBaseDart(t *testing.T) {
-	for seed := range int64(20) {
+	for seed := range int64(8) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			o := irtest.Options{MinNodes: 5, MaxNodes: 60, Dart: &irtest.DartOptions{Hashes: true, External: true, Data: true, ZeroRefs: true, Padding: seed%2 == 0}}
 			f := irtest.Random(seed, o)
@@ -118,7 +118,7 @@ func TestBaseDart(t *testing.T) {
 }
 
 func TestBaseFuchsia(t *testing.T) {
-	for seed := range int64(20) {
+	for seed := range int64(8) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			fo := irtest.FuchsiaEverything()
 			fo.MultiProcess, fo.Interleaved = false, false

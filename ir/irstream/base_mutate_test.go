@@ -67,7 +67,7 @@ func basedFiles(t *testing.T) []*ir.File {
 func TestBaseMutated(t *testing.T) {
 	files := basedFiles(t)
 	const all = 3000
-	iters := sampling.Count(all, 30)
+	iters := sampling.Count(all, 12)
 	sampling.Logf(t, iters, all, "mutations of each file")
 	for fi, f := range files {
 		var buf bytes.Buffer

@@ -124,7 +124,7 @@ func evolve(s *ir.Snapshot, r *rand.Rand) *ir.Snapshot {
 // columns) and reads them back: a process's snapshots one after another,
 // reordered, pruned and grown, with V8's extra node and edge columns.
 func TestBase(t *testing.T) {
-	for seed := range int64(40) {
+	for seed := range int64(16) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			o := irtest.V8Shaped(2, 120)
 			o.V8 = &irtest.V8Options{Layout: v8ir.LayoutRows, Escape: v8ir.EscapeV8, TraceNodeID: true, Detachedness: true, EdgeExtra: seed%2 == 0}

@@ -78,7 +78,7 @@ func TestSeriesClassOfStringCopy(t *testing.T) {
 
 // 7. Series of series, Select then re-join, through the stream and DecodeSnapshot.
 func TestSeriesOfSeries(t *testing.T) {
-	for seed := range int64(20) {
+	for seed := range int64(8) {
 		o := irtest.Options{MinNodes: 1, MaxNodes: 30, Dart: &irtest.DartOptions{Hashes: true, External: true, Data: true, ZeroRefs: true}}
 		var files []*ir.File
 		for k := range 3 {

@@ -34,7 +34,7 @@ func TestSeries(t *testing.T) {
 		{"everything", func(int64) irtest.Options { return irtest.Everything(0, 60) }},
 	}
 	for _, tc := range cases {
-		for seed := range int64(12) {
+		for seed := range int64(8) {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
 				var files []*ir.File
 				for k := range 1 + seed%4 {
