@@ -166,52 +166,103 @@ type residualMaker struct {
 	p      *basing
 	d      ir.ColumnDecl
 	bc     *ir.Column // the base's column of the name, or nil
-	toNode bool
+	loc    baseLocator
 	pos    int // the entry the next chunk starts at
-	node   int // for an edge column, the node whose edges pos is among
+	at, bv []uint64
 }
 
 // residuals starts making the stored numbers of column c of the snapshot.
 func (p *basing) residuals(c *ir.Column) *residualMaker {
 	d := c.Decl
 	return &residualMaker{p: p, d: d, bc: p.baseCols[d.Name],
-		toNode: (d.Type == ir.TypeIndex || d.Type == ir.TypeIndex1) && d.Of == ir.TableNode}
+		loc: newBaseLocator(d.Table == ir.TableEdge, p.nodeBase, p.s.Nodes.FirstEdge, p.b.Nodes.FirstEdge)}
 }
 
 // next writes into out the stored numbers of the next chunk of the
 // column's values, vals, and returns out.
 func (r *residualMaker) next(out, vals []uint64) []uint64 {
-	p, first, bfirst := r.p, r.p.s.Nodes.FirstEdge, r.p.b.Nodes.FirstEdge
+	at := slices.Grow(r.at[:0], len(vals))[:len(vals)]
+	bv := slices.Grow(r.bv[:0], len(vals))[:len(vals)]
+	r.at, r.bv = at, bv
+	// The snapshot's own edges are all within its edge offsets: no entry
+	// is refused here.
+	r.loc.locate(at, r.pos)
+	baseValues(r.bc, r.d, at, bv, func() []uint32 { return r.p.inv })
 	for j, v := range vals {
-		e := r.pos + j
-		var bv uint64
-		if r.bc != nil {
-			at := -1
-			if r.d.Table == ir.TableNode {
-				if q := p.nodeBase[e]; q != 0 {
-					at = int(q - 1)
-				}
-			} else {
-				for r.node+1 < len(first) && int(first[r.node+1]) <= e {
-					r.node++
-				}
-				if q := p.nodeBase[r.node]; q != 0 {
-					if k := uint32(e) - first[r.node]; k < bfirst[q]-bfirst[q-1] {
-						at = int(bfirst[q-1] + k)
-					}
-				}
-			}
-			if at >= 0 && at < r.bc.Len() {
-				bv = r.bc.At(at)
-				if r.toNode {
-					bv = translate(bv, p.inv, r.d.Type)
-				}
-			}
-		}
-		out[j] = zigzag(v - bv)
+		out[j] = zigzag(v - bv[j])
 	}
 	r.pos += len(vals)
 	return out
+}
+
+// baseLocator finds, a chunk at a time and in order, which entry of the
+// base's column of the same name each entry of a based column is stored
+// against (SPEC.md, Snapshots stored against a base): for a node, its
+// base node; for edge k of a node, edge k of its base node, if it has
+// that many. The encoder and the decoder both use it, so that they agree.
+type baseLocator struct {
+	edges         bool
+	nodeBase      []uint32 // per node: 0, or 1 + its node in the base
+	first, bfirst []uint32 // the edge offsets of the snapshot and of its base
+	node          int      // for edges: the node among whose edges the next entry is
+}
+
+func newBaseLocator(edges bool, nodeBase, first, bfirst []uint32) baseLocator {
+	if len(first) == 0 {
+		first = []uint32{0} // no nodes yet: no edges
+	}
+	return baseLocator{edges: edges, nodeBase: nodeBase, first: first, bfirst: bfirst}
+}
+
+// locate sets at[j] to the base's entry for entry pos+j, or to none (the
+// largest uint64). It returns the index of the first edge entry past the
+// edges the snapshot's offsets give (which the decoder refuses), or -1.
+func (l *baseLocator) locate(at []uint64, pos int) int {
+	const none = ^uint64(0)
+	for j := range at {
+		at[j] = none
+		if !l.edges {
+			if q := l.nodeBase[pos+j]; q != 0 {
+				at[j] = uint64(q - 1)
+			}
+			continue
+		}
+		e := uint32(pos + j)
+		if e >= l.first[len(l.first)-1] {
+			return pos + j
+		}
+		for l.first[l.node+1] <= e {
+			l.node++
+		}
+		if q := l.nodeBase[l.node]; q != 0 && int(q) < len(l.bfirst) {
+			if k := e - l.first[l.node]; k < l.bfirst[q]-l.bfirst[q-1] {
+				at[j] = uint64(l.bfirst[q-1] + k)
+			}
+		}
+	}
+	return -1
+}
+
+// baseValues sets out[j] to the base value at at[j] (locate): entry at[j]
+// of the base's column bc, 0 where there is none (no entry, no column).
+// For a column of node indices, a value the base has is turned into this
+// snapshot's numbering through node.base's inverse, which inv gives when
+// first needed.
+func baseValues(bc *ir.Column, d ir.ColumnDecl, at, out []uint64, inv func() []uint32) {
+	gatherBase(bc, at, out)
+	if bc == nil || (d.Type != ir.TypeIndex && d.Type != ir.TypeIndex1) || d.Of != ir.TableNode {
+		return
+	}
+	n := uint64(bc.Len())
+	var in []uint32
+	for j, p := range at {
+		if p < n {
+			if in == nil {
+				in = inv()
+			}
+			out[j] = translate(out[j], in, d.Type)
+		}
+	}
 }
 
 // translate turns the base's value of a column that holds node indices
@@ -349,64 +400,30 @@ func (d *decoder) unbase(sc *scope, cs *colState, vals []uint64) error {
 	if err := d.checkNodeBase(sc); err != nil {
 		return fmt.Errorf("%w (before column %s)", err, name)
 	}
-	if !cs.baseResolved {
+	if !cs.locating {
+		// The column's first chunk: node.base is complete (above), and
+		// for an edge column node.edge_count must be.
+		edges := cs.tab.name == ir.TableEdge
+		if ec := sc.cols["node.edge_count"]; edges && (ec == nil || int64(ec.c.Len()) != sc.tables[ir.TableNode].size) {
+			return d.errorf("snapshot %d: based edge column %s before node.edge_count is complete", sc.index, name)
+		}
 		if bc := d.snaps[sc.base].cols[name]; bc != nil {
 			cs.baseCol = bc.c
 		}
-		cs.baseResolved = true
+		cs.loc = newBaseLocator(edges, sc.nodeBase, d.f.Snapshots[sc.index].Nodes.FirstEdge, d.f.Snapshots[sc.base].Nodes.FirstEdge)
+		cs.locating = true
 	}
-	decl := cs.c.Decl
-	toNode := (decl.Type == ir.TypeIndex || decl.Type == ir.TypeIndex1) && decl.Of == ir.TableNode
-	s, b := d.f.Snapshots[sc.index], d.f.Snapshots[sc.base]
-	pos := cs.c.Len()
-	var first []uint32
-	if cs.tab.name == ir.TableEdge {
-		if ec := sc.cols["node.edge_count"]; ec == nil || int64(ec.c.Len()) != sc.tables[ir.TableNode].size {
-			return d.errorf("snapshot %d: based edge column %s before node.edge_count is complete", sc.index, name)
-		}
-		first = s.Nodes.FirstEdge
-		if len(first) == 0 {
-			first = []uint32{0}
-		}
-	}
-	bfirst := b.Nodes.FirstEdge
-	// Where each value's base value is in the base's column (-1: none),
-	// then those values, then the differences added.
+	// Where each value's base value is in the base's column, then those
+	// values, then the differences added.
 	at := slices.Grow(d.at[:0], len(vals))[:len(vals)]
 	d.at = at
-	for j := range vals {
-		at[j] = -1
-		if cs.tab.name == ir.TableNode {
-			if q := sc.nodeBase[pos+j]; q != 0 {
-				at[j] = int64(q - 1)
-			}
-			continue
-		}
-		e := uint32(pos + j)
-		if e >= first[len(first)-1] {
-			return d.errorf("snapshot %d: column %s: edge %d is past the edges node.edge_count gives (%d)", sc.index, name, e, first[len(first)-1])
-		}
-		for first[cs.edgeNode+1] <= e {
-			cs.edgeNode++
-		}
-		if q := sc.nodeBase[cs.edgeNode]; q != 0 && int(q) < len(bfirst) {
-			if k := e - first[cs.edgeNode]; k < bfirst[q]-bfirst[q-1] {
-				at[j] = int64(bfirst[q-1] + k)
-			}
-		}
+	if bad := cs.loc.locate(at, cs.c.Len()); bad >= 0 {
+		last := cs.loc.first[len(cs.loc.first)-1]
+		return d.errorf("snapshot %d: column %s: edge %d is past the edges node.edge_count gives (%d)", sc.index, name, bad, last)
 	}
 	bv := slices.Grow(d.baseVals[:0], len(vals))[:len(vals)]
 	d.baseVals = bv
-	gatherBase(cs.baseCol, at, bv)
-	if toNode && cs.baseCol != nil {
-		// Node indices of the base, where there is a base value.
-		n := int64(cs.baseCol.Len())
-		for j, p := range at {
-			if p >= 0 && p < n {
-				bv[j] = translate(bv[j], d.inverse(sc), decl.Type)
-			}
-		}
-	}
+	baseValues(cs.baseCol, cs.c.Decl, at, bv, func() []uint32 { return d.inverse(sc) })
 	for j, z := range vals {
 		vals[j] = bv[j] + (z>>1 ^ -(z & 1))
 	}
@@ -414,9 +431,9 @@ func (d *decoder) unbase(sc *scope, cs *colState, vals []uint64) error {
 }
 
 // gatherBase sets out[j] to the base column's value at at[j], 0 where
-// at[j] is -1 or past the column (or there is no column), reading the
+// at[j] is none or past the column (or there is no column), reading the
 // column's memory directly where it can.
-func gatherBase(c *ir.Column, at []int64, out []uint64) {
+func gatherBase(c *ir.Column, at, out []uint64) {
 	if c == nil {
 		clear(out)
 		return
@@ -443,9 +460,9 @@ func gatherBase(c *ir.Column, at []int64, out []uint64) {
 	}
 }
 
-func gather[T uint8 | uint32 | uint64](src []T, at []int64, out []uint64) {
+func gather[T uint8 | uint32 | uint64](src []T, at, out []uint64) {
 	for j, p := range at {
-		if uint64(p) < uint64(len(src)) {
+		if p < uint64(len(src)) {
 			out[j] = uint64(src[p])
 		} else {
 			out[j] = 0
@@ -453,10 +470,10 @@ func gather[T uint8 | uint32 | uint64](src []T, at []int64, out []uint64) {
 	}
 }
 
-func gatherAt(c *ir.Column, at []int64, out []uint64) {
-	n := c.Len()
+func gatherAt(c *ir.Column, at, out []uint64) {
+	n := uint64(c.Len())
 	for j, p := range at {
-		if p >= 0 && p < int64(n) {
+		if p < n {
 			out[j] = c.At(int(p))
 		} else {
 			out[j] = 0

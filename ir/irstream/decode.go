@@ -159,7 +159,7 @@ type decoder struct {
 	vals        []uint64
 	// at and baseVals are a based chunk's base positions and values
 	// (unbase).
-	at       []int64
+	at       []uint64
 	baseVals []uint64
 	// prev is the type of the previous record.
 	prev   string
@@ -214,13 +214,13 @@ type colState struct {
 	// expected is set once the column has been offered its table's size
 	// (Column.Expect), so that it is charged to the budget once.
 	expected bool
-	// A based column: the base's column of the name (nil: none), whether
-	// it was looked for, and the node whose edges the next value is of
-	// (for an edge column).
-	based        bool
-	baseCol      *ir.Column
-	baseResolved bool
-	edgeNode     int
+	// A based column: from its first chunk on (locating), the base's
+	// column of the name (nil: none) and where its entries' base values
+	// are.
+	based    bool
+	locating bool
+	baseCol  *ir.Column
+	loc      baseLocator
 }
 
 func newScope(index int, parent *scope) *scope {
