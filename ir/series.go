@@ -244,24 +244,37 @@ func (j *joiner) tables(f *File) renumbering {
 		seenClass[ck]++
 		k, ok := j.classes[key]
 		if !ok {
-			k = uint32(out.Len())
+			k = out.appendRenamed(c, uint32(i), r.strings)
 			j.classes[key] = k
-			out.Name = append(out.Name, r.strings[c.Name[i]])
-			out.Library = append(out.Library, r.strings[c.Library[i]])
-			if len(out.FirstField) == 0 {
-				out.FirstField = append(out.FirstField, 0)
-			}
-			for _, name := range c.FieldName[c.FirstField[i]:c.FirstField[i+1]] {
-				out.FieldName = append(out.FieldName, r.strings[name])
-			}
-			out.FirstField = append(out.FirstField, uint32(len(out.FieldName)))
 		}
-		r.classes[i] = k
-		for n := range c.FirstField[i+1] - c.FirstField[i] {
-			r.fields[c.FirstField[i]+n] = out.FirstField[k] + n
-		}
+		r.class(c, uint32(i), out, k)
 	}
 	return r
+}
+
+// appendRenamed adds class k of src to c, its names renumbered by strs
+// (src's string indices to c's file's), and returns its index.
+func (c *Classes) appendRenamed(src *Classes, k uint32, strs []uint32) uint32 {
+	i := uint32(c.Len())
+	c.Name = append(c.Name, strs[src.Name[k]])
+	c.Library = append(c.Library, strs[src.Library[k]])
+	if len(c.FirstField) == 0 {
+		c.FirstField = append(c.FirstField, 0)
+	}
+	for _, name := range src.FieldName[src.FirstField[k]:src.FirstField[k+1]] {
+		c.FieldName = append(c.FieldName, strs[name])
+	}
+	c.FirstField = append(c.FirstField, uint32(len(c.FieldName)))
+	return i
+}
+
+// class notes that class k of src is class to of dst, and so are their
+// fields, one for one.
+func (r *renumbering) class(src *Classes, k uint32, dst *Classes, to uint32) {
+	r.classes[k] = to
+	for n := range src.FirstField[k+1] - src.FirstField[k] {
+		r.fields[src.FirstField[k]+n] = dst.FirstField[to] + n
+	}
 }
 
 // classKey identifies class i of f by its name, library and field names,
@@ -295,18 +308,8 @@ func (f *File) selectOrigin(n int) (*File, error) {
 		r.strings[k] = uint32(i)
 	}
 	c, gc := &f.Classes, &g.Classes
-	for i, k := range o.Classes {
-		r.classes[k] = uint32(i)
-		gc.Name = append(gc.Name, r.strings[c.Name[k]])
-		gc.Library = append(gc.Library, r.strings[c.Library[k]])
-		if len(gc.FirstField) == 0 {
-			gc.FirstField = append(gc.FirstField, 0)
-		}
-		for fi := c.FirstField[k]; fi < c.FirstField[k+1]; fi++ {
-			r.fields[fi] = uint32(len(gc.FieldName))
-			gc.FieldName = append(gc.FieldName, r.strings[c.FieldName[fi]])
-		}
-		gc.FirstField = append(gc.FirstField, uint32(len(gc.FieldName)))
+	for _, k := range o.Classes {
+		r.class(c, k, gc, gc.appendRenamed(c, k, r.strings))
 	}
 	t, err := r.snapshot(s, gc.Len(), len(gc.FieldName))
 	if err != nil {
@@ -417,15 +420,7 @@ func (r *renumbering) column(d ColumnDecl, vals []uint64, classes, fields int) (
 	if d.Type == TypeCount && (d.Table == TableClass || d.Table == TableField || d.Of == TableClass || d.Of == TableField) {
 		return nil, fmt.Errorf("column %s counts entries of the class table: a series cannot renumber it", d.Name)
 	}
-	var m []uint32
-	switch {
-	case d.Type == TypeString:
-		m = r.strings
-	case (d.Type == TypeIndex || d.Type == TypeIndex1) && d.Of == TableClass:
-		m = r.classes
-	case (d.Type == TypeIndex || d.Type == TypeIndex1) && d.Of == TableField:
-		m = r.fields
-	}
+	m := map[string][]uint32{refString: r.strings, TableClass: r.classes, TableField: r.fields}[seriesRef(d)]
 	if m != nil {
 		one := uint64(0)
 		if d.Type == TypeIndex1 {
@@ -448,6 +443,22 @@ func (r *renumbering) column(d ColumnDecl, vals []uint64, classes, fields int) (
 		return place(vals, r.fields, fields), nil
 	}
 	return vals, nil
+}
+
+// refString is what seriesRef returns for a column of string indices.
+const refString = "string"
+
+// seriesRef says what a column's values refer to among what a series
+// renumbers: strings (refString), classes (TableClass) or fields
+// (TableField), as an index or 1 + an index; "" for nothing.
+func seriesRef(d ColumnDecl) string {
+	switch {
+	case d.Type == TypeString:
+		return refString
+	case (d.Type == TypeIndex || d.Type == TypeIndex1) && (d.Of == TableClass || d.Of == TableField):
+		return d.Of
+	}
+	return ""
 }
 
 // place returns n values with vals[i] at to[i] (dropped where to[i] is
@@ -666,17 +677,8 @@ func (s *Snapshot) validateOrigin(f *File) error {
 					}
 				}
 			}
-			var set bitset
-			switch d := c.Decl; {
-			case !c.Present():
-				continue
-			case d.Type == TypeString:
-				set = strs
-			case (d.Type == TypeIndex || d.Type == TypeIndex1) && d.Of == TableClass:
-				set = classes
-			case (d.Type == TypeIndex || d.Type == TypeIndex1) && d.Of == TableField:
-				set = fields
-			default:
+			set := map[string]bitset{refString: strs, TableClass: classes, TableField: fields}[seriesRef(c.Decl)]
+			if !c.Present() || set == nil {
 				continue
 			}
 			for i := range c.Len() {
