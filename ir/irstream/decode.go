@@ -74,7 +74,7 @@ func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(4)
 	if bytes.Equal(head, ZstdMagic) {
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		zr, err := newZstdReader(br)
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +88,15 @@ func DecodeWith(r io.Reader, opts DecodeOptions) (*ir.File, error) {
 		return f, err
 	}
 	return decodePlain(br, max(opts.Size, 0)*reserveRatio)
+}
+
+// maxWindow is the largest zstd window the reader of a .heapir.zst allows
+// (SPEC.md, The stream).
+const maxWindow = 64 << 20
+
+// newZstdReader returns a reader of the zstd frames r holds.
+func newZstdReader(r io.Reader) (*zstd.Decoder, error) {
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow))
 }
 
 // decodePlain decodes an uncompressed stream, allocating up to budget

@@ -9,7 +9,6 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -120,7 +119,7 @@ func CountSnapshots(r io.ReaderAt, size int64) (int, error) {
 
 // frameReader returns a reader of frame f's decompressed bytes.
 func frameReader(r io.ReaderAt, f frame) (io.Reader, func(), error) {
-	zr, err := zstd.NewReader(io.NewSectionReader(r, f.off, f.size), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+	zr, err := newZstdReader(io.NewSectionReader(r, f.off, f.size))
 	if err != nil {
 		return nil, nil, err
 	}
