@@ -296,7 +296,7 @@ func (c *conversion) run() (LossReport, error) {
 	}
 	r := LossReport{Input: c.inName, From: from, To: target.Name}
 	if len(c.more) > 0 {
-		r.Inputs = append([]string{c.inName}, c.more...)
+		r.Inputs = c.inputs()
 		r.Outputs = append(r.Outputs, c.outs[0].name)
 	}
 	wopts := c.plan.writeOptions(&o.Write)
@@ -348,6 +348,9 @@ func (c *conversion) run() (LossReport, error) {
 	return r, nil
 }
 
+// inputs returns the names of every input, the first first.
+func (c *conversion) inputs() []string { return append([]string{c.inName}, c.more...) }
+
 // checkSeries refuses what several inputs cannot be converted into: only
 // the IR holds a series, whole.
 func (c *conversion) checkSeries() error {
@@ -357,7 +360,7 @@ func (c *conversion) checkSeries() error {
 	case c.opts.Snapshots != WholeFile:
 		return fmt.Errorf("%w: several inputs are written whole, as one series: no snapshot to select", ErrOption)
 	}
-	for _, name := range append([]string{c.inName}, c.more...) {
+	for _, name := range c.inputs() {
 		if name == "-" {
 			return fmt.Errorf("%w: several inputs are files: standard input (-) cannot be one", ErrOption)
 		}
@@ -373,7 +376,7 @@ func (c *conversion) checkSeries() error {
 // the strings and classes, then for the snapshots, which w receives one
 // by one (irstream.Writer).
 func (c *conversion) writeSeries(outName string, w io.Writer, wopts *WriteOptions) error {
-	names := append([]string{c.inName}, c.more...)
+	names := c.inputs()
 	read := func(i int) (*ir.File, error) {
 		in := c.input
 		if i > 0 || in == nil {

@@ -171,6 +171,16 @@ func runConvert(e *env, args []string) error {
 	if target == "" {
 		target = heapconv.OutputFormat(outName).Name
 	}
+	if len(ins) > 1 {
+		switch {
+		case target != ir.FormatIR:
+			return usagef("several inputs make one series, which only the IR holds: OUT must be a .heapir or .heapir.zst (or --to ir), or convert them one by one")
+		case sel != heapconv.WholeFile:
+			return usagef("--snapshot picks from one input; several inputs are written whole, as one series")
+		case slices.Contains(ins, "-"):
+			return usagef("several inputs are files: standard input (-) cannot be one")
+		}
+	}
 	if target == fuchsiair.FormatFIDL && (*noGzip || *outContents != "") {
 		return errors.New("--no-gzip and --out-contents are for pprof profiles: a FIDL stream carries its block contents")
 	}
@@ -193,20 +203,6 @@ func runConvert(e *env, args []string) error {
 		Write:  heapconv.WriteOptions{NoGzip: *noGzip, ContentsDir: *outContents, Level: level},
 		Stdin:  e.stdin,
 		Stdout: e.stdout,
-	}
-	if len(ins) > 1 {
-		target := *to
-		if target == "" {
-			target = heapconv.OutputFormat(outName).Name
-		}
-		switch {
-		case target != ir.FormatIR:
-			return usagef("several inputs make one series, which only the IR holds: OUT must be a .heapir or .heapir.zst (or --to ir), or convert them one by one")
-		case sel != heapconv.WholeFile:
-			return usagef("--snapshot picks from one input; several inputs are written whole, as one series")
-		case slices.Contains(ins, "-"):
-			return usagef("several inputs are files: standard input (-) cannot be one")
-		}
 	}
 	r, err := heapconv.ConvertFiles(ins, outName, opts)
 	clearProgress(e)
