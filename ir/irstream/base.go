@@ -102,14 +102,6 @@ func snapshotColumns(s *ir.Snapshot) []*ir.Column {
 	return cols
 }
 
-// planBase decides how snapshot idx of f is stored (planBaseOf).
-func planBase(f *ir.File, idx int) *basing {
-	if idx == 0 {
-		return nil
-	}
-	return planBaseOf(f.Snapshots[idx-1], f.Snapshots[idx], idx)
-}
-
 // planBaseOf decides how snapshot idx, s, is stored: against the snapshot
 // before it, b, when enough of its nodes are there (matchNodes) and it is
 // not a keyframe (keyframeInterval), each column of the node and edge
@@ -283,19 +275,21 @@ func translate(v uint64, inv []uint32, t ir.ColumnType) uint64 {
 }
 
 // byteCount estimates what a column's values take in the stream, chunk
-// by chunk: their significant bytes, delta-coded or not, whichever is
-// fewer.
+// by chunk: their significant bytes, delta-coded or not (from prev, the
+// value before the first), whichever is fewer.
 type byteCount struct {
 	plain, delta int
 	prev         uint64
 }
 
 func (c *byteCount) add(vals []uint64) {
+	plain, delta, prev := c.plain, c.delta, c.prev // in registers: the encoder counts every chunk
 	for _, x := range vals {
-		c.plain += significantBytes(x)
-		c.delta += significantBytes(zigzag(x - c.prev))
-		c.prev = x
+		plain += significantBytes(x)
+		delta += significantBytes(zigzag(x - prev))
+		prev = x
 	}
+	c.plain, c.delta, c.prev = plain, delta, prev
 }
 
 func (c *byteCount) bytes() int { return min(c.plain, c.delta) }

@@ -15,6 +15,15 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 )
 
+// planBase decides how snapshot idx of f is stored, as the encoder does
+// (planBaseOf).
+func planBase(f *ir.File, idx int) *basing {
+	if idx == 0 {
+		return nil
+	}
+	return planBaseOf(f.Snapshots[idx-1], f.Snapshots[idx], idx)
+}
+
 // evolve returns the next snapshot of s's process, as a heap changes
 // between two snapshots: s's nodes in another order (a block reversed),
 // some gone (and the edges to them), a few sizes and edge targets

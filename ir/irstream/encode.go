@@ -701,13 +701,9 @@ const (
 // column's value before the chunk. The choice costs a pass over the chunk;
 // the stream's size is what it saves (docs/performance.md).
 func deltaSmaller(part []uint64, prev uint64) bool {
-	var plain, delta int
-	for _, x := range part {
-		plain += significantBytes(x)
-		delta += significantBytes(zigzag(x - prev))
-		prev = x
-	}
-	return delta < plain
+	c := byteCount{prev: prev}
+	c.add(part)
+	return c.delta < c.plain
 }
 
 // split writes values of width w (2, 4 or 8) into b plane by plane
