@@ -411,13 +411,9 @@ func (e *encoder) snapshot(idx int, s *ir.Snapshot, p *basing) {
 	nb.Column(nodeBaseColumn, ir.TableNode, &p.nodeBase)
 	e.declList(append([]*ir.Column{&nb.Columns()[0]}, present(core)...))
 	sections := e.sections(idx, s.Sections)
-	cols := []*ir.Column{&nb.Columns()[0]}
-	for _, b := range append([]*ir.Bindings{core}, sections...) {
-		for ci := range b.Columns() {
-			if c := &b.Columns()[ci]; c.Present() {
-				cols = append(cols, c)
-			}
-		}
+	cols := append([]*ir.Column{&nb.Columns()[0]}, present(core)...)
+	for _, b := range sections {
+		cols = append(cols, present(b)...)
 	}
 	first := make(map[string]bool) // the tables whose first column has been seen
 	firstCol := make(map[*ir.Column]bool)
@@ -435,19 +431,24 @@ func (e *encoder) snapshot(idx int, s *ir.Snapshot, p *basing) {
 	}
 }
 
+// zeros writes n zero values of a column as zeros records.
+func (e *encoder) zeros(scope int, name string, n int) {
+	for i := 0; i < n; i += chunkValues {
+		e.arr(4)
+		e.str("zeros")
+		e.int(int64(scope))
+		e.str(name)
+		e.uint(uint64(min(chunkValues, n-i)))
+	}
+}
+
 // residualColumn writes a based column's stored numbers (its differences
 // from the base), as zeros records when they are all 0 and the column may
 // be (zeros).
 func (e *encoder) residualColumn(scope int, c *ir.Column, p *basing, zeros bool) {
 	name, n := c.Decl.Name, c.Len()
 	if zeros {
-		for i := 0; i < n; i += chunkValues {
-			e.arr(4)
-			e.str("zeros")
-			e.int(int64(scope))
-			e.str(name)
-			e.uint(uint64(min(chunkValues, n-i)))
-		}
+		e.zeros(scope, name, n)
 		return
 	}
 	if cap(e.vals) < chunkValues {
@@ -619,13 +620,7 @@ func (e *encoder) column(scope int, c *ir.Column) {
 			return
 		}
 		if d.Width() == 0 && (c.Decl.Table == ir.TableNode || c.Decl.Table == ir.TableEdge) {
-			for i := 0; i < d.Len(); i += chunkValues {
-				e.arr(4)
-				e.str("zeros")
-				e.int(int64(scope))
-				e.str(name)
-				e.uint(uint64(min(chunkValues, d.Len()-i)))
-			}
+			e.zeros(scope, name, d.Len())
 			return
 		}
 	}
