@@ -1,4 +1,4 @@
-package irstream
+package irstream_test
 
 import (
 	"bytes"
@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/irstream"
 	"github.com/heapconv/heapconv/ir/irtest"
 	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
+// checkSeries joins files into a series and checks it (sameAsFiles).
 func checkSeries(t *testing.T, files []*ir.File) {
 	t.Helper()
 	series, err := ir.JoinSeries(files...)
@@ -19,22 +21,7 @@ func checkSeries(t *testing.T, files []*ir.File) {
 	if err := series.Validate(); err != nil {
 		t.Errorf("the series is not valid: %v", err)
 	}
-	n := 0
-	for i, f := range files {
-		for k := range f.Snapshots {
-			want := f
-			if len(f.Snapshots) > 1 {
-				want, _ = f.Select(k)
-			}
-			got, err := series.Select(n)
-			if err != nil {
-				t.Errorf("Select(%d): %v", n, err)
-			} else if d := ir.Diff(want, got, 5); len(d) > 0 {
-				t.Errorf("file %d snapshot %d: Select(%d) differs from the file:\n%v", i, k, n, d)
-			}
-			n++
-		}
-	}
+	sameAsFiles(t, series, files)
 }
 
 // 5. A string holding NUL and a digit collides with the key JoinSeries
@@ -104,12 +91,12 @@ func TestSeriesOfSeries(t *testing.T) {
 		}
 		// through the stream
 		var buf bytes.Buffer
-		if err := EncodeZstd(&buf, s2); err != nil {
+		if err := irstream.EncodeZstd(&buf, s2); err != nil {
 			t.Fatal(err)
 		}
 		data := buf.Bytes()
 		for n := range files {
-			g, err := DecodeSnapshot(bytes.NewReader(data), int64(len(data)), n)
+			g, err := irstream.DecodeSnapshot(bytes.NewReader(data), int64(len(data)), n)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -62,31 +62,7 @@ func TestSeries(t *testing.T) {
 				if d := ir.Diff(series, back, 5); len(d) > 0 {
 					t.Fatalf("the series read back differs:\n%v", d)
 				}
-				n := 0
-				for i, f := range files {
-					for k := range f.Snapshots {
-						want := f
-						if len(f.Snapshots) > 1 {
-							if want, err = f.Select(k); err != nil {
-								t.Fatal(err)
-							}
-						}
-						got, err := back.Select(n)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if got.IsSeries() {
-							t.Errorf("snapshot %d of the series is selected as a series", n)
-						}
-						if d := ir.Diff(want, got, 5); len(d) > 0 {
-							t.Errorf("snapshot %d (file %d, snapshot %d) differs from the file it came from:\n%v", n, i, k, d)
-						}
-						n++
-					}
-				}
-				if n != len(back.Snapshots) {
-					t.Errorf("the series has %d snapshots, the files %d", len(back.Snapshots), n)
-				}
+				n := sameAsFiles(t, back, files)
 				// A series joined again with a file is flattened: its
 				// snapshots are the files they came from.
 				again, err := ir.JoinSeries(back, files[0])
@@ -100,6 +76,42 @@ func TestSeries(t *testing.T) {
 			})
 		}
 	}
+}
+
+// sameAsFiles checks that each snapshot of series, selected, is the file
+// it came from: the files' snapshots in order (a file of several
+// snapshots giving each as Select does), and nothing more. It returns how
+// many snapshots the files hold.
+func sameAsFiles(t *testing.T, series *ir.File, files []*ir.File) int {
+	t.Helper()
+	n := 0
+	for i, f := range files {
+		for k := range f.Snapshots {
+			want := f
+			if len(f.Snapshots) > 1 {
+				var err error
+				if want, err = f.Select(k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := series.Select(n)
+			switch {
+			case err != nil:
+				t.Errorf("Select(%d): %v", n, err)
+			case got.IsSeries():
+				t.Errorf("snapshot %d of the series is selected as a series", n)
+			default:
+				if d := ir.Diff(want, got, 5); len(d) > 0 {
+					t.Errorf("snapshot %d (file %d, snapshot %d) differs from the file it came from:\n%v", n, i, k, d)
+				}
+			}
+			n++
+		}
+	}
+	if n != len(series.Snapshots) {
+		t.Errorf("the series has %d snapshots, the files %d", len(series.Snapshots), n)
+	}
+	return n
 }
 
 // TestSeriesSharesStrings checks that a string several files hold is
