@@ -8,6 +8,9 @@
 //	                 [--loss-report FILE.json] [--contents DIR] [--scan-pointers]
 //	                 [--no-gzip] [--out-contents DIR] [--level fast|default|best]
 //	                 [--file-id ID] IN OUT
+//	heapconv capture [--to F|parquet] [--force] [-q] [--gc] [--count N] [--interval D]
+//	                 [--isolate NAME] [--target TEXT] [--port N] [--loss-report FILE.json]
+//	                 [--level L] TARGET OUT
 //	heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--as F]
 //	              [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
 //	heapconv diff [--json] [--top N] [--by self|count|retained] [--retained=false]
@@ -68,6 +71,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		{"convert", "convert a snapshot to another format", convertUsage, runConvert},
+		{"capture", "take a heap snapshot of a running Node, Chrome or Dart VM", captureUsage, runCapture},
 		{"info", "summarize a snapshot", infoUsage, runInfo},
 		{"diff", "compare snapshots: classes that grew, new and leaked objects", diffUsage, runDiff},
 		{"paths", "show what keeps objects alive: retainer paths and dominators", pathsUsage, runPaths},
@@ -96,6 +100,8 @@ written compressed.
 Examples:
   heapconv convert app.heapsnapshot app.heapir.zst
   heapconv convert --snapshot 0 rakudo.mvmheap.gz rakudo.heapsnapshot
+  heapconv capture pid:12345 server.heapsnapshot
+  heapconv capture http://127.0.0.1:8181/AbCd1234=/ flutter.heapsnapshot
   heapconv info --json app.heapsnapshot
   heapconv diff before.heapsnapshot after.heapsnapshot later.heapsnapshot
   heapconv paths --class LeakedThing app.heapsnapshot

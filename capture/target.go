@@ -1,0 +1,190 @@
+package capture
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is what a target names.
+type Kind int
+
+// Kinds of target.
+const (
+	// Endpoint is an HTTP address without a path (http://127.0.0.1:9229):
+	// a V8 inspector's or a Dart VM service's, which Connect asks.
+	Endpoint Kind = iota + 1
+	// DartVM is a Dart VM service.
+	DartVM
+	// Inspector is a V8 inspector: a WebSocket of one target, or the HTTP
+	// endpoint that lists them.
+	Inspector
+	// NodeProcess is a local Node process by pid, without an inspector
+	// until SIGUSR1 opens one.
+	NodeProcess
+)
+
+// Target is a parsed target.
+type Target struct {
+	Kind Kind
+	// URL is the address: ws:// (or wss://) for a WebSocket, http:// (or
+	// https://) for an HTTP endpoint; nil for a NodeProcess.
+	URL *url.URL
+	// PID is a NodeProcess's process id.
+	PID int
+}
+
+// ParseTarget parses a target as programs print them:
+//
+//	http://127.0.0.1:8181/AbCd1234=/   a Dart VM service (flutter run, dart --observe)
+//	ws://127.0.0.1:8181/AbCd1234=/ws   the same, its WebSocket
+//	http://127.0.0.1:9100/?uri=…       a DevTools URL naming a Dart VM service
+//	ws://127.0.0.1:9229/<uuid>         a V8 inspector target (node --inspect)
+//	http://127.0.0.1:9229              a V8 inspector's or a Dart VM service's endpoint
+//	127.0.0.1:9229                     the same
+//	pid:12345                          a local Node process (SIGUSR1 opens its inspector)
+//
+// The kind of an address is told by its form where it can be (a Dart VM
+// service's path ends in /ws or holds its auth code, which ends in "=");
+// an endpoint without a path is asked by Connect.
+func ParseTarget(s string) (Target, error) {
+	if rest, ok := strings.CutPrefix(s, "pid:"); ok {
+		pid, err := strconv.Atoi(rest)
+		if err != nil || pid <= 0 {
+			return Target{}, fmt.Errorf("%w: %q: pid:N needs a process id", ErrNoTarget, s)
+		}
+		return Target{Kind: NodeProcess, PID: pid}, nil
+	}
+	raw := s
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return Target{}, fmt.Errorf("%w: %q is no URL, host:port or pid:N", ErrNoTarget, s)
+	}
+	if inner := u.Query().Get("uri"); inner != "" && (u.Scheme == "http" || u.Scheme == "https") {
+		// A DevTools URL: the VM service is its uri parameter.
+		t, err := ParseTarget(inner)
+		if err == nil && t.Kind == Endpoint {
+			t.Kind = DartVM
+		}
+		return t, err
+	}
+	u.RawQuery, u.Fragment = "", ""
+	switch u.Scheme {
+	case "ws", "wss":
+		if strings.HasSuffix(u.Path, "/ws") {
+			return Target{Kind: DartVM, URL: u}, nil
+		}
+		return Target{Kind: Inspector, URL: u}, nil
+	case "http", "https":
+		if authCode(u.Path) != "" {
+			return Target{Kind: DartVM, URL: u}, nil
+		}
+		if strings.Trim(u.Path, "/") == "" {
+			u.Path = ""
+			return Target{Kind: Endpoint, URL: u}, nil
+		}
+		return Target{}, fmt.Errorf("%w: %q: an HTTP target is an endpoint (http://host:port) or a Dart VM service's URI", ErrNoTarget, s)
+	}
+	return Target{}, fmt.Errorf("%w: %q: the scheme is not ws, wss, http or https", ErrNoTarget, s)
+}
+
+// authCode returns the Dart VM service's auth code in a path
+// ("/AbCd1234=/" gives "AbCd1234="), "" when there is none. The VM makes
+// codes of URL-safe base64, which end in "=".
+func authCode(path string) string {
+	first, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if strings.HasSuffix(first, "=") {
+		return first
+	}
+	return ""
+}
+
+func (t Target) String() string {
+	if t.Kind == NodeProcess {
+		return "pid:" + strconv.Itoa(t.PID)
+	}
+	return t.URL.String()
+}
+
+// httpClient talks to targets' HTTP endpoints: local, answering at once.
+var httpClient = &http.Client{Timeout: 10 * time.Second}
+
+// maxJSON bounds the answers of HTTP endpoints (a browser's list of
+// targets is a few kilobytes).
+const maxJSON = 16 << 20
+
+// getJSON fetches a JSON document from an HTTP endpoint into v. A status
+// other than 200 is an error that wraps ErrNotVM.
+func getJSON(ctx context.Context, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return unreachable(u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%w: GET %s: %s", ErrNotVM, u, resp.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJSON+1))
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
+	}
+	if len(data) > maxJSON {
+		return fmt.Errorf("%w: GET %s: more than %d bytes", ErrNotVM, u, maxJSON)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%w: GET %s: %v", ErrNotVM, u, err)
+	}
+	return nil
+}
+
+// unreachable words a failure to connect.
+func unreachable(addr string, err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return fmt.Errorf("%w: nothing listens at %s (%v)", ErrUnreachable, addr, op.Err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %s: %v", ErrUnreachable, addr, err)
+}
+
+// resolveEndpoint asks an HTTP endpoint what it is: a V8 inspector lists
+// its targets at /json/version, a Dart VM service (without auth codes)
+// answers getVersion.
+func resolveEndpoint(ctx context.Context, t Target) (Target, error) {
+	var version map[string]any
+	err := getJSON(ctx, t.URL.String()+"/json/version", &version)
+	if err == nil {
+		t.Kind = Inspector
+		return t, nil
+	}
+	if errors.Is(err, ErrUnreachable) || ctx.Err() != nil {
+		return t, err
+	}
+	var rpc struct {
+		Result struct {
+			Type string `json:"type"`
+		} `json:"result"`
+	}
+	if getJSON(ctx, t.URL.String()+"/getVersion", &rpc) == nil && rpc.Result.Type == "Version" {
+		t.Kind = DartVM
+		return t, nil
+	}
+	return t, fmt.Errorf("%w: %s answers neither /json/version (a V8 inspector) nor getVersion (a Dart VM service)", ErrNotVM, t.URL)
+}
