@@ -182,9 +182,14 @@ func resolveEndpoint(ctx context.Context, t Target) (Target, error) {
 			Type string `json:"type"`
 		} `json:"result"`
 	}
-	if getJSON(ctx, t.URL.String()+"/getVersion", &rpc) == nil && rpc.Result.Type == "Version" {
+	err = getJSON(ctx, t.URL.String()+"/getVersion", &rpc)
+	if err == nil && rpc.Result.Type == "Version" {
 		t.Kind = DartVM
 		return t, nil
+	}
+	if err != nil && strings.Contains(err.Error(), "403") {
+		// A Dart VM service refuses requests without its auth code.
+		return t, fmt.Errorf("%w: %s refuses requests without an auth code: give the whole URI the Dart VM printed (http://host:port/CODE=/)", ErrNotVM, t.URL)
 	}
 	return t, fmt.Errorf("%w: %s answers neither /json/version (a V8 inspector) nor getVersion (a Dart VM service)", ErrNotVM, t.URL)
 }
