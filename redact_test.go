@@ -460,3 +460,89 @@ func TestRedactConvertedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertFilesRedact: ConvertFiles with Redact redacts each input of a
+// series apart (snapshot n of the archive is input n redacted), and
+// ConvertFile redacts each snapshot EachSnapshot writes; both reports
+// list what was replaced, first.
+func TestConvertFilesRedact(t *testing.T) {
+	dir := t.TempDir()
+	// Two snapshots of one variant: the fixture, and the fixture with a
+	// string object's contents changed.
+	f, err := heapconv.ReadFile("testdata/v8/small/rows.heapsnapshot", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Snapshots[0]
+	for i := range s.Nodes.Len() {
+		if s.NodeKindName(i) == ir.KindString {
+			f.Strings = append(f.Strings, "a later secret")
+			s.Nodes.Name[i] = uint32(len(f.Strings) - 1)
+			break
+		}
+	}
+	later := dir + "/later.heapsnapshot"
+	if _, err := heapconv.WriteFile(later, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	ins := []string{"testdata/v8/small/rows.heapsnapshot", later}
+	out := dir + "/series.heapir.zst"
+	r, err := heapconv.ConvertFiles(ins, out, &heapconv.ConvertOptions{Redact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Losses) == 0 || r.Losses[0].Kind != ir.LossRedactedStrings {
+		t.Errorf("the series' report does not begin with what was redacted: %v", r.Losses)
+	}
+	series, err := heapconv.ReadFile(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(series.Strings, "a later secret") {
+		t.Error("the series holds the second input's string object's contents")
+	}
+	for n, in := range ins {
+		f, err := heapconv.ReadFile(in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := f.Redact()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := series.Select(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := ir.Diff(want, got, 5); len(d) > 0 {
+			t.Errorf("snapshot %d is not %s redacted: %v", n, in, d)
+		}
+	}
+
+	mvm := "testdata/moarvm/nqp-3snap.mvmheap"
+	f, err = heapconv.ReadFile(mvm, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A MoarVM heap holds nothing to redact: each snapshot written is the
+	// snapshot converted as it is.
+	if _, err := heapconv.ConvertFile(mvm, dir+"/nqp-%d.heapir", &heapconv.ConvertOptions{Redact: true, Snapshots: heapconv.EachSnapshot}); err != nil {
+		t.Fatal(err)
+	}
+	for n := range f.Snapshots {
+		want, err := f.Select(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _, err = want.Redact(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := heapconv.ReadFile(fmt.Sprintf("%s/nqp-%d.heapir", dir, n), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := ir.Diff(want, got, 5); len(d) > 0 {
+			t.Errorf("snapshot %d is not the file's snapshot redacted: %v", n, d)
+		}
+	}
+}
