@@ -27,8 +27,8 @@ type CaptureOptions struct {
 	Count    int
 	Interval time.Duration
 	// Convert adjusts the outputs as it adjusts ConvertFile's: To,
-	// Overwrite, LossReportFile, Write, Stdout. Its Read, Snapshots and
-	// Stdin are not used.
+	// Overwrite, LossReportFile, Redact, Write, Stdout. Its Read,
+	// Snapshots and Stdin are not used.
 	Convert ConvertOptions
 	// Connected, when set, is called once connected, before the first
 	// snapshot.
@@ -56,8 +56,8 @@ type CaptureReport struct {
 // out in any format, as ConvertFile writes it. In the producer's own
 // format (a .heapsnapshot of V8, a .dartheap of Dart, compressed or not)
 // the snapshot goes to the file as it arrives, in memory that does not
-// grow with it; another format is read from the stream as it arrives,
-// so that the memory needed is the IR's. Each output is written to a
+// grow with it; another format, or any with Convert.Redact, is read from
+// the stream as it arrives, so that the memory needed is the IR's. Each output is written to a
 // temporary file and renamed when whole: a failed or interrupted capture
 // leaves none behind (those of a series before it stay).
 func CaptureFile(ctx context.Context, target, out string, opts *CaptureOptions) (CaptureReport, error) {
@@ -140,7 +140,7 @@ func CaptureFile(ctx context.Context, target, out string, opts *CaptureOptions) 
 		}
 		var n int64
 		var loss ir.LossReport
-		if r.Producer.Format == plan.format.Name {
+		if r.Producer.Format == plan.format.Name && !o.Convert.Redact {
 			n, err = captureDirect(ctx, sess, name, plan, &o.Convert)
 		} else {
 			n, loss, err = captureConverted(ctx, sess, name, plan, &o.Convert)

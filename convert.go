@@ -73,6 +73,17 @@ type ConvertOptions struct {
 	// Write adjusts writing; Compress is set when the output's name asks
 	// for the format's own compressed form.
 	Write WriteOptions
+	// Redact replaces what the program stored before writing, so that the
+	// outputs can be shared (ir.File.Redact): the contents of its strings
+	// and the values named as data by their node kind become placeholders
+	// of as many characters, its numbers and booleans zeros, a Fuchsia
+	// heapdump's block contents zero bytes; the graph's shape, sizes, ids
+	// and every class, property, field and function name are kept. Each
+	// file read (each input of a series, each snapshot selected) is
+	// redacted apart, and the report lists what was replaced first, in
+	// kinds for which ir.IsRedaction holds. docs/cli.md (Redaction) says
+	// what it replaces in each format.
+	Redact bool
 	// Stdin and Stdout are what the name "-" reads and writes (standard
 	// input and output when nil). Writing to "-" needs To, and what was
 	// written there cannot be taken back when the conversion fails.
@@ -267,11 +278,12 @@ func (c *conversion) run() (LossReport, error) {
 	}
 	from := c.input.Format.Name
 	var files []*ir.File
+	var redacted ir.LossReport // what Redact replaced
 	if len(c.more) > 0 {
 		// Several inputs: written as one series as they are read (files
 		// stays empty).
 		out := c.outs[0]
-		if err := c.writeSeries(out.name, ctxWriter{c.ctx, out.w}, c.plan.writeOptions(&o.Write)); err != nil {
+		if redacted, err = c.writeSeries(out.name, ctxWriter{c.ctx, out.w}, c.plan.writeOptions(&o.Write)); err != nil {
 			return LossReport{}, err
 		}
 		if err := out.finish(); err != nil {
@@ -294,7 +306,17 @@ func (c *conversion) run() (LossReport, error) {
 			return LossReport{}, err
 		}
 	}
-	r := LossReport{Input: c.inName, From: from, To: target.Name}
+	if o.Redact {
+		for i, g := range files {
+			h, loss, err := g.Redact()
+			if err != nil {
+				return LossReport{}, c.input.named(err)
+			}
+			files[i] = h
+			redacted.Merge(loss)
+		}
+	}
+	r := LossReport{Input: c.inName, From: from, To: target.Name, Losses: redacted}
 	if len(c.more) > 0 {
 		r.Inputs = c.inputs()
 		r.Outputs = append(r.Outputs, c.outs[0].name)
@@ -374,10 +396,12 @@ func (c *conversion) checkSeries() error {
 // writeSeries writes the inputs to w as one series (ir.SeriesBuilder),
 // reading each twice so that one input at a time is in memory: first for
 // the strings and classes, then for the snapshots, which w receives one
-// by one (irstream.Writer).
-func (c *conversion) writeSeries(outName string, w io.Writer, wopts *WriteOptions) error {
+// by one (irstream.Writer). With Redact, each input is redacted as it is
+// read (the same way both times); it returns what that replaced.
+func (c *conversion) writeSeries(outName string, w io.Writer, wopts *WriteOptions) (ir.LossReport, error) {
 	names := c.inputs()
-	read := func(i int) (*ir.File, error) {
+	var redacted ir.LossReport
+	read := func(i int, first bool) (*ir.File, error) {
 		in := c.input
 		if i > 0 || in == nil {
 			var err error
@@ -387,32 +411,43 @@ func (c *conversion) writeSeries(outName string, w io.Writer, wopts *WriteOption
 		}
 		c.input = nil
 		defer in.Close()
-		return in.Read()
+		f, err := in.Read()
+		if err != nil || !c.opts.Redact {
+			return f, err
+		}
+		f, loss, err := f.Redact()
+		if err != nil {
+			return nil, in.named(err)
+		}
+		if first {
+			redacted.Merge(loss)
+		}
+		return f, nil
 	}
 	b := ir.NewSeriesBuilder()
 	for i, name := range names {
-		f, err := read(i)
+		f, err := read(i, true)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := b.AddTables(f); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	head := b.Head()
 	written := func(err error) error { return fmt.Errorf("writing %s: %w", outName, err) }
 	sw, err := irstream.NewWriter(w, head, b.SnapshotCount(), irstream.WriterOptions{Compress: wopts.Compress, Level: zstdLevels[wopts.Level]})
 	if err != nil {
-		return written(err)
+		return nil, written(err)
 	}
 	for i, name := range names {
-		f, err := read(i)
+		f, err := read(i, false)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		snaps, err := b.Snapshots(f)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		for _, s := range snaps {
 			// What is written reads back: each snapshot is checked with
@@ -420,17 +455,17 @@ func (c *conversion) writeSeries(outName string, w io.Writer, wopts *WriteOption
 			one := *head
 			one.Snapshots = []*ir.Snapshot{s}
 			if err := one.Validate(); err != nil {
-				return fmt.Errorf("%s: as a snapshot of the series: %w", name, err)
+				return nil, fmt.Errorf("%s: as a snapshot of the series: %w", name, err)
 			}
 			if err := sw.WriteSnapshot(s); err != nil {
-				return written(err)
+				return nil, written(err)
 			}
 		}
 	}
 	if err := sw.Close(); err != nil {
-		return written(err)
+		return nil, written(err)
 	}
-	return nil
+	return redacted, nil
 }
 
 // open opens the input ("-": Stdin).

@@ -23,7 +23,10 @@
 // ConvertOptions select one snapshot of a file that holds several
 // (Snapshot(n)), or write each to a file of its own (EachSnapshot).
 // ConvertFileContext stops a long conversion when its context is done,
-// leaving no output behind.
+// leaving no output behind. ConvertOptions.Redact makes an output that
+// can be shared: what the program stored (strings' contents, numbers,
+// memory) replaced by placeholders of the same size, what describes it
+// (the graph, sizes, class and property names) kept (ir.File.Redact).
 //
 // # Archiving
 //

@@ -37,6 +37,9 @@ type ExportOptions struct {
 	// LossReportFile, when set, receives the loss report as JSON, as
 	// ConvertOptions.LossReportFile does.
 	LossReportFile string
+	// Redact replaces what the program stored before the tables are
+	// written, as ConvertOptions.Redact does.
+	Redact bool
 	// Stdin is what the name "-" reads (standard input when nil).
 	Stdin io.Reader
 }
@@ -107,6 +110,12 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 	if err != nil {
 		return LossReport{}, err
 	}
+	var redacted ir.LossReport
+	if o.Redact {
+		if f, redacted, err = f.Redact(); err != nil {
+			return LossReport{}, input.named(err)
+		}
+	}
 	topts := &tables.Options{FileID: o.FileID, Source: in}
 	if topts.FileID == "" {
 		topts.FileID = fileID(in)
@@ -133,7 +142,7 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 	if err := ctx.Err(); err != nil {
 		return LossReport{}, err
 	}
-	var merged ir.LossReport
+	merged := redacted
 	merged.Merge(loss)
 	if merged == nil {
 		merged = ir.LossReport{}

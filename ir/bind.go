@@ -301,9 +301,20 @@ type Column struct {
 	Optional bool
 	// Hex columns hold addresses, which the text form (package irtext)
 	// writes in hex; the stream does not say.
-	Hex    bool
+	Hex bool
+	// Data, when set, says the column holds what the program stored (or
+	// what cannot be told from it): File.Redact replaces its values and
+	// reports them as Data says. The stream does not say.
+	Data   *RedactAs
 	data   columnData
 	expect int // the length the column is expected to reach (0: unknown)
+}
+
+// RedactAs says how File.Redact reports the values of a data column
+// (Column.Data) it replaces: under Kind (for which IsRedaction holds),
+// described by What; Count is values, or bytes for a bytes column.
+type RedactAs struct {
+	Kind, What string
 }
 
 // ColumnOption refines a column declaration.
@@ -346,6 +357,18 @@ func Optional() ColumnOption { return func(c *Column) { c.Optional = true } }
 // Hex says the column holds addresses, which people read in hex: the text
 // form writes them so (0x1000). It changes nothing in the stream.
 func Hex() ColumnOption { return func(c *Column) { c.Hex = true } }
+
+// Data says the column holds what the program stored: File.Redact
+// replaces its strings by placeholders of as many characters and zeroes
+// its numbers and bytes, and reports them under kind (which begins with
+// "redacted-": IsRedaction), described by what. It changes nothing in the
+// stream.
+func Data(kind, what string) ColumnOption {
+	if !IsRedaction(kind) {
+		panic("ir: a data column's kind of loss " + kind + " does not begin with " + redactedPrefix)
+	}
+	return func(c *Column) { c.Data = &RedactAs{Kind: kind, What: what} }
+}
 
 // Column declares a column of table bound to p: a *[]uint8, *[]uint32,
 // *[]uint64, *[]bool or *Uints (unsigned), or a *[]int64 (signed).

@@ -23,7 +23,10 @@
 // (ClassLibraries) and which classes were made from another format's
 // (ForeignClasses). A conversion's LossReport
 // names everything the target cannot hold; sections add theirs through
-// LossReporter.
+// LossReporter. File.Redact makes a heap shareable, replacing what the
+// program stored by placeholders of the same size; sections say what
+// they hold of it through their declarations (Data) and small interfaces
+// (redact.go).
 //
 // SPEC.md in this directory defines the stream for readers in other
 // languages. Dominators, retained sizes and class summaries are package

@@ -395,9 +395,9 @@ func (r *renumbering) snapshot(s *Snapshot, classes, fields int) (*Snapshot, err
 	}
 	t.Sections = make([]Section, len(s.Sections))
 	for i, x := range s.Sections {
-		if t.Sections[i], err = copySection(x, SnapshotScope, func(d ColumnDecl, vals []uint64) ([]uint64, error) {
-			return r.column(d, vals, classes, fields)
-		}, r.str); err != nil {
+		if t.Sections[i], err = copySection(x, SnapshotScope, func(c *Column, vals []uint64) ([]uint64, error) {
+			return r.column(c.Decl, vals, classes, fields)
+		}, nil, r.str); err != nil {
 			return nil, fmt.Errorf("%s: %w", x.SectionName(), err)
 		}
 	}
@@ -474,11 +474,13 @@ func place(vals []uint64, to []uint32, n int) []uint64 {
 }
 
 // copySection returns a copy of section x in which every column's values
-// (as the stream holds them) pass through col and every string index of a
-// field through str. It makes the copy as a reader of the stream would,
-// through the section's declaration: fields first, then the columns they
-// declare.
-func copySection(x Section, scope Scope, col func(ColumnDecl, []uint64) ([]uint64, error), str func(uint32) (uint32, error)) (Section, error) {
+// (as the stream holds them) pass through col, the copy of every bytes
+// column through bytes (which may change it; nil keeps it), and every
+// string index of a field through str. It makes the copy as a reader of
+// the stream would, through the section's declaration: fields first, then
+// the columns they declare.
+func copySection(x Section, scope Scope, col func(*Column, []uint64) ([]uint64, error), bytes func(*Column, []byte),
+	str func(uint32) (uint32, error)) (Section, error) {
 	version := sectionVersion(x)
 	var y Section
 	if raw, ok := x.(*RawSection); ok {
@@ -538,12 +540,16 @@ func copySection(x Section, scope Scope, col func(ColumnDecl, []uint64) ([]uint6
 			return nil, fmt.Errorf("column %s: the copy does not declare it", cx.Decl.Name)
 		}
 		if cx.Decl.Type == TypeBytes {
-			cy.AppendBytes(slices.Clone(cx.BytesOf()))
+			b := slices.Clone(cx.BytesOf())
+			if bytes != nil {
+				bytes(cx, b)
+			}
+			cy.AppendBytes(b)
 			continue
 		}
 		vals := make([]uint64, cx.Len())
 		cx.Values(vals, 0)
-		vals, err := col(cx.Decl, vals)
+		vals, err := col(cx, vals)
 		if err != nil {
 			return nil, err
 		}
@@ -551,8 +557,12 @@ func copySection(x Section, scope Scope, col func(ColumnDecl, []uint64) ([]uint6
 			return nil, err
 		}
 	}
+	// An optional column the section does not have stays absent:
+	// finishing it would make it a column of no entries.
 	for k := range by.columns {
-		by.columns[k].Finish()
+		if c := &by.columns[k]; !c.Optional || c.Present() {
+			c.Finish()
+		}
 	}
 	return y, nil
 }

@@ -57,10 +57,10 @@ async function main() {
   const rows = [];
   const capture = (out) => {
     resetPeak();
-    const r = spawnSync('/usr/bin/time', ['-f', '%e %M', heapconv, 'capture', '-q', '--force', `pid:${target.pid}`, out], { encoding: 'utf8' });
+    const r = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', heapconv, 'capture', '-q', '--force', `pid:${target.pid}`, out], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`heapconv capture: ${r.stderr}`);
-    const [secs, kb] = r.stderr.trim().split('\n').pop().split(' ');
-    return { secs: Number(secs), peak: Number(kb) * 1024, grew: status('VmHWM') - idle, bytes: size(out) };
+    const [secs, kb, user, sys] = r.stderr.trim().split('\n').pop().split(' ');
+    return { secs: Number(secs), cpu: Number(user) + Number(sys), peak: Number(kb) * 1024, grew: status('VmHWM') - idle, bytes: size(out) };
   };
   const write = async (out) => {
     resetPeak();
@@ -68,7 +68,7 @@ async function main() {
     target.stdin.write(`write ${out}\n`);
     await nextLine();
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-    return { secs, peak: 0, grew: status('VmHWM') - idle, bytes: size(out) };
+    return { secs, cpu: NaN, peak: 0, grew: status('VmHWM') - idle, bytes: size(out) };
   };
   const snap = path.join(dir, 'capture.heapsnapshot');
   const ir = path.join(dir, 'capture.heapir.zst');
@@ -83,12 +83,12 @@ async function main() {
   }
   const snapBytes = best.snap.bytes;
   console.log(`Node ${process.version}, ${Number(items).toLocaleString('en')} objects; the process holds ${mib(idle)} MiB when idle; its snapshot is ${(snapBytes / 1e9).toFixed(2)} GB.\n`);
-  console.log('| how the snapshot is taken | time | peak memory of the capturing process | the snapshotted process grows by | file |');
-  console.log('| --- | ---: | ---: | ---: | ---: |');
-  const row = (label, r, peak) => console.log(`| ${label} | ${r.secs.toFixed(1)} s | ${peak} | ${mib(r.grew)} MiB | ${(r.bytes / 1e6).toFixed(0)} MB |`);
+  console.log('| how the snapshot is taken | time | CPU time of heapconv | peak memory of heapconv | the snapshotted process grows by | file |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  const row = (label, r, peak) => console.log(`| ${label} | ${r.secs.toFixed(1)} s | ${Number.isNaN(r.cpu) ? '' : r.cpu.toFixed(1) + ' s'} | ${peak} | ${mib(r.grew)} MiB | ${(r.bytes / 1e6).toFixed(0)} MB |`);
   row('`heapconv capture pid:N x.heapsnapshot`', best.snap, `${mib(best.snap.peak)} MiB`);
   row('`heapconv capture pid:N x.heapir.zst`', best.ir, `${mib(best.ir.peak)} MiB`);
-  row('`v8.writeHeapSnapshot()` in the process', best.own, '(the process itself)');
+  row('`v8.writeHeapSnapshot()` in the process', best.own, '');
   target.kill();
 }
 main().catch((e) => { console.error(e); target.kill(); process.exit(1); });

@@ -585,7 +585,7 @@ func writeClassCSV(w io.Writer, snaps []snapshotJSON) error {
 }
 
 // exportTables is convert --to parquet.
-func exportTables(e *env, in, out, snap string, force, quiet bool, lossFile, fileID string, read heapconv.ReadOptions) error {
+func exportTables(e *env, in, out, snap string, force, quiet, redact bool, lossFile, fileID string, read heapconv.ReadOptions) error {
 	if out == "-" {
 		return usagef("the Parquet tables are a directory: OUT cannot be -")
 	}
@@ -599,12 +599,13 @@ func exportTables(e *env, in, out, snap string, force, quiet bool, lossFile, fil
 	if !quiet {
 		read.Progress = newProgress(e, "reading").update
 	}
-	r, err := heapconv.ExportTables(in, out, &heapconv.ExportOptions{Read: read, Snapshots: sel, FileID: fileID, Overwrite: force, LossReportFile: lossFile, Stdin: e.stdin})
+	r, err := heapconv.ExportTables(in, out, &heapconv.ExportOptions{Read: read, Snapshots: sel, FileID: fileID, Overwrite: force,
+		Redact: redact, LossReportFile: lossFile, Stdin: e.stdin})
 	clearProgress(e)
 	if err != nil {
 		return convertError(err)
 	}
-	printLoss(e, r, quiet)
+	printLoss(e, r, quiet, redact)
 	return nil
 }
 

@@ -17,7 +17,7 @@ import (
 
 const captureUsage = `Usage: heapconv capture [--to F|parquet] [--force] [-q] [--gc] [--count N]
                        [--interval D] [--isolate NAME] [--target TEXT] [--port N]
-                       [--loss-report FILE.json] [--level L] TARGET OUT
+                       [--loss-report FILE.json] [--level L] [--redact] TARGET OUT
 
 Takes a heap snapshot of a running program and writes it to OUT in any
 format, as convert writes it. TARGET is the program's address as it
@@ -60,6 +60,10 @@ Flags:
                   write what OUT's format could not hold, as JSON
   --level L       how hard to compress an OUT ending in .zst or .gz:
                   fast, default or best
+  --redact        replace what the program stored (string contents, numbers,
+                  memory contents) by placeholders of the same length, as
+                  convert --redact does, so that OUT can be shared; the
+                  snapshot is then read into the IR whatever OUT's format
 
 Examples:
   heapconv capture http://127.0.0.1:8181/AbCd1234=/ app.heapsnapshot
@@ -68,6 +72,7 @@ Examples:
   heapconv capture --count 3 --interval 30s pid:12345 'server-%d.heapsnapshot'
   heapconv capture --target localhost:3000 http://127.0.0.1:9222 page.heapsnapshot
   heapconv capture --to parquet http://127.0.0.1:8181/AbCd1234=/ tables/app
+  heapconv capture --redact pid:12345 shareable.heapsnapshot
 `
 
 func runCapture(e *env, args []string) error {
@@ -83,6 +88,7 @@ func runCapture(e *env, args []string) error {
 	port := fs.Int("port", 0, "")
 	lossFile := fs.String("loss-report", "", "")
 	levelName := fs.String("level", "", "")
+	redact := fs.Bool("redact", false, "")
 	if err := parse(e, fs, captureUsage, args); err != nil {
 		return err
 	}
@@ -127,7 +133,7 @@ func runCapture(e *env, args []string) error {
 		Capture: capture.Options{GC: *gc, Isolate: *isolate, Page: *page, Port: *port, Progress: shown.update},
 		Count:   *count, Interval: *interval,
 		Convert: heapconv.ConvertOptions{
-			To: *to, Overwrite: *force, LossReportFile: *lossFile,
+			To: *to, Overwrite: *force, LossReportFile: *lossFile, Redact: *redact,
 			Write:  heapconv.WriteOptions{Level: level},
 			Stdout: e.stdout,
 		},
@@ -144,14 +150,14 @@ func runCapture(e *env, args []string) error {
 		},
 	}
 	if parquet {
-		return captureTables(ctx, e, target, outName, *force, *quiet, *lossFile, opts)
+		return captureTables(ctx, e, target, outName, *force, *quiet, *redact, *lossFile, opts)
 	}
 	r, err := heapconv.CaptureFile(ctx, target, outName, opts)
 	shown.clear()
 	if err != nil {
 		return captureError(err)
 	}
-	printLoss(e, r.LossReport, *quiet)
+	printLoss(e, r.LossReport, *quiet, *redact)
 	return nil
 }
 
@@ -166,7 +172,7 @@ func describeProducer(p capture.Producer) string {
 
 // captureTables captures into a temporary file in the producer's format
 // and exports it as Parquet tables, whose file id is OUT's name.
-func captureTables(ctx context.Context, e *env, target, out string, force, quiet bool, lossFile string, opts *heapconv.CaptureOptions) error {
+func captureTables(ctx context.Context, e *env, target, out string, force, quiet, redact bool, lossFile string, opts *heapconv.CaptureOptions) error {
 	if _, err := os.Stat(out); err == nil && !force {
 		// Refused before the capture, as ExportTables would after it.
 		return fmt.Errorf("%s: %w (use --force to replace it)", out, heapconv.ErrExists)
@@ -199,7 +205,7 @@ func captureTables(ctx context.Context, e *env, target, out string, force, quiet
 		fmt.Fprintf(e.stderr, "received a snapshot of %s\n", bytesize.String(uint64(n)))
 	}
 	id := strings.TrimSuffix(filepath.Base(out), ".parquet")
-	return exportTables(e, tmp, out, "", force, quiet, lossFile, id, heapconv.ReadOptions{Name: target})
+	return exportTables(e, tmp, out, "", force, quiet, redact, lossFile, id, heapconv.ReadOptions{Name: target})
 }
 
 // captureError puts an error of CaptureFile in the command line's terms.

@@ -20,10 +20,10 @@ import (
 )
 
 const convertUsage = `Usage: heapconv convert [--from F] [--to F|parquet] [--snapshot N|all] [--force]
-                        [-q] [--loss-report FILE.json] [--contents DIR]
-                        [--scan-pointers] [--no-gzip] [--out-contents DIR]
-                        [--level fast|default|best] [--file-id ID] IN OUT
-       heapconv convert [--from F] [--force] [-q] [--level L] IN IN... OUT.heapir[.zst]
+                        [-q] [--loss-report FILE.json] [--contents DIR] [--scan-pointers]
+                        [--no-gzip] [--out-contents DIR] [--level fast|default|best]
+                        [--file-id ID] [--redact] IN OUT
+       heapconv convert [--from F] [--force] [-q] [--level L] [--redact] IN IN... OUT.heapir[.zst]
 
 Converts IN to OUT. IN and OUT may be "-" (standard input / output).
 Several INs (files of one program, of one format: a series of snapshots,
@@ -77,6 +77,14 @@ Flags:
                   Fuchsia profile's own gzip (.pb.gz) keeps ffx's level
   --file-id ID    with --to parquet: the file id every row carries (default:
                   IN's name without directory and extensions)
+  --redact        replace what the program stored, so that OUT can be
+                  shared: the contents of strings (and numbers, regexps,
+                  bigints named by their value) become placeholders of as
+                  many characters ("xxxx"), numbers and booleans zeros, a
+                  Fuchsia heapdump's block contents zero bytes; the graph,
+                  sizes, ids and every class, property, field and function
+                  name are kept. What was replaced is listed on standard
+                  error (and in --loss-report) before what OUT cannot hold
 
 --to parquet (or an OUT named *.parquet) writes OUT as a directory of
 Parquet tables for query engines (DuckDB, Spark, Trino, BigQuery): files,
@@ -98,6 +106,7 @@ Examples:
   heapconv convert --contents snap-contents --scan-pointers snap.pb.gz native.heapsnapshot
   heapconv convert --scan-pointers collector.fidlstream native.heapsnapshot
   heapconv convert --to parquet app.heapsnapshot tables/app
+  heapconv convert --redact prod.heapsnapshot shareable.heapsnapshot
 `
 
 func runConvert(e *env, args []string) error {
@@ -114,6 +123,7 @@ func runConvert(e *env, args []string) error {
 	outContents := fs.String("out-contents", "", "")
 	levelName := fs.String("level", "", "")
 	fileID := fs.String("file-id", "", "")
+	redact := fs.Bool("redact", false, "")
 	if err := parse(e, fs, convertUsage, args); err != nil {
 		return err
 	}
@@ -140,7 +150,7 @@ func runConvert(e *env, args []string) error {
 		if len(ins) > 1 {
 			return usagef("several inputs make one series, which only the IR holds: convert them to Parquet one by one")
 		}
-		return exportTables(e, inName, outName, *snap, *force, *quiet, *lossFile, *fileID,
+		return exportTables(e, inName, outName, *snap, *force, *quiet, *redact, *lossFile, *fileID,
 			heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
 	}
 	if *fileID != "" {
@@ -201,6 +211,7 @@ func runConvert(e *env, args []string) error {
 			Progress: progress,
 		},
 		Write:  heapconv.WriteOptions{NoGzip: *noGzip, ContentsDir: *outContents, Level: level},
+		Redact: *redact,
 		Stdin:  e.stdin,
 		Stdout: e.stdout,
 	}
@@ -212,7 +223,7 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return convertError(err)
 	}
-	printLoss(e, r, *quiet)
+	printLoss(e, r, *quiet, *redact)
 	return nil
 }
 

@@ -584,10 +584,10 @@ func (x *Snapshot) Bind(b *ir.Bindings) {
 	b.Column("fuchsia.stack.location", frame, &x.StackLocation, ir.IndexInto("fuchsia.location"))
 	b.Column("fuchsia.label.key", label, &x.LabelKey, ir.Strings())
 	b.Column("fuchsia.label.numeric", label, &x.LabelNumeric)
-	b.Column("fuchsia.label.str", label, &x.LabelStr, ir.Strings())
+	b.Column("fuchsia.label.str", label, &x.LabelStr, ir.Strings(), ir.Data(LossRedactedLabels, redactedLabels))
 	b.Column("fuchsia.label.num", label, &x.LabelNum)
 	b.Column("fuchsia.label.unit", label, &x.LabelUnit, ir.Strings())
-	b.Bytes("fuchsia.contents", contents, &x.Contents)
+	b.Bytes("fuchsia.contents", contents, &x.Contents, ir.Data(ir.LossRedactedContents, redactedContents))
 	if st := x.Stream; st != nil {
 		const chunk, region, cchunk, unknown = "fuchsia.stream.stack_chunk", "fuchsia.stream.region", "fuchsia.stream.contents_chunk", "fuchsia.stream.unknown"
 		b.Column("fuchsia.stream.records", "fuchsia.stream.record", &st.Records)
@@ -602,11 +602,13 @@ func (x *Snapshot) Bind(b *ir.Bindings) {
 		b.Column("fuchsia.stream.contents_chunk_node", cchunk, &st.ContentsChunkNode)
 		b.Column("fuchsia.stream.contents_chunk_size", cchunk, &st.ContentsChunkSize)
 		b.Column("fuchsia.stream.orphan_address", "fuchsia.stream.orphan", &st.OrphanAddress, ir.Hex())
-		b.Bytes("fuchsia.stream.orphan_contents", "fuchsia.stream.orphan_contents", &st.OrphanContents)
+		b.Bytes("fuchsia.stream.orphan_contents", "fuchsia.stream.orphan_contents", &st.OrphanContents,
+			ir.Data(ir.LossRedactedContents, redactedContents))
 		b.Column("fuchsia.stream.unknown_record", unknown, &st.UnknownRecord)
 		b.Column("fuchsia.stream.unknown_ordinal", unknown, &st.UnknownOrdinal)
 		b.Column("fuchsia.stream.unknown_size", unknown, &st.UnknownFirst, ir.Counts("fuchsia.stream.unknown_bytes"), ir.Optional())
-		b.Bytes("fuchsia.stream.unknown_bytes", "fuchsia.stream.unknown_bytes", &st.UnknownBytes)
+		b.Bytes("fuchsia.stream.unknown_bytes", "fuchsia.stream.unknown_bytes", &st.UnknownBytes,
+			ir.Data(LossRedactedUnknownFields, redactedUnknownFields))
 	}
 }
 
