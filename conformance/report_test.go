@@ -37,17 +37,12 @@ func requireChromium(t *testing.T) string {
 		if _, err := os.Stat(path); err == nil {
 			return
 		}
-		if _, err := exec.LookPath("apt-get"); err != nil || os.Geteuid() != 0 {
+		if !canAptInstall() {
 			chromiumErr = fmt.Errorf("%s is missing and this user cannot install it: install Debian's chromium package (or set CHROMIUM)", path)
 			return
 		}
-		for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "chromium"}} {
-			cmd := exec.Command("apt-get", args...)
-			cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				chromiumErr = fmt.Errorf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
-				return
-			}
+		if chromiumErr = aptInstall("chromium"); chromiumErr != nil {
+			return
 		}
 		if _, err := os.Stat(path); err != nil {
 			chromiumErr = fmt.Errorf("apt-get installed chromium, but %s is still missing", path)
@@ -57,6 +52,26 @@ func requireChromium(t *testing.T) string {
 		t.Fatal(chromiumErr)
 	}
 	return path
+}
+
+// canAptInstall reports whether the tests may install a Debian package
+// they need: apt-get exists and they run as root (as on CI).
+func canAptInstall() bool {
+	_, err := exec.LookPath("apt-get")
+	return err == nil && os.Geteuid() == 0
+}
+
+// aptInstall installs Debian packages with apt-get, after updating its
+// lists (a fresh machine has none). Callers check canAptInstall first.
+func aptInstall(pkgs ...string) error {
+	for _, args := range [][]string{{"update", "-qq"}, append([]string{"install", "-y", "-qq"}, pkgs...)} {
+		cmd := exec.Command("apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
 }
 
 // browserCheck is check.js's line for one report.
