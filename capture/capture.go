@@ -59,8 +59,9 @@ type Options struct {
 	// Page chooses among a browser's pages: the one whose URL or title
 	// contains it. "" takes the only page.
 	Page string
-	// Port is the inspector port a pid:N target opens on SIGUSR1 (Node's
-	// default, 9229, when 0).
+	// Port is the inspector port of a pid:N target, for a process that
+	// listens on several; 0 finds it among the ports the process opens
+	// (Node's default is 9229, or the --inspect-port it was started with).
 	Port int
 	// Progress, when set, is called as the snapshot comes in.
 	Progress func(Progress)

@@ -220,6 +220,7 @@ func TestDartVM(t *testing.T) {
 		{"another isolate's chunk", &fakevm.DartVM{AuthCode: "x=", Isolates: []string{"main"}, OtherIsolate: true}, capture.Options{}},
 		{"isolate by name", &fakevm.DartVM{AuthCode: "x=", Isolates: []string{"main", "worker"}}, capture.Options{Isolate: "worker", GC: true}},
 		{"the only isolate", &fakevm.DartVM{AuthCode: "x=", Isolates: []string{"app"}}, capture.Options{}},
+		{"not runnable yet", &fakevm.DartVM{AuthCode: "x=", Isolates: []string{"main"}, NotRunnable: 3}, capture.Options{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			vm := c.vm

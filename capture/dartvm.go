@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -63,7 +64,13 @@ type rpcMessage struct {
 const (
 	rpcFeatureDisabled  = 100
 	rpcStreamSubscribed = 103
+	rpcNotRunnable      = 105
 )
+
+// runnableWait is how long a snapshot waits for an isolate that is not
+// runnable yet: a VM prints its service's address before its main
+// isolate has loaded, and refuses snapshots until it has.
+const runnableWait = 30 * time.Second
 
 // dartIsolate is an isolate as getVM lists it.
 type dartIsolate struct {
@@ -246,7 +253,6 @@ func rpcFailure(method string, e *rpcError) error {
 }
 
 func (d *dartVM) snapshot(ctx context.Context, w io.Writer, opts *Options) (int64, error) {
-	iso := map[string]any{"isolateId": d.isolateID}
 	if opts.GC {
 		if err := d.call(ctx, "getAllocationProfile", map[string]any{"isolateId": d.isolateID, "gc": true}, nil); err != nil {
 			return 0, err
@@ -260,7 +266,24 @@ func (d *dartVM) snapshot(ctx context.Context, w io.Writer, opts *Options) (int6
 		}
 		d.listening = true
 	}
-	id, err := d.send(ctx, "requestHeapSnapshot", iso)
+	deadline := time.Now().Add(runnableWait)
+	for {
+		n, err := d.take(ctx, w, opts)
+		var re *rpcError
+		if n > 0 || !errors.As(err, &re) || re.Code != rpcNotRunnable || time.Now().After(deadline) {
+			return n, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// take requests one snapshot and copies its chunks to w.
+func (d *dartVM) take(ctx context.Context, w io.Writer, opts *Options) (int64, error) {
+	id, err := d.send(ctx, "requestHeapSnapshot", map[string]any{"isolateId": d.isolateID})
 	if err != nil {
 		return 0, err
 	}

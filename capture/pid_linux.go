@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,16 +19,19 @@ import (
 // inspector after SIGUSR1.
 const inspectorWait = 10 * time.Second
 
+// defaultInspectorPort is where Node opens its inspector unless told
+// another port (--inspect-port).
+const defaultInspectorPort = 9229
+
 // connectPID opens the inspector of a local Node process by sending it
 // SIGUSR1, as `kill -USR1` does, and connects to it. SIGUSR1 ends a
-// process that does not handle it, so the process must be Node's; one
-// whose inspector listens already is not signalled.
+// process that does not handle it, so the process must be Node's. The
+// inspector is found among the loopback ports the process listens on (so
+// that an --inspect-port given at its start needs no telling, and a port
+// another process holds is never mistaken for it); one listening already
+// is used without a signal.
 func connectPID(ctx context.Context, t Target, opts *Options) (vm, Producer, error) {
 	pid := t.PID
-	port := opts.Port
-	if port == 0 {
-		port = 9229
-	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -38,55 +42,110 @@ func connectPID(ctx context.Context, t Target, opts *Options) (vm, Producer, err
 	if base := filepath.Base(strings.TrimSuffix(exe, " (deleted)")); !strings.HasPrefix(base, "node") {
 		return nil, Producer{}, fmt.Errorf("%w: process %d runs %s, not node: SIGUSR1, which opens Node's inspector, would end it", ErrNoTarget, pid, exe)
 	}
-	listening := func() (bool, error) {
-		owner, err := listener(port)
-		if err != nil || owner == 0 {
-			return false, err
+	// inspector returns the endpoint of the process's inspector among
+	// the ports it listens on and not in skip, "" when none is one.
+	inspector := func(skip []int) (string, []int) {
+		ports := listening(pid)
+		for _, port := range ports {
+			if slices.Contains(skip, port) || opts.Port != 0 && port != opts.Port {
+				continue
+			}
+			endpoint := "http://127.0.0.1:" + strconv.Itoa(port)
+			var version struct{ Browser string }
+			probe, cancel := context.WithTimeout(ctx, 2*time.Second) // a port of the program's own may not answer HTTP
+			err := getJSON(probe, endpoint+"/json/version", &version)
+			cancel()
+			if err == nil && strings.HasPrefix(version.Browser, "node") {
+				return endpoint, ports
+			}
 		}
-		if owner == -1 {
-			return false, fmt.Errorf("%w: 127.0.0.1:%d, where process %d would open its inspector, is taken by a process this user cannot look into", ErrNoTarget, port, pid)
-		}
-		if owner != pid {
-			return false, fmt.Errorf("%w: 127.0.0.1:%d, where process %d would open its inspector, is taken by process %d (start node with --inspect-port=PORT and give that port)",
-				ErrNoTarget, port, pid, owner)
-		}
-		return true, nil
+		return "", ports
 	}
-	open, err := listening()
-	if err != nil {
-		return nil, Producer{}, err
-	}
-	if !open {
+	endpoint, before := inspector(nil)
+	if endpoint == "" {
 		if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
 			return nil, Producer{}, fmt.Errorf("%w: sending SIGUSR1 to process %d: %v", ErrNoTarget, pid, err)
 		}
 		deadline := time.Now().Add(inspectorWait)
-		for !open {
+		for endpoint == "" {
 			if time.Now().After(deadline) {
-				return nil, Producer{}, fmt.Errorf("%w: process %d did not open its inspector on 127.0.0.1:%d within %v of SIGUSR1 (it may have been started with --inspect-port=PORT, or run with --disable-sigusr1)",
-					ErrUnreachable, pid, port, inspectorWait)
+				return nil, Producer{}, notOpened(pid, opts.Port)
 			}
 			select {
 			case <-ctx.Done():
 				return nil, Producer{}, ctx.Err()
 			case <-time.After(50 * time.Millisecond):
 			}
-			if open, err = listening(); err != nil {
-				return nil, Producer{}, err
-			}
+			endpoint, _ = inspector(before)
 		}
 	}
-	endpoint := Target{Kind: Inspector, URL: &url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(port)}}
-	v, p, err := connectInspector(ctx, endpoint, opts)
+	u, _ := url.Parse(endpoint)
+	v, p, err := connectInspector(ctx, Target{Kind: Inspector, URL: u}, opts)
 	p.Target = fmt.Sprintf("process %d (%s)", pid, p.Target)
 	return v, p, err
 }
 
-// listener returns the process that listens on TCP port on 127.0.0.1 (or
-// every address), 0 when none does. Sockets are matched to processes by
-// inode, through /proc; a process this user cannot look into is not seen.
-func listener(port int) (int, error) {
-	inodes := map[string]bool{}
+// notOpened explains why a process did not open its inspector: most
+// often, another process holds the port it tries.
+func notOpened(pid, port int) error {
+	if port == 0 {
+		port = defaultInspectorPort
+	}
+	why := "it may have been started with --disable-sigusr1, or with --inspect-port=PORT (give --port)"
+	if owner := listener(port); owner != 0 && owner != pid {
+		who := "another process"
+		if owner > 0 {
+			who = "process " + strconv.Itoa(owner)
+		}
+		why = fmt.Sprintf("127.0.0.1:%d, where Node opens it, is held by %s; start node with --inspect-port=PORT and give --port", port, who)
+	}
+	return fmt.Errorf("%w: process %d did not open its inspector within %v of SIGUSR1: %s", ErrUnreachable, pid, inspectorWait, why)
+}
+
+// listening returns the TCP ports on which process pid listens on a
+// loopback or any address, in order. Sockets are matched to the process
+// by inode through /proc.
+func listening(pid int) []int {
+	ports := listeningInodes()
+	var out []int
+	for _, inode := range socketInodes(pid) {
+		if port, ok := ports[inode]; ok && !slices.Contains(out, port) {
+			out = append(out, port)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// listener returns the process listening on port (on a loopback or any
+// address): 0 when none does, -1 when one this user cannot look into
+// does.
+func listener(port int) int {
+	ports := listeningInodes()
+	held := false
+	for inode, p := range ports {
+		if p != port {
+			continue
+		}
+		held = true
+		procs, _ := os.ReadDir("/proc")
+		for _, d := range procs {
+			pid, err := strconv.Atoi(d.Name())
+			if err == nil && slices.Contains(socketInodes(pid), inode) {
+				return pid
+			}
+		}
+	}
+	if held {
+		return -1
+	}
+	return 0
+}
+
+// listeningInodes maps the inodes of the listening TCP sockets on
+// loopback or any addresses to their ports.
+func listeningInodes() map[string]int {
+	ports := map[string]int{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(table)
 		if err != nil {
@@ -100,45 +159,37 @@ func listener(port int) (int, error) {
 				continue
 			}
 			addr, p, ok := strings.Cut(fields[1], ":")
-			if !ok {
+			if !ok || !loopbackOrAny(addr) {
 				continue
 			}
-			if n, err := strconv.ParseUint(p, 16, 16); err != nil || int(n) != port {
-				continue
-			}
-			if loopbackOrAny(addr) {
-				inodes[fields[9]] = true
+			if port, err := strconv.ParseUint(p, 16, 16); err == nil {
+				ports[fields[9]] = int(port)
 			}
 		}
 		f.Close()
 	}
-	if len(inodes) == 0 {
-		return 0, nil
-	}
-	procs, err := os.ReadDir("/proc")
+	return ports
+}
+
+// socketInodes returns the inodes of the sockets process pid has open
+// (none when this user cannot look).
+func socketInodes(pid int) []string {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, err
+		return nil
 	}
-	for _, d := range procs {
-		pid, err := strconv.Atoi(d.Name())
+	var inodes []string
+	for _, fd := range fds {
+		link, err := os.Readlink(filepath.Join(dir, fd.Name()))
 		if err != nil {
 			continue
 		}
-		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
-			if err != nil {
-				continue
-			}
-			if inode, ok := strings.CutPrefix(link, "socket:["); ok && inodes[strings.TrimSuffix(inode, "]")] {
-				return pid, nil
-			}
+		if inode, ok := strings.CutPrefix(link, "socket:["); ok {
+			inodes = append(inodes, strings.TrimSuffix(inode, "]"))
 		}
 	}
-	return -1, nil // listening, by a process this user cannot see
+	return inodes
 }
 
 // loopbackOrAny reports whether a /proc/net/tcp address (hex, in the

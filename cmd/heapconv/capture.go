@@ -31,8 +31,8 @@ prints it:
                                      page --target chooses
   pid:12345                          a local Node process started without
                                      --inspect: SIGUSR1 opens its inspector
-                                     on 127.0.0.1:9229 (--port), which stays
-                                     open
+                                     (on 127.0.0.1:9229, or its
+                                     --inspect-port), which stays open
 In the producer's own format (.heapsnapshot from V8, .dartheap from Dart,
 either compressed: .heapsnapshot.zst) the snapshot goes to OUT as it
 arrives, in a few megabytes of memory however large it is; another
@@ -54,8 +54,9 @@ Flags:
   --isolate NAME  the Dart isolate (default: "main", or the only one)
   --target TEXT   the browser page whose URL or title contains TEXT
                   (default: the only page)
-  --port N        the inspector port a pid: TARGET opens (default 9229;
-                  a process started with --inspect-port=N opens N)
+  --port N        the inspector port of a pid: TARGET that listens on
+                  several (default: the one it opens on SIGUSR1: 9229, or
+                  the --inspect-port it was started with)
   --loss-report FILE.json
                   write what OUT's format could not hold, as JSON
   --level L       how hard to compress an OUT ending in .zst or .gz:

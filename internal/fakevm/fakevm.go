@@ -162,6 +162,10 @@ type DartVM struct {
 	Disabled bool
 	// DropAfter closes the connection after that many chunks (0: never).
 	DropAfter int
+	// NotRunnable answers the first that many requestHeapSnapshot calls
+	// with "Isolate must be runnable", as a VM whose main isolate is
+	// still loading does.
+	NotRunnable int
 	// GCs counts getAllocationProfile calls with gc.
 	GCs atomic.Int32
 
@@ -243,6 +247,11 @@ func (d *DartVM) session(ctx context.Context, c *websocket.Conn) {
 		case "streamListen":
 			reply(req.ID, map[string]any{"type": "Success"})
 		case "requestHeapSnapshot":
+			if d.NotRunnable > 0 {
+				d.NotRunnable--
+				send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": 105, "message": "Isolate must be runnable"}})
+				continue
+			}
 			if d.Disabled {
 				send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": 100, "message": "Feature is disabled",
 					"data": map[string]any{"details": "The requested feature is disabled in product mode."}}})
