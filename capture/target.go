@@ -168,9 +168,14 @@ func unreachable(addr string, err error) error {
 // its targets at /json/version, a Dart VM service (without auth codes)
 // answers getVersion.
 func resolveEndpoint(ctx context.Context, t Target) (Target, error) {
-	var version map[string]any
+	// A Dart VM service answers any path, /json/version too, with a
+	// JSON-RPC error: an inspector is told by its fields.
+	var version struct {
+		Browser  string `json:"Browser"`
+		Protocol string `json:"Protocol-Version"`
+	}
 	err := getJSON(ctx, t.URL.String()+"/json/version", &version)
-	if err == nil {
+	if err == nil && (version.Browser != "" || version.Protocol != "") {
 		t.Kind = Inspector
 		return t, nil
 	}

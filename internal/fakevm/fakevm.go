@@ -204,6 +204,11 @@ func (d *DartVM) serve(w http.ResponseWriter, r *http.Request) {
 	case prefix + "getVersion":
 		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "result": map[string]any{"type": "Version", "major": 4, "minor": 0}})
 	default:
+		if d.AuthCode == "" {
+			// A VM without auth codes answers every path, as JSON-RPC.
+			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": "", "error": map[string]any{"code": -32601, "message": "Method not found"}})
+			return
+		}
 		http.Error(w, "forbidden", http.StatusForbidden)
 	}
 }

@@ -1,0 +1,382 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/heapconv/heapconv"
+	"github.com/heapconv/heapconv/capture"
+	"github.com/heapconv/heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
+)
+
+// TestCapture takes heap snapshots of real programs with heapconv.CaptureFile:
+// Node processes (through the inspector's WebSocket, its HTTP endpoint,
+// and pid: with SIGUSR1), a page in headless Chromium, and Dart VMs of
+// several SDK versions; and compares each with the snapshot the program
+// writes itself at the same moment, class by class.
+func TestCapture(t *testing.T) {
+	t.Run("node", func(t *testing.T) {
+		t.Parallel()
+		pins, err := nodePins()
+		if err != nil {
+			t.Fatal(err)
+		}
+		majors := []int{0} // the machine's node
+		if sampling.Exhaustive() {
+			majors = append(majors, slices.Sorted(maps.Keys(pins))...)
+		}
+		sampling.Logf(t, len(majors), 1+len(pins), "Node versions")
+		for _, major := range majors {
+			name := "system"
+			if major != 0 {
+				name = strconv.Itoa(major)
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				node := ""
+				if major != 0 {
+					node = requireNode(t, major)
+				}
+				captureNode(t, node, major == 0)
+			})
+		}
+	})
+	t.Run("chromium", func(t *testing.T) {
+		t.Parallel()
+		captureChromium(t)
+	})
+	t.Run("dart", func(t *testing.T) {
+		t.Parallel()
+		idx := []int{len(dartVMs) - 1} // the newest: what capture meets most
+		if sampling.Exhaustive() {
+			idx = sampling.Spread(len(dartVMs), len(dartVMs))
+		}
+		sampling.Logf(t, len(idx), len(dartVMs), "Dart VMs")
+		for k, i := range idx {
+			v := dartVMs[i]
+			t.Run(v.dart, func(t *testing.T) {
+				t.Parallel()
+				captureDartVM(t, v.sass, v.dart, (len(idx)-1-k)%2 == 0, k == 0)
+			})
+		}
+	})
+}
+
+// take captures target into out with the Go API.
+func take(t *testing.T, target, out string, opts *heapconv.CaptureOptions) heapconv.CaptureReport {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r, err := heapconv.CaptureFile(ctx, target, out, opts)
+	if err != nil {
+		t.Fatalf("capture %s %s: %v", target, filepath.Base(out), err)
+	}
+	return r
+}
+
+// captureNode captures objects.js under node in every way there is to
+// name a Node process, and (all) into every format, redacted too.
+func captureNode(t *testing.T, node string, all bool) {
+	dir := t.TempDir()
+	p := startNode(t, node, captureJS, nodeInspect)
+	own := filepath.Join(dir, "own.heapsnapshot")
+	for _, target := range []string{p.WS, p.HTTP, strings.TrimPrefix(p.HTTP, "http://")} {
+		out := filepath.Join(dir, "captured.heapsnapshot")
+		r := take(t, target, out, &heapconv.CaptureOptions{Convert: heapconv.ConvertOptions{Overwrite: true}})
+		if r.Producer.Format != "v8" || !strings.HasPrefix(r.Producer.VM, "node.js/"+p.Version) {
+			t.Errorf("%s: producer %+v, want node.js/%s", target, r.Producer, p.Version)
+		}
+		p.WriteSnapshot(t, own)
+		compareCaptured(t, out, own)
+	}
+	// pid: on a process without an inspector, on a port of its own
+	// (--inspect-port) and on Node's default one.
+	for _, mode := range []nodeMode{nodeSignal, nodeSignalDefaultPort} {
+		q := startNode(t, node, captureJS, mode)
+		out := filepath.Join(dir, "pid-"+mode.String()+".heapsnapshot")
+		r := take(t, "pid:"+strconv.Itoa(q.Pid), out, &heapconv.CaptureOptions{Capture: capture.Options{GC: true}})
+		if want := fmt.Sprintf("process %d", q.Pid); !strings.HasPrefix(r.Producer.Target, want) {
+			t.Errorf("pid: producer %+v, want %s", r.Producer, want)
+		}
+		ws, _ := q.Inspector(t) // what Node printed on SIGUSR1
+		if mode == nodeSignalDefaultPort && !strings.HasPrefix(ws, "ws://127.0.0.1:9229/") {
+			t.Errorf("SIGUSR1 opened %s, not Node's default port", ws)
+		}
+		q.WriteSnapshot(t, own)
+		compareCaptured(t, out, own)
+	}
+	if all {
+		captureEveryFormat(t, p.WS, nodeSecret)
+	}
+}
+
+// captureChromium captures the page of dom.html: its DOM nodes, detached
+// ones too, and its secret string.
+func captureChromium(t *testing.T) {
+	c := startChromium(t, captureHTML)
+	dir := t.TempDir()
+	for _, target := range []struct {
+		addr string
+		page string
+	}{{c.HTTP, "capture page"}, {c.PageWS, ""}} {
+		out := filepath.Join(dir, "page.heapsnapshot")
+		r := take(t, target.addr, out, &heapconv.CaptureOptions{Capture: capture.Options{Page: target.page}, Convert: heapconv.ConvertOptions{Overwrite: true}})
+		if !strings.HasPrefix(r.Producer.VM, "Chrome/") && target.page != "" {
+			t.Errorf("producer %+v, want Chrome", r.Producer)
+		}
+		f, err := heapconv.ReadFile(out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Chrome names DOM nodes by their tag ("<div>", "Detached <div>").
+		divs, detached, holders := 0, 0, 0
+		for _, cs := range analysis.ClassStats(f, f.Snapshots[0]) {
+			switch cs.Name {
+			case "<div>":
+				divs += int(cs.Count)
+			case "Detached <div>":
+				detached += int(cs.Count)
+			case "CaptureNode":
+				holders += int(cs.Count)
+			}
+		}
+		if divs < 400 || detached != 100 || holders != 500 {
+			t.Errorf("%s: %d <div>, %d detached, %d CaptureNode; want the page's 400 (and its holder), 100 and 500", target.addr, divs, detached, holders)
+		}
+		if !slices.Contains(f.Strings, pageSecret) {
+			t.Errorf("%s: the page's secret string is not in the snapshot", target.addr)
+		}
+		t.Logf("%s: %d nodes, %d divs (%d detached)", target.addr, f.Snapshots[0].Nodes.Len(), divs+detached, detached)
+	}
+	// The browser's own target has no heap: the endpoint's page is the
+	// one to choose, and the browser's WebSocket is refused as such.
+	if _, err := capture.Connect(context.Background(), c.HTTP, &capture.Options{Page: "no such page"}); err == nil || !strings.Contains(err.Error(), "capture page") {
+		t.Errorf("a page no tab shows: %v, want the list of pages", err)
+	}
+}
+
+// captureDartVM captures objects.dart on a Dart VM through its service:
+// the file is the VM's own (byte-exact through the IR), as the VM writes
+// it itself; two captures of the one process match object for object by
+// identity hash; the conversion to V8 loads in DevTools' loader with the
+// figures heapconv predicts.
+func captureDartVM(t *testing.T, sass, version string, authCodes, all bool) {
+	dart := requireDart(t, sass)
+	vm := startDart(t, dart, captureDart, authCodes)
+	if vm.CanWriteSnapshot {
+		// The program compiles the code that writes its own snapshot the
+		// first time it runs: once before the captures, so that they do
+		// not differ from its own snapshot, nor from each other, by that
+		// code.
+		vm.WriteSnapshot(t, os.DevNull)
+	}
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.dartheap")
+	r := take(t, vm.URI, first, nil)
+	if r.Producer.Format != "dart" || r.Producer.VM != "Dart "+version+" (stable)" || r.Producer.Target != "isolate main" {
+		t.Errorf("producer %+v", r.Producer)
+	}
+	checkProducerSnapshot(t, first, dartSecret)
+	verdicts, err := heapconv.RoundTrip(first, nil)
+	if err != nil || len(verdicts) == 0 || !strings.Contains(verdicts[0].Text, "byte-exact") {
+		t.Errorf("the capture's round trip: %+v, %v", verdicts, err)
+	}
+	for _, v := range verdicts {
+		if !v.Same {
+			t.Errorf("the capture's round trip: %s", v.Text)
+		}
+	}
+	second := filepath.Join(dir, "second.dartheap")
+	take(t, vm.WS, second, &heapconv.CaptureOptions{Capture: capture.Options{GC: true}})
+	if vm.CanWriteSnapshot {
+		own := filepath.Join(dir, "own.dartheap")
+		vm.WriteSnapshot(t, own)
+		compareCaptured(t, second, own)
+	}
+	// The two captures of one idle process: the same objects, matched by
+	// their identity hash codes.
+	var heaps []analysis.Heap
+	for _, name := range []string{first, second} {
+		h, err := heapconv.ReadHeap(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heaps = append(heaps, h)
+	}
+	cmp, err := analysis.Compare(heaps, analysis.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Identity == "" {
+		t.Errorf("two captures of Dart %s: no identity to match objects by", version)
+	}
+	var newObjects uint64
+	for _, g := range cmp.New {
+		newObjects += g.Count
+		if g.Class == "CaptureLeaf" {
+			t.Errorf("%d CaptureLeaf objects are new in the second capture: they are the same objects", g.Count)
+		}
+	}
+	if n := heaps[1].Snapshot.Nodes.Len(); newObjects*50 > uint64(n) {
+		t.Errorf("%d of %d objects new in the second capture of an idle program", newObjects, n)
+	}
+	t.Logf("Dart %s: %d objects new between two captures (the service's own), of %d", version, newObjects, heaps[1].Snapshot.Nodes.Len())
+	// Into V8, judged by DevTools' own loader.
+	v8out := filepath.Join(dir, "dart.heapsnapshot")
+	take(t, vm.URI, v8out, nil)
+	conv, err := heapconv.ReadFile(v8out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devtoolsProject.require(t)
+	sums, err := summarize([]string{v8out}, map[string]int64{v8out: fileSize(t, v8out)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sums[v8out]; loaded(t, s) {
+		compareSummary(t, s, conv)
+	}
+	if all {
+		captureEveryFormat(t, vm.URI, dartSecret)
+	}
+}
+
+func fileSize(t *testing.T, name string) int64 {
+	t.Helper()
+	st, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+// compareCaptured compares a captured snapshot with the producer's own
+// file written just after it, class by class: an idle program has the
+// same objects in both but for what taking a snapshot allocates (the
+// inspector's session, the VM service's replies), a few dozen objects.
+func compareCaptured(t *testing.T, captured, own string) {
+	t.Helper()
+	stats := func(name string) (map[string]analysis.ClassStat, int) {
+		f, err := heapconv.ReadFile(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]analysis.ClassStat{}
+		for _, c := range analysis.ClassStats(f, f.Snapshots[0]) {
+			s := m[c.Name]
+			s.Count += c.Count
+			s.SelfSize += c.SelfSize
+			m[c.Name] = s
+		}
+		return m, f.Snapshots[0].Nodes.Len()
+	}
+	a, na := stats(captured)
+	b, nb := stats(own)
+	var differ []string
+	var moved uint64
+	for _, name := range slices.Sorted(maps.Keys(maps.Collect(func(yield func(string, bool) bool) {
+		for k := range a {
+			yield(k, true)
+		}
+		for k := range b {
+			yield(k, true)
+		}
+	}))) {
+		x, y := a[name], b[name]
+		if x.Count == y.Count && x.SelfSize == y.SelfSize {
+			continue
+		}
+		differ = append(differ, fmt.Sprintf("%s: %d objects, %d bytes captured; %d, %d in the program's own", name, x.Count, x.SelfSize, y.Count, y.SelfSize))
+		moved += max(x.Count, y.Count) - min(x.Count, y.Count)
+	}
+	if a["CaptureLeaf"].Count != captureLeaves || b["CaptureLeaf"].Count != captureLeaves {
+		t.Errorf("%s: CaptureLeaf %d captured, %d in the program's own file; want %d", filepath.Base(captured), a["CaptureLeaf"].Count, b["CaptureLeaf"].Count, captureLeaves)
+	}
+	// A few dozen objects of a heap of tens of thousands.
+	if moved*200 > uint64(max(na, nb)) {
+		t.Errorf("%s: %d of %d classes differ by %d objects from the program's own snapshot (%d objects):\n%s",
+			filepath.Base(captured), len(differ), len(a), moved, nb, strings.Join(differ, "\n"))
+	} else {
+		t.Logf("%s: %d objects (%d in the program's own file); %d classes differ by %d objects", filepath.Base(captured), na, nb, len(differ), moved)
+	}
+}
+
+// captureEveryFormat captures target into every format heapconv writes,
+// each read back; and each again with Redact, which must leave no trace
+// of the program's secret, which the plain captures hold.
+func captureEveryFormat(t *testing.T, target, secret string) {
+	dir := t.TempDir()
+	for _, redact := range []bool{false, true} {
+		for _, ext := range []string{".heapsnapshot", ".heapsnapshot.zst", ".dartheap", ".mvmheap", ".pb.gz", ".fidlstream", ".heapir.zst"} {
+			out := filepath.Join(dir, fmt.Sprintf("every-%v%s", redact, ext))
+			r := take(t, target, out, &heapconv.CaptureOptions{Convert: heapconv.ConvertOptions{Redact: redact}})
+			f, err := heapconv.ReadFile(out, nil)
+			if err != nil {
+				t.Errorf("%s: reading the capture back: %v", ext, err)
+				continue
+			}
+			if err := f.Validate(); err != nil {
+				t.Errorf("%s: %v", ext, err)
+			}
+			data := plainBytes(t, out)
+			has := bytes.Contains(data, []byte(secret)) || slices.Contains(f.Strings, secret)
+			switch {
+			case redact && has:
+				t.Errorf("%s, redacted: the secret %s is in the output", ext, secret)
+			case redact && !slices.ContainsFunc(r.Losses, func(l ir.Loss) bool { return ir.IsRedaction(l.Kind) }):
+				t.Errorf("%s, redacted: the report names no redaction: %v", ext, r.Losses)
+			case !redact && !has && (ext == ".heapsnapshot" || ext == ".dartheap" || ext == ".heapir.zst"):
+				// The formats that keep string contents hold it unredacted:
+				// the check above can fail.
+				t.Errorf("%s: the secret %s is not in the plain capture", ext, secret)
+			}
+		}
+	}
+}
+
+// plainBytes returns a file's bytes, decompressed when it is gzip or zstd.
+func plainBytes(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r io.Reader
+	switch {
+	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	case bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		zr, err := zstd.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return data
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
