@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -326,5 +328,17 @@ func TestPIDNotNode(t *testing.T) {
 	}
 	if _, _, err := take(t, "pid:999999999", nil); !errors.Is(err, capture.ErrNoTarget) {
 		t.Errorf("a pid no process has: %v", err)
+	}
+}
+
+// TestNotVM: an HTTP server that is neither an inspector nor a VM
+// service is named as such.
+func TestNotVM(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	for _, target := range []string{srv.URL, strings.Replace(srv.URL, "http", "ws", 1) + "/devtools/page/1", srv.URL + "/AbCd=/"} {
+		if _, _, err := take(t, target, nil); !errors.Is(err, capture.ErrNotVM) {
+			t.Errorf("%s: %v, want ErrNotVM", target, err)
+		}
 	}
 }

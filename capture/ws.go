@@ -87,6 +87,9 @@ func (w *wsConn) broken(ctx context.Context, err error) error {
 	if errors.As(err, &ce) {
 		return fmt.Errorf("%w: %s closed the connection (%v)", ErrDropped, w.addr, ce)
 	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: %s closed the connection without a word (did the program end?)", ErrDropped, w.addr)
+	}
 	return fmt.Errorf("%w: %s: %v", ErrDropped, w.addr, err)
 }
 

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -379,4 +381,96 @@ func plainBytes(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestCaptureREADME runs the README's capture lines with the command,
+// against a real Dart VM and a real Node process in place of the
+// addresses the README shows.
+func TestCaptureREADME(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n## Capture a running program\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	var lines []string
+	for _, l := range strings.Split(section, "\n") {
+		if l, ok := strings.CutPrefix(l, "    heapconv capture "); ok {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("the README's capture section has %d capture lines, want the Dart and the Node one", len(lines))
+	}
+	dir := t.TempDir()
+	bin := buildHeapconv(t, dir)
+	vm := startDart(t, requireDart(t, dartVMs[len(dartVMs)-1].sass), captureDart, true)
+	p := startNode(t, "", captureJS, nodeSignal)
+	for _, l := range lines {
+		args := strings.Fields(l)
+		switch {
+		case strings.HasPrefix(args[0], "http://127.0.0.1:8181/"):
+			args[0] = vm.URI
+		case strings.HasPrefix(args[0], "pid:"):
+			args[0] = "pid:" + strconv.Itoa(p.Pid)
+		default:
+			t.Fatalf("a README capture line with a target the test does not know: %s", l)
+		}
+		out := filepath.Join(dir, args[len(args)-1])
+		args[len(args)-1] = out
+		code, _, stderr := runHeapconv(t, bin, append([]string{"capture"}, args...)...)
+		if code != 0 {
+			t.Errorf("heapconv capture %s: exit %d\n%s", l, code, stderr)
+			continue
+		}
+		f, err := heapconv.ReadFile(out, nil)
+		if err != nil {
+			t.Errorf("%s: %v", l, err)
+			continue
+		}
+		t.Logf("heapconv capture %s: %d objects\n%s", l, f.Snapshots[0].Nodes.Len(), stderr)
+	}
+}
+
+// TestCaptureDropped kills a real Node process while its snapshot comes
+// in: the capture fails, saying so, and leaves no output.
+func TestCaptureDropped(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "big.js")
+	// A heap whose snapshot takes long enough to be cut (tens of MB).
+	program := `
+const items = []; for (let i = 0; i < 100000; i++) items.push({ i, s: 'item ' + i, next: items[i - 1] });
+globalThis.items = items;
+require('readline').createInterface({ input: process.stdin }).on('close', () => process.exit(0));
+console.log('ready');
+`
+	if err := os.WriteFile(script, []byte(program), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startNode(t, "", script, nodeInspect)
+	killed := false
+	out := filepath.Join(dir, "cut.heapsnapshot")
+	opts := &heapconv.CaptureOptions{Capture: capture.Options{Progress: func(pr capture.Progress) {
+		if pr.Received > 0 && !killed {
+			killed = true
+			syscall.Kill(p.Pid, syscall.SIGKILL)
+		}
+	}}}
+	for _, o := range []string{out, filepath.Join(dir, "cut.heapir.zst")} {
+		killed = false
+		if o != out {
+			p = startNode(t, "", script, nodeInspect)
+		}
+		_, err := heapconv.CaptureFile(context.Background(), p.WS, o, opts)
+		if !errors.Is(err, capture.ErrDropped) {
+			t.Errorf("%s: %v, want ErrDropped", filepath.Base(o), err)
+		}
+		t.Logf("%s: %v", filepath.Base(o), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "big.js" {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
 }
