@@ -474,3 +474,42 @@ console.log('ready');
 		}
 	}
 }
+
+// capturedFixtures are the real Dart VM heaps in testdata/dart, captured
+// with heapconv from the Dart VMs the capture tests run (objects.dart, its
+// own snapshot code compiled first), so that the suite covers real VM
+// output offline: as every Dart fixture, they go through the round trips,
+// the conversion matrix and the damage sweep (formats_test.go).
+var capturedFixtures = []struct{ sass, dart string }{dartVMs[0], dartVMs[len(dartVMs)-1]}
+
+func capturedFixture(dart string) string {
+	return filepath.Join(moduleRoot, "testdata", "dart", "dart-"+dart+"-capture.dartheap.zst")
+}
+
+// TestCapturedFixtures checks the real Dart heaps of testdata/dart for
+// what their programs built; HEAPCONV_UPDATE_CAPTURES=1 captures them
+// again from the Dart VMs.
+func TestCapturedFixtures(t *testing.T) {
+	update := os.Getenv("HEAPCONV_UPDATE_CAPTURES") == "1"
+	for _, v := range capturedFixtures {
+		t.Run(v.dart, func(t *testing.T) {
+			path := capturedFixture(v.dart)
+			if update {
+				vm := startDart(t, requireDart(t, v.sass), captureDart, true)
+				if vm.CanWriteSnapshot {
+					vm.WriteSnapshot(t, os.DevNull)
+				}
+				take(t, vm.URI, path, &heapconv.CaptureOptions{Capture: capture.Options{GC: true},
+					Convert: heapconv.ConvertOptions{Overwrite: true, Write: heapconv.WriteOptions{Level: heapconv.LevelBest}}})
+			}
+			checkProducerSnapshot(t, path, dartSecret)
+			f, err := heapconv.ReadFile(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(f.FormatVersion, "identity hash") {
+				t.Errorf("%s: %s, want a VM's layout with identity hash codes", filepath.Base(path), f.FormatVersion)
+			}
+		})
+	}
+}
