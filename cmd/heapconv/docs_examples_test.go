@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/heapconv/heapconv"
+	"github.com/heapconv/heapconv/ir"
 )
 
 // root is the repository's root, where the documents' commands run.
@@ -217,5 +220,51 @@ func TestCLIDocExamples(t *testing.T) {
 	}
 	if blocks == 0 {
 		t.Fatal("docs/cli.md has no example")
+	}
+}
+
+// TestREADMERedact runs the README's redaction example and checks what
+// the section promises: the output holds none of the input's string
+// values, and has its shape.
+func TestREADMERedact(t *testing.T) {
+	dir := t.TempDir()
+	lines := readmeCommands(t, "## Sharing a production snapshot")
+	if len(lines) != 1 {
+		t.Fatalf("the README's redaction section: %d commands, want 1", len(lines))
+	}
+	args := docCommand(t, lines[0], dir)
+	if args[0] != "heapconv" {
+		t.Fatalf("the README runs %s: %s", args[0], lines[0])
+	}
+	code, _, stderr := cliRun(t, nil, args[1:]...)
+	if code != 0 || !strings.Contains(stderr, "redacted (--redact") {
+		t.Fatalf("%s: exit %d: %s", lines[0], code, stderr)
+	}
+	in, err := heapconv.ReadFile(args[len(args)-2], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := heapconv.ReadFile(args[len(args)-1], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every string of the output (a V8 file, where a string object is
+	// named by its contents) is a placeholder.
+	o := out.Snapshots[0]
+	strs := 0
+	for n := range o.Nodes.Len() {
+		if o.NodeKindName(n) != ir.KindString {
+			continue
+		}
+		strs++
+		if name := out.String(o.Nodes.Name[n]); strings.Trim(strings.TrimSuffix(name, "..."), "x") != "" { // "...": a string the VM truncated
+			t.Errorf("string object %d of the redacted output is %q", n, name)
+		}
+	}
+	if strs < 1000 {
+		t.Errorf("the redacted output has %d string objects", strs)
+	}
+	if in.Snapshots[0].Nodes.Len() > out.Snapshots[0].Nodes.Len() {
+		t.Errorf("%d objects became %d", in.Snapshots[0].Nodes.Len(), out.Snapshots[0].Nodes.Len())
 	}
 }
