@@ -121,6 +121,9 @@ func captureNode(t *testing.T, node string, all bool) {
 		}
 		q.WriteSnapshot(t, own)
 		compareCaptured(t, out, own)
+		if all && mode == nodeSignal {
+			readmeCapture(t, "pid:", "pid:"+strconv.Itoa(q.Pid))
+		}
 	}
 	if all {
 		captureEveryFormat(t, p.WS, nodeSecret)
@@ -254,7 +257,17 @@ func captureDartVM(t *testing.T, sass, version string, authCodes, all bool) {
 		compareSummary(t, s, conv)
 	}
 	if all {
+		readmeCapture(t, "http://127.0.0.1:8181/", vm.URI)
 		captureEveryFormat(t, vm.URI, dartSecret)
+	}
+	if authCodes {
+		// The auth code is what keeps other programs out: without it the
+		// service refuses, and says what is missing.
+		noCode := vm.URI[:strings.Index(vm.URI[len("http://"):], "/")+len("http://")+1]
+		_, err := heapconv.CaptureFile(context.Background(), noCode, filepath.Join(dir, "refused.dartheap"), nil)
+		if !errors.Is(err, capture.ErrNotVM) || !strings.Contains(err.Error(), "auth code") {
+			t.Errorf("%s without its auth code: %v", vm.URI, err)
+		}
 	}
 }
 
@@ -383,53 +396,39 @@ func plainBytes(t *testing.T, name string) []byte {
 	return out
 }
 
-// TestCaptureREADME runs the README's capture lines with the command,
-// against a real Dart VM and a real Node process in place of the
-// addresses the README shows.
-func TestCaptureREADME(t *testing.T) {
+// readmeCapture runs the README's capture line whose target starts with
+// prefix ("http://127.0.0.1:8181/" for the Dart VM, "pid:" for Node) with
+// the command, against target in place of the README's example address,
+// and checks that its output reads.
+func readmeCapture(t *testing.T, prefix, target string) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, _ := strings.Cut(string(data), "\n## Capture a running program\n")
 	section, _, _ = strings.Cut(section, "\n## ")
-	var lines []string
+	var args []string
 	for _, l := range strings.Split(section, "\n") {
-		if l, ok := strings.CutPrefix(l, "    heapconv capture "); ok {
-			lines = append(lines, l)
+		if l, ok := strings.CutPrefix(l, "    heapconv capture "); ok && strings.HasPrefix(l, prefix) {
+			args = strings.Fields(l)
 		}
 	}
-	if len(lines) != 2 {
-		t.Fatalf("the README's capture section has %d capture lines, want the Dart and the Node one", len(lines))
+	if len(args) < 2 {
+		t.Fatalf("the README's \"Capture a running program\" has no capture line of a %s target", prefix)
 	}
-	dir := t.TempDir()
-	bin := buildHeapconv(t, dir)
-	vm := startDart(t, requireDart(t, dartVMs[len(dartVMs)-1].sass), captureDart, true)
-	p := startNode(t, "", captureJS, nodeSignal)
-	for _, l := range lines {
-		args := strings.Fields(l)
-		switch {
-		case strings.HasPrefix(args[0], "http://127.0.0.1:8181/"):
-			args[0] = vm.URI
-		case strings.HasPrefix(args[0], "pid:"):
-			args[0] = "pid:" + strconv.Itoa(p.Pid)
-		default:
-			t.Fatalf("a README capture line with a target the test does not know: %s", l)
-		}
-		out := filepath.Join(dir, args[len(args)-1])
-		args[len(args)-1] = out
-		code, _, stderr := runHeapconv(t, bin, append([]string{"capture"}, args...)...)
-		if code != 0 {
-			t.Errorf("heapconv capture %s: exit %d\n%s", l, code, stderr)
-			continue
-		}
-		f, err := heapconv.ReadFile(out, nil)
-		if err != nil {
-			t.Errorf("%s: %v", l, err)
-			continue
-		}
-		t.Logf("heapconv capture %s: %d objects\n%s", l, f.Snapshots[0].Nodes.Len(), stderr)
+	args[0] = target
+	out := filepath.Join(t.TempDir(), args[len(args)-1])
+	args[len(args)-1] = out
+	code, _, stderr := runHeapconv(t, buildHeapconv(t), append([]string{"capture"}, args...)...)
+	if code != 0 {
+		t.Fatalf("the README's heapconv capture %s…: exit %d\n%s", prefix, code, stderr)
 	}
+	f, err := heapconv.ReadFile(out, nil)
+	if err != nil {
+		t.Fatalf("the README's heapconv capture %s…: %v", prefix, err)
+	}
+	t.Logf("the README's heapconv capture %s…: %d objects\n%s", prefix, f.Snapshots[0].Nodes.Len(), stderr)
 }
 
 // TestCaptureDropped kills a real Node process while its snapshot comes

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	v8ir "github.com/heapconv/heapconv/ir/v8"
@@ -35,7 +36,7 @@ const inspectorFixture = "testdata/v8/inspector/node20-inspector-tracking.heapsn
 //   - roundtrip says the header was corrected, not that the file differs.
 func TestInspectorTrackingHeader(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildHeapconv(t, dir)
+	bin := buildHeapconv(t)
 	fresh := inspectorSnapshot(t, filepath.Join(dir, "fresh.heapsnapshot"))
 	committed := filepath.Join(dir, "committed.heapsnapshot")
 	if err := os.WriteFile(committed, loadFixture(t, filepath.Join(moduleRoot, inspectorFixture)), 0o644); err != nil {
@@ -188,16 +189,43 @@ func inspectorSnapshot(t *testing.T, path string) string {
 	return path
 }
 
-// buildHeapconv builds the heapconv command into dir and returns its path.
-func buildHeapconv(t *testing.T, dir string) string {
+// built is the heapconv command, built once for the tests of this binary
+// that run it (TestMain removes it).
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+// buildHeapconv builds the heapconv command (once) and returns its path.
+func buildHeapconv(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "heapconv")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/heapconv")
-	cmd.Dir = moduleRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/heapconv: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "heapconv-conformance-"); built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "heapconv")
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/heapconv")
+		cmd.Dir = moduleRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build ./cmd/heapconv: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // runHeapconv runs the heapconv command and returns its exit status and
