@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/parquet-go/parquet-go"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/heapconv/heapconv"
@@ -109,6 +111,10 @@ func captureNode(t *testing.T, node string, all bool) {
 	// pid: on a process without an inspector, on a port of its own
 	// (--inspect-port) and on Node's default one.
 	for _, mode := range []nodeMode{nodeSignal, nodeSignalDefaultPort} {
+		if mode == nodeSignalDefaultPort && !defaultPortFree() {
+			t.Logf("another program holds 127.0.0.1:9229, Node's default inspector port: pid: on it is not tried")
+			continue
+		}
 		q := startNode(t, node, captureJS, mode)
 		out := filepath.Join(dir, "pid-"+mode.String()+".heapsnapshot")
 		r := take(t, "pid:"+strconv.Itoa(q.Pid), out, &heapconv.CaptureOptions{Capture: capture.Options{GC: true}})
@@ -127,7 +133,21 @@ func captureNode(t *testing.T, node string, all bool) {
 	}
 	if all {
 		captureEveryFormat(t, p.WS, nodeSecret)
+		captureSeries(t, p.HTTP)
 	}
+}
+
+// defaultPortFree reports whether Node's default inspector port is free
+// for a test's process (the tests' own wait for each other).
+func defaultPortFree() bool {
+	defaultPort.Lock()
+	defer defaultPort.Unlock()
+	l, err := net.Listen("tcp", "127.0.0.1:9229")
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
 }
 
 // captureChromium captures the page of dom.html: its DOM nodes, detached
@@ -333,9 +353,23 @@ func compareCaptured(t *testing.T, captured, own string) {
 
 // captureEveryFormat captures target into every format heapconv writes,
 // each read back; and each again with Redact, which must leave no trace
-// of the program's secret, which the plain captures hold.
+// of the program's secret, which the plain captures hold. Parquet tables
+// come from the command.
 func captureEveryFormat(t *testing.T, target, secret string) {
 	dir := t.TempDir()
+	for _, redact := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("tables-%v", redact))
+		args := []string{"capture", "-q", "--to", "parquet", target, out}
+		if redact {
+			args = append(args[:1], append([]string{"--redact"}, args[1:]...)...)
+		}
+		if code, _, stderr := runHeapconv(t, buildHeapconv(t), args...); code != 0 {
+			t.Fatalf("heapconv %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+		}
+		if found := tablesHold(t, out, secret); found == redact {
+			t.Errorf("Parquet tables, redact %v: the secret found: %v", redact, found)
+		}
+	}
 	for _, redact := range []bool{false, true} {
 		for _, ext := range []string{".heapsnapshot", ".heapsnapshot.zst", ".dartheap", ".mvmheap", ".pb.gz", ".fidlstream", ".heapir.zst"} {
 			out := filepath.Join(dir, fmt.Sprintf("every-%v%s", redact, ext))
@@ -362,6 +396,79 @@ func captureEveryFormat(t *testing.T, target, secret string) {
 			}
 		}
 	}
+}
+
+// captureSeries takes a series of two snapshots of an idle Node process
+// with the command, and compares them as diff does: the same objects,
+// matched by V8's ids.
+func captureSeries(t *testing.T, target string) {
+	dir := t.TempDir()
+	code, _, stderr := runHeapconv(t, buildHeapconv(t), "capture", "-q", "--count", "2", "--interval", "100ms", target, filepath.Join(dir, "s-%d.heapsnapshot"))
+	if code != 0 {
+		t.Fatalf("capture --count 2: exit %d\n%s", code, stderr)
+	}
+	var heaps []analysis.Heap
+	for i := range 2 {
+		h, err := heapconv.ReadHeap(filepath.Join(dir, fmt.Sprintf("s-%d.heapsnapshot", i)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heaps = append(heaps, h)
+	}
+	cmp, err := analysis.Compare(heaps, analysis.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newObjects uint64
+	for _, g := range cmp.New {
+		newObjects += g.Count
+	}
+	if n := heaps[1].Snapshot.Nodes.Len(); cmp.Identity == "" || newObjects*50 > uint64(n) {
+		t.Errorf("a series of an idle process: identity %q, %d of %d objects new", cmp.Identity, newObjects, n)
+	}
+}
+
+// tablesHold reports whether a value of the Parquet tables in dir holds
+// s (their pages may be compressed: values are read, not bytes).
+func tablesHold(t *testing.T, dir, s string) bool {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if err != nil || len(names) < 5 {
+		t.Fatalf("%d tables in %s: %v", len(names), dir, err)
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rg := range pf.RowGroups() {
+			rows := rg.Rows()
+			buf := make([]parquet.Row, 256)
+			for {
+				n, err := rows.ReadRows(buf)
+				for _, row := range buf[:n] {
+					for _, v := range row {
+						if k := v.Kind(); (k == parquet.ByteArray || k == parquet.FixedLenByteArray) && strings.Contains(string(v.ByteArray()), s) {
+							rows.Close()
+							return true
+						}
+					}
+				}
+				if err == io.EOF || n == 0 {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows.Close()
+		}
+	}
+	return false
 }
 
 // plainBytes returns a file's bytes, decompressed when it is gzip or zstd.
