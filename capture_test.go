@@ -18,8 +18,9 @@ import (
 )
 
 // fakeProducers serves a small V8 file from a scripted inspector and a
-// Dart file from a scripted Dart VM, each cut into chunks.
-func fakeProducers(t *testing.T) (v8 *fakevm.Inspector, v8data []byte, dart *fakevm.DartVM, dartdata []byte) {
+// Dart file from a scripted Dart VM, each cut into chunks; with drop, each
+// drops the connection in the middle.
+func fakeProducers(t *testing.T, drop bool) (v8 *fakevm.Inspector, v8data []byte, dart *fakevm.DartVM, dartdata []byte) {
 	t.Helper()
 	var err error
 	if v8data, err = os.ReadFile("testdata/v8/small/rows.heapsnapshot"); err != nil {
@@ -34,6 +35,9 @@ func fakeProducers(t *testing.T) (v8 *fakevm.Inspector, v8data []byte, dart *fak
 	half := len(dartdata) / 2
 	dart = &fakevm.DartVM{AuthCode: "AbCd=", Version: "3.7.3", Isolates: []string{"main"},
 		Chunks: [][]byte{dartdata[:half], dartdata[half:]}}
+	if drop {
+		v8.DropAfter, dart.DropAfter = 2, 1
+	}
 	v8.Start()
 	dart.Start()
 	t.Cleanup(v8.Close)
@@ -52,7 +56,7 @@ func captureTo(t *testing.T, target, out string, opts *heapconv.CaptureOptions) 
 // every format: the producer's own is the bytes it sent; any other is
 // what converting those bytes gives.
 func TestCaptureFile(t *testing.T) {
-	v8, v8data, dart, dartdata := fakeProducers(t)
+	v8, v8data, dart, dartdata := fakeProducers(t, false)
 	dir := t.TempDir()
 	for _, src := range []struct {
 		target string
@@ -130,7 +134,8 @@ func readMaybeZstd(t *testing.T, name string) []byte {
 // TestCaptureFileFailures: a capture that fails leaves no output, and
 // what can be refused is refused before connecting.
 func TestCaptureFileFailures(t *testing.T) {
-	v8, _, dart, _ := fakeProducers(t)
+	dropping, _, droppingDart, _ := fakeProducers(t, true)
+	v8, _, _, _ := fakeProducers(t, false)
 	dir := t.TempDir()
 	empty := func(t *testing.T) {
 		t.Helper()
@@ -142,10 +147,9 @@ func TestCaptureFileFailures(t *testing.T) {
 		}
 	}
 	// Dropped in the middle, written directly or converted.
-	v8.DropAfter, dart.DropAfter = 2, 1
 	for _, c := range []struct{ target, out string }{
-		{v8.URL(), "a.heapsnapshot"}, {v8.URL(), "a.heapsnapshot.zst"}, {v8.URL(), "a.heapir.zst"},
-		{dart.URI(), "a.dartheap"}, {dart.URI(), "a.heapsnapshot"},
+		{dropping.URL(), "a.heapsnapshot"}, {dropping.URL(), "a.heapsnapshot.zst"}, {dropping.URL(), "a.heapir.zst"},
+		{droppingDart.URI(), "a.dartheap"}, {droppingDart.URI(), "a.heapsnapshot"},
 	} {
 		_, err := captureTo(t, c.target, filepath.Join(dir, c.out), nil)
 		if !errors.Is(err, capture.ErrDropped) {
@@ -153,7 +157,6 @@ func TestCaptureFileFailures(t *testing.T) {
 		}
 		empty(t)
 	}
-	v8.DropAfter, dart.DropAfter = 0, 0
 
 	if err := os.WriteFile(filepath.Join(dir, "exists.heapsnapshot"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

@@ -71,6 +71,9 @@ part_race() {
   run go test -race -timeout 30m ./readers/... ./writers/... ./ir/devtools ./internal/fidl
   run go test -race -timeout 15m -run '^(TestDominators|TestNavigator|TestCompare)' ./ir/analysis
   run go test -race -timeout 15m ./tables
+  # capture: the WebSocket readers, the pipe into the conversion.
+  run go test -race -timeout 15m ./capture
+  run go test -race -timeout 15m -run '^(TestCaptureFile|TestCaptureFileFailures|TestCaptureCommand)$' ./cmd/heapconv .
   run go test -race -timeout 15m -run '^(TestRoundtripCommand|TestInterrupted|TestCompressedInput|TestOpen|TestWrapperErrors)$' ./cmd/heapconv .
   run go test -race -timeout 15m -run '^(TestConcurrentUse|TestDiffFindsNodeLeak|TestRetainerPathsMatchDevTools)$' ./conformance
 }
