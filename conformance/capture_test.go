@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/parquet-go/parquet-go"
 	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/capture"
