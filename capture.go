@@ -220,8 +220,13 @@ func captureConverted(ctx context.Context, sess *capture.Session, name string, p
 		err error
 	}
 	done := make(chan result, 1)
+	// A conversion that fails ends the snapshot: closing the pipe stops
+	// its writes, but not its wait for the VM's next message, which a
+	// broken VM may never send.
+	snapCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	go func() {
-		n, err := sess.Snapshot(ctx, pw)
+		n, err := sess.Snapshot(snapCtx, pw)
 		pw.CloseWithError(err)
 		done <- result{n, err}
 	}()
@@ -234,8 +239,12 @@ func captureConverted(ctx context.Context, sess *capture.Session, name string, p
 	rep, err := ConvertFileContext(ctx, "-", name, &co)
 	ended := errors.New("the conversion ended")
 	pr.CloseWithError(ended) // the snapshot's writer stops
+	if err != nil {
+		stop()
+	}
 	got := <-done
-	if got.err != nil && !errors.Is(got.err, ended) {
+	stopped := err != nil && ctx.Err() == nil && errors.Is(got.err, context.Canceled)
+	if got.err != nil && !errors.Is(got.err, ended) && !stopped {
 		return got.n, nil, got.err // the capture's failure explains the conversion's
 	}
 	if err != nil {

@@ -23,6 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Errors callers branch on; they come wrapped, with what happened
@@ -63,7 +67,9 @@ type Options struct {
 	// listens on several; 0 finds it among the ports the process opens
 	// (Node's default is 9229, or the --inspect-port it was started with).
 	Port int
-	// Progress, when set, is called as the snapshot comes in.
+	// Progress, when set, is called as the snapshot comes in, from the
+	// goroutine that reads it. Done and Total are the VM's own numbers,
+	// unchecked: a display should not trust them to be in range.
 	Progress func(Progress)
 }
 
@@ -83,6 +89,9 @@ type Session struct {
 	producer Producer
 	vm       vm
 	opts     Options
+	// failed: a snapshot failed, and Close does not wait for the VM to
+	// answer a closing handshake (a broken or hostile one may never).
+	failed bool
 }
 
 // Producer describes the program a Session is connected to.
@@ -102,6 +111,7 @@ type Producer struct {
 type vm interface {
 	snapshot(ctx context.Context, w io.Writer, opts *Options) (int64, error)
 	close() error
+	abort() error
 }
 
 // Connect connects to target (ParseTarget's forms) and returns a Session
@@ -147,11 +157,20 @@ func (s *Session) Producer() Producer { return s.producer }
 // what was written is a part of a snapshot, to be thrown away; the
 // session is of no further use after an error.
 func (s *Session) Snapshot(ctx context.Context, w io.Writer) (int64, error) {
-	return s.vm.snapshot(ctx, w, &s.opts)
+	n, err := s.vm.snapshot(ctx, w, &s.opts)
+	if err != nil {
+		s.failed = true
+	}
+	return n, err
 }
 
 // Close closes the connection. The VM goes on running.
-func (s *Session) Close() error { return s.vm.close() }
+func (s *Session) Close() error {
+	if s.failed {
+		return s.vm.abort()
+	}
+	return s.vm.close()
+}
 
 // countingWriter counts what it passes on and reports it as progress.
 type countingWriter struct {
@@ -190,4 +209,60 @@ func (r *reading) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
+}
+
+// maxShown bounds how much of a string the VM sent goes into a Producer
+// or an error.
+const maxShown = 200
+
+// cut shortens a string the VM sent to maxShown characters, for an error
+// that quotes it (%q escapes it).
+func cut(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxShown {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// printable makes a string the VM sent fit to print: cut, and its
+// control characters and bytes that are not UTF-8 escaped as Go writes
+// them. A page's title, an isolate's name or an error message is the
+// remote program's text, and a terminal obeys the escape sequences in
+// what it prints (retitling the window, rewriting the screen, setting the
+// clipboard).
+func printable(s string) string {
+	s = cut(s)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case !unicode.IsPrint(r) && r != ' ':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// listed joins quoted names for an error, the first few of them: a VM
+// may list thousands.
+func listed(names []string) string {
+	const most = 20
+	quoted := make([]string, 0, min(len(names), most))
+	for _, n := range names[:min(len(names), most)] {
+		quoted = append(quoted, strconv.Quote(cut(n)))
+	}
+	if len(names) > most {
+		quoted = append(quoted, fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return strings.Join(quoted, ", ")
 }

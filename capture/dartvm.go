@@ -35,9 +35,9 @@ type rpcError struct {
 }
 
 func (e *rpcError) Error() string {
-	msg := e.Message
+	msg := printable(e.Message)
 	if e.Data.Details != "" {
-		msg += ": " + e.Data.Details
+		msg += ": " + printable(e.Data.Details)
 	}
 	return fmt.Sprintf("%s (code %d)", msg, e.Code)
 }
@@ -106,21 +106,29 @@ func connectDart(ctx context.Context, t Target, opts *Options) (vm, Producer, er
 		Version  string        `json:"version"`
 		Isolates []dartIsolate `json:"isolates"`
 	}
-	if err := d.call(ctx, "getVM", nil, &vmInfo); err != nil {
-		ws.close()
+	// A VM answers getVM at once: a server that does not is no VM.
+	vmctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	err = d.call(vmctx, "getVM", nil, &vmInfo)
+	timedOut := ctx.Err() == nil && vmctx.Err() != nil
+	cancel()
+	if err != nil {
+		ws.abort()
+		if timedOut {
+			err = fmt.Errorf("%w: %s did not answer getVM within %v", ErrNotVM, u.Redacted(), connectTimeout)
+		}
 		return nil, p, err
 	}
 	if vmInfo.Type != "VM" {
-		ws.close()
-		return nil, p, fmt.Errorf("%w: getVM answered a %q", ErrNotVM, vmInfo.Type)
+		ws.abort()
+		return nil, p, fmt.Errorf("%w: getVM answered a %q", ErrNotVM, cut(vmInfo.Type))
 	}
-	p.VM = "Dart " + dartVersion(vmInfo.Version)
+	p.VM = "Dart " + printable(dartVersion(vmInfo.Version))
 	iso, err := chooseIsolate(vmInfo.Isolates, opts.Isolate)
 	if err != nil {
-		ws.close()
+		ws.abort()
 		return nil, p, err
 	}
-	d.isolateID, p.Target = iso.ID, "isolate "+iso.Name
+	d.isolateID, p.Target = iso.ID, "isolate "+printable(iso.Name)
 	return d, p, nil
 }
 
@@ -147,7 +155,7 @@ func chooseIsolate(isolates []dartIsolate, name string) (dartIsolate, error) {
 			continue
 		}
 		user = append(user, iso)
-		names = append(names, strconv.Quote(iso.Name))
+		names = append(names, iso.Name)
 		if name != "" && iso.Name == name || name == "" && iso.Name == "main" {
 			return iso, nil
 		}
@@ -158,9 +166,9 @@ func chooseIsolate(isolates []dartIsolate, name string) (dartIsolate, error) {
 	case len(user) == 0:
 		return dartIsolate{}, fmt.Errorf("%w: the VM runs no isolate", ErrNoTarget)
 	case name == "":
-		return dartIsolate{}, fmt.Errorf("%w: the VM runs %d isolates and none is named \"main\"; choose one: %s", ErrNoTarget, len(user), strings.Join(names, ", "))
+		return dartIsolate{}, fmt.Errorf("%w: the VM runs %d isolates and none is named \"main\"; choose one: %s", ErrNoTarget, len(user), listed(names))
 	}
-	return dartIsolate{}, fmt.Errorf("%w: no isolate is named %q; the VM runs %s", ErrNoTarget, name, strings.Join(names, ", "))
+	return dartIsolate{}, fmt.Errorf("%w: no isolate is named %q; the VM runs %s", ErrNoTarget, name, listed(names))
 }
 
 // send sends a request and returns its id.
@@ -237,7 +245,7 @@ func sentinel(result json.RawMessage) error {
 		Type, Kind, ValueAsString string
 	}
 	if json.Unmarshal(result, &s) == nil && s.Type == "Sentinel" {
-		return fmt.Errorf("%w: the isolate is gone (%s: %s)", ErrNoTarget, s.Kind, s.ValueAsString)
+		return fmt.Errorf("%w: the isolate is gone (%s: %s)", ErrNoTarget, printable(s.Kind), printable(s.ValueAsString))
 	}
 	return nil
 }
@@ -333,7 +341,7 @@ const maxChunkHeader = 1 << 20
 func (d *dartVM) chunk(ctx context.Context, r io.Reader, w io.Writer) (bool, error) {
 	var head [4]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return false, d.ws.broken(ctx, err)
+		return false, d.shortChunk(ctx, err)
 	}
 	off := binary.LittleEndian.Uint32(head[:])
 	if off < 4 || off > maxChunkHeader {
@@ -341,7 +349,7 @@ func (d *dartVM) chunk(ctx context.Context, r io.Reader, w io.Writer) (bool, err
 	}
 	meta := make([]byte, off-4)
 	if _, err := io.ReadFull(r, meta); err != nil {
-		return false, d.ws.broken(ctx, err)
+		return false, d.shortChunk(ctx, err)
 	}
 	var msg rpcMessage
 	if err := json.Unmarshal(meta, &msg); err != nil {
@@ -349,8 +357,10 @@ func (d *dartVM) chunk(ctx context.Context, r io.Reader, w io.Writer) (bool, err
 	}
 	ev := &msg.Params.Event
 	if msg.Params.StreamID != "HeapSnapshot" || ev.Isolate.ID != "" && ev.Isolate.ID != d.isolateID {
-		_, err := io.Copy(io.Discard, r)
-		return false, err
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return false, d.ws.broken(ctx, err)
+		}
+		return false, nil
 	}
 	src := &reading{r: r}
 	if _, err := io.Copy(w, src); err != nil {
@@ -362,4 +372,16 @@ func (d *dartVM) chunk(ctx context.Context, r io.Reader, w io.Writer) (bool, err
 	return ev.Last, nil
 }
 
+// shortChunk words a binary message that ended before the header it
+// begins with: the message reader ends a whole message with a bare EOF
+// (io.ReadFull's ErrUnexpectedEOF after a part), and a lost connection
+// with an error of its own.
+func (d *dartVM) shortChunk(ctx context.Context, err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: a binary message shorter than its header", ErrProtocol)
+	}
+	return d.ws.broken(ctx, err)
+}
+
 func (d *dartVM) close() error { return d.ws.close() }
+func (d *dartVM) abort() error { return d.ws.abort() }

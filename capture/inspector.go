@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	v8ir "github.com/heapconv/heapconv/ir/v8"
@@ -57,16 +58,19 @@ func connectInspector(ctx context.Context, t Target, opts *Options) (vm, Produce
 		if err != nil {
 			return nil, p, err
 		}
-		addr, p.Target = chosen.WS, chosen.URL
+		if addr, err = debuggerURL(chosen.WS, httpBase.String()); err != nil {
+			return nil, p, err
+		}
+		p.Target = printable(chosen.URL)
 		if chosen.Type == "node" {
-			p.Target = chosen.Title
+			p.Target = printable(chosen.Title)
 		}
 	} else if getJSON(ctx, httpBase.String()+"/json/version", &version) != nil {
 		// A WebSocket named directly: its endpoint tells the VM's
 		// version where it answers; the snapshot does not need it.
 		version.Browser = ""
 	}
-	p.VM = version.Browser
+	p.VM = printable(version.Browser)
 	if p.Target == "" {
 		p.Target = addr
 	}
@@ -75,6 +79,24 @@ func connectInspector(ctx context.Context, t Target, opts *Options) (vm, Produce
 		return nil, p, err
 	}
 	return &inspector{ws: ws}, p, nil
+}
+
+// debuggerURL checks the WebSocket an endpoint's list gives for a target:
+// a WebSocket on the endpoint's host (sameMachine). Node and Chrome name
+// it with the host the request was sent to; another host would have the
+// capture talk to a machine the user did not name (and take its snapshot
+// for the one named). It returns the address in its escaped form, fit to
+// print.
+func debuggerURL(ws, endpoint string) (string, error) {
+	u, err := url.Parse(ws)
+	e, _ := url.Parse(endpoint)
+	switch {
+	case err != nil || u.Scheme != "ws" && u.Scheme != "wss" || u.Host == "":
+		return "", fmt.Errorf("%w: %s lists a target whose webSocketDebuggerUrl is no WebSocket address: %q", ErrNotVM, endpoint, cut(ws))
+	case !sameMachine(u.Hostname(), e.Hostname()):
+		return "", fmt.Errorf("%w: %s lists a target on another host, %s: only the endpoint's host is connected to", ErrNotVM, endpoint, u.Redacted())
+	}
+	return u.String(), nil
 }
 
 // choosePage picks the target to snapshot from an inspector's list: a
@@ -94,8 +116,12 @@ func choosePage(list []inspectorTarget, page, endpoint string) (inspectorTarget,
 	}
 	describe := func(ts []inspectorTarget) string {
 		var b strings.Builder
-		for _, t := range ts {
-			fmt.Fprintf(&b, "\n  %s  %q", t.URL, t.Title)
+		for i, t := range ts {
+			if i == 20 { // a hostile endpoint may list millions
+				fmt.Fprintf(&b, "\n  and %d more", len(ts)-i)
+				break
+			}
+			fmt.Fprintf(&b, "\n  %s  %q", printable(t.URL), cut(t.Title))
 		}
 		return b.String()
 	}
@@ -108,7 +134,7 @@ func choosePage(list []inspectorTarget, page, endpoint string) (inspectorTarget,
 		return inspectorTarget{}, fmt.Errorf("%w: %s has %d pages%s; choose one by a part of its URL or title:%s",
 			ErrNoTarget, endpoint, len(matching), map[bool]string{true: " matching " + fmt.Sprintf("%q", page)}[page != ""], describe(matching))
 	case matching[0].WS == "":
-		return inspectorTarget{}, fmt.Errorf("%w: %s: another debugger is attached to %s", ErrNoTarget, endpoint, matching[0].URL)
+		return inspectorTarget{}, fmt.Errorf("%w: %s: another debugger is attached to %s", ErrNoTarget, endpoint, printable(matching[0].URL))
 	}
 	return matching[0], nil
 }
@@ -179,9 +205,9 @@ func (m *cdpMessage) err(method string) error {
 		return nil
 	}
 	if m.Error.Code == -32601 { // method not found
-		return fmt.Errorf("%w: the target has no %s (%s); a browser's own target has no heap, its pages do", ErrNoHeapSnapshots, method, m.Error.Message)
+		return fmt.Errorf("%w: the target has no %s (%s); a browser's own target has no heap, its pages do", ErrNoHeapSnapshots, method, printable(m.Error.Message))
 	}
-	return fmt.Errorf("%s: %s (code %d)", method, m.Error.Message, m.Error.Code)
+	return fmt.Errorf("%s: %s (code %d)", method, printable(m.Error.Message), m.Error.Code)
 }
 
 func (in *inspector) snapshot(ctx context.Context, w io.Writer, opts *Options) (int64, error) {
@@ -242,7 +268,7 @@ func (in *inspector) snapshot(ctx context.Context, w io.Writer, opts *Options) (
 				opts.Progress(Progress{Done: p.Done, Total: p.Total})
 			}
 		case msg.Method == "Inspector.detached":
-			return cw.n, fmt.Errorf("%w: the inspector detached (%s) after %d bytes", ErrDropped, msg.Params, cw.n)
+			return cw.n, fmt.Errorf("%w: the inspector detached (%s) after %d bytes", ErrDropped, printable(string(msg.Params)), cw.n)
 		}
 	}
 }
@@ -263,3 +289,4 @@ func (in *inspector) writeChunk(w io.Writer, s []byte) error {
 }
 
 func (in *inspector) close() error { return in.ws.close() }
+func (in *inspector) abort() error { return in.ws.abort() }

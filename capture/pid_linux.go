@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,12 +36,12 @@ func connectPID(ctx context.Context, t Target, opts *Options) (vm, Producer, err
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, Producer{}, fmt.Errorf("%w: there is no process %d", ErrNoTarget, pid)
+			return nil, Producer{}, noExecutable(pid)
 		}
 		return nil, Producer{}, fmt.Errorf("%w: process %d: %v", ErrNoTarget, pid, err)
 	}
-	if base := filepath.Base(strings.TrimSuffix(exe, " (deleted)")); !strings.HasPrefix(base, "node") {
-		return nil, Producer{}, fmt.Errorf("%w: process %d runs %s, not node: SIGUSR1, which opens Node's inspector, would end it", ErrNoTarget, pid, exe)
+	if !isNodeExe(exe) {
+		return nil, Producer{}, fmt.Errorf("%w: process %d runs %s, not node: SIGUSR1, which opens Node's inspector, would end it", ErrNoTarget, pid, printable(exe))
 	}
 	// inspector returns the endpoint of the process's inspector among
 	// the ports it listens on and not in skip, "" when none is one.
@@ -83,6 +84,36 @@ func connectPID(ctx context.Context, t Target, opts *Options) (vm, Producer, err
 	v, p, err := connectInspector(ctx, Target{Kind: Inspector, URL: u}, opts)
 	p.Target = fmt.Sprintf("process %d (%s)", pid, p.Target)
 	return v, p, err
+}
+
+// isNodeExe reports whether an executable's path names Node: node or
+// nodejs (as some distributions name it), perhaps with a version
+// (node20, node-20, nodejs-18.1). A prefix alone would take in other
+// programs (node_exporter, nodemon built into a binary), which SIGUSR1
+// may end.
+func isNodeExe(exe string) bool {
+	base := filepath.Base(strings.TrimSuffix(exe, " (deleted)"))
+	rest, ok := strings.CutPrefix(base, "nodejs")
+	if !ok {
+		rest, ok = strings.CutPrefix(base, "node")
+	}
+	rest = strings.TrimPrefix(rest, "-")
+	return ok && strings.Trim(rest, "0123456789.") == ""
+}
+
+// noExecutable explains a process whose executable cannot be read
+// although this user may look: there is none, or it is a zombie (ended,
+// its parent has not waited for it) or a kernel thread.
+func noExecutable(pid int) error {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return fmt.Errorf("%w: there is no process %d", ErrNoTarget, pid)
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+		return fmt.Errorf("%w: process %d has ended (a zombie its parent has not waited for)", ErrNoTarget, pid)
+	}
+	return fmt.Errorf("%w: process %d runs no executable (a kernel thread?)", ErrNoTarget, pid)
 }
 
 // notOpened explains why a process did not open its inspector: most

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Kind is what a target names.
@@ -117,8 +116,45 @@ func (t Target) String() string {
 	return t.URL.String()
 }
 
-// httpClient talks to targets' HTTP endpoints: local, answering at once.
-var httpClient = &http.Client{Timeout: 10 * time.Second}
+// httpTransport carries the requests to targets' endpoints: one or two
+// each, so that no connection is kept open after them (a pid: target's
+// ports are probed one after another).
+var httpTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableKeepAlives = true
+	return t
+}()
+
+// httpClient talks to targets' HTTP endpoints: local, answering at once
+// (getJSON bounds each request by connectTimeout).
+var httpClient = &http.Client{Transport: httpTransport, CheckRedirect: sameHost}
+
+// errElsewhere is a redirect to another host than the target's.
+var errElsewhere = errors.New("a redirect to another host is not followed")
+
+// sameHost follows a redirect that stays on the target's host (a Dart VM
+// service sends WebSocket clients to its DDS, on another port) and no
+// other: the user named the machine of the program to capture, and an
+// endpoint is not to send heapconv elsewhere.
+func sameHost(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if !sameMachine(req.URL.Hostname(), via[0].URL.Hostname()) {
+		return fmt.Errorf("%w (%s)", errElsewhere, req.URL.Redacted())
+	}
+	return nil
+}
+
+// sameMachine reports whether two hosts of URLs are one: the same name,
+// or both loopback (localhost, 127.0.0.1 and ::1 are the same machine).
+func sameMachine(a, b string) bool {
+	loopback := func(h string) bool {
+		ip := net.ParseIP(h)
+		return strings.EqualFold(h, "localhost") || ip != nil && ip.IsLoopback()
+	}
+	return strings.EqualFold(a, b) || loopback(a) && loopback(b)
+}
 
 // maxJSON bounds the answers of HTTP endpoints (a browser's list of
 // targets is a few kilobytes).
@@ -127,21 +163,31 @@ const maxJSON = 16 << 20
 // getJSON fetches a JSON document from an HTTP endpoint into v. A status
 // other than 200 is an error that wraps ErrNotVM.
 func getJSON(ctx context.Context, u string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	// The whole request, body included, is bounded: a server may answer
+	// its headers and then a byte a minute.
+	rctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
 	if err != nil {
+		return err
+	}
+	timedOut := func(err error) error {
+		if ctx.Err() == nil && rctx.Err() != nil {
+			return fmt.Errorf("%w: GET %s: no answer within %v", ErrUnreachable, u, connectTimeout)
+		}
 		return err
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return unreachable(u, err)
+		return timedOut(unreachable(u, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: GET %s: %s", ErrNotVM, u, resp.Status)
+		return fmt.Errorf("%w: GET %s: %s", ErrNotVM, u, printable(resp.Status))
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJSON+1))
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", u, err)
+		return timedOut(fmt.Errorf("GET %s: %w", u, err))
 	}
 	if len(data) > maxJSON {
 		return fmt.Errorf("%w: GET %s: more than %d bytes", ErrNotVM, u, maxJSON)
@@ -161,7 +207,10 @@ func unreachable(addr string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return fmt.Errorf("%w: %s: %v", ErrUnreachable, addr, err)
+	if errors.Is(err, errElsewhere) {
+		return fmt.Errorf("%w: %s: %w", ErrNotVM, addr, err)
+	}
+	return fmt.Errorf("%w: %s: %s", ErrUnreachable, addr, printable(err.Error()))
 }
 
 // resolveEndpoint asks an HTTP endpoint what it is: a V8 inspector lists
@@ -179,7 +228,7 @@ func resolveEndpoint(ctx context.Context, t Target) (Target, error) {
 		t.Kind = Inspector
 		return t, nil
 	}
-	if errors.Is(err, ErrUnreachable) || ctx.Err() != nil {
+	if errors.Is(err, ErrUnreachable) || errors.Is(err, errElsewhere) || ctx.Err() != nil {
 		return t, err
 	}
 	var rpc struct {

@@ -199,6 +199,7 @@ func captureTables(ctx context.Context, e *env, target, out string, force, quiet
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	clearProgress(e) // the progress line, before what follows is printed
 	if err != nil {
 		return captureError(err)
 	}
@@ -246,7 +247,9 @@ func (c *captureProgress) update(p capture.Progress) {
 		c.drawn = now
 	}
 	if p.Received == 0 && p.Total > 0 {
-		pct := int(p.Done * 100 / p.Total)
+		// The VM's numbers, unchecked: kept to 0–100% (Done*100 could
+		// overflow, Done could be negative or past Total).
+		pct := int(min(max(float64(p.Done)/float64(p.Total)*100, 0), 100))
 		fmt.Fprintf(c.e.stderr, "\r\033[Kthe VM builds the snapshot: %3d%% of %d objects", pct, p.Total)
 	} else {
 		fmt.Fprintf(c.e.stderr, "\r\033[Kreceiving the snapshot: %s", bytesize.String(uint64(p.Received)))

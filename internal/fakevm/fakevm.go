@@ -38,6 +38,12 @@ type Inspector struct {
 	// NoProfiler answers every HeapProfiler method as unknown, as a
 	// browser's own target does.
 	NoProfiler bool
+	// List, when set, writes /json/list's answer instead of Pages, given
+	// page 0's WebSocket address: a broken or hostile endpoint's.
+	List func(ws string) string
+	// Script, when set, runs each WebSocket session instead of the
+	// scripted snapshot: a broken or hostile VM (ReadRequest, Send).
+	Script func(ctx context.Context, c *websocket.Conn)
 	// Connections counts the WebSockets accepted.
 	Connections atomic.Int32
 	// GCs counts HeapProfiler.collectGarbage calls.
@@ -71,6 +77,8 @@ func (in *Inspector) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/json/version":
 		json.NewEncoder(w).Encode(map[string]string{"Browser": in.Browser, "Protocol-Version": "1.3"})
+	case (r.URL.Path == "/json/list" || r.URL.Path == "/json") && in.List != nil:
+		fmt.Fprint(w, in.List(in.PageURL(0)))
 	case r.URL.Path == "/json/list" || r.URL.Path == "/json":
 		var list []map[string]string
 		for i, p := range in.Pages {
@@ -84,6 +92,11 @@ func (in *Inspector) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		in.Connections.Add(1)
 		defer c.CloseNow()
+		if in.Script != nil {
+			c.SetReadLimit(-1)
+			in.Script(r.Context(), c)
+			return
+		}
 		in.session(r.Context(), c)
 	default:
 		http.NotFound(w, r)
@@ -168,6 +181,9 @@ type DartVM struct {
 	NotRunnable int
 	// GCs counts getAllocationProfile calls with gc.
 	GCs atomic.Int32
+	// Script, when set, runs each WebSocket session instead of the
+	// scripted VM: a broken or hostile one (ReadRequest, Send).
+	Script func(ctx context.Context, c *websocket.Conn)
 
 	srv *httptest.Server
 }
@@ -200,6 +216,10 @@ func (d *DartVM) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		defer c.CloseNow()
 		c.SetReadLimit(-1)
+		if d.Script != nil {
+			d.Script(r.Context(), c)
+			return
+		}
 		d.session(r.Context(), c)
 	case prefix + "getVersion":
 		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "result": map[string]any{"type": "Version", "major": 4, "minor": 0}})
@@ -307,4 +327,38 @@ func Chunk(isolate string, data []byte, last bool) []byte {
 	msg := binary.LittleEndian.AppendUint32(nil, uint32(4+len(meta)))
 	msg = append(msg, meta...)
 	return append(msg, data...)
+}
+
+// Request is a request as a Script reads it: a V8 inspector's (a number
+// id) or a Dart VM service's (a string id).
+type Request struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// ReadRequest reads the client's next request.
+func ReadRequest(ctx context.Context, c *websocket.Conn) (Request, error) {
+	var req Request
+	_, data, err := c.Read(ctx)
+	if err == nil {
+		err = json.Unmarshal(data, &req)
+	}
+	return req, err
+}
+
+// Send writes msg as a text message.
+func Send(ctx context.Context, c *websocket.Conn, msg string) error {
+	return c.Write(ctx, websocket.MessageText, []byte(msg))
+}
+
+// ChunkMessage is the inspector's message of a snapshot's chunk.
+func ChunkMessage(chunk string) string {
+	s, _ := json.Marshal(chunk)
+	return `{"method":"HeapProfiler.addHeapSnapshotChunk","params":{"chunk":` + string(s) + `}}`
+}
+
+// Reply is the reply to req with result, a JSON value.
+func Reply(req Request, result string) string {
+	return `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`
 }

@@ -1,0 +1,4 @@
+package capture
+
+// IsNodeExe is isNodeExe, for its table.
+var IsNodeExe = isNodeExe
