@@ -65,10 +65,11 @@ func connectInspector(ctx context.Context, t Target, opts *Options) (vm, Produce
 		if chosen.Type == "node" {
 			p.Target = printable(chosen.Title)
 		}
-	} else if getJSON(ctx, httpBase.String()+"/json/version", &version) != nil {
+	} else {
 		// A WebSocket named directly: its endpoint tells the VM's
-		// version where it answers; the snapshot does not need it.
-		version.Browser = ""
+		// version where it answers; the snapshot does not need it, so
+		// a failure leaves the version unknown.
+		_ = getJSON(ctx, httpBase.String()+"/json/version", &version)
 	}
 	p.VM = printable(version.Browser)
 	if p.Target == "" {
@@ -130,9 +131,12 @@ func choosePage(list []inspectorTarget, page, endpoint string) (inspectorTarget,
 		return inspectorTarget{}, fmt.Errorf("%w: %s lists no page or Node process", ErrNoTarget, endpoint)
 	case len(matching) == 0:
 		return inspectorTarget{}, fmt.Errorf("%w: no page of %s has %q in its URL or title; it has:%s", ErrNoTarget, endpoint, page, describe(all))
+	case len(matching) > 1 && page != "":
+		return inspectorTarget{}, fmt.Errorf("%w: %s has %d pages matching %q; choose one by a part of its URL or title:%s",
+			ErrNoTarget, endpoint, len(matching), page, describe(matching))
 	case len(matching) > 1:
-		return inspectorTarget{}, fmt.Errorf("%w: %s has %d pages%s; choose one by a part of its URL or title:%s",
-			ErrNoTarget, endpoint, len(matching), map[bool]string{true: " matching " + fmt.Sprintf("%q", page)}[page != ""], describe(matching))
+		return inspectorTarget{}, fmt.Errorf("%w: %s has %d pages; choose one by a part of its URL or title:%s",
+			ErrNoTarget, endpoint, len(matching), describe(matching))
 	case matching[0].WS == "":
 		return inspectorTarget{}, fmt.Errorf("%w: %s: another debugger is attached to %s", ErrNoTarget, endpoint, printable(matching[0].URL))
 	}
