@@ -23,7 +23,6 @@ import (
 
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/capture"
-	"github.com/heapconv/heapconv/internal/sampling"
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
 )
@@ -35,49 +34,14 @@ import (
 // writes itself at the same moment, class by class.
 func TestCapture(t *testing.T) {
 	t.Run("node", func(t *testing.T) {
-		t.Parallel()
-		pins, err := nodePins()
-		if err != nil {
-			t.Fatal(err)
-		}
-		majors := []int{0} // the machine's node
-		if sampling.Exhaustive() {
-			majors = append(majors, slices.Sorted(maps.Keys(pins))...)
-		}
-		sampling.Logf(t, len(majors), 1+len(pins), "Node versions")
-		for _, major := range majors {
-			name := "system"
-			if major != 0 {
-				name = strconv.Itoa(major)
-			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				node := ""
-				if major != 0 {
-					node = requireNode(t, major)
-				}
-				captureNode(t, node, major == 0)
-			})
-		}
+		eachNode(t, captureNode)
 	})
 	t.Run("chromium", func(t *testing.T) {
 		t.Parallel()
 		captureChromium(t)
 	})
 	t.Run("dart", func(t *testing.T) {
-		t.Parallel()
-		idx := []int{len(dartVMs) - 1} // the newest: what capture meets most
-		if sampling.Exhaustive() {
-			idx = sampling.Spread(len(dartVMs), len(dartVMs))
-		}
-		sampling.Logf(t, len(idx), len(dartVMs), "Dart VMs")
-		for k, i := range idx {
-			v := dartVMs[i]
-			t.Run(v.dart, func(t *testing.T) {
-				t.Parallel()
-				captureDartVM(t, v.sass, v.dart, (len(idx)-1-k)%2 == 0, k == 0)
-			})
-		}
+		eachDartVM(t, captureDartVM)
 	})
 }
 
@@ -235,32 +199,7 @@ func captureDartVM(t *testing.T, sass, version string, authCodes, all bool) {
 	}
 	// The two captures of one idle process: the same objects, matched by
 	// their identity hash codes.
-	var heaps []analysis.Heap
-	for _, name := range []string{first, second} {
-		h, err := heapconv.ReadHeap(name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		heaps = append(heaps, h)
-	}
-	cmp, err := analysis.Compare(heaps, analysis.CompareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cmp.Identity == "" {
-		t.Errorf("two captures of Dart %s: no identity to match objects by", version)
-	}
-	var newObjects uint64
-	for _, g := range cmp.New {
-		newObjects += g.Count
-		if g.Class == "CaptureLeaf" {
-			t.Errorf("%d CaptureLeaf objects are new in the second capture: they are the same objects", g.Count)
-		}
-	}
-	if n := heaps[1].Snapshot.Nodes.Len(); newObjects*50 > uint64(n) {
-		t.Errorf("%d of %d objects new in the second capture of an idle program", newObjects, n)
-	}
-	t.Logf("Dart %s: %d objects new between two captures (the service's own), of %d", version, newObjects, heaps[1].Snapshot.Nodes.Len())
+	sameObjects(t, first, second)
 	// Into V8, judged by DevTools' own loader.
 	v8out := filepath.Join(dir, "dart.heapsnapshot")
 	take(t, vm.URI, v8out, nil)
@@ -407,9 +346,18 @@ func captureSeries(t *testing.T, target string) {
 	if code != 0 {
 		t.Fatalf("capture --count 2: exit %d\n%s", code, stderr)
 	}
+	sameObjects(t, filepath.Join(dir, "s-0.heapsnapshot"), filepath.Join(dir, "s-1.heapsnapshot"))
+}
+
+// sameObjects compares two snapshots of an idle program as diff does: its
+// objects matched by the identity the format gives them, few are new in
+// the second (what taking the first allocated), and none of its
+// CaptureLeaf objects.
+func sameObjects(t *testing.T, first, second string) {
+	t.Helper()
 	var heaps []analysis.Heap
-	for i := range 2 {
-		h, err := heapconv.ReadHeap(filepath.Join(dir, fmt.Sprintf("s-%d.heapsnapshot", i)), nil)
+	for _, name := range []string{first, second} {
+		h, err := heapconv.ReadHeap(name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,13 +367,21 @@ func captureSeries(t *testing.T, target string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cmp.Identity == "" {
+		t.Errorf("%s and %s: no identity to match objects by", filepath.Base(first), filepath.Base(second))
+	}
 	var newObjects uint64
 	for _, g := range cmp.New {
 		newObjects += g.Count
+		if g.Class == "CaptureLeaf" {
+			t.Errorf("%d CaptureLeaf objects are new in %s: they are the same objects", g.Count, filepath.Base(second))
+		}
 	}
-	if n := heaps[1].Snapshot.Nodes.Len(); cmp.Identity == "" || newObjects*50 > uint64(n) {
-		t.Errorf("a series of an idle process: identity %q, %d of %d objects new", cmp.Identity, newObjects, n)
+	n := heaps[1].Snapshot.Nodes.Len()
+	if newObjects*50 > uint64(n) {
+		t.Errorf("%d of %d objects new in %s, a second snapshot of an idle program", newObjects, n, filepath.Base(second))
 	}
+	t.Logf("%s: %d of %d objects new since %s (matched by %s)", filepath.Base(second), newObjects, n, filepath.Base(first), cmp.Identity)
 }
 
 // tablesHold reports whether a value of the Parquet tables in dir holds

@@ -46,52 +46,19 @@ func TestProducers(t *testing.T) {
 		return
 	}
 	t.Run("dart", func(t *testing.T) {
-		t.Parallel()
-		idx := []int{len(dartVMs) - 1} // the newest: what capture meets most
-		if sampling.Exhaustive() {
-			idx = sampling.Spread(len(dartVMs), len(dartVMs))
-		}
-		sampling.Logf(t, len(idx), len(dartVMs), "Dart VMs")
-		for k, i := range idx {
-			v := dartVMs[i]
-			t.Run(v.sass, func(t *testing.T) {
-				t.Parallel()
-				// The newest VM runs with the auth code in its address, as
-				// VMs run by default; the others alternate.
-				checkDartProducer(t, v.sass, v.dart, (len(idx)-1-k)%2 == 0)
-			})
-		}
+		eachDartVM(t, func(t *testing.T, sass, dart string, authCodes, _ bool) {
+			checkDartProducer(t, sass, dart, authCodes)
+		})
 	})
 	t.Run("node", func(t *testing.T) {
-		t.Parallel()
-		pins, err := nodePins()
-		if err != nil {
-			t.Fatal(err)
-		}
-		majors := []int{0} // the machine's node
-		if sampling.Exhaustive() {
-			majors = append(majors, slices.Sorted(maps.Keys(pins))...)
-		}
-		sampling.Logf(t, len(majors), 1+len(pins), "Node versions")
-		for _, major := range majors {
-			name := "system"
-			if major != 0 {
-				name = fmt.Sprint(major)
+		eachNode(t, func(t *testing.T, node string, _ bool) {
+			for _, mode := range []nodeMode{nodeInspect, nodeSignal, nodeSignalDefaultPort} {
+				t.Run(mode.String(), func(t *testing.T) {
+					t.Parallel()
+					checkNodeProducer(t, node, mode)
+				})
 			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				node := ""
-				if major != 0 {
-					node = requireNode(t, major)
-				}
-				for _, mode := range []nodeMode{nodeInspect, nodeSignal, nodeSignalDefaultPort} {
-					t.Run(mode.String(), func(t *testing.T) {
-						t.Parallel()
-						checkNodeProducer(t, node, mode)
-					})
-				}
-			})
-		}
+		})
 	})
 	t.Run("chromium", func(t *testing.T) {
 		t.Parallel()
@@ -116,6 +83,56 @@ func TestProducers(t *testing.T) {
 		}
 		t.Logf("%s, page %s", version.Browser, c.PageURL)
 	})
+}
+
+// eachDartVM runs f in a parallel subtest per Dart VM the run takes: the
+// newest, what capture meets most, and with HEAPCONV_EXHAUSTIVE=1 every
+// one of dartVMs. The newest runs with the auth code in its service's
+// address, as VMs run by default; the others alternate.
+func eachDartVM(t *testing.T, f func(t *testing.T, sass, dart string, authCodes, newest bool)) {
+	t.Parallel()
+	idx := []int{len(dartVMs) - 1}
+	if sampling.Exhaustive() {
+		idx = sampling.Spread(len(dartVMs), len(dartVMs))
+	}
+	sampling.Logf(t, len(idx), len(dartVMs), "Dart VMs")
+	for k, i := range idx {
+		v := dartVMs[i]
+		t.Run(v.dart, func(t *testing.T) {
+			t.Parallel()
+			f(t, v.sass, v.dart, (len(idx)-1-k)%2 == 0, k == 0)
+		})
+	}
+}
+
+// eachNode runs f in a parallel subtest per Node the run takes: the
+// machine's (node "", system), and with HEAPCONV_EXHAUSTIVE=1 the pinned
+// versions too, installed by requireNode.
+func eachNode(t *testing.T, f func(t *testing.T, node string, system bool)) {
+	t.Parallel()
+	pins, err := nodePins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	majors := []int{0}
+	if sampling.Exhaustive() {
+		majors = append(majors, slices.Sorted(maps.Keys(pins))...)
+	}
+	sampling.Logf(t, len(majors), 1+len(pins), "Node versions")
+	for _, major := range majors {
+		name := "system"
+		if major != 0 {
+			name = strconv.Itoa(major)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			node := ""
+			if major != 0 {
+				node = requireNode(t, major)
+			}
+			f(t, node, major == 0)
+		})
+	}
 }
 
 // checkDartProducer starts objects.dart on the Dart VM of a Dart Sass
