@@ -15,9 +15,10 @@ import (
 	"github.com/heapconv/heapconv/internal/bytesize"
 )
 
-const captureUsage = `Usage: heapconv capture [--to F|parquet] [--force] [-q] [--gc] [--count N]
-                       [--interval D] [--isolate NAME] [--target TEXT] [--port N]
-                       [--loss-report FILE.json] [--level L] [--redact] TARGET OUT
+const captureUsage = `Usage: heapconv capture [--to F|parquet] [--force] [-q] [--gc]
+                        [--count N] [--interval D] [--isolate NAME]
+                        [--target TEXT] [--port N] [--loss-report FILE.json]
+                        [--level L] [--redact] TARGET OUT
 
 Takes a heap snapshot of a running program and writes it to OUT in any
 format, as convert writes it. TARGET is the program's address as it
@@ -68,10 +69,12 @@ Flags:
 
 Examples:
   heapconv capture http://127.0.0.1:8181/AbCd1234=/ app.heapsnapshot
-  heapconv capture ws://127.0.0.1:9229/0f2c9d1e-5a8b-4c3d-9e7f-1a2b3c4d5e6f app.heapir.zst
+  heapconv capture ws://127.0.0.1:9229/0f2c9d1e-5a8b-4c3d-9e7f-1a2b3c4d5e6f \
+      app.heapir.zst
   heapconv capture --gc pid:12345 server.heapsnapshot.zst
   heapconv capture --count 3 --interval 30s pid:12345 'server-%d.heapsnapshot'
-  heapconv capture --target localhost:3000 http://127.0.0.1:9222 page.heapsnapshot
+  heapconv capture --target localhost:3000 http://127.0.0.1:9222 \
+      page.heapsnapshot
   heapconv capture --to parquet http://127.0.0.1:8181/AbCd1234=/ tables/app
   heapconv capture --redact pid:12345 shareable.heapsnapshot
 `
