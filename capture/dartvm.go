@@ -95,7 +95,7 @@ func connectDart(ctx context.Context, t Target, opts *Options) (vm, Producer, er
 	}
 	ws, err := dialWS(ctx, u.String())
 	if err != nil {
-		if authCode(u.Path) == "" && strings.Contains(err.Error(), "403") {
+		if authCode(u.Path) == "" && forbidden(err) {
 			err = fmt.Errorf("%w (the VM service needs the auth code in the URI it printed: http://host:port/CODE=/)", err)
 		}
 		return nil, p, err

@@ -183,7 +183,7 @@ func getJSON(ctx context.Context, u string, v any) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: GET %s: %s", ErrNotVM, u, printable(resp.Status))
+		return &statusError{"GET " + u, resp.StatusCode, printable(resp.Status)}
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJSON+1))
 	if err != nil {
@@ -241,9 +241,30 @@ func resolveEndpoint(ctx context.Context, t Target) (Target, error) {
 		t.Kind = DartVM
 		return t, nil
 	}
-	if err != nil && strings.Contains(err.Error(), "403") {
+	if forbidden(err) {
 		// A Dart VM service refuses requests without its auth code.
 		return t, fmt.Errorf("%w: %s refuses requests without an auth code: give the whole URI the Dart VM printed (http://host:port/CODE=/)", ErrNotVM, t.URL)
 	}
 	return t, fmt.Errorf("%w: %s answers neither /json/version (a V8 inspector) nor getVersion (a Dart VM service)", ErrNotVM, t.URL)
+}
+
+// statusError is an HTTP answer other than the one asked for: the
+// endpoint is no VM's, or refuses (a Dart VM service answers 403 to a
+// request without its auth code).
+type statusError struct {
+	what   string // the request: "GET http://…", "ws://…: the WebSocket"
+	code   int
+	status string // as the server put it, fit to print
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("%v: %s: %s", ErrNotVM, e.what, e.status)
+}
+
+func (e *statusError) Is(target error) bool { return target == ErrNotVM }
+
+// forbidden reports whether err is an HTTP 403 answer.
+func forbidden(err error) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.code == http.StatusForbidden
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -87,5 +88,26 @@ func TestUnquoteLoneSurrogates(t *testing.T) {
 		if _, _, err := new(unquoter).unquote(nil, []byte(bad)); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// TestForbidden: a 403 answer is told by its status code, not by its
+// text: an address with 403 in it (port 40357) is no refusal.
+func TestForbidden(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&statusError{"GET http://127.0.0.1:40357/getVersion", 404, "404 Not Found"}, false},
+		{fmt.Errorf("wrapped: %w", &statusError{"GET http://127.0.0.1:8181/getVersion", 403, "403 Forbidden"}), true},
+		{fmt.Errorf("%w: http://127.0.0.1:40357: no answer", ErrUnreachable), false},
+		{nil, false},
+	} {
+		if got := forbidden(c.err); got != c.want {
+			t.Errorf("forbidden(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+	if err := (&statusError{"GET x", 404, "404 Not Found"}); !errors.Is(err, ErrNotVM) || err.Error() != "not a V8 inspector or Dart VM service: GET x: 404 Not Found" {
+		t.Errorf("statusError: %v", err)
 	}
 }

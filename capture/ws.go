@@ -59,7 +59,7 @@ func dialWS(ctx context.Context, addr string) (*wsConn, error) {
 		case resp != nil && resp.StatusCode == http.StatusSwitchingProtocols:
 			return nil, fmt.Errorf("%w: %s: a WebSocket handshake the protocol does not allow: %s", ErrNotVM, addr, printable(err.Error()))
 		case resp != nil:
-			return nil, fmt.Errorf("%w: %s refused the WebSocket: %s", ErrNotVM, addr, printable(resp.Status))
+			return nil, &statusError{addr + " refused the WebSocket", resp.StatusCode, printable(resp.Status)}
 		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 			return nil, fmt.Errorf("%w: %s did not complete the WebSocket's handshake within %v", ErrUnreachable, addr, connectTimeout)
 		}
