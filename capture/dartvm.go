@@ -83,13 +83,7 @@ type dartIsolate struct {
 // snapshot.
 func connectDart(ctx context.Context, t Target, opts *Options) (vm, Producer, error) {
 	p := Producer{Format: dartir.Format}
-	u := *t.URL
-	switch u.Scheme {
-	case "http":
-		u.Scheme = "ws"
-	case "https":
-		u.Scheme = "wss"
-	}
+	u := withScheme(*t.URL, true)
 	if !strings.HasSuffix(u.Path, "/ws") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/ws"
 	}

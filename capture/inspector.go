@@ -36,11 +36,7 @@ type inspectorTarget struct {
 // browser that opts.Page picks).
 func connectInspector(ctx context.Context, t Target, opts *Options) (vm, Producer, error) {
 	p := Producer{Format: v8ir.Format}
-	httpBase := *t.URL
-	httpBase.Scheme = map[string]string{"ws": "http", "wss": "https"}[t.URL.Scheme]
-	if httpBase.Scheme == "" {
-		httpBase.Scheme = t.URL.Scheme
-	}
+	httpBase := withScheme(*t.URL, false)
 	httpBase.Path = ""
 	var version struct {
 		Browser string `json:"Browser"`

@@ -98,6 +98,24 @@ func ParseTarget(s string) (Target, error) {
 	return Target{}, fmt.Errorf("%w: %q: the scheme is not ws, wss, http or https", ErrNoTarget, s)
 }
 
+// withScheme returns u with the scheme of its kind, WebSocket (ws) or
+// HTTP, and its security (wss, https) kept: a VM's HTTP endpoint and
+// WebSocket are the same address under two schemes.
+func withScheme(u url.URL, ws bool) url.URL {
+	secure := u.Scheme == "https" || u.Scheme == "wss"
+	switch {
+	case ws && secure:
+		u.Scheme = "wss"
+	case ws:
+		u.Scheme = "ws"
+	case secure:
+		u.Scheme = "https"
+	default:
+		u.Scheme = "http"
+	}
+	return u
+}
+
 // authCode returns the Dart VM service's auth code in a path
 // ("/AbCd1234=/" gives "AbCd1234="), "" when there is none. The VM makes
 // codes of URL-safe base64, which end in "=".
