@@ -2,7 +2,6 @@ package heapconv
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,16 +68,8 @@ func CaptureFile(ctx context.Context, target, out string, opts *CaptureOptions) 
 	if o.Count < 0 || o.Interval < 0 {
 		return CaptureReport{}, fmt.Errorf("%w: a negative count or interval", ErrOption)
 	}
-	var plan *outputPlan
-	var err error
-	if out == "-" {
-		if o.Convert.To == "" {
-			return CaptureReport{}, fmt.Errorf("%w: writing to %q needs the output format (To)", ErrOption, out)
-		}
-		if plan = (&outputPlan{format: FormatByName(o.Convert.To)}); plan.format == nil {
-			return CaptureReport{}, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, o.Convert.To, formatNames())
-		}
-	} else if plan, err = planOutput(out, o.Convert.To); err != nil {
+	plan, err := planOutputOrStream(out, o.Convert.To)
+	if err != nil {
 		return CaptureReport{}, err
 	}
 	if err := plan.check(&o.Convert.Write); err != nil {
@@ -158,15 +149,19 @@ func CaptureFile(ctx context.Context, target, out string, opts *CaptureOptions) 
 			o.Written(i, outputName(name), n)
 		}
 	}
-	var merged ir.LossReport
-	merged.Merge(r.Losses)
-	if merged == nil {
-		merged = ir.LossReport{}
-	}
-	r.Losses = merged
+	r.Losses = mergedLosses(r.Losses)
 	if f := o.Convert.LossReportFile; f != "" {
-		if err := writeLossReport(f, r.LossReport, &o.Convert); err != nil {
+		report, err := createOutput(f, nil, &o.Convert, nil)
+		if err != nil {
+			return r, fmt.Errorf("the loss report: %w", err)
+		}
+		if err := writeLossReport(report, r.LossReport); err != nil {
+			report.abort()
 			return r, err
+		}
+		if err := publish([]*atomicFile{report}); err != nil {
+			report.abort()
+			return r, fmt.Errorf("the loss report: writing %s: %w", report.name, err)
 		}
 	}
 	return r, nil
@@ -180,20 +175,9 @@ func outputName(name string) string {
 	return name
 }
 
-// createOutput starts writing an output as planned ("-": stdout).
-func createOutput(name string, plan *outputPlan, o *ConvertOptions) (*atomicFile, error) {
-	if name == "-" {
-		return streamOutput("standard output", o.Stdout, plan.wrapper, o.Write.Level)
-	}
-	if err := checkOutput(name, o.Overwrite, nil); err != nil {
-		return nil, err
-	}
-	return createAtomic(name, plan.wrapper, o.Write.Level)
-}
-
 // captureDirect writes a snapshot in the producer's format as it comes.
 func captureDirect(ctx context.Context, sess *capture.Session, name string, plan *outputPlan, o *ConvertOptions) (int64, error) {
-	out, err := createOutput(name, plan, o)
+	out, err := createOutput(name, plan.wrapper, o, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -251,27 +235,4 @@ func captureConverted(ctx context.Context, sess *capture.Session, name string, p
 		return got.n, nil, err
 	}
 	return got.n, rep.Losses, nil
-}
-
-// writeLossReport writes a loss report as JSON to the named file ("-":
-// o.Stdout), atomically.
-func writeLossReport(name string, r LossReport, o *ConvertOptions) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	out, err := createOutput(name, &outputPlan{}, o)
-	if err != nil {
-		return fmt.Errorf("the loss report: %w", err)
-	}
-	if _, err = out.w.Write(append(data, '\n')); err == nil {
-		if err = out.finish(); err == nil {
-			err = publish([]*atomicFile{out})
-		}
-	}
-	if err != nil {
-		out.abort()
-		return fmt.Errorf("the loss report: writing %s: %w", name, err)
-	}
-	return nil
 }

@@ -2,7 +2,6 @@ package heapconv
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -195,15 +194,7 @@ type conversion struct {
 func (c *conversion) run() (LossReport, error) {
 	o := c.opts
 	var err error
-	if out := c.outName; out == "-" {
-		if o.To == "" {
-			return LossReport{}, fmt.Errorf("%w: writing to %q needs the output format (To)", ErrOption, out)
-		}
-		c.plan = &outputPlan{format: FormatByName(o.To)}
-		if c.plan.format == nil {
-			return LossReport{}, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, o.To, formatNames())
-		}
-	} else if c.plan, err = planOutput(out, o.To); err != nil {
+	if c.plan, err = planOutputOrStream(c.outName, o.To); err != nil {
 		return LossReport{}, err
 	}
 	sel := o.Snapshots
@@ -345,22 +336,10 @@ func (c *conversion) run() (LossReport, error) {
 		r.Losses = append(r.Losses, loss...)
 		r.Outputs = append(r.Outputs, out.name)
 	}
-	var merged ir.LossReport
-	merged.Merge(r.Losses)
-	if merged == nil {
-		merged = ir.LossReport{}
-	}
-	r.Losses = merged
+	r.Losses = mergedLosses(r.Losses)
 	if c.report != nil {
-		data, err := json.MarshalIndent(r, "", "  ")
-		if err == nil {
-			_, err = c.report.w.Write(append(data, '\n'))
-		}
-		if err == nil {
-			err = c.report.finish()
-		}
-		if err != nil {
-			return LossReport{}, fmt.Errorf("the loss report: writing %s: %w", c.report.name, err)
+		if err := writeLossReport(c.report, r); err != nil {
+			return LossReport{}, err
 		}
 	}
 	if err := publish(c.all()); err != nil {
@@ -525,13 +504,7 @@ func (c *conversion) checkOutput(name string) error {
 // create starts writing an output ("-": Stdout), compressed with wr at
 // the level asked for when wr is not nil.
 func (c *conversion) create(name string, wr *wrapper) (*atomicFile, error) {
-	if name == "-" {
-		return streamOutput("standard output", c.opts.Stdout, wr, c.opts.Write.Level)
-	}
-	if err := c.checkOutput(name); err != nil {
-		return nil, err
-	}
-	return createAtomic(name, wr, c.opts.Write.Level)
+	return createOutput(name, wr, c.opts, c.input.info)
 }
 
 // all lists every output, the loss report first.

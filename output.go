@@ -2,6 +2,7 @@ package heapconv
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,62 @@ func planOutput(name, to string) (*outputPlan, error) {
 		}
 	}
 	return o, nil
+}
+
+// planOutputOrStream plans the output name as planOutput does, and "-"
+// (standard output), which has no name to tell its format by, in the
+// format to names.
+func planOutputOrStream(name, to string) (*outputPlan, error) {
+	if name != "-" {
+		return planOutput(name, to)
+	}
+	if to == "" {
+		return nil, fmt.Errorf("%w: writing to %q needs the output format (To)", ErrOption, name)
+	}
+	plan := &outputPlan{format: FormatByName(to)}
+	if plan.format == nil {
+		return nil, fmt.Errorf("%w %q (formats: %s)", ErrUnknownFormat, to, formatNames())
+	}
+	return plan, nil
+}
+
+// createOutput starts writing an output ("-": o.Stdout), compressed with
+// wr at o's level when wr is not nil; in is the input's file, which an
+// output may not be (nil when the input is no file).
+func createOutput(name string, wr *wrapper, o *ConvertOptions, in os.FileInfo) (*atomicFile, error) {
+	if name == "-" {
+		return streamOutput("standard output", o.Stdout, wr, o.Write.Level)
+	}
+	if err := checkOutput(name, o.Overwrite, in); err != nil {
+		return nil, err
+	}
+	return createAtomic(name, wr, o.Write.Level)
+}
+
+// mergedLosses merges reports by kind; never nil, so that the JSON form
+// lists no losses as [] rather than null.
+func mergedLosses(reports ...ir.LossReport) ir.LossReport {
+	merged := ir.LossReport{}
+	for _, r := range reports {
+		merged.Merge(r)
+	}
+	return merged
+}
+
+// writeLossReport writes r as JSON into out, a loss report file, and
+// finishes it; it is published with the outputs.
+func writeLossReport(out *atomicFile, r LossReport) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err == nil {
+		_, err = out.w.Write(append(data, '\n'))
+	}
+	if err == nil {
+		err = out.finish()
+	}
+	if err != nil {
+		return fmt.Errorf("the loss report: writing %s: %w", out.name, err)
+	}
+	return nil
 }
 
 // OutputFormat returns the format a file of that name is written in (its

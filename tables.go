@@ -2,7 +2,6 @@ package heapconv
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -142,22 +141,10 @@ func ExportTablesContext(ctx context.Context, in, out string, opts *ExportOption
 	if err := ctx.Err(); err != nil {
 		return LossReport{}, err
 	}
-	merged := redacted
-	merged.Merge(loss)
-	if merged == nil {
-		merged = ir.LossReport{}
-	}
-	r := LossReport{Input: in, From: input.Format.Name, To: FormatParquet, Outputs: []string{out}, Losses: merged}
+	r := LossReport{Input: in, From: input.Format.Name, To: FormatParquet, Outputs: []string{out}, Losses: mergedLosses(redacted, loss)}
 	if report != nil {
-		data, err := json.MarshalIndent(r, "", "  ")
-		if err == nil {
-			_, err = report.w.Write(append(data, '\n'))
-		}
-		if err == nil {
-			err = report.finish()
-		}
-		if err != nil {
-			return LossReport{}, fmt.Errorf("the loss report: writing %s: %w", report.name, err)
+		if err := writeLossReport(report, r); err != nil {
+			return LossReport{}, err
 		}
 	}
 	if err := temps.swapDir(tmp, out); err != nil {
