@@ -47,7 +47,23 @@ var (
 	ErrDropped = errors.New("the connection ended before the snapshot did")
 	// ErrProtocol: the VM answered something the protocol does not allow.
 	ErrProtocol = errors.New("protocol error")
+	// ErrWhichPage and ErrWhichIsolate: the VM has several pages, or
+	// several isolates and none named "main", and none was chosen
+	// (Options.Page, Options.Isolate); the error, an ErrNoTarget too,
+	// lists them.
+	ErrWhichPage    = errors.New("several pages, none chosen")
+	ErrWhichIsolate = errors.New("several isolates, none chosen")
 )
+
+// choiceError is an ErrNoTarget that choosing mends: errors.Is tells it
+// by which (ErrWhichPage, ErrWhichIsolate); its text is the error's.
+type choiceError struct {
+	error
+	which error
+}
+
+func (c choiceError) Is(target error) bool { return target == c.which }
+func (c choiceError) Unwrap() error        { return c.error }
 
 // Options adjust Connect and Session.Snapshot. A nil *Options means the
 // zero value.

@@ -342,3 +342,33 @@ func TestNotVM(t *testing.T) {
 		}
 	}
 }
+
+// TestWhich: a VM with several pages, or isolates none named "main", asks
+// for a choice: the error is an ErrNoTarget that says which choice.
+func TestWhich(t *testing.T) {
+	pages := &fakevm.Inspector{Pages: []fakevm.Page{{Type: "page", URL: "http://a/"}, {Type: "page", URL: "http://b/isolates"}}}
+	pages.Start()
+	defer pages.Close()
+	dart := &fakevm.DartVM{AuthCode: "x=", Version: "3.7.3", Isolates: []string{"a", "b"}}
+	dart.Start()
+	defer dart.Close()
+	for _, c := range []struct {
+		target      string
+		opts        *capture.Options
+		which, other error
+	}{
+		{pages.URL(), nil, capture.ErrWhichPage, capture.ErrWhichIsolate},
+		{pages.URL(), &capture.Options{Page: "http"}, capture.ErrWhichPage, capture.ErrWhichIsolate},
+		{dart.URI(), nil, capture.ErrWhichIsolate, capture.ErrWhichPage},
+	} {
+		_, _, err := take(t, c.target, c.opts)
+		if !errors.Is(err, c.which) || !errors.Is(err, capture.ErrNoTarget) || errors.Is(err, c.other) {
+			t.Errorf("%s: %v, want %v and ErrNoTarget", c.target, err, c.which)
+		}
+	}
+	// A choice that matches nothing is no question of which.
+	_, _, err := take(t, dart.URI(), &capture.Options{Isolate: "c"})
+	if !errors.Is(err, capture.ErrNoTarget) || errors.Is(err, capture.ErrWhichIsolate) {
+		t.Errorf("no isolate c: %v", err)
+	}
+}

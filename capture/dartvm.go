@@ -160,7 +160,7 @@ func chooseIsolate(isolates []dartIsolate, name string) (dartIsolate, error) {
 	case len(user) == 0:
 		return dartIsolate{}, fmt.Errorf("%w: the VM runs no isolate", ErrNoTarget)
 	case name == "":
-		return dartIsolate{}, fmt.Errorf("%w: the VM runs %d isolates and none is named \"main\"; choose one: %s", ErrNoTarget, len(user), listed(names))
+		return dartIsolate{}, choiceError{fmt.Errorf("%w: the VM runs %d isolates and none is named \"main\"; choose one: %s", ErrNoTarget, len(user), listed(names)), ErrWhichIsolate}
 	}
 	return dartIsolate{}, fmt.Errorf("%w: no isolate is named %q; the VM runs %s", ErrNoTarget, name, listed(names))
 }

@@ -128,11 +128,11 @@ func choosePage(list []inspectorTarget, page, endpoint string) (inspectorTarget,
 	case len(matching) == 0:
 		return inspectorTarget{}, fmt.Errorf("%w: no page of %s has %q in its URL or title; it has:%s", ErrNoTarget, endpoint, page, describe(all))
 	case len(matching) > 1 && page != "":
-		return inspectorTarget{}, fmt.Errorf("%w: %s has %d pages matching %q; choose one by a part of its URL or title:%s",
-			ErrNoTarget, endpoint, len(matching), page, describe(matching))
+		return inspectorTarget{}, choiceError{fmt.Errorf("%w: %s has %d pages matching %q; choose one by a part of its URL or title:%s",
+			ErrNoTarget, endpoint, len(matching), page, describe(matching)), ErrWhichPage}
 	case len(matching) > 1:
-		return inspectorTarget{}, fmt.Errorf("%w: %s has %d pages; choose one by a part of its URL or title:%s",
-			ErrNoTarget, endpoint, len(matching), describe(matching))
+		return inspectorTarget{}, choiceError{fmt.Errorf("%w: %s has %d pages; choose one by a part of its URL or title:%s",
+			ErrNoTarget, endpoint, len(matching), describe(matching)), ErrWhichPage}
 	case matching[0].WS == "":
 		return inspectorTarget{}, fmt.Errorf("%w: %s: another debugger is attached to %s", ErrNoTarget, endpoint, printable(matching[0].URL))
 	}

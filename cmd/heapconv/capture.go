@@ -215,10 +215,10 @@ func captureTables(ctx context.Context, e *env, target, out string, force, quiet
 
 // captureError puts an error of CaptureFile in the command line's terms.
 func captureError(err error) error {
-	if errors.Is(err, capture.ErrNoTarget) && strings.Contains(err.Error(), "choose one by a part of its URL or title") {
+	switch {
+	case errors.Is(err, capture.ErrWhichPage):
 		return fmt.Errorf("%w\n(give --target TEXT)", err)
-	}
-	if errors.Is(err, capture.ErrNoTarget) && strings.Contains(err.Error(), "isolates") {
+	case errors.Is(err, capture.ErrWhichIsolate):
 		return fmt.Errorf("%w\n(give --isolate NAME)", err)
 	}
 	return convertError(err)

@@ -65,3 +65,30 @@ func TestCaptureCommand(t *testing.T) {
 		t.Errorf("a failed capture left its output")
 	}
 }
+
+// TestCaptureHints: where the VM asks for a choice, the command names
+// the flag that makes it.
+func TestCaptureHints(t *testing.T) {
+	pages := &fakevm.Inspector{Pages: []fakevm.Page{{Type: "page", URL: "http://a/"}, {Type: "page", URL: "http://b/isolates"}}}
+	pages.Start()
+	defer pages.Close()
+	dart := &fakevm.DartVM{AuthCode: "x=", Version: "3.7.3", Isolates: []string{"a", "b"}}
+	dart.Start()
+	defer dart.Close()
+	out := filepath.Join(t.TempDir(), "x.heapsnapshot")
+	for _, c := range []struct {
+		args      []string
+		hint, not string
+	}{
+		{[]string{pages.URL()}, "(give --target TEXT)", "--isolate"},
+		{[]string{dart.URI()}, "(give --isolate NAME)", "--target"},
+		// No page matches: no question of which, and a URL that says
+		// "isolates" is no isolate.
+		{[]string{"--target", "zzz", pages.URL()}, "no page of", "(give"},
+	} {
+		code, _, stderr := cliRun(t, nil, append(append([]string{"capture"}, c.args...), out)...)
+		if code != 1 || !strings.Contains(stderr, c.hint) || strings.Contains(stderr, c.not) {
+			t.Errorf("capture %v: exit %d, want 1 with %q:\n%s", c.args, code, c.hint, stderr)
+		}
+	}
+}
