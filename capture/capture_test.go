@@ -353,8 +353,8 @@ func TestWhich(t *testing.T) {
 	dart.Start()
 	defer dart.Close()
 	for _, c := range []struct {
-		target      string
-		opts        *capture.Options
+		target       string
+		opts         *capture.Options
 		which, other error
 	}{
 		{pages.URL(), nil, capture.ErrWhichPage, capture.ErrWhichIsolate},
