@@ -11,15 +11,22 @@ import (
 )
 
 // BenchmarkAnalysis measures diff, paths and the Parquet export against
-// reading the same files, in one process, on two snapshots of one program
-// named by $HEAPCONV_BENCH_OLD and $HEAPCONV_BENCH_NEW (scripts/bench-
-// analysis.sh makes a 1 GB pair). Every case reads its files, so that the
-// ratios are the issue's: diff against reading both, the export against
-// reading its input, paths against info --by retained.
+// reading the same files, in one process, on snapshots of one program
+// named by $HEAPCONV_BENCH_OLD, $HEAPCONV_BENCH_NEW and optionally
+// $HEAPCONV_BENCH_LATER (scripts/bench-analysis.sh makes a 1 GB triple).
+// Every case reads its files, so that the ratios are the issue's: diff
+// against reading the snapshots it compares (read-all), the export against
+// reading its input, paths against info --by retained. diff is
+// analysis.Compare with its default suspects, without retained sizes (the
+// suspects still need the last heap's dominator tree) and with them.
 func BenchmarkAnalysis(b *testing.B) {
 	oldName, newName := os.Getenv("HEAPCONV_BENCH_OLD"), os.Getenv("HEAPCONV_BENCH_NEW")
 	if oldName == "" || newName == "" {
-		b.Skip("set HEAPCONV_BENCH_OLD and HEAPCONV_BENCH_NEW to two snapshots of one program")
+		b.Skip("set HEAPCONV_BENCH_OLD and HEAPCONV_BENCH_NEW (and HEAPCONV_BENCH_LATER) to snapshots of one program")
+	}
+	names := []string{oldName, newName}
+	if later := os.Getenv("HEAPCONV_BENCH_LATER"); later != "" {
+		names = append(names, later)
 	}
 	read := func(b *testing.B, name string) analysis.Heap {
 		h, err := heapconv.ReadHeap(name, nil)
@@ -28,21 +35,31 @@ func BenchmarkAnalysis(b *testing.B) {
 		}
 		return h
 	}
+	readAll := func(b *testing.B) []analysis.Heap {
+		var heaps []analysis.Heap
+		for _, name := range names {
+			heaps = append(heaps, read(b, name))
+		}
+		return heaps
+	}
+	diff := func(opts analysis.CompareOptions) func(b *testing.B) {
+		return func(b *testing.B) {
+			c, err := analysis.Compare(readAll(b), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(c.Suspects) == 0 {
+				b.Fatal("no suspects")
+			}
+		}
+	}
 	cases := []struct {
 		name string
 		run  func(b *testing.B)
 	}{
-		{"read-both", func(b *testing.B) { read(b, oldName); read(b, newName) }},
-		{"diff", func(b *testing.B) {
-			if _, err := analysis.Compare([]analysis.Heap{read(b, oldName), read(b, newName)}, analysis.CompareOptions{}); err != nil {
-				b.Fatal(err)
-			}
-		}},
-		{"diff-retained", func(b *testing.B) {
-			if _, err := analysis.Compare([]analysis.Heap{read(b, oldName), read(b, newName)}, analysis.CompareOptions{Retained: true}); err != nil {
-				b.Fatal(err)
-			}
-		}},
+		{"read-all", func(b *testing.B) { readAll(b) }},
+		{"diff", diff(analysis.CompareOptions{})},
+		{"diff-retained", diff(analysis.CompareOptions{Retained: true})},
 		{"read-new", func(b *testing.B) { read(b, newName) }},
 		{"info-retained-new", func(b *testing.B) {
 			h := read(b, newName)

@@ -245,6 +245,33 @@ func ExampleReadHeap() {
 	// matched by identity: ""
 }
 
+// Find the leak in the snapshots of a program: the suspects, each a holder
+// and what it accumulates. MoarVM objects have no identity from one
+// snapshot to the next, so the suspects are found by growth.
+func ExampleReadHeap_suspects() {
+	var heaps []analysis.Heap
+	for k := 0; k < 3; k++ {
+		h, err := heapconv.ReadHeap(fmt.Sprintf("testdata/moarvm/nqp-3snap.mvmheap#%d", k), nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		heaps = append(heaps, h)
+	}
+	c, err := analysis.Compare(heaps, analysis.CompareOptions{Suspects: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := c.Suspects[0]
+	fmt.Printf("by %s: %s holds +%d objects (%.0f%% of the growth)\n", c.SuspectsBy, s.Holder, s.Count, 100*s.Share)
+	for _, g := range s.Classes[:2] {
+		fmt.Printf("  +%d %s\n", g.Count, g.Class)
+	}
+	// Output:
+	// by growth: BOOTHash @161 holds +104311 objects (89% of the growth)
+	//   +59523 VMString
+	//   +14999 NQPArray
+}
+
 // Find what keeps the largest arrays of a heap alive: the shortest path
 // from the GC roots, and the objects whose loss would free them.
 func ExampleReadHeap_paths() {

@@ -346,11 +346,8 @@ func TestNotVM(t *testing.T) {
 // TestWhich: a VM with several pages, or isolates none named "main", asks
 // for a choice: the error is an ErrNoTarget that says which choice.
 func TestWhich(t *testing.T) {
-	pages := &fakevm.Inspector{Pages: []fakevm.Page{{Type: "page", URL: "http://a/"}, {Type: "page", URL: "http://b/isolates"}}}
-	pages.Start()
+	pages, dart := fakevm.StartAmbiguous()
 	defer pages.Close()
-	dart := &fakevm.DartVM{AuthCode: "x=", Version: "3.7.3", Isolates: []string{"a", "b"}}
-	dart.Start()
 	defer dart.Close()
 	for _, c := range []struct {
 		target       string

@@ -483,12 +483,7 @@ func plainBytes(t *testing.T, name string) []byte {
 // and checks that its output reads.
 func readmeCapture(t *testing.T, prefix, target string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(moduleRoot, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, _ := strings.Cut(string(data), "\n## Capture a running program\n")
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := readmeSection(t, "Capture a running program")
 	var args []string
 	for _, l := range strings.Split(section, "\n") {
 		if l, ok := strings.CutPrefix(l, "    heapconv capture "); ok && strings.HasPrefix(l, prefix) {

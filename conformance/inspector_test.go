@@ -222,6 +222,9 @@ func buildHeapconv(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if sessions.dir != "" {
+		os.RemoveAll(sessions.dir)
+	}
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}

@@ -211,14 +211,14 @@ func cutPoints(n int) []int {
 // exhaustive run's sequence, so the sample is a part of that run.
 const (
 	// sweepSampleEnds: the first and last so many cut points are kept.
-	sweepSampleEnds = 16
+	sweepSampleEnds = 10
 	// sweepSampleEvery: one in so many of the other cut points is kept,
 	// and at most sweepSampleSpread of them: in a big file they are the
 	// costly ones (a cut at c reads c bytes), and the most alike.
 	sweepSampleEvery  = 24
-	sweepSampleSpread = 40
+	sweepSampleSpread = 8
 	// sweepSampleFlips: flips and replacements per fixture.
-	sweepSampleFlips = 32
+	sweepSampleFlips = 16
 	// sweepSampleDevTools: accepted damaged V8 files that DevTools' loader
 	// opens per fixture, of the fixtures devtoolsFixtures picks
 	// (sweepDevTools of every fixture in an exhaustive run).

@@ -2,8 +2,9 @@ package report
 
 import (
 	"bytes"
-	"math"
-	"math/rand/v2"
+	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,47 +13,6 @@ import (
 	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/ir/irtest"
 )
-
-// TestSquarify checks the treemap layout: every rectangle inside the
-// area, the rectangles not overlapping, each one's area in proportion to
-// its size.
-func TestSquarify(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for trial := 0; trial < 200; trial++ {
-		n := 1 + r.IntN(40)
-		sizes := make([]float64, n)
-		var total float64
-		for i := range sizes {
-			sizes[i] = float64(1 + r.IntN(1000))
-			total += sizes[i]
-		}
-		// Largest first, as the treemap gives them.
-		for i := range sizes {
-			for j := i + 1; j < n; j++ {
-				if sizes[j] > sizes[i] {
-					sizes[i], sizes[j] = sizes[j], sizes[i]
-				}
-			}
-		}
-		w, h := 100+r.Float64()*900, 100+r.Float64()*500
-		rects := squarify(sizes, 10, 20, w, h)
-		const eps = 1e-6
-		for i, rc := range rects {
-			if rc[0] < 10-eps || rc[1] < 20-eps || rc[0]+rc[2] > 10+w+eps || rc[1]+rc[3] > 20+h+eps {
-				t.Fatalf("trial %d: rectangle %d %v outside the area %vx%v", trial, i, rc, w, h)
-			}
-			if want := sizes[i] / total * w * h; math.Abs(rc[2]*rc[3]-want) > 1e-6*w*h {
-				t.Fatalf("trial %d: rectangle %d has area %v, want %v", trial, i, rc[2]*rc[3], want)
-			}
-			for j := 0; j < i; j++ {
-				o := rects[j]
-				if rc[0]+eps < o[0]+o[2] && o[0]+eps < rc[0]+rc[2] && rc[1]+eps < o[1]+o[3] && o[1]+eps < rc[1]+rc[3] {
-					t.Fatalf("trial %d: rectangles %d %v and %d %v overlap", trial, i, rc, j, o)
-				}
-			}
-		}
-	}
-}
 
 // small is a heap of two classes under a root: A holds two Bs.
 func small() analysis.Heap {
@@ -80,14 +40,50 @@ func TestWrite(t *testing.T) {
 		"<title>two &lt;heaps&gt;</title>",
 		`<td>B&lt;&amp;&gt;</td><td data-v="2">2</td><td data-v="500">500 B</td><td data-v="500">500 B</td>`,
 		`<td>A</td><td data-v="1">1</td><td data-v="100">100 B</td><td data-v="600">600 B</td>`,
-		`id="treemap"`, "A: 600 B retained by 1 object", `id="growth"`, "the last of 2 snapshots",
+		`id="treemap"`, `id="treemap-data"`, `"B\u003c\u0026\u003e"`, `id="growth"`, "the last of 2 snapshots",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
+	// The treemap's data: the root, then A (one object, so an object, not
+	// a group of one), holding the two B<&>, a group.
+	m := regexp.MustCompile(`<script type="application/json" id="treemap-data">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the page holds no treemap data")
+	}
+	var data struct {
+		Names []string
+		Nodes [][8]any
+	}
+	if err := json.Unmarshal([]byte(m[1]), &data); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range data.Nodes {
+		got = append(got, fmt.Sprintf("%s %v %v %v %v %v %v %v", data.Names[int(n[0].(float64))], n[1], n[2], n[3], n[4], n[5], n[6], n[7]))
+	}
+	want := []string{
+		"(synthetic) 600 0 1 @1 0 -1 1", // the root: kind 0, its children here
+		"A 600 100 1 @3 2 0 1",          // A: an object, retaining the Bs
+		"B<&> 500 0 2  1 1 1",           // the two Bs: a group
+		"B<&> 300 300 1 @5 2 2 0",       // and each B, an object holding nothing
+		"B<&> 200 200 1 @7 2 2 0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the treemap's data:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 	if err := Write(&b, nil, nil); err == nil {
 		t.Error("a report of no heap did not fail")
+	}
+	// A heap without a root has no treemap, and says why.
+	b.Reset()
+	h.Snapshot.Root = ir.NoNode
+	if err := Write(&b, []analysis.Heap{h}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `id="treemap-data"`) || !strings.Contains(b.String(), "The heap has no root") {
+		t.Error("a heap without a root: no note instead of the treemap")
 	}
 }
 

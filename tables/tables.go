@@ -10,8 +10,11 @@
 // in DuckDB. The schema is described in docs/tables.md; Schema lists it.
 //
 // The tables hold the model every format shares (nodes, edges, classes as
-// heapconv info counts them, roots, stacks); what only one format has (its
-// IR section) stays in the IR, and Write's loss report names it.
+// heapconv info counts them, roots, stacks), and the dominator tree that
+// heapconv info --by retained computes: each node's immediate dominator and
+// retained size, each class's retained size (analysis.NodeRetained). What
+// only one format has (its IR section) stays in the IR, and Write's loss
+// report names it.
 package tables
 
 import (
@@ -98,6 +101,18 @@ type NodeRow struct {
 	// Fuchsia profile's sample, which counts the allocations it merges
 	// (ir.ObjectCounts); the classes table counts these.
 	Objects uint64 `parquet:"objects"`
+	// Dominator is the node's immediate dominator in the dominator tree
+	// heapconv info --by retained uses (analysis.NodeRetained): the
+	// nearest node every path from the root to this one passes through.
+	// It is null for the root, for a node only the GC roots as a whole
+	// dominate (in a snapshot that lists its roots without a root node),
+	// and for every node of a snapshot that has neither. Nodes the root
+	// cannot reach are hung from it, as DevTools does.
+	Dominator *int64 `parquet:"dominator,optional"`
+	// RetainedSize is the memory the node keeps alive: its own size and
+	// that of every node it dominates (for V8 DevTools' figure); null
+	// for a snapshot without a dominator tree.
+	RetainedSize *uint64 `parquet:"retained_size,optional"`
 }
 
 // EdgeRow is a row of the edges table: one per edge.
@@ -130,6 +145,12 @@ type ClassRow struct {
 	Column   *int64 `parquet:"column,optional"`
 	Count    int64  `parquet:"count"`
 	SelfSize uint64 `parquet:"self_size"`
+	// RetainedSize is the class's retained size as heapconv info --by
+	// retained shows it (DevTools' rule): the sum of the retained sizes
+	// of its nodes that count (a counted size above 0) and that no other
+	// such node of the class dominates. Null for a snapshot without a
+	// dominator tree.
+	RetainedSize *uint64 `parquet:"retained_size,optional"`
 }
 
 // StringRow is a row of the strings table: the file's string table.
@@ -318,7 +339,9 @@ func (ts *tableSet) close() error {
 // snapshots holds that other formats cannot (ir.SectionLoss), the class
 // table's field names, and the strings that were not valid UTF-8, which
 // Parquet's strings must be, written with U+FFFD in place of the bad bytes.
-// The edges, the largest table, are written on a goroutine of their own.
+// The edges, the largest table, and the string table are written on a
+// goroutine of their own, the rest (with the dominator tree the nodes and
+// classes need) on the caller's.
 func Write(dir string, f *ir.File, opts *Options) (ir.LossReport, error) {
 	var o Options
 	if opts != nil {
@@ -363,21 +386,27 @@ func (w *writer) selected(k int) bool {
 }
 
 func (w *writer) write(dir string) error {
-	// The edges go on their own goroutine, the rest on this one.
+	// The edges and strings go on their own goroutine, the rest on this
+	// one: the string table there rather than here evens the two out,
+	// the dominator tree being this one's.
 	done := make(chan error, 1)
 	go func() { done <- w.writeEdges(dir) }()
 	err := w.writeRest(dir)
 	return errors.Join(err, <-done)
 }
 
-// writeEdges writes the edges table.
+// writeEdges writes the edges table and the string table.
 func (w *writer) writeEdges(dir string) (err error) {
 	f, id, m := w.f, w.o.FileID, &w.edgeMended
 	var ts tableSet
 	defer func() { err = errors.Join(err, ts.close()) }()
 	edges := openTable[EdgeRow](&ts, dir, Edges)
+	strs := openTable[StringRow](&ts, dir, Strings)
 	if ts.err != nil {
 		return ts.err
+	}
+	for i, s := range f.Strings {
+		strs.add(StringRow{FileID: id, String: int64(i), Value: m.text(s)})
 	}
 	// The rows of a batch point into these, reused once it is written.
 	names := make([]string, batch)
@@ -416,13 +445,12 @@ func (w *writer) writeEdges(dir string) (err error) {
 	return nil // a write error is the table's: close reports it
 }
 
-// writeRest writes every table but the edges.
+// writeRest writes every table but the edges and the strings.
 func (w *writer) writeRest(dir string) (err error) {
 	f, id, m := w.f, w.o.FileID, &w.mended
 	var ts tableSet
 	defer func() { err = errors.Join(err, ts.close()) }()
 	files := openTable[FileRow](&ts, dir, Files)
-	strs := openTable[StringRow](&ts, dir, Strings)
 	snaps := openTable[SnapshotRow](&ts, dir, Snapshots)
 	nodes := openTable[NodeRow](&ts, dir, Nodes)
 	classes := openTable[ClassRow](&ts, dir, Classes)
@@ -434,9 +462,6 @@ func (w *writer) writeRest(dir string) (err error) {
 	}
 	files.add(FileRow{FileID: id, Source: m.text(w.o.Source), Format: f.Format, FormatVersion: m.text(f.FormatVersion),
 		Producer: m.text(f.Producer), Snapshots: int32(len(f.Snapshots)), Strings: int64(len(f.Strings))})
-	for i, s := range f.Strings {
-		strs.add(StringRow{FileID: id, String: int64(i), Value: m.text(s)})
-	}
 	var stacks *table[StackRow]
 
 	for k, s := range f.Snapshots {
@@ -455,9 +480,15 @@ func (w *writer) writeRest(dir string) (err error) {
 		}
 		snaps.add(row)
 
-		rows, of, counted := analysis.NodeClasses(f, s)
+		rows, of, counted, tree, err := analysis.NodeRetained(f, s)
+		if err != nil {
+			return err
+		}
 		for c, r := range rows {
 			cr := ClassRow{FileID: id, Snapshot: sn, Class: int32(c), Name: m.text(r.Name), Count: int64(r.Count), SelfSize: r.SelfSize}
+			if tree != nil {
+				cr.RetainedSize = r.Retained
+			}
 			if l := r.Location; l != nil {
 				sid, line, col := int64(l.ScriptID), int64(l.Line), int64(l.Column)
 				cr.ScriptID, cr.Line, cr.Column = &sid, &line, &col
@@ -474,7 +505,12 @@ func (w *writer) writeRest(dir string) (err error) {
 			classIdx[c] = int32(c)
 		}
 		objects := ir.ObjectCounts(s)
-		for i := 0; i < s.Nodes.Len(); i++ {
+		n := s.Nodes.Len()
+		// The rows of a batch point into these, reused once it is written.
+		doms := make([]int64, batch)
+		retained := make([]uint64, batch)
+		b := 0
+		for i := 0; i < n; i++ {
 			lo, hi := s.Nodes.EdgeRange(i)
 			nr := NodeRow{FileID: id, Snapshot: sn, Node: int64(i), ID: s.Nodes.ID.At(i), Name: m.text(f.String(s.Nodes.Name[i])),
 				SelfSize: s.Nodes.SelfSize.At(i), CountedSize: counted.At(i), Edges: int64(hi - lo), Objects: 1}
@@ -490,7 +526,20 @@ func (w *writer) writeRest(dir string) (err error) {
 			if hasExt {
 				nr.ExternalSize = s.Nodes.ExternalSize.At(i)
 			}
-			nodes.add(nr)
+			if tree != nil {
+				// The root's dominator is itself; a virtual root (index n)
+				// is no node of the table.
+				if d := tree.IDom[i]; d != uint32(i) && int(d) < n {
+					doms[b] = int64(d)
+					nr.Dominator = &doms[b]
+				}
+				retained[b] = tree.Retained[i]
+				nr.RetainedSize = &retained[b]
+			}
+			b++
+			if nodes.add(nr) {
+				b = 0
+			}
 		}
 		for _, r := range s.Roots {
 			roots.add(RootRow{FileID: id, Snapshot: sn, Node: int64(r.Node), Category: m.text(f.String(r.Category))})

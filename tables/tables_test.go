@@ -16,7 +16,7 @@ import (
 
 // smallHeap is a two-snapshot heap: a root holding two objects of class
 // Thing, one of which holds a string with a value, and an edge named by an
-// index; the second snapshot has one object more.
+// index; in the second snapshot the other Thing holds a third.
 func smallHeap() *ir.File {
 	f := &ir.File{Format: "test", FormatVersion: "1", Strings: []string{""}}
 	str := irtest.Strings(f, "root", "Thing", "text", "x", "hello", "category", "bad \xff")
@@ -31,7 +31,7 @@ func smallHeap() *ir.File {
 			{Kind: 2, Name: str[6], Size: 24},
 		}
 		for range extra {
-			nodes[0].Edges = append(nodes[0].Edges, irtest.Edge{1, 8, 4})
+			nodes[2].Edges = append(nodes[2].Edges, irtest.Edge{1, 8, 4})
 			nodes = append(nodes, irtest.Node{Kind: 1, Name: str[1], Class: 1, Size: 16})
 		}
 		irtest.Build(s, nodes, true)
@@ -112,6 +112,94 @@ func TestWrite(t *testing.T) {
 	files := readRows[tables.FileRow](t, filepath.Join(dir, "files.parquet"))
 	if len(files) != 1 || files[0].Source != "small.test" || files[0].Snapshots != 2 {
 		t.Errorf("files %+v", files)
+	}
+}
+
+// TestWriteRetained checks the dominator tree and the retained sizes of
+// the nodes and classes tables: in the second snapshot of smallHeap the
+// root dominates Things 1 and 2, Thing 1 the string and Thing 2 Thing 4,
+// so that the class Thing retains Thing 1 and 2's sizes, in which Thing
+// 4's already is.
+func TestWriteRetained(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := tables.Write(dir, smallHeap(), &tables.Options{Snapshots: []int{1}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range readRows[tables.NodeRow](t, filepath.Join(dir, "nodes.parquet")) {
+		dom := "null"
+		if n.Dominator != nil {
+			dom = fmt.Sprint(*n.Dominator)
+		}
+		ret := "null"
+		if n.RetainedSize != nil {
+			ret = fmt.Sprint(*n.RetainedSize)
+		}
+		got = append(got, fmt.Sprintf("%d<-%s:%s", n.Node, dom, ret))
+	}
+	if want := "[0<-null:72 1<-0:40 2<-0:32 3<-1:24 4<-2:16]"; fmt.Sprint(got) != want {
+		t.Errorf("node<-dominator:retained %v, want %s", got, want)
+	}
+	retained := map[string]string{}
+	for _, c := range readRows[tables.ClassRow](t, filepath.Join(dir, "classes.parquet")) {
+		if c.RetainedSize == nil {
+			t.Errorf("class %s has no retained size", c.Name)
+			continue
+		}
+		retained[c.Name] = fmt.Sprint(*c.RetainedSize)
+	}
+	if want := "map[(string):24 (synthetic):0 Thing:72]"; fmt.Sprint(retained) != want {
+		t.Errorf("classes' retained sizes %v, want %s", retained, want)
+	}
+}
+
+// TestWriteNoRoot checks that a snapshot without a root has no dominators
+// and no retained sizes, rather than made-up ones.
+func TestWriteNoRoot(t *testing.T) {
+	f := smallHeap()
+	f.Snapshots = f.Snapshots[:1]
+	f.Snapshots[0].Root = ir.NoNode
+	f.Snapshots[0].Roots = nil
+	dir := t.TempDir()
+	if _, err := tables.Write(dir, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range readRows[tables.NodeRow](t, filepath.Join(dir, "nodes.parquet")) {
+		if n.Dominator != nil || n.RetainedSize != nil {
+			t.Errorf("node %d of a heap without a root: dominator %v, retained size %v", n.Node, n.Dominator, n.RetainedSize)
+		}
+	}
+	for _, c := range readRows[tables.ClassRow](t, filepath.Join(dir, "classes.parquet")) {
+		if c.RetainedSize != nil {
+			t.Errorf("class %s of a heap without a root: retained size %d", c.Name, *c.RetainedSize)
+		}
+	}
+}
+
+// TestWriteVirtualRoot checks a snapshot that lists its GC roots without
+// a root node: the nodes only the roots as a whole hold have no
+// dominator, and what they retain is summed as heapconv info sums it.
+func TestWriteVirtualRoot(t *testing.T) {
+	f := smallHeap()
+	f.Snapshots = f.Snapshots[1:]
+	s := f.Snapshots[0]
+	s.Root = ir.NoNode
+	s.Roots = []ir.RootRef{{Node: 1}, {Node: 2}}
+	dir := t.TempDir()
+	if _, err := tables.Write(dir, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range readRows[tables.NodeRow](t, filepath.Join(dir, "nodes.parquet")) {
+		dom := "null"
+		if n.Dominator != nil {
+			dom = fmt.Sprint(*n.Dominator)
+		}
+		got = append(got, fmt.Sprintf("%d<-%s:%d", n.Node, dom, *n.RetainedSize))
+	}
+	// Node 0, which nothing holds now, hangs from the virtual root.
+	if want := "[0<-null:0 1<-null:40 2<-null:32 3<-1:24 4<-2:16]"; fmt.Sprint(got) != want {
+		t.Errorf("node<-dominator:retained %v, want %s", got, want)
 	}
 }
 

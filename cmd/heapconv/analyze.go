@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/ir"
@@ -30,6 +34,10 @@ type heapArg struct {
 func heapArgs(names []string, snapshots string) ([]heapArg, error) {
 	var out []heapArg
 	stdin := map[int]bool{} // the snapshots of standard input named
+	names, err := expandRanges(names)
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range names {
 		file, k := heapconv.ParseHeapName(n)
 		if file == "-" {
@@ -60,163 +68,39 @@ func heapArgs(names []string, snapshots string) ([]heapArg, error) {
 	return sel, nil
 }
 
+// heapRange is IN#A..#B (or IN#A..B): snapshots A to B of IN.
+var heapRange = regexp.MustCompile(`^(.*)#(\d+)\.\.#?(\d+)$`)
+
+// expandRanges replaces each IN#A..#B by IN#A, IN#A+1, ... IN#B.
+func expandRanges(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		m := heapRange.FindStringSubmatch(n)
+		if m == nil {
+			out = append(out, n)
+			continue
+		}
+		if _, err := os.Stat(n); err == nil {
+			out = append(out, n) // a file of that name
+			continue
+		}
+		a, errA := strconv.Atoi(m[2])
+		b, errB := strconv.Atoi(m[3])
+		if errA != nil || errB != nil || b < a || b-a > 10000 {
+			return nil, usagef("%s: a range of snapshots is IN#A..#B with A ≤ B (at most 10,000 snapshots)", n)
+		}
+		for k := a; k <= b; k++ {
+			out = append(out, fmt.Sprintf("%s#%d", m[1], k))
+		}
+	}
+	return out, nil
+}
+
 // readHeaps reads each operand's heap, every file once; "-" (standard
 // input) may be one of them. A file of several snapshots needs #N.
 func readHeaps(e *env, args []heapArg, opts heapconv.ReadOptions) ([]analysis.Heap, error) {
 	heaps, _, err := readAllHeaps(e, args, opts, false)
 	return heaps, err
-}
-
-const diffUsage = `Usage: heapconv diff [--json] [--top N] [--by count|self|retained]
-                     [--retained=false] [--snapshot A,B[,C]] [--from F]
-                     [--contents DIR] [--scan-pointers] OLD NEW [LATER]
-
-Compares two or three snapshots of one program taken one after another.
-Each operand is a file, or one snapshot of a file that holds several
-(prog.mvmheap#3; or one IN with --snapshot 0,3); "-" is standard input,
-which can be named once (or as several snapshots of it: -#0 -#2).
-Prints, per class, the count, self size and retained size in each
-snapshot and the change from the first to the last, the classes that
-grew most first (--by).
-
-Where objects keep an identity from one snapshot to the next (V8 node ids
-within one process, but for native nodes; Dart identity hash codes;
-Fuchsia block addresses with their allocation times), it also lists the
-objects new in NEW, by class, and with LATER the objects new in NEW that
-LATER still has: what a leak test looks for (allocated during one phase,
-still alive after the next), grouped by class and by their 8 nearest
-holders in LATER, with a retainer path each. MoarVM objects have no such
-identity: their snapshots are compared by class, and diff says why.
-
-Flags:
-  --json         print one JSON object:
-                 {"heaps": [{"name": ..., "snapshot": i}], "by": ...,
-                  "classes_total": n, "classes": [{"name": ...,
-                  "location": {...}, "count": [..], "self_size": [..],
-                  "retained_size": [..], "grew_in_each": b}],
-                  "identity": ..., "no_identity":
-                  why objects are not matched (when identity is ""),
-                  "new_total": n,
-                  "new": [{"class": ..., "count": n, "self_size": s,
-                  "ids": [..]}], "leaked_total": n, "leaked": [{...,
-                  "path": [steps as heapconv paths --json prints them]}]}
-                 (one figure per snapshot in each list; identity "" and no
-                 new or leaked objects when the objects have no identity)
-  --top N        how many classes and groups of objects to list (default
-                 20; 0 for all)
-  --by K         order classes by the growth of their self size (the
-                 default), count or retained size
-  --retained=false  leave out the retained sizes, whose dominator trees
-                 take most of diff's time on a large heap
-  --snapshot A,B[,C]  compare these snapshots of the one IN
-  --from F, --contents DIR, --scan-pointers  as for info, for every IN
-                 (each given once)
-
-Examples:
-  heapconv diff before.heapsnapshot after.heapsnapshot
-  heapconv diff --by count phase1.heapsnapshot phase2.heapsnapshot phase3.heapsnapshot
-  heapconv diff rakudo.mvmheap#0 rakudo.mvmheap#5
-  heapconv diff --snapshot 0,2 --json nqp.mvmheap | jq '.classes[0]'
-`
-
-// diffJSON is diff's --json output; its field names are a contract.
-type diffJSON struct {
-	Heaps        []heapJSON             `json:"heaps"`
-	By           string                 `json:"by"`
-	ClassesTotal int                    `json:"classes_total"`
-	Classes      []classChangeJSON      `json:"classes"`
-	Identity     string                 `json:"identity"`
-	NoIdentity   string                 `json:"no_identity,omitempty"`
-	NewTotal     uint64                 `json:"new_total"`
-	New          []analysis.ObjectGroup `json:"new"`
-	LeakedTotal  *uint64                `json:"leaked_total,omitempty"`
-	Leaked       []analysis.ObjectGroup `json:"leaked,omitempty"`
-}
-
-type heapJSON struct {
-	Name     string `json:"name"`
-	Snapshot int    `json:"snapshot"`
-}
-
-type classChangeJSON struct {
-	analysis.ClassChange
-	GrewInEach bool `json:"grew_in_each"`
-}
-
-func runDiff(e *env, args []string) error {
-	fs := newFlags("diff")
-	asJSON := fs.Bool("json", false, "")
-	top := fs.Int("top", 20, "")
-	by := fs.String("by", analysis.BySelf, "")
-	snap := fs.String("snapshot", "", "")
-	from := inputFlag(fs, "from")
-	contents := inputFlag(fs, "contents")
-	scan := fs.Bool("scan-pointers", false, "")
-	retained := fs.Bool("retained", true, "")
-	if err := parse(e, fs, diffUsage, args); err != nil {
-		return err
-	}
-	if err := checkBy(*by); err != nil {
-		return err
-	}
-	if !*retained && *by == analysis.ByRetained {
-		return usagef("--by retained needs the retained sizes that --retained=false leaves out")
-	}
-	if *top < 0 {
-		return usagef("--top must be 0 or more")
-	}
-	operands, err := heapArgs(fs.Args(), *snap)
-	if err != nil {
-		return err
-	}
-	if len(operands) < 2 || len(operands) > 3 {
-		return usagef("diff needs OLD and NEW, and at most LATER (or one IN with --snapshot A,B[,C])")
-	}
-	heaps, err := readHeaps(e, operands, heapconv.ReadOptions{Format: *from, ContentsDir: *contents, ScanPointers: *scan})
-	if err != nil {
-		return inputError(err)
-	}
-	c, err := analysis.Compare(heaps, analysis.CompareOptions{By: *by, Retained: *retained})
-	if err != nil {
-		return err
-	}
-	out := diffJSON{By: *by, ClassesTotal: len(c.Classes), Identity: c.Identity, New: c.New, Leaked: c.Leaked, Classes: []classChangeJSON{}}
-	if c.Identity == "" {
-		out.NoIdentity = noIdentity(heaps)
-	}
-	for i, a := range operands {
-		out.Heaps = append(out.Heaps, heapJSON{Name: a.file, Snapshot: snapshotNumber(a, heaps[i])})
-	}
-	for _, g := range c.New {
-		out.NewTotal += g.Count
-	}
-	if len(heaps) == 3 && c.Identity != "" {
-		var n uint64
-		for _, g := range c.Leaked {
-			n += g.Count
-		}
-		out.LeakedTotal = &n
-	}
-	for _, k := range c.Classes {
-		out.Classes = append(out.Classes, classChangeJSON{k, k.GrewInEach()})
-	}
-	limit := func(n int) int {
-		if *top == 0 || n < *top {
-			return n
-		}
-		return *top
-	}
-	out.Classes = out.Classes[:limit(len(out.Classes))]
-	out.New = out.New[:limit(len(out.New))]
-	out.Leaked = out.Leaked[:limit(len(out.Leaked))]
-	if out.New == nil {
-		out.New = []analysis.ObjectGroup{}
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, out)
-	}
-	printDiff(e.stdout, out, operands)
-	return nil
 }
 
 // noIdentity says why the heaps' objects cannot be matched one by one.
@@ -263,85 +147,52 @@ func heapIndex(h analysis.Heap) int {
 	return -1
 }
 
-var roleNames = []string{"OLD", "NEW", "LATER"}
+// lineWidth is the width, in columns, that paths and diff fit a step of a
+// path in, cutting long names (analysis.Abbreviate).
+const lineWidth = 100
 
-func printDiff(w io.Writer, out diffJSON, operands []heapArg) {
-	for i, h := range out.Heaps {
-		fmt.Fprintf(w, "%-6s %s (snapshot %d)\n", roleNames[i], operands[i].file, h.Snapshot)
-	}
-	what := map[string]string{analysis.BySelf: "self size", analysis.ByCount: "count", analysis.ByRetained: "retained size"}[out.By]
-	fmt.Fprintf(w, "\nclasses by growth of %s (%d of %d):\n", what, len(out.Classes), out.ClassesTotal)
-	cols := func(label string) string {
-		var b strings.Builder
-		for i := range out.Heaps {
-			fmt.Fprintf(&b, " %14s", label+" "+roleNames[i])
-		}
-		fmt.Fprintf(&b, " %14s", "change")
-		return b.String()
-	}
-	withRetained := len(out.Classes) > 0 && len(out.Classes[0].Retained) > 0
-	header := cols("count") + cols("self")
-	if withRetained {
-		header += cols("retained")
-	}
-	fmt.Fprintf(w, "%s  class\n", header)
-	figures := func(v []uint64, growth int64) string {
-		var b strings.Builder
-		for _, x := range v {
-			fmt.Fprintf(&b, " %14d", x)
-		}
-		fmt.Fprintf(&b, " %+14d", growth)
-		return b.String()
-	}
-	for _, c := range out.Classes {
-		row := figures(c.Count, c.Growth(analysis.ByCount)) + figures(c.SelfSize, c.Growth(analysis.BySelf))
-		if withRetained {
-			row += figures(c.Retained, c.Growth(analysis.ByRetained))
-		}
-		fmt.Fprintf(w, "%s  %s\n", row, classLabel(analysis.ClassStat{Name: c.Name, Location: c.Location}))
-	}
-	if out.Identity == "" {
-		fmt.Fprintf(w, "\n%s: compared by class only.\n", out.NoIdentity)
-		return
-	}
-	fmt.Fprintf(w, "\nobjects matched by %s\nnew in NEW: %s\n", out.Identity, plural(int(out.NewTotal), "object"))
-	printGroups(w, out.New)
-	if out.LeakedTotal != nil {
-		fmt.Fprintf(w, "\nnew in NEW and still alive in LATER: %s\n", plural(int(*out.LeakedTotal), "object"))
-		printGroups(w, out.Leaked)
-	}
-}
-
-func printGroups(w io.Writer, groups []analysis.ObjectGroup) {
-	if len(groups) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "  %12s %14s  %s\n", "count", "self size", "class")
-	for _, g := range groups {
-		fmt.Fprintf(w, "  %12d %14d  %s\n", g.Count, g.SelfSize, g.Class)
-		if len(g.Path) > 0 {
-			fmt.Fprintf(w, "  %12s %14s  retained by:\n", "", "")
-			printPath(w, g.Path, strings.Repeat(" ", 34))
-		}
-	}
-}
-
-// printPath prints a retainer path, a step a line, the root side first.
+// printPath prints a retainer path or dominator chain, a step a line, the
+// root side first. A step reads as a row of DevTools' Retainers view: the
+// reference by which the holder holds the next step's object, "in", the
+// holder (its class, the name it is shown by, its reference), then the
+// reference's kind, and the holder's sizes and distance:
+//
+//	sessions in global @6047 (property)  self 8656  retained 2415179  distance 1
+//
+// Names are cut to keep the line within lineWidth columns (a very deep
+// indent aside).
 func printPath(w io.Writer, path []analysis.PathStep, indent string) {
 	for _, st := range path {
-		fmt.Fprintf(w, "%s%s %s  self %d  retained %d  distance %s", indent, st.Class, st.Ref, st.SelfSize, st.Retained, distanceText(st.Distance))
-		if st.Edge != nil {
-			fmt.Fprintf(w, "  --%s %s-->", st.Edge.Kind, edgeText(st.Edge))
+		if st.Node < 0 {
+			fmt.Fprintf(w, "%s%s\n", indent, st.Class) // steps left out (elidePath)
+			continue
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%s%s\n", indent, stepText(st, lineWidth-len(indent)))
 	}
 }
 
-func edgeText(r *analysis.Reference) string {
-	if r.Indexed {
-		return "[" + r.Name + "]"
+// stepText is a step's line (printPath) in width columns or so: the edge's
+// label and the holder share what the figures leave, at least 36 columns.
+func stepText(st analysis.PathStep, width int) string {
+	figures := fmt.Sprintf("  self %d  retained %d  distance %s", st.SelfSize, st.Retained, distanceText(st.Distance))
+	if st.Edge == nil {
+		return st.Holder(max(width-len(figures), 36)) + figures
 	}
-	return strconv.Quote(r.Name)
+	kind := " (" + st.Edge.Kind + ")"
+	room := max(width-len(figures)-utf8.RuneCountInString(kind), 36) - len(" in ")
+	label := edgeText(st.Edge, math.MaxInt)
+	edge, holder := utf8.RuneCountInString(label), utf8.RuneCountInString(st.Holder(math.MaxInt))
+	if edge+holder > room {
+		holder = min(holder, max(room-edge, room*2/3))
+		edge = room - holder
+	}
+	return edgeText(st.Edge, edge) + " in " + st.Holder(holder) + kind + figures
+}
+
+// edgeText is an edge's label as the Retainers view shows it (its name,
+// "[3]" for an element), cut to width characters.
+func edgeText(r *analysis.Reference, width int) string {
+	return analysis.Abbreviate(r.Label(), width)
 }
 
 func distanceText(d int) string {
@@ -368,17 +219,27 @@ func checkBy(by string) error {
 	return usagef("--by must be self, count or retained, not %q", by)
 }
 
-const pathsUsage = `Usage: heapconv paths (--class NAME | --id REF) [--max N] [--json]
+const pathsUsage = `Usage: heapconv paths (--class NAME | --id REF | --suspects) [--max N] [--json]
                       [--snapshot N] [--from F] [--contents DIR] [--scan-pointers] IN
 
-Shows what keeps objects alive: for the object REF names, or for the
-objects of class NAME that retain the most (at most N of them), the
-shortest path of references from the GC roots to it, and its dominators
-(the objects whose loss would free it). Each step names the holder's
-class and reference, its self and retained size and distance from the
-roots, and the reference it holds the next by (its kind, and its name or
-[index]). An unreachable object (no path from the roots) has no path; the
-dominator tree hangs it from the root, as Chrome DevTools does.
+Shows what keeps objects alive: for the object REF names, for the
+objects of class NAME that retain the most (at most N of them), or for
+the heap's biggest holders (--suspects), the shortest path of references
+from the GC roots to it, and its dominators (the objects whose loss would
+free it). A step reads as a row of Chrome
+DevTools' Retainers view: the reference by which the holder holds the
+next object (its name, or [index]), "in", the holder's class, the name it
+is shown by and its reference, then the reference's kind, the holder's
+self and retained size and its distance from the roots:
+
+  sessions in global @6047 (property)  self 8656  retained 2415179  distance 1
+  context in Function onChange() @5058 (internal)  self 64  retained 784  distance 2
+
+A function is shown by its name and "()", a string by its text in quotes,
+a plain object by its properties ({a, b}), as DevTools shows them; long
+names are cut (…) to keep a line within 100 columns. An unreachable
+object (no path from the roots) has no path; the dominator tree hangs it
+from the root, as Chrome DevTools does.
 
 Every object paths, diff and report print has a reference --id takes: "@"
 and its id where no other object has that id (@123457; a Fuchsia block's
@@ -400,17 +261,28 @@ Flags:
                  identity hash codes, Fuchsia block addresses: 123457, or
                  in hex 0x2d378d3424); where an id is not unique (Dart),
                  the first --max objects with it
+  --suspects     the objects that alone keep a tenth of the heap or more
+                 alive, the most specific of them (an object that holds
+                 such an object stands aside for it), as Eclipse MAT's
+                 Leak Suspects finds them in one heap, each with its share
+                 and the classes of what it keeps alive ("suspect" in
+                 --json); heapconv diff finds what grows between snapshots
   --max N        how many objects, largest retained size first (default 5)
   --json         print one JSON object: {"heap": {"name": ...,
                  "snapshot": i}, "objects": [{"object": step, "path":
-                 [step, ...], "dominators": [step, ...]}]}, where a step is
+                 [step, ...], "dominators": [step, ...], "suspect": {...}}]},
+                 where a suspect is as diff --json writes one and a step is
                  {"node": i, "id": n, "ref": ..., "class": ...,
-                 "name": ..., "self_size": s, "retained_size": r,
-                 "distance": d, "edge": {"edge": e, "from": i, "to": j,
-                 "kind": ..., "name": ..., "indexed": b}} (node: the index
-                 in the snapshot; ref: what --id takes; no edge on the
-                 last step; distance -1 for an unreachable object; a V8
-                 object only V8's own roots reach has 100000000 added)
+                 "name": ..., "shown": ..., "self_size": s,
+                 "retained_size": r, "distance": d, "edge": {"edge": e,
+                 "from": i, "to": j, "kind": ..., "name": ...,
+                 "indexed": b}} (node: the index in the snapshot; ref:
+                 what --id takes; name: its name in the snapshot; shown:
+                 the name it is shown by, uncut: for V8 the text of
+                 DevTools' Retainers view, "onChange()", "\"text\"",
+                 "{a, b}"; no edge on the last step; distance -1 for an
+                 unreachable object; a V8 object only V8's own roots
+                 reach has 100000000 added)
   --snapshot N   the snapshot of an IN that holds several (or IN#N)
   --from F, --contents DIR, --scan-pointers  as for info
 
@@ -419,6 +291,7 @@ Examples:
   heapconv paths --id 123457 --json app.heapsnapshot | jq '.objects[0].path'
   heapconv paths --id '#1234' flutter.dartheap
   heapconv paths --class BOOTHash --max 1 rakudo.mvmheap#2
+  heapconv paths --suspects --max 3 app.heapsnapshot
 `
 
 // pathsJSON is paths' --json output; its field names are a contract.
@@ -431,6 +304,8 @@ type objectJSON struct {
 	Object     analysis.PathStep   `json:"object"`
 	Path       []analysis.PathStep `json:"path"`
 	Dominators []analysis.PathStep `json:"dominators"`
+	// Suspect is, with --suspects, what the object keeps alive.
+	Suspect *analysis.Suspect `json:"suspect,omitempty"`
 }
 
 func runPaths(e *env, args []string) error {
@@ -443,11 +318,12 @@ func runPaths(e *env, args []string) error {
 	from := inputFlag(fs, "from")
 	contents := inputFlag(fs, "contents")
 	scan := fs.Bool("scan-pointers", false, "")
+	suspects := fs.Bool("suspects", false, "")
 	if err := parse(e, fs, pathsUsage, args); err != nil {
 		return err
 	}
-	if fs.Changed("class") == fs.Changed("id") {
-		return usagef("paths needs one of --class NAME and --id ID")
+	if n := btoi(fs.Changed("class")) + btoi(fs.Changed("id")) + btoi(*suspects); n != 1 {
+		return usagef("paths needs one of --class NAME, --id ID and --suspects")
 	}
 	if *max < 1 {
 		return usagef("--max must be 1 or more")
@@ -478,6 +354,7 @@ func runPaths(e *env, args []string) error {
 		return err
 	}
 	var nodes []int
+	var found []analysis.Suspect
 	if fs.Changed("id") {
 		if nodes, err = nv.NodesByRef(*id); err != nil {
 			return err
@@ -492,15 +369,26 @@ func runPaths(e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "heapconv paths: %d objects have id %s (this format's ids are not unique); showing the first %d (--max); name one by its index, as #N\n", len(nodes), *id, *max)
 			nodes = nodes[:*max]
 		}
+	} else if *suspects {
+		found = nv.HeapSuspects(0.1, *max, 5)
+		for _, s := range found {
+			nodes = append(nodes, s.Holder.Node)
+		}
+		if len(nodes) == 0 {
+			fmt.Fprintf(e.stderr, "heapconv paths: no object keeps a tenth of %s alive on its own\n", operands[0].name)
+		}
 	} else {
 		nodes = nv.ClassNodes(*class, *max)
 		if len(nodes) == 0 {
 			return fmt.Errorf("%s: no object of class %q (heapconv info --csv lists the classes)", operands[0].name, *class)
 		}
 	}
-	out := pathsJSON{Heap: heapJSON{Name: operands[0].file, Snapshot: snapshotNumber(operands[0], heaps[0])}}
-	for _, i := range nodes {
+	out := pathsJSON{Heap: heapJSON{Name: operands[0].file, Snapshot: snapshotNumber(operands[0], heaps[0])}, Objects: []objectJSON{}}
+	for k, i := range nodes {
 		o := objectJSON{Path: nv.ShortestPath(i), Dominators: nv.DominatorChain(i)}
+		if found != nil {
+			o.Suspect = &found[k]
+		}
 		o.Object = nv.Step(i)
 		if o.Path == nil {
 			o.Path = []analysis.PathStep{}
@@ -519,7 +407,11 @@ func runPaths(e *env, args []string) error {
 			fmt.Fprintln(w)
 		}
 		st := o.Object
-		fmt.Fprintf(w, "%s %s  self %d  retained %d  distance %s\n", st.Class, st.Ref, st.SelfSize, st.Retained, distanceText(st.Distance))
+		fmt.Fprintln(w, stepText(st, lineWidth))
+		if sus := o.Suspect; sus != nil {
+			fmt.Fprintf(w, "  keeps %.0f%% of the heap alive: %s objects, %s\n", 100*sus.Share, commas(sus.Count), sizeText(sus.Retained))
+			printWrapped(w, suspectClasses(sus.Classes, ""), "  ", lineWidth)
+		}
 		unreachable := len(o.Path) == 0
 		if unreachable {
 			fmt.Fprintf(w, "  unreachable: no path of references leads to it from the roots (nothing holds it,\n  or only weak references and other unreachable objects do)\n")
@@ -615,10 +507,11 @@ const reportUsage = `Usage: heapconv report [--title T] [--classes N] [--force] 
 Writes one self-contained HTML page (it loads nothing; open it anywhere,
 offline) about a heap: its classes in a sortable table (count, self and
 retained size), a treemap of retained size over the dominator tree
-grouped by class, and the shortest retainer paths of the classes that
-retain the most. Given several snapshots of one program (several INs, or
-a file that holds several, such as a MoarVM file), it shows the last in
-detail and charts each class's growth over them all. An IN may name one
+grouped by class that zooms on a click down to single objects, and the
+shortest retainer paths of the classes that retain the most. Given
+several snapshots of one program (several INs, or a file that holds
+several, such as a MoarVM file), it shows the last in detail and charts
+how much the classes that grew most changed since the first. An IN may name one
 snapshot of a file (prog.mvmheap#3), and "-" standard input, once (or
 several snapshots of it: -#0 -#2). OUT may be "-"; a file is written
 under a temporary name and renamed at the end; a device or pipe
@@ -757,4 +650,12 @@ func processes(f *ir.File) bool {
 		}
 	}
 	return len(koids) > 1
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

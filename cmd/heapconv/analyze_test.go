@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var td = filepath.Join("..", "..", "testdata")
@@ -136,11 +137,18 @@ func TestDiffCommand(t *testing.T) {
 	rows := filepath.Join(smallDir, "rows.heapsnapshot")
 	runCases(t, []cliCase{
 		{"two snapshots of a file", nil, []string{"diff", mvm + "#0", mvm + "#2"}, 0, "no identity that persists", ""},
-		{"--snapshot pairs", nil, []string{"diff", "--top", "3", "--snapshot", "0,2", mvm}, 0, "classes by growth of self size (3 of", ""},
+		{"--snapshot pairs", nil, []string{"diff", "--top", "3", "--snapshot", "0,2", mvm}, 0, "classes by growth of self size from OLD to NEW (3 of", ""},
 		{"by count", nil, []string{"diff", "--by", "count", "--snapshot", "0,1,2", mvm}, 0, "LATER", ""},
-		{"standard input", cliReadFile(t, rows), []string{"diff", "-", rows}, 0, "new in NEW: 0 objects", ""},
+		{"standard input", cliReadFile(t, rows), []string{"diff", "-", rows}, 0, "0 objects new in NEW since OLD", ""},
 		{"one operand", nil, []string{"diff", rows}, 2, "", "diff needs OLD and NEW"},
-		{"four operands", nil, []string{"diff", rows, rows, rows, rows}, 2, "", "diff needs OLD and NEW"},
+		{"four operands", nil, []string{"diff", rows, rows, rows, rows}, 0, "#3 ", ""},
+		{"one file of several snapshots: all of them", nil, []string{"diff", mvm}, 0, "LATER  " + mvm + " (snapshot 2)", ""},
+		{"a range of snapshots", nil, []string{"diff", mvm + "#0..#2"}, 0, " 1. BOOTHash @161: +", ""},
+		{"a range backwards", nil, []string{"diff", mvm + "#2..#0"}, 2, "", "a range of snapshots is IN#A..#B"},
+		{"--fail-on-growth, grown", nil, []string{"diff", "--fail-on-growth", "^NQPArray$", mvm}, 3, "NQPArray", "NQPArray grew in every one of the 2 steps"},
+		{"--fail-on-growth any", nil, []string{"diff", "--fail-on-growth", "any", mvm}, 3, "", "and 1 more class grew in every one"},
+		{"--fail-on-growth, not grown", nil, []string{"diff", "--fail-on-growth", "BOOTHash", mvm}, 0, "", ""},
+		{"--fail-on-growth, a bad expression", nil, []string{"diff", "--fail-on-growth", "(", mvm}, 2, "", "--fail-on-growth takes a regular expression"},
 		{"--snapshot with two files", nil, []string{"diff", "--snapshot", "0,1", rows, rows}, 2, "", "--snapshot takes one IN"},
 		{"a bad --snapshot", nil, []string{"diff", "--snapshot", "0,x", mvm}, 2, "", "--snapshot takes snapshot numbers"},
 		{"a bad --by", nil, []string{"diff", "--by", "size", rows, rows}, 2, "", "--by must be"},
@@ -157,10 +165,12 @@ func TestPathsCommand(t *testing.T) {
 	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
 	runCases(t, []cliCase{
 		{"a class", nil, []string{"paths", "--class", "NQPArray", "--max", "1", mvm + "#2"}, 0, "shortest retainer path, from the roots:", ""},
+		{"the heap's suspects", nil, []string{"paths", "--suspects", mvm + "#2"}, 0, "BOOTHash @161  self 32  retained 3770900  distance 2\n  keeps 29% of the heap alive: 46,794 objects, 3.8 MB", ""},
+		{"--suspects with --class", nil, []string{"paths", "--suspects", "--class", "NQPArray", mvm + "#2"}, 2, "", "paths needs one of --class NAME, --id ID and --suspects"},
 		{"--snapshot", nil, []string{"paths", "--class", "NQPArray", "--max", "1", "--snapshot", "2", mvm}, 0, "dominators, from the root:", ""},
 		{"standard input", cliReadFile(t, rows), []string{"paths", "--id", "1", "-"}, 0, "@1", ""},
-		{"neither --class nor --id", nil, []string{"paths", rows}, 2, "", "one of --class NAME and --id ID"},
-		{"both", nil, []string{"paths", "--class", "x", "--id", "1", rows}, 2, "", "one of --class NAME and --id ID"},
+		{"neither --class nor --id", nil, []string{"paths", rows}, 2, "", "one of --class NAME, --id ID and --suspects"},
+		{"both", nil, []string{"paths", "--class", "x", "--id", "1", rows}, 2, "", "one of --class NAME, --id ID and --suspects"},
 		{"--max 0", nil, []string{"paths", "--class", "x", "--max", "0", rows}, 2, "", "--max must be 1 or more"},
 		{"two INs", nil, []string{"paths", "--class", "x", rows, rows}, 2, "", "paths takes one IN"},
 		{"a class no object has", nil, []string{"paths", "--class", "NoSuchClass", rows}, 1, "", `no object of class "NoSuchClass"`},
@@ -307,7 +317,7 @@ func TestDiffWithoutRetained(t *testing.T) {
 	if code, _, stderr := cliRun(t, nil, "diff", "--retained=false", "--by", "retained", mvm+"#0", mvm+"#1"); code != 2 || !strings.Contains(stderr, "needs the retained sizes") {
 		t.Errorf("--by retained --retained=false: exit %d: %s", code, stderr)
 	}
-	if code, stdout, _ := cliRun(t, nil, "diff", "--retained=false", mvm+"#0", mvm+"#1"); code != 0 || strings.Contains(stdout, "retained") {
+	if code, stdout, _ := cliRun(t, nil, "diff", "--retained=false", mvm+"#0", mvm+"#1"); code != 0 || !strings.Contains(stdout, "   class\n") || strings.Contains(stdout, "retained    change") {
 		t.Errorf("the table without retained sizes: exit %d\n%s", code, stdout)
 	}
 }
@@ -341,5 +351,46 @@ func TestAnalysisOutputsRefuse(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	if len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestDiffFitsTerminal holds diff's text to 100 columns, suspects, paths
+// and class table alike, however long the class names.
+func TestDiffFitsTerminal(t *testing.T) {
+	mvm := filepath.Join(td, "moarvm", "nqp-3snap.mvmheap")
+	code, stdout, stderr := cliRun(t, nil, "diff", "--top", "0", mvm)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 && !strings.HasPrefix(line, "OLD") && !strings.HasPrefix(line, "NEW") && !strings.HasPrefix(line, "LATER") {
+			t.Errorf("a line of %d characters:\n%s", n, line)
+		}
+	}
+}
+
+// TestSeriesOutOfOrder checks diff's warning for a numbered series that a
+// shell sorted by text (snap-10 before snap-2).
+func TestSeriesOutOfOrder(t *testing.T) {
+	args := func(names ...string) []heapArg {
+		var out []heapArg
+		for _, n := range names {
+			out = append(out, heapArg{name: n})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		names []string
+		warn  bool
+	}{
+		{[]string{"snap-1.heapsnapshot", "snap-10.heapsnapshot", "snap-2.heapsnapshot"}, true},
+		{[]string{"snap-01.heapsnapshot", "snap-02.heapsnapshot", "snap-10.heapsnapshot"}, false},
+		{[]string{"a.mvmheap#0", "a.mvmheap#2", "a.mvmheap#1"}, true},
+		{[]string{"before.heapsnapshot", "after.heapsnapshot"}, false},
+		{[]string{"x2.heapsnapshot", "y1.heapsnapshot"}, false},
+	} {
+		if _, _, got := seriesOutOfOrder(args(tc.names...)); got != tc.warn {
+			t.Errorf("%v: out of order %v, want %v", tc.names, got, tc.warn)
+		}
 	}
 }

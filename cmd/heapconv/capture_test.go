@@ -69,11 +69,8 @@ func TestCaptureCommand(t *testing.T) {
 // TestCaptureHints: where the VM asks for a choice, the command names
 // the flag that makes it.
 func TestCaptureHints(t *testing.T) {
-	pages := &fakevm.Inspector{Pages: []fakevm.Page{{Type: "page", URL: "http://a/"}, {Type: "page", URL: "http://b/isolates"}}}
-	pages.Start()
+	pages, dart := fakevm.StartAmbiguous()
 	defer pages.Close()
-	dart := &fakevm.DartVM{AuthCode: "x=", Version: "3.7.3", Isolates: []string{"a", "b"}}
-	dart.Start()
 	defer dart.Close()
 	out := filepath.Join(t.TempDir(), "x.heapsnapshot")
 	for _, c := range []struct {

@@ -13,9 +13,9 @@
 //	                 [--level L] TARGET OUT
 //	heapconv info [--json | --csv] [--top N] [--by self|count|retained] [--as F]
 //	              [--snapshot N|all] [--from F] [--contents DIR] [--scan-pointers] IN
-//	heapconv diff [--json] [--top N] [--by self|count|retained] [--retained=false]
-//	              [--snapshot A,B[,C]] [--from F] [--contents DIR] [--scan-pointers]
-//	              OLD NEW [LATER]
+//	heapconv diff [--json] [--top N] [--by self|count|retained] [--suspects N] [--noise]
+//	              [--fail-on-growth REGEX|any] [--retained=false] [--snapshot A,B,...]
+//	              [--from F] [--contents DIR] [--scan-pointers] OLD NEW [LATER ...]
 //	heapconv paths (--class NAME | --id REF) [--max N] [--json] [--snapshot N]
 //	               [--from F] [--contents DIR] [--scan-pointers] IN
 //	heapconv report [--title T] [--classes N] [--force] [--from F] [--contents DIR]
@@ -30,8 +30,9 @@
 // IN and OUT may be "-" for standard input and output; any IN may be gzip-
 // or zstd-compressed, and an OUT ending in .gz or .zst is written so. Data
 // goes to standard output, messages to standard error. The exit status is
-// 0 on success, 1 on failure, 2 on a usage error, and 130 or 143 when
-// interrupted by SIGINT or SIGTERM (after removing the output being
+// 0 on success, 1 on failure, 2 on a usage error, 3 when diff
+// --fail-on-growth finds a class that grew in every step, and 130 or 143
+// when interrupted by SIGINT or SIGTERM (after removing the output being
 // written).
 package main
 
@@ -73,7 +74,7 @@ func init() {
 		{"convert", "convert a snapshot to another format", convertUsage, runConvert},
 		{"capture", "take a heap snapshot of a running Node, Chrome or Dart VM", captureUsage, runCapture},
 		{"info", "summarize a snapshot", infoUsage, runInfo},
-		{"diff", "compare snapshots: classes that grew, new and leaked objects", diffUsage, runDiff},
+		{"diff", "compare snapshots: leak suspects, classes that grew, new and leaked objects", diffUsage, runDiff},
 		{"paths", "show what keeps objects alive: retainer paths and dominators", pathsUsage, runPaths},
 		{"report", "write a heap's classes, treemap, retainers and growth as one HTML page", reportUsage, runReport},
 		{"validate", "check a snapshot against what its consumers require", validateUsage, runValidate},
@@ -181,9 +182,13 @@ func run(e *env, args []string) int {
 		}
 		err := c.run(e, args[1:])
 		var ue *usageError
+		var ge *growthError
 		switch {
 		case err == nil:
 			return 0
+		case errors.As(err, &ge):
+			fmt.Fprintf(e.stderr, "heapconv %s: %v\n", c.name, err)
+			return 3
 		case errors.Is(err, pflag.ErrHelp):
 			return 0
 		case errors.As(err, &ue):

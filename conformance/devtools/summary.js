@@ -9,7 +9,7 @@
 //   {"nodeCount":n,"edgeCount":e,"rootIndex":i,"totalSize":t,
 //    "classes":{"<class name>":{"count":c,"self":s,"maxRet":r,"distance":d},...},
 //    "stacks":{"<node id>":["function script:line:column", ...],...},
-//    "retainers":{"<node id>":[{"id":i,"name":...,"edge":...,"type":...,"distance":d},...]}}
+//    "retainers":{"<node id>":[{"id":i,"name":...,"nodeType":...,"shown":...,"edge":...,"type":...,"distance":d},...]}}
 // The classes are DevTools' "All objects" Summary rows (aggregatesWithFilter({})):
 // count, shallow size, retained size and the minimum distance of the class.
 // stacks holds the allocation stacks DevTools shows of the first 20 nodes
@@ -18,7 +18,13 @@
 // the chain of retainers DevTools' Retainers view expands on its own when the
 // object is selected: the first retainer in its order (distance, then name), then
 // that one's first retainer, while the distance is above 1 and reachable, at most
-// 20 levels; each with the edge by which it holds the step before it.
+// 20 levels; each with the edge by which it holds the step before it (its name
+// and type), the retainer's name in DevTools' model (node.name(): a concatenated
+// string's text, a plain object's "{a, b}", else its name in the file), its
+// node type, and shown: the text the Retainers view's grid shows for it before
+// its "@id" (DevTools' frontend, HeapSnapshotGridNodes, dresses the name by the
+// node's type; that frontend is not in heap-snapshot-toolkit, so shownText
+// below restates its rules).
 // Keys are the class names, sorted. If DevTools splits one class name into several
 // rows (objects of the same name with different allocation locations), those rows
 // are keyed by DevTools' class key instead ("scriptId,line,col,Name" for a row with
@@ -158,11 +164,35 @@ function retainerChain(snapshot, model, id) {
     const first = provider.serializeItemsRange(0, 1).items[0];
     if (!first) break;
     const d = first.node.distance;
-    chain.push({ id: first.node.id, name: first.node.name, edge: first.name, type: first.type, distance: d });
+    chain.push({
+      id: first.node.id, name: first.node.name, nodeType: first.node.type,
+      shown: shownText(first.node.type, first.node.name),
+      edge: first.name, type: first.type, distance: d,
+    });
     if (!(d > 1 && d < model.baseUnreachableDistance)) break;
     nodeIndex = first.node.nodeIndex;
   }
   return chain;
+}
+
+// shownText is the object cell of a row of the Retainers view for a node of a
+// type and a name: strings and concatenated strings quoted, regular expressions
+// between slashes, functions followed by "()", arrays by "[]" (one without a name
+// is "(internal array)[]"), and a window's URL shortened to 40 characters (its
+// scheme dropped, the middle cut). Sliced strings are shown as they are.
+function shownText(type, name) {
+  if (type === 'string' || type === 'concatenated string') return '"' + name + '"';
+  if (type === 'regexp') return '/' + name + '/';
+  if (type === 'closure') return name + '()';
+  if (type === 'array') return name ? name + '[]' : '(internal array)[]';
+  if (type === 'object' && name.startsWith('Window')) {
+    const slash = name.indexOf('/');
+    if (slash < 0) return name;
+    let url = name.substring(slash + 1).trimStart().replace(/^(https|http|file):\/\//i, '');
+    if (url.length > 40) url = url.substring(0, 20) + '\u2026' + url.substring(url.length - 19);
+    return name.substring(0, slash + 2) + url;
+  }
+  return name;
 }
 
 function errText(e) {

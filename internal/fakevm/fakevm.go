@@ -362,3 +362,15 @@ func ChunkMessage(chunk string) string {
 func Reply(req Request, result string) string {
 	return `{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`
 }
+
+// StartAmbiguous starts the two VMs that ask which target to take: an
+// inspector listing two pages (the second's URL holds "isolates", so that
+// a hint told by the error's text would be the wrong one) and a Dart VM
+// whose isolates are none named "main". The caller closes both.
+func StartAmbiguous() (*Inspector, *DartVM) {
+	pages := &Inspector{Pages: []Page{{Type: "page", URL: "http://a/"}, {Type: "page", URL: "http://b/isolates"}}}
+	pages.Start()
+	dart := &DartVM{AuthCode: "x=", Version: "3.7.3", Isolates: []string{"a", "b"}}
+	dart.Start()
+	return pages, dart
+}

@@ -21,6 +21,15 @@ type CompareOptions struct {
 	// Examples is how many object ids each group of new or leaked objects
 	// lists (default 5; negative: none).
 	Examples int
+	// Suspects is how many leak suspects to find (default 10; negative:
+	// none). They need the last heap's dominator tree.
+	Suspects int
+	// Noise keeps engine noise among the suspects' objects: what a runtime
+	// allocates for itself as a program runs (V8's compiled code, object
+	// shapes, feedback vectors and what only its own roots reach, such as
+	// the strings it interns; the Dart VM's code objects; MoarVM's
+	// specializations). It is left out by default.
+	Noise bool
 }
 
 // ClassChange is one class's figures in each compared heap.
@@ -126,6 +135,9 @@ type ObjectGroup struct {
 	// Class is the objects' class as the class table lists it
 	// (ClassStat.Label: with its location, for a V8 class split by one).
 	Class string `json:"class"`
+	// Name is, for a suspect's closures, the name most of them are shown
+	// by: their function's, as DevTools shows a closure ("onChange()").
+	Name  string `json:"name,omitempty"`
 	Count uint64 `json:"count"`
 	// SelfSize sums the objects' self sizes as the class table counts
 	// them (for V8, DevTools' Summary sizes).
@@ -158,16 +170,41 @@ type Comparison struct {
 	// during one phase, still alive after the next), grouped by class and by
 	// their shortest retainer path in the third heap.
 	Leaked []ObjectGroup `json:"leaked,omitempty"`
+	// Step names the heaps New and Leaked compare (indices into the heaps
+	// given): of more than three, the last three (the last step); of two,
+	// both.
+	Step []int `json:"step"`
+	// Suspects are the leaks, largest first: the leaked objects (or, of
+	// two heaps, the new ones) grouped by their accumulation point, or,
+	// where objects have no identity, the holders whose objects of growing
+	// classes grew (SuspectsBy says which).
+	Suspects []Suspect `json:"suspects"`
+	// SuspectsBy is "identity" (suspects of leaked objects) or "growth"
+	// (suspects of growth between the first heap and the last); "" for
+	// no suspects.
+	SuspectsBy string `json:"suspects_by"`
+	// Noise is how many of the suspects' candidate objects were left out
+	// as engine noise (CompareOptions.Noise).
+	Noise uint64 `json:"noise"`
+	// last is the navigator Compare made of the last heap, if it made one.
+	last *Navigator
 }
 
-// Compare compares two or three snapshots of one program, taken one after
-// another: per class, the count, self size and (optionally) retained size
-// in each, and where objects keep identities from one snapshot to the next
-// (ir.Identities), the objects new in the second and, with a third, those
-// of them still alive in it.
+// Navigator returns the navigator Compare made of the last heap for the
+// suspects and the leaked objects' paths (nil when it needed none), so
+// that a caller who needs one too does not compute its dominator tree
+// again.
+func (c *Comparison) Navigator() *Navigator { return c.last }
+
+// Compare compares snapshots of one program, taken one after another:
+// per class, the count, self size and (optionally) retained size in each;
+// where objects keep identities from one snapshot to the next
+// (ir.Identities), the objects of the last step (of three or more heaps,
+// the last three) new in its second heap and, with a third, those of them
+// still alive in it; and the leak suspects (CompareOptions.Suspects).
 func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
-	if len(heaps) < 2 || len(heaps) > 3 {
-		return nil, fmt.Errorf("compare takes 2 or 3 heaps, not %d", len(heaps))
+	if len(heaps) < 2 {
+		return nil, fmt.Errorf("compare takes 2 heaps or more, not %d", len(heaps))
 	}
 	by := opts.By
 	if by == "" {
@@ -179,13 +216,67 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 		return nil, fmt.Errorf("unknown order %q (want %s, %s or %s)", by, BySelf, ByCount, ByRetained)
 	}
 	retained := opts.Retained || by == ByRetained
-	// Each heap's classes on a goroutine of its own: the dominator trees
-	// and class tables of two heaps share the cores better than one.
+	maxSuspects := opts.Suspects
+	if maxSuspects == 0 {
+		maxSuspects = 10
+	}
+	step := []int{len(heaps) - 2, len(heaps) - 1}
+	if len(heaps) >= 3 {
+		step = []int{len(heaps) - 3, len(heaps) - 2, len(heaps) - 1}
+	}
+	last := len(heaps) - 1
+	ids := make([]ir.ObjectIdentities, len(heaps))
+	identified := true
+	for _, k := range step {
+		ids[k] = ir.Identities(heaps[k].Snapshot)
+		if ids[k] == nil || ids[k].IdentityKind() != ids[step[0]].IdentityKind() {
+			identified = false
+		}
+	}
+	// The heaps that need a navigator: the last, for the leaked objects'
+	// paths and the suspects; without identities, the first too.
+	navigate := make([]bool, len(heaps))
+	if identified {
+		navigate[last] = len(step) == 3 || maxSuspects > 0
+	} else if maxSuspects >= 0 {
+		navigate[0], navigate[last] = true, true
+	}
+	// Each heap's classes (and, where needed, its navigator) on a
+	// goroutine of its own, two at a time: the dominator trees and class
+	// tables of two heaps share the cores better than one, and more would
+	// only add their memory. The heaps with a navigator, the longest work,
+	// go first, so that the others' tables fill the second core meanwhile
+	// instead of leaving it idle at the end.
 	tables := make([]*classTable, len(heaps))
+	navs := make([]*Navigator, len(heaps))
 	errs := make([]error, len(heaps))
+	order := make([]int, 0, len(heaps))
+	for k := len(heaps) - 1; k >= 0; k-- {
+		if navigate[k] {
+			order = append(order, k)
+		}
+	}
+	for k := range heaps {
+		if !navigate[k] {
+			order = append(order, k)
+		}
+	}
+	jobs := make(chan int, len(order))
+	for _, k := range order {
+		jobs <- k
+	}
+	close(jobs)
 	var wg sync.WaitGroup
-	for k, h := range heaps {
-		wg.Go(func() { tables[k], errs[k] = newClassTable(h.File, h.Snapshot, retained) })
+	for range min(2, len(order)) {
+		wg.Go(func() {
+			for k := range jobs {
+				h := heaps[k]
+				tables[k], errs[k] = newClassTable(h.File, h.Snapshot, retained)
+				if errs[k] == nil && navigate[k] {
+					navs[k], errs[k] = navigatorOf(h, tables[k])
+				}
+			}
+		})
 	}
 	wg.Wait()
 	perHeap := make([][]ClassStat, len(heaps))
@@ -195,29 +286,52 @@ func Compare(heaps []Heap, opts CompareOptions) (*Comparison, error) {
 		}
 		perHeap[k] = table.stats()
 	}
-	c := &Comparison{Classes: ClassChanges(perHeap, by, retained)}
+	c := &Comparison{Classes: ClassChanges(perHeap, by, retained), Suspects: []Suspect{}, last: navs[last]}
+	c.Step = step
 
-	ids := make([]ir.ObjectIdentities, len(heaps))
-	for k, h := range heaps {
-		ids[k] = ir.Identities(h.Snapshot)
-		if ids[k] == nil || ids[k].IdentityKind() != ids[0].IdentityKind() {
+	if !identified {
+		if maxSuspects < 0 {
 			return c, nil
 		}
+		grown := map[string]bool{}
+		for _, row := range c.Classes {
+			if row.Count[last] > row.Count[0] {
+				grown[row.Label()] = true
+			}
+		}
+		c.Suspects, c.Noise = growthSuspects(navs[0], navs[last], grown, opts.Noise, maxSuspects, opts.Examples)
+		if c.Suspects == nil {
+			c.Suspects = []Suspect{}
+		}
+		if len(c.Suspects) > 0 || len(grown) > 0 {
+			c.SuspectsBy = "growth"
+		}
+		return c, nil
 	}
-	c.Identity = ids[0].IdentityKind()
+	c.Identity = ids[step[0]].IdentityKind()
 	examples := opts.Examples
 	if examples == 0 {
 		examples = 5
 	}
-	newIn := newObjects(heaps[0], heaps[1], ids[0], ids[1])
-	c.New = groupByClass(heaps[1], counted(newIn, tables[1]), tables[1], examples)
-	if len(heaps) == 3 {
-		leaked := stillAlive(heaps[1], heaps[2], newIn, ids[1], ids[2])
-		nv, err := navigatorOf(heaps[2], tables[2])
-		if err != nil {
-			return nil, fmt.Errorf("heap 2: %w", err)
+	a, b := step[0], step[1]
+	newIn := newObjects(heaps[a], heaps[b], ids[a], ids[b])
+	c.New = groupByClass(heaps[b], counted(newIn, tables[b]), tables[b], examples)
+	leaked, holder := counted(newIn, tables[b]), b
+	if len(step) == 3 {
+		z := step[2]
+		leaked = counted(stillAlive(heaps[b], heaps[z], newIn, ids[b], ids[z]), tables[z])
+		holder = z
+	}
+	nv := navs[holder]
+	if len(step) == 3 {
+		c.Leaked = groupByPath(nv, leaked, tables[holder].sizes, examples)
+	}
+	if maxSuspects > 0 {
+		c.Suspects, c.Noise = nv.Suspects(leaked, ids[holder], opts.Noise, maxSuspects, examples)
+		if c.Suspects == nil {
+			c.Suspects = []Suspect{}
 		}
-		c.Leaked = groupByPath(nv, counted(leaked, tables[2]), tables[2].sizes, examples)
+		c.SuspectsBy = "identity"
 	}
 	return c, nil
 }

@@ -221,14 +221,17 @@ func DevToolsSelfSizes(f *ir.File, s *ir.Snapshot) *ir.Uints {
 
 // devtoolsConsString returns a V8 concatenated string's text as DevTools
 // names it: the names of the leaves below its "first" and "second"
-// internal edges, in order, until the text reaches 1024 UTF-16 units.
+// internal edges, in order, until the text reaches 1024 UTF-16 units (or
+// 4096 parts were looked at).
 func devtoolsConsString(f *ir.File, s *ir.Snapshot, i int) string {
 	cons := kindIndex(s.NodeKinds, "concatenated string")
 	internal := edgeKindIndex(s, "internal")
 	var b strings.Builder
 	units := 0
 	stack := []int{i}
-	for len(stack) > 0 && units < 1024 {
+	// A crafted file's strings can hold each other in a cycle, which V8's
+	// never do: the walk stops after as many parts as 1024 units can take.
+	for steps := 0; len(stack) > 0 && units < 1024 && steps < 4096; steps++ {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if int(s.Nodes.Kind[v]) != cons {

@@ -1,10 +1,14 @@
 package analysis_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/irtest"
+	v8ir "github.com/heapconv/heapconv/ir/v8"
 )
 
 // TestDevToolsIgnore builds a small V8-shaped heap and checks which edges
@@ -133,4 +137,50 @@ func TestDevToolsSelfSizes(t *testing.T) {
 	if f, s := build(false); analysis.DevToolsSelfSizes(f, s) != nil {
 		t.Errorf("sizes moved in a heap without user roots")
 	}
+}
+
+// TestConsStringCycle checks that a concatenated string whose parts hold
+// it again (a crafted file; V8 writes none) is named in bounded time and
+// memory.
+func TestConsStringCycle(t *testing.T) {
+	nv, err := analysis.NewNavigator(consCycleHeap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []analysis.PathStep)
+	go func() { done <- nv.ShortestPath(2) }()
+	select {
+	case path := <-done:
+		if len(path) == 0 {
+			t.Error("no path to the string's holder")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("naming a cycle of concatenated strings does not end")
+	}
+}
+
+// consCycleHeap is a V8-shaped heap in which object 2 is held, at the
+// same distance, by an object and by a concatenated string whose parts
+// hold each other and themselves.
+func consCycleHeap() analysis.Heap {
+	f := &ir.File{Format: v8ir.Format, Strings: []string{""}}
+	str := irtest.Strings(f, "", "G", "X", "O", "first", "second", "a", "o", "x")
+	kind := func(k string) uint8 { return uint8(slices.Index(ir.V8NodeKinds, k)) }
+	ek := func(k string) uint32 {
+		return uint32(slices.IndexFunc(ir.V8EdgeKinds, func(e ir.EdgeKind) bool { return e.Name == k }))
+	}
+	cons := kind(ir.KindConcatenatedString)
+	s := &ir.Snapshot{NodeKinds: ir.V8NodeKinds, EdgeKinds: ir.V8EdgeKinds, Root: 0}
+	nodes := []irtest.Node{
+		{Kind: kind(ir.KindSynthetic), Name: str[0], Edges: []irtest.Edge{{ek("element"), 0, 1}}},
+		{Kind: kind(ir.KindObject), Name: str[1], Size: 8, Edges: []irtest.Edge{{ek("property"), str[6], 3}, {ek("property"), str[7], 4}}},
+		{Kind: kind(ir.KindObject), Name: str[2], Size: 8},
+		{Kind: cons, Name: str[0], Size: 32, Edges: []irtest.Edge{{ek("internal"), str[4], 5}, {ek("internal"), str[5], 3}, {ek("internal"), str[8], 2}}},
+		{Kind: kind(ir.KindObject), Name: str[3], Size: 8, Edges: []irtest.Edge{{ek("property"), str[8], 2}}},
+		{Kind: cons, Name: str[0], Size: 32, Edges: []irtest.Edge{{ek("internal"), str[4], 3}, {ek("internal"), str[5], 5}}},
+	}
+	irtest.Build(s, nodes, false)
+	s.SetSection(&v8ir.Snapshot{})
+	f.Snapshots = []*ir.Snapshot{s}
+	return analysis.Heap{File: f, Snapshot: s}
 }

@@ -11,7 +11,9 @@
 // plain objects named by their shape, detached DOM nodes, classes split by
 // allocation location, the self sizes DevTools shows (DevToolsSelfSizes)
 // and the edges it does not let retain (DevToolsIgnore); and a retainer
-// path is the one DevTools' Retainers view expands. For other formats a
+// path is the one DevTools' Retainers view expands, each object named as
+// the view names it (Navigator.Shown: "onChange()", a string's text in
+// quotes, "{a, b}"). For other formats a
 // class is the class table's, qualified where two libraries define one
 // name (ir.ClassLabels).
 package analysis

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,8 @@ type Navigator struct {
 	labels  []string
 	// devtools is true when DevTools' rules apply (a V8 heap).
 	devtools bool
+	// weak marks the weak edge kinds (by kind index of g).
+	weak []bool
 	// table is the heap's class table, with retained sizes.
 	table *classTable
 	// first remembers each node's first retainer (firstRetainer): -2
@@ -64,6 +67,9 @@ type Navigator struct {
 	// shared are the ids more than one node has, sorted (sharedIDs).
 	sharedOnce sync.Once
 	shared     []uint64
+	// domIv numbers the dominator tree for subtree tests (intervals).
+	intervalsOnce sync.Once
+	domIv         *domIntervals
 }
 
 // NoDistance is the distance of a node that no path from the roots reaches.
@@ -91,6 +97,10 @@ func navigatorOf(h Heap, table *classTable) (*Navigator, error) {
 	s := h.Snapshot
 	nv := &Navigator{heap: h, n: s.Nodes.Len(), devtools: table.devtools, table: table}
 	nv.g, nv.sizes = table.graph, table.graphSizes
+	nv.weak = make([]bool, len(nv.g.EdgeKinds))
+	for k, ek := range nv.g.EdgeKinds {
+		nv.weak[k] = ek.Name == ir.EdgeWeak
+	}
 	tree, err := table.dominators(h.File)
 	if err != nil {
 		return nil, err
@@ -171,10 +181,7 @@ func (nv *Navigator) distances() {
 	if g.Root == ir.NoNode {
 		return
 	}
-	weak := make([]bool, len(g.EdgeKinds))
-	for k, ek := range g.EdgeKinds {
-		weak[k] = ek.Name == ir.EdgeWeak
-	}
+	weak := nv.weak
 	var follows func(v, e int) bool
 	if nv.devtools {
 		follows = nv.devtoolsFollows()
@@ -570,9 +577,15 @@ type PathStep struct {
 	// Ref names the node as Navigator.Ref does ("@123", or "#5" for a
 	// node whose id others share), for NodesByRef.
 	Ref string `json:"ref"`
-	// Class is the class ClassStats counts it under; Name its own name.
+	// Class is the class ClassStats counts it under; Name its own name
+	// in the snapshot.
 	Class string `json:"class"`
 	Name  string `json:"name"`
+	// Shown is the name a person is shown for it (Navigator.Shown): for
+	// a V8 heap the text of DevTools' Retainers view (`"some text"`,
+	// "onChange()", "{a, b}"), for other formats a string's text, a
+	// closure's function name, else its name or class.
+	Shown string `json:"shown"`
 	// SelfSize and Retained are its own and retained size (as Navigator's
 	// SelfSize and Retained).
 	SelfSize uint64 `json:"self_size"`
@@ -590,6 +603,7 @@ func (nv *Navigator) Step(i int) PathStep {
 	s := nv.heap.Snapshot
 	return PathStep{
 		Node: i, ID: s.Nodes.ID.At(i), Ref: nv.Ref(i), Class: nv.Class(i), Name: nv.heap.File.String(s.Nodes.Name[i]),
+		Shown:    nv.Shown(i),
 		SelfSize: nv.SelfSize(i), Retained: nv.Retained(i), Distance: nv.Distance(i),
 	}
 }
@@ -682,6 +696,9 @@ func (nv *Navigator) Ref(i int) string {
 // by sorting a copy of the ids.
 func (nv *Navigator) sharedIDs() []uint64 {
 	nv.sharedOnce.Do(func() {
+		if nv.shared = sharedIDsByBits(&nv.heap.Snapshot.Nodes.ID, nv.n); nv.shared != nil {
+			return
+		}
 		ids := make([]uint64, nv.n)
 		for i := range ids {
 			ids[i] = nv.heap.Snapshot.Nodes.ID.At(i)
@@ -694,6 +711,56 @@ func (nv *Navigator) sharedIDs() []uint64 {
 		}
 	})
 	return nv.shared
+}
+
+// sharedIDsByBits returns, sorted, the ids that more than one of the
+// first n values of ids has, when most of them lie in a range not much
+// wider than n (V8's node ids; the few beyond it, such as the ids V8
+// derives from small numbers' values, are sorted apart): a bit per id
+// marks those seen, another those seen twice, where sorting ten million
+// ids took most of a second. It returns nil when the ids are not of that
+// kind (and an empty slice when none is shared).
+func sharedIDsByBits(ids *ir.Uints, n int) []uint64 {
+	limit := 64*uint64(n) + 1<<20
+	var top uint64
+	var far []uint64
+	for i := 0; i < n; i++ {
+		id := ids.At(i)
+		if id >= limit {
+			if far = append(far, id); len(far) > n/8+64 {
+				return nil
+			}
+			continue
+		}
+		top = max(top, id)
+	}
+	seen := make([]uint64, top/64+1)
+	twice := make([]uint64, top/64+1)
+	for i := 0; i < n; i++ {
+		id := ids.At(i)
+		if id >= limit {
+			continue
+		}
+		w, b := id/64, uint64(1)<<(id%64)
+		if seen[w]&b != 0 {
+			twice[w] |= b
+		}
+		seen[w] |= b
+	}
+	out := []uint64{}
+	for w, word := range twice {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, uint64(w)*64+uint64(bits.TrailingZeros64(word)))
+		}
+	}
+	// Beyond the range: sorted, after every id in it.
+	slices.Sort(far)
+	for k := 1; k < len(far); k++ {
+		if far[k] == far[k-1] && (k == 1 || far[k-1] != far[k-2]) {
+			out = append(out, far[k])
+		}
+	}
+	return out
 }
 
 // ErrRef is the error of ParseRef and NodesByRef for text that is no

@@ -209,9 +209,9 @@ func ExampleNavigator_ShortestPath() {
 	// D (retains 40)
 }
 
-// Compare three snapshots of one program: the classes that grew, and the
+// Compare three snapshots of one program: the classes that grew, the
 // objects allocated between the first two that the third still has, by
-// the path that holds them.
+// the path that holds them, and the leak suspects.
 func ExampleCompare() {
 	before, after, later := v8Heap(11, 13), v8Heap(11, 13, 15, 17, 19), v8Heap(11, 15, 19)
 	c, err := analysis.Compare([]analysis.Heap{before, after, later}, analysis.CompareOptions{By: analysis.ByCount})
@@ -224,10 +224,14 @@ func ExampleCompare() {
 	for _, g := range c.Leaked {
 		fmt.Printf("leaked: %d × %s, ids %v, held by %s\n", g.Count, g.Class, g.IDs, pathText(g.Path))
 	}
+	// The leak as one item: the object that accumulates the leaked ones.
+	s := c.Suspects[0]
+	fmt.Printf("suspect: %s holds %d objects, %d bytes (%.0f%%)\n", s.Holder, s.Count, s.Retained, 100*s.Share)
 	// Output:
 	// Thing: [2 5 3] objects
 	// matched by V8 node ids
 	// leaked: 2 × Thing, ids [15 19], held by Array -1-> Thing
+	// suspect: Array @5 holds 2 objects, 64 bytes (100%)
 }
 
 // chainHeap is a V8-shaped heap whose root holds a linked list of n

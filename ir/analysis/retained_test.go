@@ -5,6 +5,7 @@ import (
 
 	"github.com/heapconv/heapconv/ir"
 	"github.com/heapconv/heapconv/ir/analysis"
+	"github.com/heapconv/heapconv/ir/irtest"
 )
 
 // retainedGraph builds a snapshot from an edge list; node i has size
@@ -95,5 +96,71 @@ func TestSummarizeRootsWithoutRoot(t *testing.T) {
 	}
 	if s.Nodes.Len() != 3 || s.Edges.Len() != 1 || s.Root != ir.NoNode {
 		t.Error("the snapshot changed")
+	}
+}
+
+// TestNodeRetained checks NodeRetained against SummarizeBy's retained
+// sizes on random heaps of every shape, and the rule its documentation
+// (and the Parquet tables') gives for them: a class retains the retained
+// sizes of its nodes that count (a class and a counted size above 0) and
+// that no other such node of the class dominates, which walking each
+// node's dominators up finds.
+func TestNodeRetained(t *testing.T) {
+	checked := 0
+	for seed := range int64(12) {
+		for _, opts := range []irtest.Options{irtest.V8Shaped(1, 60), irtest.Everything(1, 60)} {
+			f := irtest.Random(seed, opts)
+			for k, s := range f.Snapshots {
+				classes, of, sizes, tree, err := analysis.NodeRetained(f, s)
+				if err != nil {
+					t.Fatalf("seed %d snapshot %d: %v", seed, k, err)
+				}
+				sum, err := analysis.SummarizeBy(f, s, -1, analysis.ByRetained)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]uint64{}
+				for _, c := range sum.TopClasses {
+					want[c.Label()] = *c.Retained
+				}
+				walked := make([]uint64, len(classes))
+				if tree != nil {
+					checked++
+					counts := func(i int) bool { return of[i] >= 0 && sizes.At(i) > 0 }
+					for i := range s.Nodes.Len() {
+						if !counts(i) {
+							continue
+						}
+						// Up the dominators to the root (the root's is itself),
+						// or to a virtual root past the snapshot's nodes.
+						top := true
+						for d := tree.IDom[i]; int(d) < s.Nodes.Len(); d = tree.IDom[d] {
+							if int(d) != i && counts(int(d)) && of[d] == of[i] {
+								top = false
+								break
+							}
+							if d == tree.Root {
+								break
+							}
+						}
+						if top {
+							walked[of[i]] = ir.SatAdd(walked[of[i]], tree.Retained[i])
+						}
+					}
+				}
+				for c, cl := range classes {
+					if *cl.Retained != want[cl.Label()] || *cl.Retained != walked[c] {
+						t.Errorf("seed %d snapshot %d class %s: NodeRetained %d, SummarizeBy %d, walking the dominators %d",
+							seed, k, cl.Label(), *cl.Retained, want[cl.Label()], walked[c])
+					}
+				}
+				if len(classes) != len(want) {
+					t.Errorf("seed %d snapshot %d: %d classes, SummarizeBy %d", seed, k, len(classes), len(want))
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no random heap had a dominator tree")
 	}
 }

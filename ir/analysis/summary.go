@@ -168,6 +168,9 @@ type classTable struct {
 	graphSizes *ir.Uints
 	tree       *DominatorTree
 	hasTree    bool
+	// ignore are the edges besides weak ones the tree does not follow
+	// (DevToolsIgnore), kept for walks that must agree with it.
+	ignore func(edge int) bool
 }
 
 // counted reports whether node i is counted in its class.
@@ -230,7 +233,8 @@ func (c *classTable) addRetained(f *ir.File, s *ir.Snapshot) error {
 // the first time.
 func (c *classTable) dominators(f *ir.File) (*DominatorTree, error) {
 	if !c.hasTree {
-		tree, err := summaryDominators(f, c.graph, c.graphSizes)
+		c.ignore = DevToolsIgnore(f, c.graph)
+		tree, err := summaryDominators(c.graph, c.graphSizes, c.ignore)
 		if err != nil {
 			return nil, err
 		}
@@ -267,11 +271,11 @@ func summaryGraph(f *ir.File, s *ir.Snapshot) (*ir.Snapshot, *ir.Uints) {
 }
 
 // summaryDominators returns g's dominator tree as DevTools builds it for
-// retained sizes (its ignored edges, external sizes owned by their node,
+// retained sizes (its ignored edges, DevToolsIgnore's, external sizes owned by their node,
 // nodes unreachable from the root hung from it), or nil when g has no
 // root: nothing is retained then.
-func summaryDominators(f *ir.File, g *ir.Snapshot, sizes *ir.Uints) (*DominatorTree, error) {
-	tree, err := Dominators(g, DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: DevToolsIgnore(f, g), SelfSizes: sizes})
+func summaryDominators(g *ir.Snapshot, sizes *ir.Uints, ignore func(edge int) bool) (*DominatorTree, error) {
+	tree, err := Dominators(g, DominatorOptions{IncludeExternal: true, Orphans: true, Ignore: ignore, SelfSizes: sizes})
 	if errors.Is(err, ErrNoRoot) {
 		return nil, nil
 	}
@@ -349,6 +353,37 @@ func otherNodeClasses(f *ir.File, s *ir.Snapshot) ([]ClassStat, []int32) {
 // profile's samples), its self size the sum of their counted sizes.
 func NodeClasses(f *ir.File, s *ir.Snapshot) (classes []ClassStat, of []int32, sizes *ir.Uints) {
 	t, _ := newClassTable(f, s, false) // fails only computing retained sizes
+	return t.nodeClasses()
+}
+
+// NodeRetained is NodeClasses with retained sizes, as `heapconv info --by
+// retained` computes them (SummarizeBy): each class's Retained is set, and
+// tree is the dominator tree they come from (nil, and every class's
+// retained size 0, for a snapshot with neither a root node nor GC roots).
+// The tree is over the graph the summary uses: for a snapshot that lists
+// GC roots without a root node, that graph has one node more, a virtual
+// root above them, at index s.Nodes.Len(), which is the tree's Root. Its
+// Retained are the retained sizes DevTools shows for a V8 heap (its sizes,
+// its ignored edges, external sizes owned by their node) and the heap's
+// own otherwise; every node is in it (those the root cannot reach are
+// hung from it, as DevTools does).
+//
+// A node counts towards its class's retained size when it has a class,
+// its own size in the tree (for V8 DevTools' Summary size, which is its
+// counted size) is not 0, and no other node of its class that counts
+// dominates it: then its retained size is in its class's.
+func NodeRetained(f *ir.File, s *ir.Snapshot) (classes []ClassStat, of []int32, sizes *ir.Uints, tree *DominatorTree, err error) {
+	t, err := newClassTable(f, s, true)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	classes, of, sizes = t.nodeClasses()
+	return classes, of, sizes, t.tree, nil
+}
+
+// nodeClasses returns the table's counted classes, each node's class among
+// them (-1 for none) and the sizes counted: NodeClasses.
+func (t *classTable) nodeClasses() (classes []ClassStat, of []int32, sizes *ir.Uints) {
 	renumber := make([]int32, len(t.rows))
 	for k, r := range t.rows {
 		renumber[k] = -1
