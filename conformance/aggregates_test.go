@@ -67,6 +67,7 @@ func graphClasses(f *ir.File) map[string]objectsAndBytes {
 // split; and converted back to a profile, every class has its allocations
 // and bytes again, one sample each.
 func TestAggregatedSamples(t *testing.T) {
+	t.Parallel()
 	fuchsia := formatByName(fuchsiair.Format)
 	src := read(t, fuchsia, loadFixture(t, filepath.Join(moduleRoot, "testdata", "fuchsia", "ffx-test-current-agg.pb")))
 	want := profileClasses(src, 0)

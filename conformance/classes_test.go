@@ -138,6 +138,7 @@ func namedEdges(f *ir.File, s *ir.Snapshot, i int) []string {
 // index in Dart), the same root (DevTools folds arrays into their owners
 // only below user roots), so the same self sizes per class.
 func TestV8ClassesThroughDart(t *testing.T) {
+	t.Parallel()
 	v8, dart := formatByName(v8ir.Format), formatByName(dartir.Format)
 	for name, f := range fixtures(t, v8) {
 		d, _ := mustThrough(t, dart, f)
@@ -172,6 +173,7 @@ func TestV8ClassesThroughDart(t *testing.T) {
 // by node, every edge with its kind (kept in MoarVM's descriptions, "(weak)
 // name"), name or index and target.
 func TestV8ClassesThroughMoarVM(t *testing.T) {
+	t.Parallel()
 	v8, moar := formatByName(v8ir.Format), formatByName(moarvmir.Format)
 	for name, f := range fixtures(t, v8) {
 		s := f.Snapshots[0]
@@ -245,6 +247,7 @@ func TestV8ClassesThroughMoarVM(t *testing.T) {
 // beyond colsize's 16 bits) and MoarVM types survive Dart. Dart → MoarVM
 // adds MoarVM's Root in front of Dart's root object: the only difference.
 func TestDartMoarVMClasses(t *testing.T) {
+	t.Parallel()
 	dart, moar := formatByName(dartir.Format), formatByName(moarvmir.Format)
 	for name, f := range fixtures(t, dart) {
 		m, _ := mustThrough(t, moar, f)

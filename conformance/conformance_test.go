@@ -71,6 +71,7 @@ func devtoolsFixtures(n int) map[int]bool {
 // TestConformance runs every format of the table through the same checks,
 // then loads every V8 file it wrote with Chrome DevTools' loader.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	o := newOracle(t.TempDir())
 	for _, fm := range table {
 		t.Run(fm.name, func(t *testing.T) {

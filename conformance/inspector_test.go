@@ -35,6 +35,7 @@ const inspectorFixture = "testdata/v8/inspector/node20-inspector-tracking.heapsn
 //     it was off by; DevTools loads the output and shows allocation stacks;
 //   - roundtrip says the header was corrected, not that the file differs.
 func TestInspectorTrackingHeader(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bin := buildHeapconv(t)
 	fresh := inspectorSnapshot(t, filepath.Join(dir, "fresh.heapsnapshot"))

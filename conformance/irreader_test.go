@@ -99,6 +99,7 @@ type irInput struct {
 // process among the inputs) must come out as the model holds them. Streams
 // that break the spec must be refused by both readers.
 func TestIRReader(t *testing.T) {
+	t.Parallel()
 	irreaderProject.require(t)
 	dir := t.TempDir()
 	inputs := irReaderInputs(t)

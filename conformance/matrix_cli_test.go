@@ -79,6 +79,7 @@ func commandLine(bin, dir string, src matrixSource, wrote func(tg format, path s
 // writer into every target, on a fixed subset of the sources (all with
 // HEAPCONV_EXHAUSTIVE=1).
 func TestMatrixCommandLine(t *testing.T) {
+	t.Parallel()
 	bin := buildHeapconv(t)
 	sources, targets := matrixFormats()
 	all := matrixSources(t, sources)

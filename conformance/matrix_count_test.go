@@ -182,6 +182,30 @@ func externalSizes(m *measured) []string {
 
 // perObject measures what of says of each object (false: nothing), as
 // counted lines; nil when it says nothing of any object.
+// perObjectKeyed is perObject for values many objects share, each told by
+// a number (key) and made once from it (value, "" for none).
+func (m *measured) perObjectKeyed(key func(i int) uint64, value func(k uint64) string) []string {
+	byKey := map[uint64]uint64{}
+	for _, i := range m.real {
+		byKey[key(i)]++
+	}
+	n := map[string]uint64{}
+	for k, c := range byKey {
+		if v := value(k); v != "" {
+			n[v] += c
+		}
+	}
+	out := make([]string, 0, len(n))
+	for v, c := range n {
+		out = append(out, v+"\t"+strconv.FormatUint(c, 10))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (m *measured) perObject(of func(i int) (string, bool)) []string {
 	n := map[string]uint64{}
 	for _, i := range m.real {

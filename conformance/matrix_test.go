@@ -54,6 +54,10 @@ type measured struct {
 	real   []int
 	isReal []bool
 	class  []string // per node
+	// classID numbers class's distinct names (classNames), per node, so
+	// that counts over millions of references key on numbers, not strings.
+	classID    []uint32
+	classNames []string
 	// unmanaged is, per node, the sizes of the native nodes that hold its
 	// unmanaged memory (nil when there are none).
 	unmanaged []uint64
@@ -93,6 +97,17 @@ func measure(file func() *ir.File, i int) *measured {
 		} else {
 			m.class[i] = analysis.ClassName(f, s, i)
 		}
+	}
+	m.classID = make([]uint32, s.Nodes.Len())
+	ids := map[string]uint32{}
+	for _, i := range m.real {
+		id, ok := ids[m.class[i]]
+		if !ok {
+			id = uint32(len(m.classNames))
+			ids[m.class[i]] = id
+			m.classNames = append(m.classNames, m.class[i])
+		}
+		m.classID[i] = id
 	}
 	return m
 }
@@ -321,10 +336,18 @@ var (
 // and, if named, their names, lines keyed "classes" or "edge-names" (which
 // a change of classes names too; lineKinds).
 func referenceLines(m *measured, named bool) []string {
-	// Counted by key, the lines made once per key: a heap has millions of
-	// references and few kinds of them.
-	type key struct{ holder, target, name string }
+	// Counted by number (the classes' and the name's), the lines made once
+	// per key: a heap has millions of references and few kinds of them.
+	type key struct {
+		holder, target uint32
+		name           uint32
+		indexed        bool
+	}
 	counts := map[key]int{}
+	// Most keys fit in 64 bits (16 for each class, 31 for the name, one
+	// for indexed), which a map counts three times faster than the struct.
+	packed := map[uint64]int{}
+	narrow := len(m.classNames) <= 1<<16
 	total := 0
 	s := m.s
 	for _, i := range m.real {
@@ -335,23 +358,40 @@ func referenceLines(m *measured, named bool) []string {
 				continue
 			}
 			total++
-			k := key{holder: m.class[i], target: m.class[t]}
+			k := key{holder: m.classID[i], target: m.classID[t]}
 			if named {
-				if s.EdgeKindOf(e).Indexed {
-					k.name = indexName(s.Edges.Name[e])
-				} else {
-					k.name = m.f.String(s.Edges.Name[e])
+				k.name, k.indexed = s.Edges.Name[e], s.EdgeKindOf(e).Indexed
+			}
+			if narrow && k.name < 1<<31 {
+				p := uint64(k.holder)<<48 | uint64(k.target)<<32 | uint64(k.name)<<1
+				if k.indexed {
+					p |= 1
 				}
+				packed[p]++
+				continue
 			}
 			counts[k]++
 		}
 	}
-	lines := make([]string, 0, len(counts)+1)
+	for p, n := range packed {
+		counts[key{holder: uint32(p >> 48), target: uint32(p>>32) & 0xffff, name: uint32(p>>1) & (1<<31 - 1), indexed: p&1 != 0}] += n
+	}
+	// Two keys can make one line (a name stored twice in the string table).
+	byLine := make(map[string]int, len(counts))
 	for k, n := range counts {
-		line := ir.LossClasses + "\t" + k.holder + " → " + k.target
+		holder, target := m.classNames[k.holder], m.classNames[k.target]
+		line := ir.LossClasses + "\t" + holder + " → " + target
 		if named {
-			line = ir.LossEdgeNames + "\t" + k.holder + " " + k.name + " " + k.target
+			name := m.f.String(k.name)
+			if k.indexed {
+				name = indexName(k.name)
+			}
+			line = ir.LossEdgeNames + "\t" + holder + " " + name + " " + target
 		}
+		byLine[line] += n
+	}
+	lines := make([]string, 0, len(byLine)+1)
+	for line, n := range byLine {
 		lines = append(lines, line+"\t"+strconv.Itoa(n))
 	}
 	lines = append(lines, fmt.Sprintf("%s\t%d", ir.LossEdges, total))
@@ -513,6 +553,7 @@ func matrixFormats() (sources, targets []format) {
 // does not name, and requires docs/fidelity.md to say exactly what it found
 // (go test ./conformance -run TestMatrix -update writes it).
 func TestMatrix(t *testing.T) {
+	t.Parallel()
 	sources, targets := matrixFormats()
 	// The conversions are independent: they run on every core, and their
 	// results are gathered in a fixed order, so the table does not depend
@@ -867,24 +908,23 @@ func allocationStacks(m *measured) []string {
 		return strings.Join(names, " < ")
 	}
 	if fs := fuchsiair.Of(m.s); fs != nil && fs.Stacks() > 0 && fuchsiair.FileOf(m.f) != nil {
-		return m.perObject(func(i int) (string, bool) {
+		// Objects share stacks: each is named once.
+		return m.perObjectKeyed(func(i int) uint64 { return uint64(fs.Stack[i]) }, func(stack uint64) string {
 			var frames []ir.Frame
-			for _, l := range fs.StackOf(int(fs.Stack[i])) {
+			for _, l := range fs.StackOf(int(stack)) {
 				fl := fuchsiair.FileOf(m.f).Frames(m.f, int(l))
 				slices.Reverse(fl) // innermost first
 				frames = append(frames, fl...)
 			}
-			st := name(frames)
-			return st, st != ""
+			return name(frames)
 		})
 	}
 	t := v8ir.Of(m.s).Traces(m.f)
 	if t == nil {
 		return nil
 	}
-	return m.perObject(func(i int) (string, bool) {
-		st := name(t.Stack(t.NodeIDs.At(i)))
-		return st, st != ""
+	return m.perObjectKeyed(func(i int) uint64 { return uint64(t.NodeIDs.At(i)) }, func(node uint64) string {
+		return name(t.Stack(node))
 	})
 }
 

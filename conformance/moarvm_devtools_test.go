@@ -25,6 +25,7 @@ import (
 // the MoarVM graph node by node, with its retained sizes, ir/devtools'
 // TestMoarVMSamples checks on the same files.
 func TestMoarVMDevTools(t *testing.T) {
+	t.Parallel()
 	o := newOracle(t.TempDir())
 	paths, err := filepath.Glob(filepath.Join(moduleRoot, "testdata", "moarvm", "*.mvmheap*"))
 	if err != nil {

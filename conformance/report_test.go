@@ -199,6 +199,7 @@ func overlap(a, b [4]float64) bool {
 // the breadcrumb's first entry leads back to the root; Enter on a focused
 // rectangle zooms into it too, and Escape back out.
 func TestReportInChromium(t *testing.T) {
+	t.Parallel()
 	chromium := requireChromium(t)
 	browserProject.require(t)
 	cases := []struct {

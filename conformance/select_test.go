@@ -19,6 +19,7 @@ import (
 // trip, and be written by every writer of the registry into a file that
 // format's reader reads back valid, with one snapshot.
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	multi := 0
 	for _, fm := range table {
 		for _, glob := range []string{fm.fixtures, fm.damage} {

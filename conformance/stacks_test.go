@@ -21,6 +21,7 @@ import (
 // first (a symbolized location's inlined functions each a frame; an
 // unsymbolized one its module and offset), under DevTools' "(root)".
 func TestFuchsiaStacksInDevTools(t *testing.T) {
+	t.Parallel()
 	o := newOracle(t.TempDir())
 	v8 := formatByName(v8ir.Format)
 	for _, glob := range []string{"testdata/fuchsia/*.pb*", "testdata/fuchsia-fidl/*.fidlstream"} {

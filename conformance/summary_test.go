@@ -23,6 +23,7 @@ import (
 // nodes as "Detached <tag>", object classes split by allocation location),
 // and per class the same count, self size and retained size.
 func TestV8Summary(t *testing.T) {
+	t.Parallel()
 	var paths []string
 	for _, glob := range []string{"testdata/v8/*.heapsnapshot.zst", "testdata/v8/small/*.heapsnapshot"} {
 		p, err := filepath.Glob(filepath.Join(moduleRoot, glob))

@@ -240,6 +240,7 @@ func sampleCuts(all []int) []int {
 const sweepDevTools = 3
 
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the damage sweep reads every fixture thousands of times")
 	}

@@ -26,6 +26,7 @@ import (
 // the same managed and unmanaged sizes, the same frames and the same
 // references, and the graph as ir.GraphDiff sees it.
 func TestMoarVMThroughV8(t *testing.T) {
+	t.Parallel()
 	mv, v8 := formatByName(moarvmir.Format), formatByName(v8ir.Format)
 	heaps := fixtures(t, mv)
 	// Random heaps have what the samples lack: references to strings

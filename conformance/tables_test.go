@@ -72,6 +72,7 @@ type duckdbResult struct {
 // --by retained's (analysis.SummarizeBy); both are null in a snapshot
 // without a root or GC roots.
 func TestTablesInDuckDB(t *testing.T) {
+	t.Parallel()
 	duckdbProject.require(t)
 	root := t.TempDir()
 	heaps := map[string]*ir.File{}
@@ -356,6 +357,7 @@ type suspectRow struct {
 // first; the suspects query must list, per snapshot, the objects with
 // the largest retained sizes as analysis.NodeRetained computes them.
 func TestTablesREADMEQuery(t *testing.T) {
+	t.Parallel()
 	duckdbProject.require(t)
 	growth, suspects := readmeQueries(t)
 

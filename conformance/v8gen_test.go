@@ -18,6 +18,7 @@ import (
 // the nodes DevTools counts (those with a size), their shallow size and
 // their retained size.
 func TestV8GenDevTools(t *testing.T) {
+	t.Parallel()
 	o := newOracle(t.TempDir())
 	for _, tc := range []struct {
 		name string
