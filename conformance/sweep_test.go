@@ -240,7 +240,8 @@ func sampleCuts(all []int) []int {
 const sweepDevTools = 3
 
 func TestSweep(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it measures what each read allocates, which other
+	// tests running beside it would add to.
 	if testing.Short() {
 		t.Skip("the damage sweep reads every fixture thousands of times")
 	}

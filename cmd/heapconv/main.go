@@ -20,6 +20,8 @@
 //	               [--from F] [--contents DIR] [--scan-pointers] IN
 //	heapconv report [--title T] [--classes N] [--force] [--from F] [--contents DIR]
 //	                [--scan-pointers] IN [IN ...] OUT.html
+//	heapconv explore [--addr HOST:PORT] [--open] [--from F] [--contents DIR]
+//	                 [--scan-pointers] IN [IN ...]
 //	heapconv validate [--from F] IN
 //	heapconv roundtrip [--from F] IN
 //	heapconv dump [--from F] IN
@@ -77,6 +79,7 @@ func init() {
 		{"diff", "compare snapshots: leak suspects, classes that grew, new and leaked objects", diffUsage, runDiff},
 		{"paths", "show what keeps objects alive: retainer paths and dominators", pathsUsage, runPaths},
 		{"report", "write a heap's classes, treemap, retainers and growth as one HTML page", reportUsage, runReport},
+		{"explore", "look around heaps in the browser: classes, objects, retainers, dominators", exploreUsage, runExplore},
 		{"validate", "check a snapshot against what its consumers require", validateUsage, runValidate},
 		{"roundtrip", "read a file and write it again in its own format; report any difference", roundtripUsage, runRoundtrip},
 		{"dump", "print the intermediate representation as text", dumpUsage, runDump},

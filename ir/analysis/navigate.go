@@ -135,6 +135,38 @@ func (nv *Navigator) ClassStats() ([]ClassStat, error) {
 	return nv.table.stats(), nil
 }
 
+// Classes returns every class of the heap's class table with its count,
+// self and retained sizes, indexed as ClassIndex numbers them (a class
+// whose nodes DevTools shows no size for has Count 0). It is not safe to
+// call concurrently with itself or ClassStats.
+func (nv *Navigator) Classes() ([]ClassStat, error) {
+	if err := nv.table.addRetained(nv.heap.File, nv.heap.Snapshot); err != nil {
+		return nil, err
+	}
+	return slices.Clone(nv.table.rows), nil
+}
+
+// ClassIndex returns the index in Classes of node i's class, or -1.
+func (nv *Navigator) ClassIndex(i int) int { return int(nv.classOf[i]) }
+
+// Counted reports whether node i counts in its class: always, but in a V8
+// heap, whose Summary leaves out the nodes DevTools shows no size for.
+func (nv *Navigator) Counted(i int) bool { return nv.table.counted(i) }
+
+// WeakRetainers returns what holds node i by weak edges only, in the
+// snapshot's order: the holders Retainers leaves out, which do not keep i
+// alive.
+func (nv *Navigator) WeakRetainers(i int) []Reference {
+	var out []Reference
+	for r := nv.retFirst[i]; r < nv.retFirst[i+1]; r++ {
+		src := nv.retSrc[r]
+		if int(src) < nv.n && nv.weak[nv.g.Edges.Kind[nv.retEdge[r]]] {
+			out = append(out, nv.reference(int(nv.retEdge[r]), int(src)))
+		}
+	}
+	return out
+}
+
 // buildRetainers inverts the graph's edges: each node's incoming edges in
 // the order DevTools lists a node's retainers before sorting them, which
 // is the reverse of the sources' order and of their edges' (it fills each

@@ -1,0 +1,217 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// exploreCheck is explore.js's line.
+type exploreCheck struct {
+	Errors, Requests []string
+	Summary          [][]string
+	Instances        []string
+	Object           struct {
+		Title string
+		Facts map[string]string
+		URL   string
+	}
+	Path, Dominators, Retainers []string
+	Nested                      [][]string
+	Dominator                   string
+	Search                      []string
+}
+
+// TestExploreInChromium clicks through `heapconv explore` in headless
+// Chromium as a person does, on a real Node heap, a MoarVM file and a
+// Dart heap: the Summary, a class, its largest object, its retainers two
+// levels down, its dominator, a search by its id. What the page shows
+// must be what `info --by retained` and `paths` say of the same heap and
+// object; the page asks nothing of any other server.
+func TestExploreInChromium(t *testing.T) {
+	t.Parallel()
+	chromium := requireChromium(t)
+	browserProject.require(t)
+	bin := buildHeapconv(t)
+	script, err := filepath.Abs(filepath.Join("browser", "explore.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, file string }{
+		{"v8", "testdata/v8/node26.heapsnapshot.zst"},
+		{"moarvm", "testdata/moarvm/nqp-3snap.mvmheap#2"},
+		{"dart", "testdata/dart/flutter-export-3k.dartheap.zst"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := filepath.Join(moduleRoot, c.file)
+			// What info says: the class to open is the first with more
+			// than one object and a name of its own.
+			var info struct {
+				Snapshots []struct {
+					TopClasses []struct {
+						Name     string
+						Location *struct{ ScriptID, Line, Column int } `json:"location"`
+						Count    uint64
+						Self     uint64 `json:"self_size"`
+						Retained uint64 `json:"retained_size"`
+					} `json:"top_classes"`
+				}
+			}
+			runJSON(t, bin, &info, "info", "--json", "--by", "retained", "--top", "10", in)
+			rows := info.Snapshots[len(info.Snapshots)-1].TopClasses
+			class := ""
+			for _, r := range rows {
+				if r.Count > 1 && r.Location == nil && !strings.HasPrefix(r.Name, "(") {
+					class = r.Name
+					break
+				}
+			}
+			if class == "" {
+				t.Fatalf("no class to open among %+v", rows)
+			}
+
+			url, stop := startExplore(t, bin, in)
+			defer stop()
+			shots := t.ArtifactDir()
+			cmd := exec.Command("node", script, url, class, shots)
+			cmd.Dir = "browser"
+			cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("node explore.js: %v\n%s", err, stderr.String())
+			}
+			var got exploreCheck
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("%v: %s", err, stdout.String())
+			}
+			if len(got.Errors) > 0 || len(got.Requests) > 0 {
+				t.Fatalf("errors %q, requests beyond the server %q", got.Errors, got.Requests)
+			}
+			// The Summary's first rows are info's.
+			plain := func(s string) string { return strings.ReplaceAll(s, ",", "") }
+			for k, r := range rows {
+				if k >= len(got.Summary) {
+					t.Fatalf("the Summary shows %d rows, info %d", len(got.Summary), len(rows))
+				}
+				want := []string{r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Self), fmt.Sprint(r.Retained)}
+				g := got.Summary[k]
+				if r.Location != nil {
+					want[0] = g[0] // a located class's label says where
+				}
+				if len(g) != 4 || g[0] != want[0] || plain(g[1]) != want[1] || plain(g[2]) != want[2] || plain(g[3]) != want[3] {
+					t.Errorf("Summary row %d = %q, info says %q", k, g, want)
+				}
+			}
+			if len(got.Instances) == 0 || len(got.Retainers) == 0 || len(got.Nested) == 0 || len(got.Nested[0]) == 0 {
+				t.Fatalf("instances %q, retainers %q, nested %q", got.Instances, got.Retainers, got.Nested)
+			}
+			// The object as paths sees it.
+			ref := got.Object.Facts["id"]
+			var paths struct {
+				Objects []struct {
+					Object struct {
+						Class    string
+						Self     uint64 `json:"self_size"`
+						Retained uint64 `json:"retained_size"`
+					}
+					Path       []struct{ Ref string }
+					Dominators []struct{ Ref string }
+				}
+			}
+			runJSON(t, bin, &paths, "paths", "--id", ref, "--json", in)
+			if len(paths.Objects) != 1 {
+				t.Fatalf("paths --id %s: %d objects", ref, len(paths.Objects))
+			}
+			p := paths.Objects[0]
+			if p.Object.Class != class || plain(got.Object.Facts["self size"]) != fmt.Sprint(p.Object.Self, " bytes") ||
+				plain(got.Object.Facts["retained size"]) != fmt.Sprint(p.Object.Retained, " bytes") {
+				t.Errorf("object %s: page %q, paths %+v", ref, got.Object.Facts, p.Object)
+			}
+			var wantPath, wantDoms []string
+			for _, st := range p.Path {
+				wantPath = append(wantPath, st.Ref)
+			}
+			for _, st := range p.Dominators {
+				wantDoms = append(wantDoms, st.Ref)
+			}
+			if strings.Join(got.Path, " ") != strings.Join(wantPath, " ") {
+				t.Errorf("retainer path %q, paths says %q", got.Path, wantPath)
+			}
+			if strings.Join(got.Dominators, " ") != strings.Join(wantDoms, " ") {
+				t.Errorf("dominators %q, paths says %q", got.Dominators, wantDoms)
+			}
+			if !regexp.MustCompile(`#/h/0/o/\d+$`).MatchString(got.Object.URL) {
+				t.Errorf("the object's address %q names no object", got.Object.URL)
+			}
+			if got.Dominator == "" || got.Dominator == got.Object.Title {
+				t.Errorf("following the dominator showed %q (the object was %q)", got.Dominator, got.Object.Title)
+			}
+			if len(got.Search) == 0 || !strings.HasSuffix(got.Search[0], ref) {
+				t.Errorf("searching %s found %q", ref, got.Search)
+			}
+		})
+	}
+}
+
+// runJSON runs heapconv and decodes its standard output into v.
+func runJSON(t *testing.T, bin string, v any, args ...string) {
+	t.Helper()
+	code, stdout, stderr := runHeapconv(t, bin, args...)
+	if code != 0 {
+		t.Fatalf("heapconv %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), v); err != nil {
+		t.Fatalf("heapconv %s: %v", strings.Join(args, " "), err)
+	}
+}
+
+// startExplore runs heapconv explore on in and returns the address it
+// printed, and a function that interrupts it and checks it ended as an
+// interrupted command does (status 130).
+func startExplore(t *testing.T, bin, in string) (url string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "explore", in)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`http://\S+`).FindString(sc.Text()); m != "" {
+				found <- m
+			}
+		}
+		close(found)
+	}()
+	select {
+	case url = <-found:
+	case <-time.After(2 * time.Minute):
+	}
+	if url == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("heapconv explore printed no address")
+	}
+	return url, func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		if cmd.ProcessState.ExitCode() != 130 {
+			t.Errorf("heapconv explore after SIGINT: %v (exit %d), want status 130", err, cmd.ProcessState.ExitCode())
+		}
+	}
+}

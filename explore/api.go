@@ -1,0 +1,562 @@
+package explore
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/heapconv/heapconv/ir"
+	"github.com/heapconv/heapconv/ir/analysis"
+)
+
+// APIVersion is the version of the JSON API, the "v1" of its paths. A
+// change that removes or renames a field or an endpoint makes a new one.
+const APIVersion = 1
+
+// Paging: a request's limit when it gives none, and the most it may ask.
+const (
+	DefaultLimit = 100
+	MaxLimit     = 1000
+)
+
+// api adds the API's endpoints to mux.
+func (s *Server) api(mux *http.ServeMux) {
+	const p = "GET /api/v1/heaps"
+	mux.HandleFunc(p, s.listHeaps)
+	mux.HandleFunc(p+"/{heap}", s.withHeap(s.heapInfo))
+	mux.HandleFunc(p+"/{heap}/classes", s.withHeap(s.classList))
+	mux.HandleFunc(p+"/{heap}/classes/{class}/objects", s.withHeap(s.classObjects))
+	mux.HandleFunc(p+"/{heap}/objects/{node}", s.withObject(s.object))
+	mux.HandleFunc(p+"/{heap}/objects/{node}/fields", s.withObject(s.fields))
+	mux.HandleFunc(p+"/{heap}/objects/{node}/retainers", s.withObject(s.retainers))
+	mux.HandleFunc(p+"/{heap}/objects/{node}/dominators", s.withObject(s.dominators))
+	mux.HandleFunc(p+"/{heap}/objects/{node}/dominated", s.withObject(s.dominated))
+	mux.HandleFunc(p+"/{heap}/objects/{node}/path", s.withObject(s.path))
+	mux.HandleFunc(p+"/{heap}/search", s.withHeap(s.search))
+	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
+		httpError(w, r, http.StatusNotFound, "%s: no such endpoint (docs/api.md lists them)", r.URL.Path)
+	})
+}
+
+// httpError answers with status and a message: as JSON ({"error": ...})
+// for the API, as text otherwise.
+func httpError(w http.ResponseWriter, r *http.Request, status int, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]string{"error": msg})
+		return
+	}
+	http.Error(w, msg, status)
+}
+
+// reply writes v as the JSON answer.
+func reply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// withHeap resolves the {heap} of a path.
+func (s *Server) withHeap(f func(w http.ResponseWriter, r *http.Request, h *heapView)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		k, err := strconv.Atoi(r.PathValue("heap"))
+		if err != nil || k < 0 || k >= len(s.heaps) {
+			httpError(w, r, http.StatusNotFound, "heap %q: no such heap (there are %d, numbered from 0)", r.PathValue("heap"), len(s.heaps))
+			return
+		}
+		f(w, r, s.heaps[k])
+	}
+}
+
+// withObject resolves the {heap} and {node} (a node's index) of a path.
+func (s *Server) withObject(f func(w http.ResponseWriter, r *http.Request, h *heapView, i int)) http.HandlerFunc {
+	return s.withHeap(func(w http.ResponseWriter, r *http.Request, h *heapView) {
+		i, err := strconv.Atoi(r.PathValue("node"))
+		if err != nil || i < 0 || i >= h.nv.Nodes() {
+			httpError(w, r, http.StatusNotFound, "object %q: no such node in %s (nodes are numbered 0 to %d; the search endpoint finds one by id)", r.PathValue("node"), h.name, h.nv.Nodes()-1)
+			return
+		}
+		f(w, r, h, i)
+	})
+}
+
+// page is a request's paging: the offset its cursor names and its limit.
+type page struct{ offset, limit int }
+
+// paging reads limit and cursor; false (and an error answered) for bad ones.
+func paging(w http.ResponseWriter, r *http.Request) (page, bool) {
+	p := page{limit: DefaultLimit}
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxLimit {
+			httpError(w, r, http.StatusBadRequest, "limit %q: want 1 to %d", v, MaxLimit)
+			return p, false
+		}
+		p.limit = n
+	}
+	if v := q.Get("cursor"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			httpError(w, r, http.StatusBadRequest, "cursor %q: not a cursor this API gave", v)
+			return p, false
+		}
+		p.offset = n
+	}
+	return p, true
+}
+
+// window returns the part of n items p asks for, and the cursor of the
+// next page ("" at the end).
+func (p page) window(n int) (lo, hi int, next string) {
+	lo = min(p.offset, n)
+	hi = min(lo+p.limit, n)
+	if hi < n {
+		next = strconv.Itoa(hi)
+	}
+	return lo, hi, next
+}
+
+// Heap is the answer of /heaps/{heap}: what the heap is and holds.
+type Heap struct {
+	Index   int    `json:"index"`
+	Name    string `json:"name"`
+	Format  string `json:"format"`
+	Nodes   int    `json:"nodes"`
+	Edges   int    `json:"edges"`
+	Objects uint64 `json:"objects"`
+	// SelfSize is the sum of the counted objects' self sizes, Classes the
+	// number of classes with objects.
+	SelfSize uint64 `json:"self_size"`
+	Classes  int    `json:"classes"`
+	// Stacks is true when objects have allocation stacks.
+	Stacks bool `json:"stacks"`
+}
+
+func (h *heapView) info() Heap {
+	out := Heap{Index: h.index, Name: h.name, Format: h.heap.File.Format, Nodes: h.nv.Nodes(), Edges: h.heap.Snapshot.Edges.Len(), Stacks: h.stacks != nil}
+	for _, c := range h.classes {
+		if c.Count > 0 {
+			out.Classes++
+			out.Objects += c.Count
+			out.SelfSize = ir.SatAdd(out.SelfSize, c.SelfSize)
+		}
+	}
+	return out
+}
+
+func (s *Server) listHeaps(w http.ResponseWriter, r *http.Request) {
+	out := struct {
+		Version int    `json:"version"`
+		Heaps   []Heap `json:"heaps"`
+	}{Version: APIVersion}
+	for _, h := range s.heaps {
+		out.Heaps = append(out.Heaps, h.info())
+	}
+	reply(w, out)
+}
+
+func (s *Server) heapInfo(w http.ResponseWriter, r *http.Request, h *heapView) { reply(w, h.info()) }
+
+// Class is a row of the Summary: a class with its count and sizes.
+type Class struct {
+	// Index names the class in /classes/{class}/objects.
+	Index    int    `json:"index"`
+	Name     string `json:"name"`
+	Label    string `json:"label"`
+	Count    uint64 `json:"count"`
+	SelfSize uint64 `json:"self_size"`
+	Retained uint64 `json:"retained_size"`
+}
+
+// Page is a page of a list: the items, how many the whole list has, and
+// the cursor of the next page (absent on the last).
+type Page[T any] struct {
+	Total int    `json:"total"`
+	Items []T    `json:"items"`
+	Next  string `json:"next,omitempty"`
+}
+
+// classList answers the Summary: the classes with objects, filtered by a
+// substring of their label (filter, case-insensitive) and sorted by sort
+// (retained, the default; self; count; name).
+func (s *Server) classList(w http.ResponseWriter, r *http.Request, h *heapView) {
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	filter := strings.ToLower(q.Get("filter"))
+	var rows []Class
+	for k, c := range h.classes {
+		if c.Count == 0 {
+			continue
+		}
+		if filter != "" && !strings.Contains(strings.ToLower(c.Label()), filter) {
+			continue
+		}
+		row := Class{Index: k, Name: c.Name, Label: c.Label(), Count: c.Count, SelfSize: c.SelfSize}
+		if c.Retained != nil {
+			row.Retained = *c.Retained
+		}
+		rows = append(rows, row)
+	}
+	var by func(a, b Class) int
+	switch q.Get("sort") {
+	case "", "retained":
+		by = func(a, b Class) int { return cmp.Compare(b.Retained, a.Retained) }
+	case "self":
+		by = func(a, b Class) int { return cmp.Compare(b.SelfSize, a.SelfSize) }
+	case "count":
+		by = func(a, b Class) int { return cmp.Compare(b.Count, a.Count) }
+	case "name":
+		by = func(a, b Class) int { return strings.Compare(a.Label, b.Label) }
+	default:
+		httpError(w, r, http.StatusBadRequest, "sort %q: want retained, self, count or name", q.Get("sort"))
+		return
+	}
+	slices.SortStableFunc(rows, func(a, b Class) int {
+		if c := by(a, b); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Label, b.Label)
+	})
+	lo, hi, next := p.window(len(rows))
+	reply(w, Page[Class]{Total: len(rows), Items: nonNil(rows[lo:hi]), Next: next})
+}
+
+// Object is an object as the views list it.
+type Object struct {
+	Node     int    `json:"node"`
+	Ref      string `json:"ref"`
+	ID       uint64 `json:"id"`
+	Class    string `json:"class"`
+	Kind     string `json:"kind"`
+	Shown    string `json:"shown"`
+	SelfSize uint64 `json:"self_size"`
+	Retained uint64 `json:"retained_size"`
+	// Distance is the object's distance from the roots, -1 when nothing
+	// reachable holds it.
+	Distance int `json:"distance"`
+}
+
+func (h *heapView) object(i int) Object {
+	s := h.heap.Snapshot
+	return Object{
+		Node: i, Ref: h.nv.Ref(i), ID: s.Nodes.ID.At(i), Class: h.nv.Class(i), Kind: s.NodeKindName(i),
+		Shown: h.nv.Shown(i), SelfSize: h.nv.SelfSize(i), Retained: h.nv.Retained(i), Distance: h.nv.Distance(i),
+	}
+}
+
+// classObjects lists a class's objects, the largest retained size first.
+func (s *Server) classObjects(w http.ResponseWriter, r *http.Request, h *heapView) {
+	c, err := strconv.Atoi(r.PathValue("class"))
+	if err != nil || c < 0 || c >= len(h.classes) {
+		httpError(w, r, http.StatusNotFound, "class %q: no such class in %s", r.PathValue("class"), h.name)
+		return
+	}
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	nodes := h.classInstances(c)
+	lo, hi, next := p.window(len(nodes))
+	items := make([]Object, 0, hi-lo)
+	for _, i := range nodes[lo:hi] {
+		items = append(items, h.object(int(i)))
+	}
+	reply(w, Page[Object]{Total: len(nodes), Items: items, Next: next})
+}
+
+// classInstances returns class c's counted nodes, largest retained size
+// first (then in node order), listing them the first time.
+func (h *heapView) classInstances(c int) []uint32 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if nodes, ok := h.instances[c]; ok {
+		return nodes
+	}
+	nodes := make([]uint32, 0, h.classes[c].Count)
+	for i := range h.nv.Nodes() {
+		if h.nv.ClassIndex(i) == c && h.nv.Counted(i) {
+			nodes = append(nodes, uint32(i))
+		}
+	}
+	slices.SortFunc(nodes, func(a, b uint32) int {
+		if c := cmp.Compare(h.nv.Retained(int(b)), h.nv.Retained(int(a))); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	h.instances[c] = nodes
+	return nodes
+}
+
+// ObjectDetail is the answer of /objects/{node}: the object, its names
+// and value, its immediate dominator, how many fields, retainers and
+// dominated objects it has, and its allocation stack where the heap has
+// one.
+type ObjectDetail struct {
+	Object
+	Heap int `json:"heap"`
+	// Name is the object's own name in the snapshot.
+	Name string `json:"name"`
+	// ClassIndex names its class in /classes/{class}/objects (-1: none).
+	ClassIndex int `json:"class_index"`
+	// Dominator is its immediate dominator (absent for the root and in a
+	// heap without one).
+	Dominator *Object `json:"dominator,omitempty"`
+	Fields    int     `json:"fields"`
+	Retainers int     `json:"retainers"`
+	// WeakRetainers counts the holders by weak edges, which do not keep
+	// it alive.
+	WeakRetainers int `json:"weak_retainers"`
+	Dominated     int `json:"dominated"`
+	// Stack is its allocation stack, innermost frame first.
+	Stack []Frame `json:"stack,omitempty"`
+}
+
+// Frame is a frame of an allocation stack.
+type Frame struct {
+	Name   string `json:"name"`
+	File   string `json:"file,omitempty"`
+	Line   int64  `json:"line,omitempty"`
+	Column int64  `json:"column,omitempty"`
+}
+
+func (s *Server) object(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
+	d := ObjectDetail{Object: h.object(i), Heap: h.index, ClassIndex: h.nv.ClassIndex(i)}
+	d.Name = h.heap.File.String(h.heap.Snapshot.Nodes.Name[i])
+	if dom := h.nv.Dominator(i); dom >= 0 {
+		o := h.object(dom)
+		d.Dominator = &o
+	}
+	d.Fields = len(h.nv.Edges(i))
+	d.Retainers = len(h.nv.Retainers(i))
+	d.WeakRetainers = len(h.nv.WeakRetainers(i))
+	d.Dominated = len(h.dominatedOf(i))
+	if h.stacks != nil {
+		h.stackMu.Lock()
+		frames := h.stacks(i)
+		h.stackMu.Unlock()
+		for _, fr := range frames {
+			if fr.Class {
+				continue
+			}
+			d.Stack = append(d.Stack, Frame{Name: fr.Name(), File: fr.File, Line: fr.Line, Column: fr.Column})
+		}
+	}
+	reply(w, d)
+}
+
+// Reference is an edge seen from one end, with the object at the other.
+type Reference struct {
+	Edge    int    `json:"edge"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	Indexed bool   `json:"indexed"`
+	// Weak is true for an edge that does not keep its target alive.
+	Weak   bool   `json:"weak"`
+	Object Object `json:"object"`
+}
+
+func (h *heapView) references(w http.ResponseWriter, r *http.Request, refs []analysis.Reference, other func(analysis.Reference) int) {
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	lo, hi, next := p.window(len(refs))
+	items := make([]Reference, 0, hi-lo)
+	for _, ref := range refs[lo:hi] {
+		items = append(items, Reference{Edge: ref.Edge, Kind: ref.Kind, Name: ref.Name, Indexed: ref.Indexed, Weak: ref.Kind == ir.EdgeWeak, Object: h.object(other(ref))})
+	}
+	reply(w, Page[Reference]{Total: len(refs), Items: items, Next: next})
+}
+
+// fields lists what the object holds, in the snapshot's order.
+func (s *Server) fields(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
+	h.references(w, r, h.nv.Edges(i), func(ref analysis.Reference) int { return ref.To })
+}
+
+// retainers lists what holds the object: its retainers in DevTools'
+// order, then those that hold it by weak edges.
+func (s *Server) retainers(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
+	refs := append(h.nv.Retainers(i), h.nv.WeakRetainers(i)...)
+	h.references(w, r, refs, func(ref analysis.Reference) int { return ref.From })
+}
+
+// dominators answers the dominator chain: from the root down to the
+// object.
+func (s *Server) dominators(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
+	chain := h.nv.DominatorChain(i)
+	items := make([]Object, 0, len(chain))
+	for _, st := range chain {
+		items = append(items, h.object(st.Node))
+	}
+	reply(w, Page[Object]{Total: len(items), Items: items})
+}
+
+// path answers the shortest retainer path from the roots to the object,
+// each step with the edge by which it holds the next.
+func (s *Server) path(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
+	type step struct {
+		Object
+		Edge *Reference `json:"edge,omitempty"`
+	}
+	steps := []step{}
+	for _, st := range h.nv.ShortestPath(i) {
+		x := step{Object: h.object(st.Node)}
+		if e := st.Edge; e != nil {
+			x.Edge = &Reference{Edge: e.Edge, Kind: e.Kind, Name: e.Name, Indexed: e.Indexed, Weak: e.Kind == ir.EdgeWeak}
+		}
+		steps = append(steps, x)
+	}
+	reply(w, Page[step]{Total: len(steps), Items: steps})
+}
+
+// dominated lists what the object alone keeps alive, the largest first.
+func (s *Server) dominated(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	nodes := h.dominatedOf(i)
+	lo, hi, next := p.window(len(nodes))
+	items := make([]Object, 0, hi-lo)
+	for _, v := range nodes[lo:hi] {
+		items = append(items, h.object(int(v)))
+	}
+	reply(w, Page[Object]{Total: len(nodes), Items: items, Next: next})
+}
+
+// dominatedOf returns the nodes node i immediately dominates, largest
+// retained size first: the dominator tree's children, indexed for the
+// whole heap the first time (one pass and a sort, rather than a scan of
+// the heap per request).
+func (h *heapView) dominatedOf(i int) []uint32 {
+	h.childOnce.Do(func() {
+		n := h.nv.Nodes()
+		first := make([]uint32, n+2)
+		for v := range n {
+			if d := h.nv.Dominator(v); d >= 0 {
+				first[d+2]++
+			}
+		}
+		for k := 2; k < len(first); k++ {
+			first[k] += first[k-1]
+		}
+		child := make([]uint32, first[n+1])
+		for v := range n {
+			if d := h.nv.Dominator(v); d >= 0 {
+				child[first[d+1]] = uint32(v)
+				first[d+1]++
+			}
+		}
+		h.childFirst, h.childNode = first[:n+1], child
+		for v := range n {
+			kids := child[first[v]:first[v+1]]
+			if len(kids) > 1 {
+				slices.SortFunc(kids, func(a, b uint32) int {
+					if c := cmp.Compare(h.nv.Retained(int(b)), h.nv.Retained(int(a))); c != 0 {
+						return c
+					}
+					return cmp.Compare(a, b)
+				})
+			}
+		}
+	})
+	return h.childNode[h.childFirst[i]:h.childFirst[i+1]]
+}
+
+// search finds objects by reference ("@123", "#45", "0x2d37…"), classes by
+// name, and strings by their text: q is looked for in each, the first
+// limit matches of each kind returned.
+func (s *Server) search(w http.ResponseWriter, r *http.Request, h *heapView) {
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if q == "" {
+		httpError(w, r, http.StatusBadRequest, "q is empty: give an id (@123), a class name or a string's text")
+		return
+	}
+	out := struct {
+		Objects []Object `json:"objects"`
+		Classes []Class  `json:"classes"`
+		Strings []Object `json:"strings"`
+	}{Objects: []Object{}, Classes: []Class{}, Strings: []Object{}}
+	if nodes, err := h.nv.NodesByRef(q); err == nil {
+		for _, i := range nodes[:min(len(nodes), p.limit)] {
+			out.Objects = append(out.Objects, h.object(i))
+		}
+	}
+	lq := strings.ToLower(q)
+	for k, c := range h.classes {
+		if c.Count > 0 && strings.Contains(strings.ToLower(c.Label()), lq) && len(out.Classes) < p.limit {
+			row := Class{Index: k, Name: c.Name, Label: c.Label(), Count: c.Count, SelfSize: c.SelfSize}
+			if c.Retained != nil {
+				row.Retained = *c.Retained
+			}
+			out.Classes = append(out.Classes, row)
+		}
+	}
+	for _, i := range h.stringsContaining(q, p.limit) {
+		out.Strings = append(out.Strings, h.object(i))
+	}
+	reply(w, out)
+}
+
+// stringsContaining returns up to limit nodes whose string text contains
+// q: V8's string nodes by their names (which are their text), other
+// formats' nodes by their string values.
+func (h *heapView) stringsContaining(q string, limit int) []int {
+	f, s := h.heap.File, h.heap.Snapshot
+	var out []int
+	// The strings that match, each looked at once.
+	match := make(map[uint32]bool)
+	matches := func(k uint32) bool {
+		m, seen := match[k]
+		if !seen {
+			m = strings.Contains(f.String(k), q)
+			match[k] = m
+		}
+		return m
+	}
+	if v := &s.Values; v.Len() > 0 {
+		for j := range v.Len() {
+			if v.Kind[j] == ir.ValueString && matches(uint32(v.Bits[j])) {
+				if out = append(out, int(v.Node[j])); len(out) >= limit {
+					return out
+				}
+			}
+		}
+		return out
+	}
+	for i := range s.Nodes.Len() {
+		switch s.NodeKindName(i) {
+		case ir.KindString, ir.KindConcatenatedString, ir.KindSlicedString:
+			if matches(s.Nodes.Name[i]) {
+				if out = append(out, i); len(out) >= limit {
+					return out
+				}
+			}
+		}
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

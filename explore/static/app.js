@@ -1,0 +1,270 @@
+// heapconv explore: the page. A client of the JSON API (docs/api.md); it
+// keeps only what is on screen. Routes live in the URL's fragment, so
+// every view has an address:
+//   #/h/H              the Summary of heap H (its classes)
+//   #/h/H/o/N          object N of heap H
+//   #/h/H/search/TEXT  what TEXT finds in heap H
+// Heap contents are never parsed as HTML: every text goes in by
+// textContent.
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const view = document.getElementById("view");
+const heapSelect = document.getElementById("heap");
+let heaps = [];
+
+async function api(path) {
+  const res = await fetch("/api/v1" + path, { headers: { Authorization: "Bearer " + token } });
+  const body = await res.json().catch(() => ({ error: res.statusText }));
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+
+// el makes an element: el("a", {href: "#"}, "text", child, …).
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) {
+    if (c == null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+const fmt = new Intl.NumberFormat("en-US");
+function bytes(n) {
+  if (n < 1024) return fmt.format(n) + " B";
+  const units = ["kB", "MB", "GB", "TB"];
+  let v = n, u = -1;
+  do { v /= 1024; u++; } while (v >= 1024 && u < units.length - 1);
+  return v.toFixed(v < 10 ? 1 : 0) + " " + units[u];
+}
+
+function objectLink(h, o) {
+  return el("a", { href: `#/h/${h}/o/${o.node}`, class: "object", title: `${o.class} ${o.ref}` },
+    o.shown === o.class ? o.class : `${o.class} ${o.shown}`, " ", el("span", { class: "kind" }, o.ref));
+}
+
+function sizes(o) {
+  return el("span", { class: "size" }, ` self ${bytes(o.self_size)} · retained ${bytes(o.retained_size)}`);
+}
+
+function showError(err) {
+  view.replaceChildren(el("p", { class: "error" }, String(err.message || err)));
+}
+
+// more appends a "more" button that loads the next page into list.
+function more(list, next, load) {
+  if (!next) return;
+  const b = el("button", { class: "more", onclick: async () => { b.remove(); await load(next); } }, "more…");
+  list.append(el("li", {}, b));
+}
+
+// --- Summary ---
+
+let summaryState = { sort: "retained", filter: "" };
+
+async function summary(h) {
+  const table = el("table", { id: "classes" });
+  const filter = el("input", { class: "filter", type: "search", placeholder: "filter classes", value: summaryState.filter, "aria-label": "filter classes" });
+  const count = el("p", { class: "note" });
+  view.replaceChildren(el("h1", {}, heaps[h].name), filter, count, table);
+  let timer;
+  filter.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { summaryState.filter = filter.value; load(); }, 150);
+  });
+  const cols = [["Class", "name", ""], ["Count", "count", "num"], ["Self size", "self", "num"], ["Retained size", "retained", "num"]];
+  async function load() {
+    const q = `?sort=${summaryState.sort}&filter=${encodeURIComponent(summaryState.filter)}&limit=200`;
+    const body = el("tbody");
+    const head = el("tr", {}, ...cols.map(([label, key, cls]) =>
+      el("th", { class: cls + (summaryState.sort === key ? " sorted" : ""), onclick: () => { summaryState.sort = key; load(); } }, label)));
+    table.replaceChildren(el("thead", {}, head), body);
+    async function page(cursor) {
+      const res = await api(`/heaps/${h}/classes${q}${cursor ? "&cursor=" + cursor : ""}`);
+      count.textContent = `${fmt.format(res.total)} classes`;
+      for (const c of res.items) body.append(...classRows(h, c));
+      if (res.next) {
+        const b = el("button", { class: "more", onclick: () => { tr.remove(); page(res.next); } }, "more classes…");
+        const tr = el("tr", {}, el("td", { colspan: 4 }, b));
+        body.append(tr);
+      }
+    }
+    await page("");
+    // Tells a test driving the page that this filter's rows are in.
+    table.dataset.filter = summaryState.filter;
+  }
+  await load();
+}
+
+// classRows returns a class's row and the row its instances open in.
+function classRows(h, c) {
+  const toggle = el("span", { class: "toggle" }, "▸");
+  const inner = el("td", { colspan: 4 });
+  const sub = el("tr", { class: "instances", hidden: "" }, inner);
+  let loaded = false;
+  const row = el("tr", { class: "class", "data-class": c.label },
+    el("td", {}, toggle, el("a", { href: "#", onclick: (ev) => { ev.preventDefault(); flip(); } }, c.label)),
+    el("td", { class: "num" }, fmt.format(c.count)),
+    el("td", { class: "num" }, fmt.format(c.self_size)),
+    el("td", { class: "num" }, fmt.format(c.retained_size)));
+  toggle.addEventListener("click", flip);
+  async function flip() {
+    const open = sub.hidden;
+    sub.hidden = !open;
+    toggle.textContent = open ? "▾" : "▸";
+    if (open && !loaded) {
+      loaded = true;
+      const list = el("ul", { class: "tree" });
+      inner.replaceChildren(list);
+      const page = async (cursor) => {
+        const res = await api(`/heaps/${h}/classes/${c.index}/objects?limit=50${cursor ? "&cursor=" + cursor : ""}`);
+        for (const o of res.items) list.append(el("li", {}, objectLink(h, o), sizes(o)));
+        more(list, res.next, page);
+      };
+      await page("");
+    }
+  }
+  return [row, sub];
+}
+
+// --- Object ---
+
+async function object(h, n) {
+  const o = await api(`/heaps/${h}/objects/${n}`);
+  const facts = el("dl", { class: "facts" },
+    el("dt", {}, "class"), el("dd", {}, o.class_index >= 0 ? el("a", { href: `#/h/${h}` }, o.class) : o.class),
+    el("dt", {}, "kind"), el("dd", {}, o.kind),
+    el("dt", {}, "id"), el("dd", {}, o.ref),
+    el("dt", {}, "self size"), el("dd", {}, `${fmt.format(o.self_size)} bytes`),
+    el("dt", {}, "retained size"), el("dd", {}, `${fmt.format(o.retained_size)} bytes`),
+    el("dt", {}, "distance"), el("dd", {}, o.distance < 0 ? "unreachable" : fmt.format(o.distance)),
+    el("dt", {}, "dominator"), el("dd", {}, o.dominator ? objectLink(h, o.dominator) : "none (a root)"));
+  const parts = [el("h1", { id: "object-title" }, o.shown === o.class ? o.class : `${o.class} ${o.shown}`), facts];
+  if (o.stack && o.stack.length) {
+    parts.push(el("h2", {}, "Allocation stack"), el("ol", { class: "stack" },
+      ...o.stack.map((f) => el("li", {}, f.name, f.file ? ` ${f.file}:${f.line}:${f.column}` : ""))));
+  }
+  const section = (title, id) => { const ul = el("ul", { class: "tree", id }); parts.push(el("h2", {}, title), ul); return ul; };
+  const path = section("Retainer path from the roots", "path");
+  const retainers = section(`Retainers (${fmt.format(o.retainers)}${o.weak_retainers ? `, and ${fmt.format(o.weak_retainers)} weak` : ""})`, "retainers");
+  const fields = section(`Fields (${fmt.format(o.fields)})`, "fields");
+  const chain = section("Dominators", "dominators");
+  const dominated = section(`Keeps alive (${fmt.format(o.dominated)} objects it alone holds)`, "dominated");
+  view.replaceChildren(...parts);
+
+  api(`/heaps/${h}/objects/${n}/path`).then((res) => {
+    let ul = path;
+    for (const st of res.items) {
+      const li = el("li", {}, st.edge ? el("span", { class: "edge" }, edgeLabel(st.edge), " in ") : "", objectLink(h, st));
+      ul.append(li);
+    }
+    if (!res.items.length) ul.append(el("li", { class: "note" }, "nothing reachable holds it"));
+  }).catch(showError);
+  references(h, n, "retainers", retainers, (r) => r.object);
+  references(h, n, "fields", fields, (r) => r.object);
+  api(`/heaps/${h}/objects/${n}/dominators`).then((res) => {
+    for (const d of res.items) chain.append(el("li", {}, objectLink(h, d), sizes(d)));
+  }).catch(showError);
+  const domPage = async (cursor) => {
+    const res = await api(`/heaps/${h}/objects/${n}/dominated?limit=50${cursor ? "&cursor=" + cursor : ""}`);
+    for (const d of res.items) dominated.append(el("li", {}, objectLink(h, d), sizes(d)));
+    more(dominated, res.next, domPage);
+  };
+  domPage("").catch(showError);
+}
+
+function edgeLabel(e) {
+  return e.indexed ? `[${e.name}]` : e.kind === "internal" || e.kind === "hidden" ? `${e.kind} ${e.name}` : e.name;
+}
+
+// references fills list with an object's retainers or fields, each
+// expandable into its own, one level at a time (a cycle stops where an
+// object already open above it comes again).
+function references(h, n, what, list, other, above = new Set([n])) {
+  const page = async (cursor) => {
+    const res = await api(`/heaps/${h}/objects/${n}/${what}?limit=50${cursor ? "&cursor=" + cursor : ""}`);
+    for (const r of res.items) {
+      const o = other(r);
+      const toggle = el("span", { class: "toggle" }, "▸");
+      const sub = el("ul", { class: "tree", hidden: "" });
+      const li = el("li", { class: r.weak ? "weak" : "" }, toggle,
+        el("span", { class: "edge" }, edgeLabel(r), what === "retainers" ? " in " : " → "),
+        objectLink(h, o), sizes(o), r.weak ? " (weak)" : "", sub);
+      if (above.has(o.node)) {
+        toggle.textContent = "↺";
+        toggle.title = "already open above: a cycle";
+      } else {
+        let loaded = false;
+        toggle.addEventListener("click", () => {
+          sub.hidden = !sub.hidden;
+          toggle.textContent = sub.hidden ? "▸" : "▾";
+          if (!loaded) { loaded = true; references(h, o.node, what, sub, other, new Set([...above, o.node])); }
+        });
+      }
+      list.append(li);
+    }
+    if (!res.items.length && !cursor) list.append(el("li", { class: "note" }, "none"));
+    more(list, res.next, page);
+  };
+  page("").catch(showError);
+}
+
+// --- Search ---
+
+async function search(h, q) {
+  const res = await api(`/heaps/${h}/search?q=${encodeURIComponent(q)}&limit=50`);
+  const parts = [el("h1", {}, `“${q}” in ${heaps[h].name}`)];
+  if (res.objects.length) parts.push(el("h2", {}, "Objects"), el("ul", { class: "tree" }, ...res.objects.map((o) => el("li", {}, objectLink(h, o), sizes(o)))));
+  if (res.classes.length) {
+    const body = el("tbody");
+    for (const c of res.classes) body.append(...classRows(h, c));
+    parts.push(el("h2", {}, "Classes"), el("table", {}, body));
+  }
+  if (res.strings.length) parts.push(el("h2", {}, "Strings"), el("ul", { class: "tree" }, ...res.strings.map((o) => el("li", {}, objectLink(h, o), sizes(o)))));
+  if (parts.length === 1) parts.push(el("p", { class: "note" }, "Nothing found."));
+  view.replaceChildren(...parts);
+}
+
+// --- Routing ---
+
+async function route() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/");
+  let h = 0;
+  try {
+    if (parts[0] === "h") {
+      h = Number(parts[1]);
+      if (!(h >= 0 && h < heaps.length)) throw new Error(`no heap ${parts[1]}`);
+    }
+    heapSelect.value = String(h);
+    if (parts[2] === "o") await object(h, Number(parts[3]));
+    else if (parts[2] === "search") await search(h, decodeURIComponent(parts.slice(3).join("/")));
+    else await summary(h);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+async function start() {
+  try {
+    heaps = (await api("/heaps")).heaps;
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  for (const hp of heaps) heapSelect.append(el("option", { value: String(hp.index) }, `${hp.name} (${hp.format}, ${fmt.format(hp.objects)} objects, ${bytes(hp.self_size)})`));
+  heapSelect.addEventListener("change", () => { location.hash = `#/h/${heapSelect.value}`; });
+  document.getElementById("search").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const q = document.getElementById("q").value.trim();
+    if (q) location.hash = `#/h/${heapSelect.value || 0}/search/${encodeURIComponent(q)}`;
+  });
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+start();
