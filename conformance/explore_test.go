@@ -175,12 +175,12 @@ func runJSON(t *testing.T, bin string, v any, args ...string) {
 	}
 }
 
-// startExplore runs heapconv explore on in and returns the address it
+// startExplore runs heapconv explore on the INs and returns the address it
 // printed, and a function that interrupts it and checks it ended as an
 // interrupted command does (status 130).
-func startExplore(t *testing.T, bin, in string) (url string, stop func()) {
+func startExplore(t *testing.T, bin string, in ...string) (url string, stop func()) {
 	t.Helper()
-	cmd := exec.Command(bin, "explore", in)
+	cmd := exec.Command(bin, append([]string{"explore"}, in...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -213,5 +213,70 @@ func startExplore(t *testing.T, bin, in string) (url string, stop func()) {
 		if cmd.ProcessState.ExitCode() != 130 {
 			t.Errorf("heapconv explore after SIGINT: %v (exit %d), want status 130", err, cmd.ProcessState.ExitCode())
 		}
+	}
+}
+
+// TestExploreCompareInChromium opens the comparison of three snapshots in
+// headless Chromium: of a Node server that leaks sessions (made by
+// testdata/v8/sessions.js) and of the NQP sample, whose hash fills. The
+// first suspect is the one `diff` finds, named as diff names it, and its
+// holder opens as an object.
+func TestExploreCompareInChromium(t *testing.T) {
+	t.Parallel()
+	chromium := requireChromium(t)
+	browserProject.require(t)
+	bin := buildHeapconv(t)
+	script, err := filepath.Abs(filepath.Join("browser", "explore.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := sessionRounds(t)
+	for _, c := range []struct {
+		name string
+		in   []string
+		want []string // in the first suspect: its holder, a class, a path step
+	}{
+		{"v8", []string{filepath.Join(rounds, "round-1.heapsnapshot"), filepath.Join(rounds, "round-2.heapsnapshot"), filepath.Join(rounds, "round-3.heapsnapshot")},
+			[]string{"Map", "Function onChange()", "sessions in global"}},
+		{"moarvm", []string{filepath.Join(moduleRoot, "testdata/moarvm/nqp-3snap.mvmheap")}, []string{"BOOTHash", "NQPArray", ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url, stop := startExplore(t, bin, c.in...)
+			defer stop()
+			cmd := exec.Command("node", script, "compare", url, t.ArtifactDir())
+			cmd.Dir = "browser"
+			cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("node explore.js compare: %v\n%s", err, stderr.String())
+			}
+			var got struct {
+				Errors, Requests []string
+				Suspects         []struct {
+					Holder        string
+					Classes, Path []string
+				}
+				Changes int
+				Holder  string
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("%v: %s", err, stdout.String())
+			}
+			if len(got.Errors) > 0 || len(got.Requests) > 0 {
+				t.Fatalf("errors %q, requests beyond the server %q", got.Errors, got.Requests)
+			}
+			if len(got.Suspects) == 0 || got.Changes == 0 {
+				t.Fatalf("%d suspects, %d class rows", len(got.Suspects), got.Changes)
+			}
+			first := got.Suspects[0]
+			if !strings.HasPrefix(first.Holder, c.want[0]) || !strings.Contains(strings.Join(first.Classes, "\n"), c.want[1]) ||
+				!strings.Contains(strings.Join(first.Path, "\n"), c.want[2]) {
+				t.Errorf("first suspect %+v, want holder %q, class %q, path step %q", first, c.want[0], c.want[1], c.want[2])
+			}
+			if !strings.HasPrefix(got.Holder, c.want[0]) {
+				t.Errorf("the holder opened as %q", got.Holder)
+			}
+		})
 	}
 }

@@ -37,6 +37,7 @@ func (s *Server) api(mux *http.ServeMux) {
 	mux.HandleFunc(p+"/{heap}/objects/{node}/dominated", s.withObject(s.dominated))
 	mux.HandleFunc(p+"/{heap}/objects/{node}/path", s.withObject(s.path))
 	mux.HandleFunc(p+"/{heap}/search", s.withHeap(s.search))
+	mux.HandleFunc("GET /api/v1/compare", s.compare)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		httpError(w, r, http.StatusNotFound, "%s: no such endpoint (docs/api.md lists them)", r.URL.Path)
 	})

@@ -32,9 +32,10 @@ type Options struct {
 // Server holds the analysis of one or more heaps and answers the page's
 // and the API's requests from it. It is safe for concurrent use.
 type Server struct {
-	heaps   []*heapView
-	token   string
-	handler http.Handler
+	heaps    []*heapView
+	token    string
+	handler  http.Handler
+	compared comparisons
 }
 
 // New analyzes the heaps (each heap's navigator, two at a time) and

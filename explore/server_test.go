@@ -294,3 +294,31 @@ func TestURL(t *testing.T) {
 		t.Errorf("URL = %q, want %q", got, want)
 	}
 }
+
+// TestCompare: /compare answers what analysis.Compare (heapconv diff)
+// finds, with the class table paged.
+func TestCompare(t *testing.T) {
+	ts := newTestServer(t)
+	var got Comparison
+	if code := get(t, ts, "/api/v1/compare?heaps=0,1&limit=2", &got); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	want, err := analysis.Compare([]analysis.Heap{testHeap(), testHeap()}, analysis.CompareOptions{Retained: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Last != 1 || got.Classes.Total != len(want.Classes) || len(got.Classes.Items) != 2 || got.Classes.Next != "2" ||
+		got.Classes.Items[0].Name != want.Classes[0].Name || len(got.Suspects) != len(want.Suspects) {
+		t.Errorf("compare = %+v, want %+v", got, want)
+	}
+	var all Comparison
+	get(t, ts, "/api/v1/compare", &all)
+	if len(all.Heaps) != 2 {
+		t.Errorf("without heaps=, compared %v, want every heap", all.Heaps)
+	}
+	for path, code := range map[string]int{"/api/v1/compare?heaps=0": 400, "/api/v1/compare?heaps=0,5": 404, "/api/v1/compare?heaps=0,x": 404} {
+		if got := get(t, ts, path, nil); got != code {
+			t.Errorf("%s: status %d, want %d", path, got, code)
+		}
+	}
+}

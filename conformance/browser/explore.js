@@ -7,6 +7,7 @@
 // Summary and of the object are saved.
 //
 // Usage: node explore.js URL CLASS SHOTS_DIR
+//        node explore.js compare URL SHOTS_DIR   (the comparison: below)
 //   URL   the address heapconv explore printed (with its token)
 //   CLASS the class to open (its label, exactly)
 // Env: CHROMIUM (default /usr/bin/chromium).
@@ -25,6 +26,7 @@
 'use strict';
 
 async function main() {
+  if (process.argv[2] === 'compare') return compare(...process.argv.slice(3));
   const [url, className, shots] = process.argv.slice(2);
   if (!shots) {
     process.stderr.write('usage: node explore.js URL CLASS SHOTS_DIR\n');
@@ -98,6 +100,49 @@ async function main() {
     await page.waitForSelector('main h1');
     await page.waitForFunction(() => document.querySelector('main h1').textContent.startsWith('“'));
     out.search = await text('main ul.tree li a.object');
+  } catch (e) {
+    out.errors.push('driver: ' + e.message);
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+// compare opens the comparison of every heap served (the Compare link) and prints
+// {"errors", "requests", "suspects": [{"holder", "classes", "path"}]}: each
+// suspect's first line, its classes and its path's steps, as shown.
+async function compare(url, shots) {
+  const origin = new URL(url).origin;
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const out = { errors: [], requests: [] };
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('console', (m) => { if (m.type() === 'error') out.errors.push('console: ' + m.text()); });
+    page.on('pageerror', (e) => out.errors.push('exception: ' + e.message));
+    page.on('request', (r) => { if (!r.url().startsWith(origin + '/')) out.requests.push(r.url()); });
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForSelector('#classes tbody tr.class');
+    await page.click('#compare');
+    await page.waitForSelector('#suspects > li', { timeout: 120000 });
+    out.url = page.url();
+    out.suspects = await page.$$eval('#suspects > li.suspect', (lis) => lis.map((li) => ({
+      holder: li.querySelector('div').textContent,
+      classes: Array.from(li.querySelectorAll('ul.suspect-classes li')).map((c) => c.textContent),
+      path: Array.from(li.querySelectorAll('ol.path li')).map((c) => c.textContent),
+    })));
+    out.changes = await page.$$eval('#changes tbody tr', (trs) => trs.length);
+    await page.screenshot({ path: shots + '/compare.png', fullPage: true });
+    // The first suspect's holder opens as an object.
+    if (out.suspects.length) {
+      await page.click('#suspects > li.suspect div a.object');
+      await page.waitForSelector('#object-title');
+      out.holder = await page.$eval('#object-title', (h) => h.textContent);
+    }
   } catch (e) {
     out.errors.push('driver: ' + e.message);
   } finally {

@@ -230,6 +230,66 @@ async function search(h, q) {
   view.replaceChildren(...parts);
 }
 
+// --- Comparison ---
+
+function signed(n) { return (n > 0 ? "+" : n < 0 ? "−" : "") + fmt.format(Math.abs(n)); }
+
+async function compare(list) {
+  const q = `/compare?heaps=${list.join(",")}&limit=100`;
+  view.replaceChildren(el("p", { class: "note" }, "Comparing… (each heap's classes are counted again)"));
+  const c = await api(q);
+  const last = c.last;
+  const names = c.heaps.map((h) => heaps[h].name);
+  const parts = [el("h1", {}, "Comparison: " + names.join(" → "))];
+  parts.push(el("h2", {}, c.suspects_by === "growth" ? "Leak suspects (by growth under the same holders)" : "Leak suspects"));
+  const suspects = el("ol", { id: "suspects" });
+  for (const sp of c.suspects) {
+    const holder = sp.holder.node >= 0 ? objectLink(last, sp.holder) : "the roots";
+    const li = el("li", { class: "suspect" },
+      el("div", {}, holder, el("span", { class: "size" }, ` holds ${fmt.format(sp.count)} leaked objects, ${bytes(sp.retained_size)} retained (${(sp.share * 100).toFixed(1)} % of the leaked memory)`)),
+      el("ul", { class: "tree suspect-classes" }, ...sp.classes.map((g) =>
+        el("li", {}, `${g.class}${g.name ? " " + g.name : ""}: ${fmt.format(g.count)} objects, ${bytes(g.self_size)}`))),
+      el("ol", { class: "tree path" }, ...sp.path.map((st) =>
+        el("li", {}, st.edge ? el("span", { class: "edge" }, edgeLabel(st.edge), " in ") : "", objectLink(last, st)))));
+    suspects.append(li);
+  }
+  if (!c.suspects.length) suspects.append(el("li", { class: "note" }, "No leak suspects: nothing new in the last step is still alive, or nothing grew."));
+  parts.push(suspects);
+
+  parts.push(el("h2", {}, "Classes, by growth of their self size"));
+  const body = el("tbody");
+  const n = c.heaps.length;
+  const table = el("table", { id: "changes" }, el("thead", {}, el("tr", {},
+    el("th", {}, "Class"), el("th", { class: "num" }, "Count"), el("th", { class: "num" }, "Change"),
+    el("th", { class: "num" }, "Self size"), el("th", { class: "num" }, "Change"),
+    el("th", { class: "num" }, "Retained size"), el("th", { class: "num" }, "Change"))), body);
+  const label = (r) => r.location ? `${r.name} at script ${r.location.script_id} line ${r.location.line + 1} column ${r.location.column + 1}` : r.name;
+  const addRows = (page) => {
+    for (const r of page.items) {
+      const ret = r.retained_size || [];
+      body.append(el("tr", {}, el("td", {}, label(r)),
+        el("td", { class: "num" }, fmt.format(r.count[n - 1])), el("td", { class: "num" }, signed(r.count[n - 1] - r.count[0])),
+        el("td", { class: "num" }, fmt.format(r.self_size[n - 1])), el("td", { class: "num" }, signed(r.self_size[n - 1] - r.self_size[0])),
+        el("td", { class: "num" }, ret.length ? fmt.format(ret[n - 1]) : ""), el("td", { class: "num" }, ret.length ? signed(ret[n - 1] - ret[0]) : "")));
+    }
+    if (page.next) {
+      const b = el("button", { class: "more", onclick: async () => { tr.remove(); addRows((await api(q + "&cursor=" + page.next)).classes); } }, "more classes…");
+      const tr = el("tr", {}, el("td", { colspan: 7 }, b));
+      body.append(tr);
+    }
+  };
+  addRows(c.classes);
+  parts.push(table);
+  const groups = (title, list) => {
+    if (!list.length) return;
+    parts.push(el("h2", {}, title), el("ul", { class: "tree" }, ...list.slice(0, 50).map((g) =>
+      el("li", {}, `${g.class}: ${fmt.format(g.count)} objects, ${bytes(g.self_size)}`))));
+  };
+  if (c.step.length === 3) groups(`Leaked: new in ${heaps[c.step[1]].name}, still alive in ${heaps[c.step[2]].name}`, c.leaked);
+  groups(`New in ${heaps[c.step[1]].name}`, c.new);
+  view.replaceChildren(...parts);
+}
+
 // --- Routing ---
 
 async function route() {
@@ -241,6 +301,7 @@ async function route() {
       if (!(h >= 0 && h < heaps.length)) throw new Error(`no heap ${parts[1]}`);
     }
     heapSelect.value = String(h);
+    if (parts[0] === "compare") { await compare(parts[1].split(",").map(Number)); return; }
     if (parts[2] === "o") await object(h, Number(parts[3]));
     else if (parts[2] === "search") await search(h, decodeURIComponent(parts.slice(3).join("/")));
     else await summary(h);
@@ -258,6 +319,9 @@ async function start() {
   }
   for (const hp of heaps) heapSelect.append(el("option", { value: String(hp.index) }, `${hp.name} (${hp.format}, ${fmt.format(hp.objects)} objects, ${bytes(hp.self_size)})`));
   heapSelect.addEventListener("change", () => { location.hash = `#/h/${heapSelect.value}`; });
+  if (heaps.length > 1) {
+    document.querySelector("header form").before(el("a", { id: "compare", href: `#/compare/${heaps.map((hp) => hp.index).join(",")}` }, "Compare"));
+  }
   document.getElementById("search").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const q = document.getElementById("q").value.trim();
