@@ -32,11 +32,15 @@ type exploreCheck struct {
 }
 
 // TestExploreInChromium clicks through `heapconv explore` in headless
-// Chromium as a person does, on a real Node heap, a MoarVM file and a
+// Chromium as a person does. On a real Node heap, a MoarVM file and a
 // Dart heap: the Summary, a class, its largest object, its retainers two
-// levels down, its dominator, a search by its id. What the page shows
-// must be what `info --by retained` and `paths` say of the same heap and
-// object; the page asks nothing of any other server.
+// levels down, its dominator, a search by its id; what the page shows must
+// be what `info --by retained` and `paths` say of the same heap and
+// object. On three snapshots of a Node server that leaks sessions (made by
+// testdata/v8/sessions.js) and of the NQP sample, whose hash fills: the
+// comparison, whose first suspect is the one `diff` finds, named as diff
+// names it, with its holder opening as an object. The page asks nothing
+// of any other server. One browser runs every case.
 func TestExploreInChromium(t *testing.T) {
 	t.Parallel()
 	chromium := requireChromium(t)
@@ -46,120 +50,200 @@ func TestExploreInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type job struct {
+		Mode  string `json:"mode"`
+		URL   string `json:"url"`
+		Class string `json:"class"`
+		Shots string `json:"shots"`
+	}
+	type walkCase struct {
+		name, in string
+		rows     []infoRow
+		class    string
+	}
+	var jobs []job
+	var walks []walkCase
 	for _, c := range []struct{ name, file string }{
 		{"v8", "testdata/v8/node26.heapsnapshot.zst"},
 		{"moarvm", "testdata/moarvm/nqp-3snap.mvmheap#2"},
 		{"dart", "testdata/dart/flutter-export-3k.dartheap.zst"},
 	} {
+		in := filepath.Join(moduleRoot, c.file)
+		// What info says: the class to open is the first with more than
+		// one object and a name of its own.
+		var info struct {
+			Snapshots []struct {
+				TopClasses []infoRow `json:"top_classes"`
+			}
+		}
+		runJSON(t, bin, &info, "info", "--json", "--by", "retained", "--top", "10", in)
+		rows := info.Snapshots[len(info.Snapshots)-1].TopClasses
+		w := walkCase{name: c.name, in: in, rows: rows}
+		for _, r := range rows {
+			if r.Count > 1 && r.Location == nil && !strings.HasPrefix(r.Name, "(") {
+				w.class = r.Name
+				break
+			}
+		}
+		if w.class == "" {
+			t.Fatalf("%s: no class to open among %+v", c.name, rows)
+		}
+		url, stop := startExplore(t, bin, in)
+		defer stop()
+		shots := filepath.Join(t.ArtifactDir(), c.name)
+		os.MkdirAll(shots, 0o755)
+		jobs = append(jobs, job{"walk", url, w.class, shots})
+		walks = append(walks, w)
+	}
+	rounds := sessionRounds(t)
+	compares := []struct {
+		name string
+		in   []string
+		want []string // in the first suspect: its holder, a class, a path step
+	}{
+		{"v8-leak", []string{filepath.Join(rounds, "round-1.heapsnapshot"), filepath.Join(rounds, "round-2.heapsnapshot"), filepath.Join(rounds, "round-3.heapsnapshot")},
+			[]string{"Map", "Function onChange()", "sessions in global"}},
+		{"moarvm-leak", []string{filepath.Join(moduleRoot, "testdata/moarvm/nqp-3snap.mvmheap")}, []string{"BOOTHash", "NQPArray", ""}},
+	}
+	for _, c := range compares {
+		url, stop := startExplore(t, bin, c.in...)
+		defer stop()
+		shots := filepath.Join(t.ArtifactDir(), c.name)
+		os.MkdirAll(shots, 0o755)
+		jobs = append(jobs, job{Mode: "compare", URL: url, Shots: shots})
+	}
+	spec := filepath.Join(t.TempDir(), "jobs.json")
+	b, _ := json.Marshal(jobs)
+	if err := os.WriteFile(spec, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", script, spec)
+	cmd.Dir = "browser"
+	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node explore.js: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != len(jobs) {
+		t.Fatalf("explore.js reported %d of %d cases\n%s", len(lines), len(jobs), stderr.String())
+	}
+	for k, w := range walks {
+		t.Run(w.name, func(t *testing.T) { checkExploreWalk(t, bin, w.in, w.class, w.rows, lines[k]) })
+	}
+	for k, c := range compares {
 		t.Run(c.name, func(t *testing.T) {
-			in := filepath.Join(moduleRoot, c.file)
-			// What info says: the class to open is the first with more
-			// than one object and a name of its own.
-			var info struct {
-				Snapshots []struct {
-					TopClasses []struct {
-						Name     string
-						Location *struct{ ScriptID, Line, Column int } `json:"location"`
-						Count    uint64
-						Self     uint64 `json:"self_size"`
-						Retained uint64 `json:"retained_size"`
-					} `json:"top_classes"`
+			var got struct {
+				Errors, Requests []string
+				Suspects         []struct {
+					Holder        string
+					Classes, Path []string
 				}
+				Changes int
+				Holder  string
 			}
-			runJSON(t, bin, &info, "info", "--json", "--by", "retained", "--top", "10", in)
-			rows := info.Snapshots[len(info.Snapshots)-1].TopClasses
-			class := ""
-			for _, r := range rows {
-				if r.Count > 1 && r.Location == nil && !strings.HasPrefix(r.Name, "(") {
-					class = r.Name
-					break
-				}
-			}
-			if class == "" {
-				t.Fatalf("no class to open among %+v", rows)
-			}
-
-			url, stop := startExplore(t, bin, in)
-			defer stop()
-			shots := t.ArtifactDir()
-			cmd := exec.Command("node", script, url, class, shots)
-			cmd.Dir = "browser"
-			cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("node explore.js: %v\n%s", err, stderr.String())
-			}
-			var got exploreCheck
-			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-				t.Fatalf("%v: %s", err, stdout.String())
+			if err := json.Unmarshal([]byte(lines[len(walks)+k]), &got); err != nil {
+				t.Fatal(err)
 			}
 			if len(got.Errors) > 0 || len(got.Requests) > 0 {
 				t.Fatalf("errors %q, requests beyond the server %q", got.Errors, got.Requests)
 			}
-			// The Summary's first rows are info's.
-			plain := func(s string) string { return strings.ReplaceAll(s, ",", "") }
-			for k, r := range rows {
-				if k >= len(got.Summary) {
-					t.Fatalf("the Summary shows %d rows, info %d", len(got.Summary), len(rows))
-				}
-				want := []string{r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Self), fmt.Sprint(r.Retained)}
-				g := got.Summary[k]
-				if r.Location != nil {
-					want[0] = g[0] // a located class's label says where
-				}
-				if len(g) != 4 || g[0] != want[0] || plain(g[1]) != want[1] || plain(g[2]) != want[2] || plain(g[3]) != want[3] {
-					t.Errorf("Summary row %d = %q, info says %q", k, g, want)
-				}
+			if len(got.Suspects) == 0 || got.Changes == 0 {
+				t.Fatalf("%d suspects, %d class rows", len(got.Suspects), got.Changes)
 			}
-			if len(got.Instances) == 0 || len(got.Retainers) == 0 || len(got.Nested) == 0 || len(got.Nested[0]) == 0 {
-				t.Fatalf("instances %q, retainers %q, nested %q", got.Instances, got.Retainers, got.Nested)
+			first := got.Suspects[0]
+			if !strings.HasPrefix(first.Holder, c.want[0]) || !strings.Contains(strings.Join(first.Classes, "\n"), c.want[1]) ||
+				!strings.Contains(strings.Join(first.Path, "\n"), c.want[2]) {
+				t.Errorf("first suspect %+v, want holder %q, class %q, path step %q", first, c.want[0], c.want[1], c.want[2])
 			}
-			// The object as paths sees it.
-			ref := got.Object.Facts["id"]
-			var paths struct {
-				Objects []struct {
-					Object struct {
-						Class    string
-						Self     uint64 `json:"self_size"`
-						Retained uint64 `json:"retained_size"`
-					}
-					Path       []struct{ Ref string }
-					Dominators []struct{ Ref string }
-				}
-			}
-			runJSON(t, bin, &paths, "paths", "--id", ref, "--json", in)
-			if len(paths.Objects) != 1 {
-				t.Fatalf("paths --id %s: %d objects", ref, len(paths.Objects))
-			}
-			p := paths.Objects[0]
-			if p.Object.Class != class || plain(got.Object.Facts["self size"]) != fmt.Sprint(p.Object.Self, " bytes") ||
-				plain(got.Object.Facts["retained size"]) != fmt.Sprint(p.Object.Retained, " bytes") {
-				t.Errorf("object %s: page %q, paths %+v", ref, got.Object.Facts, p.Object)
-			}
-			var wantPath, wantDoms []string
-			for _, st := range p.Path {
-				wantPath = append(wantPath, st.Ref)
-			}
-			for _, st := range p.Dominators {
-				wantDoms = append(wantDoms, st.Ref)
-			}
-			if strings.Join(got.Path, " ") != strings.Join(wantPath, " ") {
-				t.Errorf("retainer path %q, paths says %q", got.Path, wantPath)
-			}
-			if strings.Join(got.Dominators, " ") != strings.Join(wantDoms, " ") {
-				t.Errorf("dominators %q, paths says %q", got.Dominators, wantDoms)
-			}
-			if !regexp.MustCompile(`#/h/0/o/\d+$`).MatchString(got.Object.URL) {
-				t.Errorf("the object's address %q names no object", got.Object.URL)
-			}
-			if got.Dominator == "" || got.Dominator == got.Object.Title {
-				t.Errorf("following the dominator showed %q (the object was %q)", got.Dominator, got.Object.Title)
-			}
-			if len(got.Search) == 0 || !strings.HasSuffix(got.Search[0], ref) {
-				t.Errorf("searching %s found %q", ref, got.Search)
+			if !strings.HasPrefix(got.Holder, c.want[0]) {
+				t.Errorf("the holder opened as %q", got.Holder)
 			}
 		})
+	}
+}
+
+// infoRow is a class row of `heapconv info --json`.
+type infoRow struct {
+	Name     string
+	Location *struct{ ScriptID, Line, Column int } `json:"location"`
+	Count    uint64
+	Self     uint64 `json:"self_size"`
+	Retained uint64 `json:"retained_size"`
+}
+
+// checkExploreWalk checks explore.js's line of a walk through heap in
+// against info's rows and paths' view of the object it opened.
+func checkExploreWalk(t *testing.T, bin, in, class string, rows []infoRow, line string) {
+	var got exploreCheck
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if len(got.Errors) > 0 || len(got.Requests) > 0 {
+		t.Fatalf("errors %q, requests beyond the server %q", got.Errors, got.Requests)
+	}
+	// The Summary's first rows are info's.
+	plain := func(s string) string { return strings.ReplaceAll(s, ",", "") }
+	for k, r := range rows {
+		if k >= len(got.Summary) {
+			t.Fatalf("the Summary shows %d rows, info %d", len(got.Summary), len(rows))
+		}
+		want := []string{r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Self), fmt.Sprint(r.Retained)}
+		g := got.Summary[k]
+		if r.Location != nil {
+			want[0] = g[0] // a located class's label says where
+		}
+		if len(g) != 4 || g[0] != want[0] || plain(g[1]) != want[1] || plain(g[2]) != want[2] || plain(g[3]) != want[3] {
+			t.Errorf("Summary row %d = %q, info says %q", k, g, want)
+		}
+	}
+	if len(got.Instances) == 0 || len(got.Retainers) == 0 || len(got.Nested) == 0 || len(got.Nested[0]) == 0 {
+		t.Fatalf("instances %q, retainers %q, nested %q", got.Instances, got.Retainers, got.Nested)
+	}
+	// The object as paths sees it.
+	ref := got.Object.Facts["id"]
+	var paths struct {
+		Objects []struct {
+			Object struct {
+				Class    string
+				Self     uint64 `json:"self_size"`
+				Retained uint64 `json:"retained_size"`
+			}
+			Path       []struct{ Ref string }
+			Dominators []struct{ Ref string }
+		}
+	}
+	runJSON(t, bin, &paths, "paths", "--id", ref, "--json", in)
+	if len(paths.Objects) != 1 {
+		t.Fatalf("paths --id %s: %d objects", ref, len(paths.Objects))
+	}
+	p := paths.Objects[0]
+	if p.Object.Class != class || plain(got.Object.Facts["self size"]) != fmt.Sprint(p.Object.Self, " bytes") ||
+		plain(got.Object.Facts["retained size"]) != fmt.Sprint(p.Object.Retained, " bytes") {
+		t.Errorf("object %s: page %q, paths %+v", ref, got.Object.Facts, p.Object)
+	}
+	var wantPath, wantDoms []string
+	for _, st := range p.Path {
+		wantPath = append(wantPath, st.Ref)
+	}
+	for _, st := range p.Dominators {
+		wantDoms = append(wantDoms, st.Ref)
+	}
+	if strings.Join(got.Path, " ") != strings.Join(wantPath, " ") {
+		t.Errorf("retainer path %q, paths says %q", got.Path, wantPath)
+	}
+	if strings.Join(got.Dominators, " ") != strings.Join(wantDoms, " ") {
+		t.Errorf("dominators %q, paths says %q", got.Dominators, wantDoms)
+	}
+	if !regexp.MustCompile(`#/h/0/o/\d+$`).MatchString(got.Object.URL) {
+		t.Errorf("the object's address %q names no object", got.Object.URL)
+	}
+	if got.Dominator == "" || got.Dominator == got.Object.Title {
+		t.Errorf("following the dominator showed %q (the object was %q)", got.Dominator, got.Object.Title)
+	}
+	if len(got.Search) == 0 || !strings.HasSuffix(got.Search[0], ref) {
+		t.Errorf("searching %s found %q", ref, got.Search)
 	}
 }
 
@@ -216,67 +300,3 @@ func startExplore(t *testing.T, bin string, in ...string) (url string, stop func
 	}
 }
 
-// TestExploreCompareInChromium opens the comparison of three snapshots in
-// headless Chromium: of a Node server that leaks sessions (made by
-// testdata/v8/sessions.js) and of the NQP sample, whose hash fills. The
-// first suspect is the one `diff` finds, named as diff names it, and its
-// holder opens as an object.
-func TestExploreCompareInChromium(t *testing.T) {
-	t.Parallel()
-	chromium := requireChromium(t)
-	browserProject.require(t)
-	bin := buildHeapconv(t)
-	script, err := filepath.Abs(filepath.Join("browser", "explore.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rounds := sessionRounds(t)
-	for _, c := range []struct {
-		name string
-		in   []string
-		want []string // in the first suspect: its holder, a class, a path step
-	}{
-		{"v8", []string{filepath.Join(rounds, "round-1.heapsnapshot"), filepath.Join(rounds, "round-2.heapsnapshot"), filepath.Join(rounds, "round-3.heapsnapshot")},
-			[]string{"Map", "Function onChange()", "sessions in global"}},
-		{"moarvm", []string{filepath.Join(moduleRoot, "testdata/moarvm/nqp-3snap.mvmheap")}, []string{"BOOTHash", "NQPArray", ""}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			url, stop := startExplore(t, bin, c.in...)
-			defer stop()
-			cmd := exec.Command("node", script, "compare", url, t.ArtifactDir())
-			cmd.Dir = "browser"
-			cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("node explore.js compare: %v\n%s", err, stderr.String())
-			}
-			var got struct {
-				Errors, Requests []string
-				Suspects         []struct {
-					Holder        string
-					Classes, Path []string
-				}
-				Changes int
-				Holder  string
-			}
-			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-				t.Fatalf("%v: %s", err, stdout.String())
-			}
-			if len(got.Errors) > 0 || len(got.Requests) > 0 {
-				t.Fatalf("errors %q, requests beyond the server %q", got.Errors, got.Requests)
-			}
-			if len(got.Suspects) == 0 || got.Changes == 0 {
-				t.Fatalf("%d suspects, %d class rows", len(got.Suspects), got.Changes)
-			}
-			first := got.Suspects[0]
-			if !strings.HasPrefix(first.Holder, c.want[0]) || !strings.Contains(strings.Join(first.Classes, "\n"), c.want[1]) ||
-				!strings.Contains(strings.Join(first.Path, "\n"), c.want[2]) {
-				t.Errorf("first suspect %+v, want holder %q, class %q, path step %q", first, c.want[0], c.want[1], c.want[2])
-			}
-			if !strings.HasPrefix(got.Holder, c.want[0]) {
-				t.Errorf("the holder opened as %q", got.Holder)
-			}
-		})
-	}
-}

@@ -28,6 +28,7 @@ func (s *Server) api(mux *http.ServeMux) {
 	const p = "GET /api/v1/heaps"
 	mux.HandleFunc(p, s.listHeaps)
 	mux.HandleFunc(p+"/{heap}", s.withHeap(s.heapInfo))
+	mux.HandleFunc(p+"/{heap}/kinds", s.withHeap(s.kinds))
 	mux.HandleFunc(p+"/{heap}/classes", s.withHeap(s.classList))
 	mux.HandleFunc(p+"/{heap}/classes/{class}/objects", s.withHeap(s.classObjects))
 	mux.HandleFunc(p+"/{heap}/objects/{node}", s.withObject(s.object))
@@ -166,6 +167,48 @@ func (s *Server) listHeaps(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) heapInfo(w http.ResponseWriter, r *http.Request, h *heapView) { reply(w, h.info()) }
+
+// Kind is a row of the statistics by node kind: how many objects of the
+// kind (code, strings, arrays, native memory, …) the heap has, and their
+// self and external sizes (memory outside the managed heap they hold).
+type Kind struct {
+	Kind         string `json:"kind"`
+	Count        uint64 `json:"count"`
+	SelfSize     uint64 `json:"self_size"`
+	ExternalSize uint64 `json:"external_size"`
+}
+
+// kinds answers the statistics by node kind, the largest self size
+// first: the heap's objects counted as the Summary counts them.
+func (s *Server) kinds(w http.ResponseWriter, r *http.Request, h *heapView) {
+	snap := h.heap.Snapshot
+	rows := make([]Kind, len(snap.NodeKinds)+1)
+	ext := snap.Nodes.ExternalSize.Len() > 0
+	for i := range h.nv.Nodes() {
+		if !h.nv.Counted(i) || h.nv.ClassIndex(i) < 0 {
+			continue
+		}
+		k := min(int(snap.Nodes.Kind[i]), len(rows)-1)
+		rows[k].Count++
+		rows[k].SelfSize = ir.SatAdd(rows[k].SelfSize, h.nv.SelfSize(i))
+		if ext {
+			rows[k].ExternalSize = ir.SatAdd(rows[k].ExternalSize, snap.Nodes.ExternalSize.At(i))
+		}
+	}
+	out := []Kind{}
+	for k, row := range rows {
+		if row.Count == 0 {
+			continue
+		}
+		row.Kind = "(unknown)"
+		if k < len(snap.NodeKinds) {
+			row.Kind = snap.NodeKinds[k]
+		}
+		out = append(out, row)
+	}
+	slices.SortStableFunc(out, func(a, b Kind) int { return cmp.Compare(b.SelfSize, a.SelfSize) })
+	reply(w, Page[Kind]{Total: len(out), Items: out})
+}
 
 // Class is a row of the Summary: a class with its count and sizes.
 type Class struct {

@@ -322,3 +322,19 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestKinds: the statistics by kind count what the Summary counts.
+func TestKinds(t *testing.T) {
+	ts := newTestServer(t)
+	var got Page[Kind]
+	get(t, ts, "/api/v1/heaps/0/kinds", &got)
+	want := []Kind{{Kind: "object", Count: 3, SelfSize: 600}, {Kind: "string", Count: 1, SelfSize: 20}, {Kind: "synthetic", Count: 1}}
+	if got.Total != len(want) {
+		t.Fatalf("kinds = %+v, want %+v", got, want)
+	}
+	for k := range want {
+		if got.Items[k] != want[k] {
+			t.Errorf("kind %d = %+v, want %+v", k, got.Items[k], want[k])
+		}
+	}
+}

@@ -6,13 +6,15 @@
 // dominator, then search for the object by its id. Screenshots of the
 // Summary and of the object are saved.
 //
-// Usage: node explore.js URL CLASS SHOTS_DIR
-//        node explore.js compare URL SHOTS_DIR   (the comparison: below)
-//   URL   the address heapconv explore printed (with its token)
-//   CLASS the class to open (its label, exactly)
+// Usage: node explore.js JOBS.json
+// JOBS.json is a list of jobs, each {"mode", "url", "class", "shots"}: url
+// the address heapconv explore printed (with its token), shots the
+// directory for the screenshots; mode "walk" (the walk above, through
+// class, its label exactly) or "compare" (the comparison: below). One
+// browser runs them all, a page each, in order.
 // Env: CHROMIUM (default /usr/bin/chromium).
 //
-// Prints one JSON line: {"errors", "requests", "summary", "instances",
+// Prints one JSON line per job; for a walk {"errors", "requests", "summary", "instances",
 // "object", "path", "dominators", "retainers", "nested", "dominator",
 // "search"}: errors holds
 // console errors and exceptions; requests every URL asked for outside the
@@ -26,129 +28,115 @@
 'use strict';
 
 async function main() {
-  if (process.argv[2] === 'compare') return compare(...process.argv.slice(3));
-  const [url, className, shots] = process.argv.slice(2);
-  if (!shots) {
-    process.stderr.write('usage: node explore.js URL CLASS SHOTS_DIR\n');
-    process.exit(2);
-  }
-  const origin = new URL(url).origin;
+  const jobs = JSON.parse(require('node:fs').readFileSync(process.argv[2], 'utf8'));
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  const out = { errors: [], requests: [] };
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (m) => { if (m.type() === 'error') out.errors.push('console: ' + m.text()); });
-    page.on('pageerror', (e) => out.errors.push('exception: ' + e.message));
-    page.on('request', (r) => { if (!r.url().startsWith(origin + '/')) out.requests.push(r.url()); });
-    const text = (sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent.trim()));
-
-    await page.goto(url, { waitUntil: 'load' });
-    await page.waitForSelector('#classes tbody tr.class');
-    out.summary = await page.$$eval('#classes tbody tr.class', (rows) => rows.slice(0, 10).map((r) =>
-      Array.from(r.querySelectorAll('td')).map((td) => td.textContent.replace(/^[▸▾]/, '').trim())));
-    await page.screenshot({ path: shots + '/summary.png' });
-
-    // Filter to the class, open it, open its largest object.
-    await page.fill('input.filter', className);
-    const row = `#classes tr.class[data-class="${className.replace(/"/g, '\\"')}"]`;
-    await page.waitForSelector(`#classes[data-filter="${className.replace(/"/g, '\\"')}"] ${row.slice('#classes '.length)}`);
-    await page.click(row + ' a');
-    await page.waitForSelector('#classes tr.instances:not([hidden]) li a.object');
-    out.instances = await text('#classes tr.instances:not([hidden]) li a.object');
-    await page.click('#classes tr.instances:not([hidden]) li a.object');
-
-    await page.waitForSelector('#object-title');
-    await page.waitForSelector('#retainers > li');
-    out.object = {
-      title: (await text('#object-title'))[0],
-      facts: await page.$$eval('dl.facts dt', (dts) => Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent]))),
-      url: page.url(),
-    };
-    await page.waitForSelector('#path > li');
-    out.path = await text('#path > li a.object span.kind');
-    await page.waitForSelector('#dominators > li');
-    out.dominators = await page.$$eval('#dominators > li a.object span.kind', (els) => els.map((e) => e.textContent));
-    out.retainers = await text('#retainers > li > a.object');
-    // Two levels down the first retainer.
-    await page.click('#retainers > li:first-child > .toggle');
-    await page.waitForSelector('#retainers > li:first-child > ul > li');
-    out.nested = [await text('#retainers > li:first-child > ul > li')];
-    const second = '#retainers > li:first-child > ul > li:first-child';
-    const toggle = await page.$(second + ' > .toggle');
-    if (toggle && await toggle.textContent() === '▸') {
-      await page.click(second + ' > .toggle');
-      await page.waitForSelector(second + ' > ul > li');
-      out.nested.push(await text(second + ' > ul > li'));
+    for (const job of jobs) {
+      const origin = new URL(job.url).origin;
+      const out = { errors: [], requests: [] };
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      page.on('console', (m) => { if (m.type() === 'error') out.errors.push('console: ' + m.text()); });
+      page.on('pageerror', (e) => out.errors.push('exception: ' + e.message));
+      page.on('request', (r) => { if (!r.url().startsWith(origin + '/')) out.requests.push(r.url()); });
+      try {
+        await (job.mode === 'compare' ? compare : walk)(page, job, out);
+      } catch (e) {
+        out.errors.push('driver: ' + e.message);
+      }
+      await page.close();
+      process.stdout.write(JSON.stringify(out) + '\n');
     }
-    await page.screenshot({ path: shots + '/object.png', fullPage: true });
-
-    // The dominator, then back, then a search by the object's id.
-    const id = out.object.facts.id;
-    await page.click('dl.facts dd a.object');
-    await page.waitForFunction((t) => {
-      const h = document.querySelector('#object-title');
-      return h && h.textContent !== t;
-    }, out.object.title);
-    out.dominator = (await text('#object-title'))[0];
-    await page.fill('#q', id);
-    await page.press('#q', 'Enter');
-    await page.waitForSelector('main h1');
-    await page.waitForFunction(() => document.querySelector('main h1').textContent.startsWith('“'));
-    out.search = await text('main ul.tree li a.object');
-  } catch (e) {
-    out.errors.push('driver: ' + e.message);
   } finally {
     await browser.close();
   }
-  process.stdout.write(JSON.stringify(out) + '\n');
 }
 
-// compare opens the comparison of every heap served (the Compare link) and prints
-// {"errors", "requests", "suspects": [{"holder", "classes", "path"}]}: each
-// suspect's first line, its classes and its path's steps, as shown.
-async function compare(url, shots) {
-  const origin = new URL(url).origin;
-  const { chromium } = require('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const out = { errors: [], requests: [] };
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (m) => { if (m.type() === 'error') out.errors.push('console: ' + m.text()); });
-    page.on('pageerror', (e) => out.errors.push('exception: ' + e.message));
-    page.on('request', (r) => { if (!r.url().startsWith(origin + '/')) out.requests.push(r.url()); });
-    await page.goto(url, { waitUntil: 'load' });
-    await page.waitForSelector('#classes tbody tr.class');
-    await page.click('#compare');
-    await page.waitForSelector('#suspects > li', { timeout: 120000 });
-    out.url = page.url();
-    out.suspects = await page.$$eval('#suspects > li.suspect', (lis) => lis.map((li) => ({
-      holder: li.querySelector('div').textContent,
-      classes: Array.from(li.querySelectorAll('ul.suspect-classes li')).map((c) => c.textContent),
-      path: Array.from(li.querySelectorAll('ol.path li')).map((c) => c.textContent),
-    })));
-    out.changes = await page.$$eval('#changes tbody tr', (trs) => trs.length);
-    await page.screenshot({ path: shots + '/compare.png', fullPage: true });
-    // The first suspect's holder opens as an object.
-    if (out.suspects.length) {
-      await page.click('#suspects > li.suspect div a.object');
-      await page.waitForSelector('#object-title');
-      out.holder = await page.$eval('#object-title', (h) => h.textContent);
-    }
-  } catch (e) {
-    out.errors.push('driver: ' + e.message);
-  } finally {
-    await browser.close();
+async function walk(page, { url, class: className, shots }, out) {
+  const text = (sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent.trim()));
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForSelector('#classes tbody tr.class');
+  out.summary = await page.$$eval('#classes tbody tr.class', (rows) => rows.slice(0, 10).map((r) =>
+    Array.from(r.querySelectorAll('td')).map((td) => td.textContent.replace(/^[▸▾]/, '').trim())));
+  await page.screenshot({ path: shots + '/summary.png' });
+
+  // Filter to the class, open it, open its largest object.
+  await page.fill('input.filter', className);
+  const row = `#classes tr.class[data-class="${className.replace(/"/g, '\\"')}"]`;
+  await page.waitForSelector(`#classes[data-filter="${className.replace(/"/g, '\\"')}"] ${row.slice('#classes '.length)}`);
+  await page.click(row + ' a');
+  await page.waitForSelector('#classes tr.instances:not([hidden]) li a.object');
+  out.instances = await text('#classes tr.instances:not([hidden]) li a.object');
+  await page.click('#classes tr.instances:not([hidden]) li a.object');
+
+  await page.waitForSelector('#object-title');
+  await page.waitForSelector('#retainers > li');
+  out.object = {
+    title: (await text('#object-title'))[0],
+    facts: await page.$$eval('dl.facts dt', (dts) => Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent]))),
+    url: page.url(),
+  };
+  await page.waitForSelector('#path > li');
+  out.path = await text('#path > li a.object span.kind');
+  await page.waitForSelector('#dominators > li');
+  out.dominators = await page.$$eval('#dominators > li a.object span.kind', (els) => els.map((e) => e.textContent));
+  out.retainers = await text('#retainers > li > a.object');
+  // Two levels down the first retainer.
+  await page.click('#retainers > li:first-child > .toggle');
+  await page.waitForSelector('#retainers > li:first-child > ul > li');
+  out.nested = [await text('#retainers > li:first-child > ul > li')];
+  const second = '#retainers > li:first-child > ul > li:first-child';
+  const toggle = await page.$(second + ' > .toggle');
+  if (toggle && await toggle.textContent() === '▸') {
+    await page.click(second + ' > .toggle');
+    await page.waitForSelector(second + ' > ul > li');
+    out.nested.push(await text(second + ' > ul > li'));
   }
-  process.stdout.write(JSON.stringify(out) + '\n');
+  await page.screenshot({ path: shots + '/object.png', fullPage: true });
+
+  // The dominator, then back, then a search by the object's id.
+  const id = out.object.facts.id;
+  await page.click('dl.facts dd a.object');
+  await page.waitForFunction((t) => {
+    const h = document.querySelector('#object-title');
+    return h && h.textContent !== t;
+  }, out.object.title);
+  out.dominator = (await text('#object-title'))[0];
+  await page.fill('#q', id);
+  await page.press('#q', 'Enter');
+  await page.waitForSelector('main h1');
+  await page.waitForFunction(() => document.querySelector('main h1').textContent.startsWith('“'));
+  out.search = await text('main ul.tree li a.object');
+}
+
+// compare opens the comparison of every heap served (the Compare link) and
+// fills out with "suspects": [{"holder", "classes", "path"}] (each
+// suspect's first line, its classes and its path's steps, as shown),
+// "changes" (the class rows) and "holder" (the first suspect's holder,
+// opened).
+async function compare(page, { url, shots }, out) {
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForSelector('#classes tbody tr.class');
+  await page.click('#compare');
+  await page.waitForSelector('#suspects > li', { timeout: 120000 });
+  out.url = page.url();
+  out.suspects = await page.$$eval('#suspects > li.suspect', (lis) => lis.map((li) => ({
+    holder: li.querySelector('div').textContent,
+    classes: Array.from(li.querySelectorAll('ul.suspect-classes li')).map((c) => c.textContent),
+    path: Array.from(li.querySelectorAll('ol.path li')).map((c) => c.textContent),
+  })));
+  out.changes = await page.$$eval('#changes tbody tr', (trs) => trs.length);
+  await page.screenshot({ path: shots + '/compare.png', fullPage: true });
+  // The first suspect's holder opens as an object.
+  if (out.suspects.length) {
+    await page.click('#suspects > li.suspect div a.object');
+    await page.waitForSelector('#object-title');
+    out.holder = await page.$eval('#object-title', (h) => h.textContent);
+  }
 }
 
 main().catch((e) => { process.stderr.write(String(e.stack || e) + '\n'); process.exit(1); });

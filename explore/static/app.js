@@ -71,7 +71,15 @@ async function summary(h) {
   const table = el("table", { id: "classes" });
   const filter = el("input", { class: "filter", type: "search", placeholder: "filter classes", value: summaryState.filter, "aria-label": "filter classes" });
   const count = el("p", { class: "note" });
-  view.replaceChildren(el("h1", {}, heaps[h].name), filter, count, table);
+  const kinds = el("details", { id: "kinds" }, el("summary", {}, "Statistics by kind"));
+  view.replaceChildren(el("h1", {}, heaps[h].name), kinds, filter, count, table);
+  api(`/heaps/${h}/kinds`).then((res) => {
+    const ext = res.items.some((k) => k.external_size > 0);
+    kinds.append(el("table", { class: "kinds" },
+      el("thead", {}, el("tr", {}, el("th", {}, "Kind"), el("th", { class: "num" }, "Count"), el("th", { class: "num" }, "Self size"), ext ? el("th", { class: "num" }, "External size") : null)),
+      el("tbody", {}, ...res.items.map((k) => el("tr", {}, el("td", {}, k.kind), el("td", { class: "num" }, fmt.format(k.count)),
+        el("td", { class: "num" }, fmt.format(k.self_size)), ext ? el("td", { class: "num" }, fmt.format(k.external_size)) : null)))));
+  }).catch(showError);
   let timer;
   filter.addEventListener("input", () => {
     clearTimeout(timer);
