@@ -299,4 +299,3 @@ func startExplore(t *testing.T, bin string, in ...string) (url string, stop func
 		}
 	}
 }
-
