@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/heapconv/heapconv"
+	"github.com/heapconv/heapconv/explore"
 	"github.com/heapconv/heapconv/ir/analysis"
 	"github.com/heapconv/heapconv/tables"
 )
@@ -64,6 +65,12 @@ func BenchmarkAnalysis(b *testing.B) {
 		{"info-retained-new", func(b *testing.B) {
 			h := read(b, newName)
 			if _, err := analysis.SummarizeBy(h.File, h.Snapshot, 10, analysis.ByRetained); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"explore-new", func(b *testing.B) {
+			// Until the Summary can be served: read, then the analysis.
+			if _, err := explore.New([]analysis.Heap{read(b, newName)}, explore.Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}},

@@ -58,6 +58,11 @@ type measured struct {
 	// that counts over millions of references key on numbers, not strings.
 	classID    []uint32
 	classNames []string
+	// refCounts counts the references between real nodes by kind
+	// (referenceCounts), refTotal all of them.
+	refOnce   sync.Once
+	refCounts map[referenceKey]int
+	refTotal  int
 	// unmanaged is, per node, the sizes of the native nodes that hold its
 	// unmanaged memory (nil when there are none).
 	unmanaged []uint64
@@ -336,46 +341,7 @@ var (
 // and, if named, their names, lines keyed "classes" or "edge-names" (which
 // a change of classes names too; lineKinds).
 func referenceLines(m *measured, named bool) []string {
-	// Counted by number (the classes' and the name's), the lines made once
-	// per key: a heap has millions of references and few kinds of them.
-	type key struct {
-		holder, target uint32
-		name           uint32
-		indexed        bool
-	}
-	counts := map[key]int{}
-	// Most keys fit in 64 bits (16 for each class, 31 for the name, one
-	// for indexed), which a map counts three times faster than the struct.
-	packed := map[uint64]int{}
-	narrow := len(m.classNames) <= 1<<16
-	total := 0
-	s := m.s
-	for _, i := range m.real {
-		lo, hi := s.Nodes.EdgeRange(i)
-		for e := lo; e < hi; e++ {
-			t := s.Edges.Target[e]
-			if !m.isReal[t] {
-				continue
-			}
-			total++
-			k := key{holder: m.classID[i], target: m.classID[t]}
-			if named {
-				k.name, k.indexed = s.Edges.Name[e], s.EdgeKindOf(e).Indexed
-			}
-			if narrow && k.name < 1<<31 {
-				p := uint64(k.holder)<<48 | uint64(k.target)<<32 | uint64(k.name)<<1
-				if k.indexed {
-					p |= 1
-				}
-				packed[p]++
-				continue
-			}
-			counts[k]++
-		}
-	}
-	for p, n := range packed {
-		counts[key{holder: uint32(p >> 48), target: uint32(p>>32) & 0xffff, name: uint32(p>>1) & (1<<31 - 1), indexed: p&1 != 0}] += n
-	}
+	counts, total := m.referenceCounts()
 	// Two keys can make one line (a name stored twice in the string table).
 	byLine := make(map[string]int, len(counts))
 	for k, n := range counts {
@@ -397,6 +363,53 @@ func referenceLines(m *measured, named bool) []string {
 	lines = append(lines, fmt.Sprintf("%s\t%d", ir.LossEdges, total))
 	sort.Strings(lines)
 	return lines
+}
+
+// referenceKey is a kind of reference between real nodes: the classes
+// (as numbered in measured.classNames) at its ends and its name.
+type referenceKey struct {
+	holder, target uint32
+	name           uint32
+	indexed        bool
+}
+
+// referenceCounts counts the references between real nodes by kind, once
+// for both aspects that list them (by classes, and by classes and name).
+func (m *measured) referenceCounts() (map[referenceKey]int, int) {
+	m.refOnce.Do(func() {
+		counts := map[referenceKey]int{}
+		// Most keys fit in 64 bits (16 for each class, 31 for the name,
+		// one for indexed), which a map counts three times faster than
+		// the struct.
+		packed := map[uint64]int{}
+		narrow := len(m.classNames) <= 1<<16
+		s := m.s
+		for _, i := range m.real {
+			lo, hi := s.Nodes.EdgeRange(i)
+			for e := lo; e < hi; e++ {
+				t := s.Edges.Target[e]
+				if !m.isReal[t] {
+					continue
+				}
+				m.refTotal++
+				k := referenceKey{holder: m.classID[i], target: m.classID[t], name: s.Edges.Name[e], indexed: s.EdgeKindOf(e).Indexed}
+				if narrow && k.name < 1<<31 {
+					p := uint64(k.holder)<<48 | uint64(k.target)<<32 | uint64(k.name)<<1
+					if k.indexed {
+						p |= 1
+					}
+					packed[p]++
+					continue
+				}
+				counts[k]++
+			}
+		}
+		for p, n := range packed {
+			counts[referenceKey{holder: uint32(p >> 48), target: uint32(p>>32) & 0xffff, name: uint32(p>>1) & (1<<31 - 1), indexed: p&1 != 0}] += n
+		}
+		m.refCounts = counts
+	})
+	return m.refCounts, m.refTotal
 }
 
 // smallIndexNames are the names of the indices most edges have.
