@@ -383,9 +383,8 @@ func (s *Server) object(w http.ResponseWriter, r *http.Request, h *heapView, i i
 		o := h.object(dom)
 		d.Dominator = &o
 	}
-	d.Fields = len(h.nv.Edges(i))
-	d.Retainers = len(h.nv.Retainers(i))
-	d.WeakRetainers = len(h.nv.WeakRetainers(i))
+	_, d.Fields = h.nv.EdgesPage(i, 0, 0)
+	d.Retainers, d.WeakRetainers = h.nv.RetainerCounts(i)
 	d.Dominated = len(h.dominatedOf(i))
 	if h.stacks != nil {
 		h.stackMu.Lock()
@@ -412,29 +411,60 @@ type Reference struct {
 	Object Object `json:"object"`
 }
 
-func (h *heapView) references(w http.ResponseWriter, r *http.Request, refs []analysis.Reference, other func(analysis.Reference) int) {
+// references answers a page of references, each with the object at its
+// other end.
+func (h *heapView) references(w http.ResponseWriter, refs []analysis.Reference, total int, next string, other func(analysis.Reference) int) {
+	items := make([]Reference, 0, len(refs))
+	for _, ref := range refs {
+		items = append(items, Reference{Edge: ref.Edge, Kind: ref.Kind, Name: ref.Name, Indexed: ref.Indexed, Weak: ref.Kind == ir.EdgeWeak, Object: h.object(other(ref))})
+	}
+	reply(w, Page[Reference]{Total: total, Items: items, Next: next})
+}
+
+// fields lists what the object holds, in the snapshot's order, reading
+// only the page asked for (an array may hold millions).
+func (s *Server) fields(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
 	p, ok := paging(w, r)
 	if !ok {
 		return
 	}
-	lo, hi, next := p.window(len(refs))
-	items := make([]Reference, 0, hi-lo)
-	for _, ref := range refs[lo:hi] {
-		items = append(items, Reference{Edge: ref.Edge, Kind: ref.Kind, Name: ref.Name, Indexed: ref.Indexed, Weak: ref.Kind == ir.EdgeWeak, Object: h.object(other(ref))})
-	}
-	reply(w, Page[Reference]{Total: len(refs), Items: items, Next: next})
-}
-
-// fields lists what the object holds, in the snapshot's order.
-func (s *Server) fields(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
-	h.references(w, r, h.nv.Edges(i), func(ref analysis.Reference) int { return ref.To })
+	refs, total := h.nv.EdgesPage(i, p.offset, p.limit)
+	_, _, next := p.window(total)
+	h.references(w, refs, total, next, func(ref analysis.Reference) int { return ref.To })
 }
 
 // retainers lists what holds the object: its retainers in DevTools'
 // order, then those that hold it by weak edges.
 func (s *Server) retainers(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
-	refs := append(h.nv.Retainers(i), h.nv.WeakRetainers(i)...)
-	h.references(w, r, refs, func(ref analysis.Reference) int { return ref.From })
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	refs := h.retainersOf(i)
+	lo, hi, next := p.window(len(refs))
+	h.references(w, refs[lo:hi], len(refs), next, func(ref analysis.Reference) int { return ref.From })
+}
+
+// retainersOf returns node i's retainers, then its weak ones. Ordering
+// them names every holder, so the lists of the few nodes with thousands
+// are kept for the next page.
+func (h *heapView) retainersOf(i int) []analysis.Reference {
+	h.mu.Lock()
+	refs, ok := h.manyRetainers[i]
+	h.mu.Unlock()
+	if ok {
+		return refs
+	}
+	refs = append(h.nv.Retainers(i), h.nv.WeakRetainers(i)...)
+	if len(refs) > 1000 {
+		h.mu.Lock()
+		if len(h.manyRetainers) >= 16 {
+			clear(h.manyRetainers)
+		}
+		h.manyRetainers[i] = refs
+		h.mu.Unlock()
+	}
+	return refs
 }
 
 // dominators answers the dominator chain: from the root down to the

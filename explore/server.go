@@ -187,6 +187,9 @@ type heapView struct {
 	// first, made the first time a class is opened.
 	mu        sync.Mutex
 	instances map[int][]uint32
+	// manyRetainers keeps the ordered retainers of a few nodes that have
+	// thousands, while their pages are asked for (retainersOf).
+	manyRetainers map[int][]analysis.Reference
 	// children are the dominator tree's children of each node, largest
 	// retained size first (childFirst, childNode: CSR), made once.
 	childOnce  sync.Once
@@ -209,7 +212,7 @@ func newHeapView(index int, name string, h analysis.Heap) (*heapView, error) {
 	}
 	return &heapView{
 		index: index, name: name, heap: h, nv: nv, classes: classes,
-		instances: map[int][]uint32{},
-		stacks:    ir.AllocationStacks(h.File, h.Snapshot),
+		instances: map[int][]uint32{}, manyRetainers: map[int][]analysis.Reference{},
+		stacks: ir.AllocationStacks(h.File, h.Snapshot),
 	}, nil
 }

@@ -455,6 +455,35 @@ func (nv *Navigator) Edges(i int) []Reference {
 	return out
 }
 
+// EdgesPage is Edges a page at a time, for nodes that hold millions (a
+// large array): the references node i holds from the offset-th on, at
+// most limit of them, and how many it holds.
+func (nv *Navigator) EdgesPage(i, offset, limit int) ([]Reference, int) {
+	lo, hi := nv.g.Nodes.EdgeRange(i)
+	total := hi - lo
+	from := lo + min(max(offset, 0), total)
+	to := min(from+max(limit, 0), hi)
+	out := make([]Reference, 0, to-from)
+	for e := from; e < to; e++ {
+		out = append(out, nv.reference(e, i))
+	}
+	return out, total
+}
+
+// RetainerCounts returns how many references hold node i: those
+// Retainers lists and those WeakRetainers does.
+func (nv *Navigator) RetainerCounts(i int) (strong, weak int) {
+	for r := nv.retFirst[i]; r < nv.retFirst[i+1]; r++ {
+		switch src := nv.retSrc[r]; {
+		case nv.isRetainer(r):
+			strong++
+		case int(src) < nv.n && nv.weak[nv.g.Edges.Kind[nv.retEdge[r]]]:
+			weak++
+		}
+	}
+	return strong, weak
+}
+
 // Retainers returns what holds node i, in the order of DevTools'
 // Retainers view: weak edges and the root's own edges left out, the
 // nearest holder (smallest distance) first, then by the name DevTools

@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -372,6 +373,40 @@ func TestRefs(t *testing.T) {
 	for _, bad := range []string{"", "abc", "#", "#x", "#0x1", "@", "-1", "1.5", "0x", "#-1"} {
 		if _, err := nv.NodesByRef(bad); !errors.Is(err, analysis.ErrRef) {
 			t.Errorf("%q: %v, want ErrRef", bad, err)
+		}
+	}
+}
+
+// TestEdgesPageAndRetainerCounts: EdgesPage pages through Edges, and
+// RetainerCounts counts what Retainers and WeakRetainers list, on every
+// node of random heaps.
+func TestEdgesPageAndRetainerCounts(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		f := irtest.Random(seed, irtest.Options{MinNodes: 20, MaxNodes: 200, RootFirst: true})
+		nv, err := analysis.NewNavigator(analysis.Heap{File: f, Snapshot: f.Snapshots[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range nv.Nodes() {
+			all := nv.Edges(i)
+			var paged []analysis.Reference
+			for off := 0; ; off += 3 {
+				page, total := nv.EdgesPage(i, off, 3)
+				if total != len(all) {
+					t.Fatalf("seed %d node %d: EdgesPage total %d, Edges %d", seed, i, total, len(all))
+				}
+				if len(page) == 0 {
+					break
+				}
+				paged = append(paged, page...)
+			}
+			if !reflect.DeepEqual(paged, all) && len(all) > 0 {
+				t.Fatalf("seed %d node %d: pages %v, Edges %v", seed, i, paged, all)
+			}
+			strong, weak := nv.RetainerCounts(i)
+			if strong != len(nv.Retainers(i)) || weak != len(nv.WeakRetainers(i)) {
+				t.Fatalf("seed %d node %d: counts %d, %d; lists %d, %d", seed, i, strong, weak, len(nv.Retainers(i)), len(nv.WeakRetainers(i)))
+			}
 		}
 	}
 }
