@@ -29,6 +29,7 @@ type exploreCheck struct {
 	Nested                      [][]string
 	Dominator                   string
 	Search                      []string
+	Tree                        [][]string
 }
 
 // TestExploreInChromium clicks through `heapconv explore` in headless
@@ -244,6 +245,9 @@ func checkExploreWalk(t *testing.T, bin, in, class string, rows []infoRow, line 
 	}
 	if len(got.Search) == 0 || !strings.HasSuffix(got.Search[0], ref) {
 		t.Errorf("searching %s found %q", ref, got.Search)
+	}
+	if len(got.Tree) != 2 || len(got.Tree[0]) == 0 || len(got.Tree[1]) == 0 {
+		t.Errorf("the dominator tree showed %q", got.Tree)
 	}
 }
 

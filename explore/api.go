@@ -37,6 +37,7 @@ func (s *Server) api(mux *http.ServeMux) {
 	mux.HandleFunc(p+"/{heap}/objects/{node}/dominators", s.withObject(s.dominators))
 	mux.HandleFunc(p+"/{heap}/objects/{node}/dominated", s.withObject(s.dominated))
 	mux.HandleFunc(p+"/{heap}/objects/{node}/path", s.withObject(s.path))
+	mux.HandleFunc(p+"/{heap}/dominator-tree", s.withHeap(s.treeTops))
 	mux.HandleFunc(p+"/{heap}/search", s.withHeap(s.search))
 	mux.HandleFunc("GET /api/v1/compare", s.compare)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
@@ -320,6 +321,15 @@ func (s *Server) classObjects(w http.ResponseWriter, r *http.Request, h *heapVie
 	reply(w, Page[Object]{Total: len(nodes), Items: items, Next: next})
 }
 
+// largerFirst orders nodes by retained size, the largest first, then by
+// index.
+func (h *heapView) largerFirst(a, b uint32) int {
+	if c := cmp.Compare(h.nv.Retained(int(b)), h.nv.Retained(int(a))); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
+}
+
 // classInstances returns class c's counted nodes, largest retained size
 // first (then in node order), listing them the first time.
 func (h *heapView) classInstances(c int) []uint32 {
@@ -334,12 +344,7 @@ func (h *heapView) classInstances(c int) []uint32 {
 			nodes = append(nodes, uint32(i))
 		}
 	}
-	slices.SortFunc(nodes, func(a, b uint32) int {
-		if c := cmp.Compare(h.nv.Retained(int(b)), h.nv.Retained(int(a))); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	slices.SortFunc(nodes, h.largerFirst)
 	h.instances[c] = nodes
 	return nodes
 }
@@ -511,6 +516,23 @@ func (s *Server) dominated(w http.ResponseWriter, r *http.Request, h *heapView, 
 	reply(w, Page[Object]{Total: len(nodes), Items: items, Next: next})
 }
 
+// treeTops answers the top of the dominator tree: the root, or, in a
+// heap whose GC roots have no root node above them, those roots, the
+// largest retained size first. Each opens with /objects/{node}/dominated.
+func (s *Server) treeTops(w http.ResponseWriter, r *http.Request, h *heapView) {
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
+	h.dominatedOf(0)
+	lo, hi, next := p.window(len(h.tops))
+	items := make([]Object, 0, hi-lo)
+	for _, v := range h.tops[lo:hi] {
+		items = append(items, h.object(int(v)))
+	}
+	reply(w, Page[Object]{Total: len(h.tops), Items: items, Next: next})
+}
+
 // dominatedOf returns the nodes node i immediately dominates, largest
 // retained size first: the dominator tree's children, indexed for the
 // whole heap the first time (one pass and a sort, rather than a scan of
@@ -532,18 +554,16 @@ func (h *heapView) dominatedOf(i int) []uint32 {
 			if d := h.nv.Dominator(v); d >= 0 {
 				child[first[d+1]] = uint32(v)
 				first[d+1]++
+			} else if h.nv.Tree() != nil && h.nv.Tree().Reachable(v) {
+				h.tops = append(h.tops, uint32(v))
 			}
 		}
+		slices.SortFunc(h.tops, h.largerFirst)
 		h.childFirst, h.childNode = first[:n+1], child
 		for v := range n {
 			kids := child[first[v]:first[v+1]]
 			if len(kids) > 1 {
-				slices.SortFunc(kids, func(a, b uint32) int {
-					if c := cmp.Compare(h.nv.Retained(int(b)), h.nv.Retained(int(a))); c != 0 {
-						return c
-					}
-					return cmp.Compare(a, b)
-				})
+				slices.SortFunc(kids, h.largerFirst)
 			}
 		}
 	})

@@ -195,6 +195,9 @@ type heapView struct {
 	childOnce  sync.Once
 	childFirst []uint32
 	childNode  []uint32
+	// tops are the nodes at the top of the dominator tree: the root, or
+	// the GC roots under a virtual one (made with the children).
+	tops []uint32
 	// stacks gives a node's allocation stack (nil: none); it may cache,
 	// so stackMu guards it.
 	stackMu sync.Mutex

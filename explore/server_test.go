@@ -338,3 +338,19 @@ func TestKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestDominatorTree: the tree's top is the root; each node's children are
+// what /dominated lists.
+func TestDominatorTree(t *testing.T) {
+	ts := newTestServer(t)
+	var top Page[Object]
+	get(t, ts, "/api/v1/heaps/0/dominator-tree", &top)
+	if top.Total != 1 || top.Items[0].Node != 0 || top.Items[0].Retained != 620 {
+		t.Errorf("top = %+v, want the root retaining 620", top)
+	}
+	var kids Page[Object]
+	get(t, ts, "/api/v1/heaps/0/objects/0/dominated", &kids)
+	if kids.Total != 1 || kids.Items[0].Node != 1 {
+		t.Errorf("the root's children = %+v, want A", kids)
+	}
+}

@@ -3,8 +3,8 @@
 // Chromium (Debian's /usr/bin/chromium, driven by npm playwright-core) as
 // a person does: open the Summary, filter it to a class, open the class,
 // open its largest object, expand its retainers two levels, follow its
-// dominator, then search for the object by its id. Screenshots of the
-// Summary and of the object are saved.
+// dominator, search for the object by its id, then open the dominator tree
+// one level. Screenshots of the Summary and of the object are saved.
 //
 // Usage: node explore.js JOBS.json
 // JOBS.json is a list of jobs, each {"mode", "url", "class", "shots"}: url
@@ -24,7 +24,8 @@
 // its retainer path, dominators those of its dominator chain; retainers the retainers listed and
 // nested those of the first retainer, one level down, and those of its
 // first, two levels down; dominator the title after following the
-// dominator link; search the objects the search for its id found.
+// dominator link; search the objects the search for its id found; tree
+// the dominator tree's top objects, then what the first of them holds.
 'use strict';
 
 async function main() {
@@ -111,6 +112,16 @@ async function walk(page, { url, class: className, shots }, out) {
   await page.waitForSelector('main h1');
   await page.waitForFunction(() => document.querySelector('main h1').textContent.startsWith('“'));
   out.search = await text('main ul.tree li a.object');
+
+  // The dominator tree from the Summary's link, its first object opened.
+  await page.click('#home');
+  await page.waitForSelector('#tree-link');
+  await page.click('#tree-link');
+  await page.waitForSelector('#dominator-tree > li');
+  out.tree = [await text('#dominator-tree > li > a.object')];
+  await page.click('#dominator-tree > li:first-child > .toggle');
+  await page.waitForSelector('#dominator-tree > li:first-child > ul > li');
+  out.tree.push(await text('#dominator-tree > li:first-child > ul > li > a.object'));
 }
 
 // compare opens the comparison of every heap served (the Compare link) and

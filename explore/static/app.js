@@ -3,6 +3,8 @@
 // every view has an address:
 //   #/h/H              the Summary of heap H (its classes)
 //   #/h/H/o/N          object N of heap H
+//   #/h/H/tree         the dominator tree of heap H
+//   #/compare/A,B,…    the comparison of heaps A, B, …
 //   #/h/H/search/TEXT  what TEXT finds in heap H
 // Heap contents are never parsed as HTML: every text goes in by
 // textContent.
@@ -72,7 +74,8 @@ async function summary(h) {
   const filter = el("input", { class: "filter", type: "search", placeholder: "filter classes", value: summaryState.filter, "aria-label": "filter classes" });
   const count = el("p", { class: "note" });
   const kinds = el("details", { id: "kinds" }, el("summary", {}, "Statistics by kind"));
-  view.replaceChildren(el("h1", {}, heaps[h].name), kinds, filter, count, table);
+  const links = el("p", {}, el("a", { id: "tree-link", href: `#/h/${h}/tree` }, "Dominator tree"));
+  view.replaceChildren(el("h1", {}, heaps[h].name), links, kinds, filter, count, table);
   api(`/heaps/${h}/kinds`).then((res) => {
     const ext = res.items.some((k) => k.external_size > 0);
     kinds.append(el("table", { class: "kinds" },
@@ -238,6 +241,36 @@ async function search(h, q) {
   view.replaceChildren(...parts);
 }
 
+// --- Dominator tree ---
+
+// tree shows the dominator tree from its top, each object expandable into
+// what it alone keeps alive, the largest first.
+async function tree(h) {
+  const top = el("ul", { class: "tree", id: "dominator-tree" });
+  view.replaceChildren(el("h1", {}, `Dominator tree of ${heaps[h].name}`),
+    el("p", { class: "note" }, "Each object keeps alive what is below it: open one to see what it alone holds."), top);
+  const fill = (list, path) => {
+    const page = async (cursor) => {
+      const res = await api(`${path}?limit=50${cursor ? "&cursor=" + cursor : ""}`);
+      for (const o of res.items) {
+        const toggle = el("span", { class: "toggle" }, "▸");
+        const sub = el("ul", { class: "tree", hidden: "" });
+        let loaded = false;
+        toggle.addEventListener("click", () => {
+          sub.hidden = !sub.hidden;
+          toggle.textContent = sub.hidden ? "▸" : "▾";
+          if (!loaded) { loaded = true; fill(sub, `/heaps/${h}/objects/${o.node}/dominated`); }
+        });
+        list.append(el("li", {}, toggle, objectLink(h, o), sizes(o), sub));
+      }
+      if (!res.items.length && !cursor) list.append(el("li", { class: "note" }, "nothing"));
+      more(list, res.next, page);
+    };
+    page("").catch(showError);
+  };
+  fill(top, `/heaps/${h}/dominator-tree`);
+}
+
 // --- Comparison ---
 
 function signed(n) { return (n > 0 ? "+" : n < 0 ? "−" : "") + fmt.format(Math.abs(n)); }
@@ -311,6 +344,7 @@ async function route() {
     heapSelect.value = String(h);
     if (parts[0] === "compare") { await compare(parts[1].split(",").map(Number)); return; }
     if (parts[2] === "o") await object(h, Number(parts[3]));
+    else if (parts[2] === "tree") await tree(h);
     else if (parts[2] === "search") await search(h, decodeURIComponent(parts.slice(3).join("/")));
     else await summary(h);
   } catch (err) {
