@@ -27,9 +27,10 @@ const (
 func (s *Server) api(mux *http.ServeMux) {
 	const p = "GET /api/v1/heaps"
 	mux.HandleFunc(p, s.listHeaps)
-	mux.HandleFunc(p+"/{heap}", s.withHeap(s.heapInfo))
-	mux.HandleFunc(p+"/{heap}/kinds", s.withHeap(s.kinds))
-	mux.HandleFunc(p+"/{heap}/classes", s.withHeap(s.classList))
+	// The Summary's endpoints answer as soon as the classes are counted.
+	mux.HandleFunc(p+"/{heap}", s.withSummary(s.heapInfo))
+	mux.HandleFunc(p+"/{heap}/kinds", s.withSummary(s.kinds))
+	mux.HandleFunc(p+"/{heap}/classes", s.withSummary(s.classList))
 	mux.HandleFunc(p+"/{heap}/classes/{class}/objects", s.withHeap(s.classObjects))
 	mux.HandleFunc(p+"/{heap}/objects/{node}", s.withObject(s.object))
 	mux.HandleFunc(p+"/{heap}/objects/{node}/fields", s.withObject(s.fields))
@@ -67,8 +68,9 @@ func reply(w http.ResponseWriter, v any) {
 	enc.Encode(v)
 }
 
-// withHeap resolves the {heap} of a path.
-func (s *Server) withHeap(f func(w http.ResponseWriter, r *http.Request, h *heapView)) http.HandlerFunc {
+// withSummary resolves the {heap} of a path for the Summary's questions,
+// which its classes and dominator tree answer.
+func (s *Server) withSummary(f func(w http.ResponseWriter, r *http.Request, h *heapView)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		k, err := strconv.Atoi(r.PathValue("heap"))
 		if err != nil || k < 0 || k >= len(s.heaps) {
@@ -77,6 +79,19 @@ func (s *Server) withHeap(f func(w http.ResponseWriter, r *http.Request, h *heap
 		}
 		f(w, r, s.heaps[k])
 	}
+}
+
+// withHeap resolves the {heap} of a path for any question, waiting for
+// the heap's retainer lists and distances if they are still being made.
+func (s *Server) withHeap(f func(w http.ResponseWriter, r *http.Request, h *heapView)) http.HandlerFunc {
+	return s.withSummary(func(w http.ResponseWriter, r *http.Request, h *heapView) {
+		select {
+		case <-h.ready:
+		case <-r.Context().Done():
+			return
+		}
+		f(w, r, h)
+	})
 }
 
 // withObject resolves the {heap} and {node} (a node's index) of a path.
@@ -338,13 +353,27 @@ func (h *heapView) classInstances(c int) []uint32 {
 	if nodes, ok := h.instances[c]; ok {
 		return nodes
 	}
-	nodes := make([]uint32, 0, h.classes[c].Count)
+	// Sorted with their sizes beside them: a class can have millions.
+	type keyed struct {
+		retained uint64
+		node     uint32
+	}
+	ks := make([]keyed, 0, h.classes[c].Count)
 	for i := range h.nv.Nodes() {
 		if h.nv.ClassIndex(i) == c && h.nv.Counted(i) {
-			nodes = append(nodes, uint32(i))
+			ks = append(ks, keyed{h.nv.Retained(i), uint32(i)})
 		}
 	}
-	slices.SortFunc(nodes, h.largerFirst)
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.retained != b.retained {
+			return cmp.Compare(b.retained, a.retained)
+		}
+		return cmp.Compare(a.node, b.node)
+	})
+	nodes := make([]uint32, len(ks))
+	for k := range ks {
+		nodes[k] = ks[k].node
+	}
 	h.instances[c] = nodes
 	return nodes
 }

@@ -38,8 +38,11 @@ type Server struct {
 	compared comparisons
 }
 
-// New analyzes the heaps (each heap's navigator, two at a time) and
-// returns a Server for them. It fails when a heap cannot be analyzed.
+// New analyzes the heaps (two at a time) and returns a Server for them
+// as soon as their classes and dominator trees are made, which is when
+// the Summary can be served; the retainer lists and distances the other
+// views need are made on goroutines meanwhile, and requests that need
+// them wait. It fails when a heap cannot be analyzed.
 func New(heaps []analysis.Heap, opts Options) (*Server, error) {
 	if len(heaps) == 0 {
 		return nil, errors.New("explore: no heap")
@@ -181,6 +184,9 @@ type heapView struct {
 	name  string
 	heap  analysis.Heap
 	nv    *analysis.Navigator
+	// ready is closed once nv has its retainer lists and distances: until
+	// then only the Summary's questions may be asked of it (withHeap).
+	ready <-chan struct{}
 	// classes are the class table's rows (Navigator.Classes).
 	classes []analysis.ClassStat
 	// instances lists each class's counted nodes, largest retained size
@@ -205,7 +211,9 @@ type heapView struct {
 }
 
 func newHeapView(index int, name string, h analysis.Heap) (*heapView, error) {
-	nv, err := analysis.NewNavigator(h)
+	// The Summary needs the classes and the dominator tree; the retainer
+	// lists and distances the other views need are made meanwhile.
+	nv, ready, err := analysis.NewNavigatorStaged(h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -214,7 +222,7 @@ func newHeapView(index int, name string, h analysis.Heap) (*heapView, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &heapView{
-		index: index, name: name, heap: h, nv: nv, classes: classes,
+		index: index, name: name, heap: h, nv: nv, ready: ready, classes: classes,
 		instances: map[int][]uint32{}, manyRetainers: map[int][]analysis.Reference{},
 		stacks: ir.AllocationStacks(h.File, h.Snapshot),
 	}, nil

@@ -91,9 +91,44 @@ func NewNavigator(h Heap) (*Navigator, error) {
 	return navigatorOf(h, table)
 }
 
+// NewNavigatorStaged is NewNavigator for a caller that can answer some
+// questions before others: it returns as soon as the heap's classes and
+// dominator tree are made (all that Classes, ClassStats, ClassIndex,
+// Counted, Class, SelfSize, Retained, Dominator and Tree need, which is
+// what `heapconv info --by retained` computes), and makes the retainer
+// lists and distances on goroutines of their own. Until done is closed,
+// only those methods may be called.
+func NewNavigatorStaged(h Heap) (nv *Navigator, done <-chan struct{}, err error) {
+	table, err := newClassTable(h.File, h.Snapshot, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	nv, err = navigatorBase(h, table)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch := make(chan struct{})
+	go func() {
+		nv.paths()
+		close(ch)
+	}()
+	return nv, ch, nil
+}
+
 // navigatorOf makes the navigator of h from its class table, whose
 // dominator tree it computes if the table has none yet.
 func navigatorOf(h Heap, table *classTable) (*Navigator, error) {
+	nv, err := navigatorBase(h, table)
+	if err != nil {
+		return nil, err
+	}
+	nv.paths()
+	return nv, nil
+}
+
+// navigatorBase makes what a navigator has before its retainer lists and
+// distances: the graph, the classes and the dominator tree.
+func navigatorBase(h Heap, table *classTable) (*Navigator, error) {
 	s := h.Snapshot
 	nv := &Navigator{heap: h, n: s.Nodes.Len(), devtools: table.devtools, table: table}
 	nv.g, nv.sizes = table.graph, table.graphSizes
@@ -112,8 +147,12 @@ func navigatorOf(h Heap, table *classTable) (*Navigator, error) {
 	for i, r := range table.rows {
 		nv.classes[i], nv.labels[i] = r.Name, r.Label()
 	}
-	// The retainer lists and the distances are independent passes over
-	// memory: both at once use both cores.
+	return nv, nil
+}
+
+// paths makes the retainer lists and the distances: independent passes
+// over memory, so both at once use both cores.
+func (nv *Navigator) paths() {
 	done := make(chan struct{})
 	go func() {
 		nv.buildRetainers()
@@ -121,7 +160,6 @@ func navigatorOf(h Heap, table *classTable) (*Navigator, error) {
 	}()
 	nv.distances()
 	<-done
-	return nv, nil
 }
 
 // ClassStats returns the heap's classes with their counts, self and
