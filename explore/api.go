@@ -327,7 +327,7 @@ func (s *Server) classObjects(w http.ResponseWriter, r *http.Request, h *heapVie
 	if !ok {
 		return
 	}
-	nodes := h.classInstances(c)
+	nodes := h.classInstances(c, p.offset+p.limit)
 	lo, hi, next := p.window(len(nodes))
 	items := make([]Object, 0, hi-lo)
 	for _, i := range nodes[lo:hi] {
@@ -345,37 +345,106 @@ func (h *heapView) largerFirst(a, b uint32) int {
 	return cmp.Compare(a, b)
 }
 
-// classInstances returns class c's counted nodes, largest retained size
-// first (then in node order), listing them the first time.
-func (h *heapView) classInstances(c int) []uint32 {
+// classInstances returns class c's counted nodes with the first upTo of
+// them (at least) in order: largest retained size first, then by index.
+// The first call lists every class's nodes in one pass over the heap; a
+// class's are ordered only as far as they are asked for (a class can have
+// millions, and a person reads the first pages), the order's prefix
+// doubling each time it must grow.
+func (h *heapView) classInstances(c, upTo int) []uint32 {
+	h.classOnce.Do(func() {
+		n := h.nv.Nodes()
+		first := make([]uint32, len(h.classes)+2)
+		for i := range n {
+			if k := h.nv.ClassIndex(i); k >= 0 && h.nv.Counted(i) {
+				first[k+2]++
+			}
+		}
+		for k := 2; k < len(first); k++ {
+			first[k] += first[k-1]
+		}
+		nodes := make([]uint32, first[len(first)-1])
+		for i := range n {
+			if k := h.nv.ClassIndex(i); k >= 0 && h.nv.Counted(i) {
+				nodes[first[k+1]] = uint32(i)
+				first[k+1]++
+			}
+		}
+		h.classFirst, h.classNodes = first[:len(h.classes)+1], nodes
+		h.classOrdered = make([]int, len(h.classes))
+	})
+	nodes := h.classNodes[h.classFirst[c]:h.classFirst[c+1]]
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if nodes, ok := h.instances[c]; ok {
+	done := h.classOrdered[c]
+	if upTo <= done || done == len(nodes) {
 		return nodes
 	}
-	// Sorted with their sizes beside them: a class can have millions.
-	type keyed struct {
-		retained uint64
-		node     uint32
+	want := min(len(nodes), max(upTo, 2*done, 1024))
+	// The rest, with their sizes beside them: the largest want-done of
+	// them are selected to its front, then ordered.
+	rest := nodes[done:]
+	ks := make([]ranked, len(rest))
+	for k, i := range rest {
+		ks[k] = ranked{h.nv.Retained(int(i)), i}
 	}
-	ks := make([]keyed, 0, h.classes[c].Count)
-	for i := range h.nv.Nodes() {
-		if h.nv.ClassIndex(i) == c && h.nv.Counted(i) {
-			ks = append(ks, keyed{h.nv.Retained(i), uint32(i)})
-		}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if a.retained != b.retained {
-			return cmp.Compare(b.retained, a.retained)
-		}
-		return cmp.Compare(a.node, b.node)
-	})
-	nodes := make([]uint32, len(ks))
+	selectFirst(ks, want-done)
+	slices.SortFunc(ks[:want-done], compareRanked)
 	for k := range ks {
-		nodes[k] = ks[k].node
+		rest[k] = ks[k].node
 	}
-	h.instances[c] = nodes
+	h.classOrdered[c] = want
 	return nodes
+}
+
+// ranked is a node with its retained size, for ordering.
+type ranked struct {
+	retained uint64
+	node     uint32
+}
+
+// compareRanked orders the largest retained size first, then by index.
+func compareRanked(a, b ranked) int {
+	if a.retained != b.retained {
+		return cmp.Compare(b.retained, a.retained)
+	}
+	return cmp.Compare(a.node, b.node)
+}
+
+// selectFirst moves the k first of ks in compareRanked's order to its
+// front, in no particular order (quickselect: linear time on average).
+func selectFirst(ks []ranked, k int) {
+	lo, hi := 0, len(ks)
+	for hi-lo > 1 && k > lo && k < hi {
+		// The median of three as pivot, moved to the end.
+		m := lo + (hi-lo)/2
+		if compareRanked(ks[m], ks[lo]) < 0 {
+			ks[m], ks[lo] = ks[lo], ks[m]
+		}
+		if compareRanked(ks[hi-1], ks[lo]) < 0 {
+			ks[hi-1], ks[lo] = ks[lo], ks[hi-1]
+		}
+		if compareRanked(ks[m], ks[hi-1]) < 0 {
+			ks[m], ks[hi-1] = ks[hi-1], ks[m]
+		}
+		pivot := ks[hi-1]
+		p := lo
+		for j := lo; j < hi-1; j++ {
+			if compareRanked(ks[j], pivot) < 0 {
+				ks[p], ks[j] = ks[j], ks[p]
+				p++
+			}
+		}
+		ks[p], ks[hi-1] = ks[hi-1], ks[p]
+		switch {
+		case p == k || p+1 == k:
+			return
+		case p > k:
+			hi = p
+		default:
+			lo = p + 1
+		}
+	}
 }
 
 // ObjectDetail is the answer of /objects/{node}: the object, its names

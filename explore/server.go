@@ -189,10 +189,15 @@ type heapView struct {
 	ready <-chan struct{}
 	// classes are the class table's rows (Navigator.Classes).
 	classes []analysis.ClassStat
-	// instances lists each class's counted nodes, largest retained size
-	// first, made the first time a class is opened.
-	mu        sync.Mutex
-	instances map[int][]uint32
+	// classNodes lists each class's counted nodes (those of class c are
+	// classNodes[classFirst[c]:classFirst[c+1]]), made the first time a
+	// class is opened; the first classOrdered[c] of a class's are in
+	// order, largest retained size first (classInstances).
+	classOnce    sync.Once
+	classFirst   []uint32
+	classNodes   []uint32
+	mu           sync.Mutex
+	classOrdered []int
 	// manyRetainers keeps the ordered retainers of a few nodes that have
 	// thousands, while their pages are asked for (retainersOf).
 	manyRetainers map[int][]analysis.Reference
@@ -223,7 +228,7 @@ func newHeapView(index int, name string, h analysis.Heap) (*heapView, error) {
 	}
 	return &heapView{
 		index: index, name: name, heap: h, nv: nv, ready: ready, classes: classes,
-		instances: map[int][]uint32{}, manyRetainers: map[int][]analysis.Reference{},
-		stacks: ir.AllocationStacks(h.File, h.Snapshot),
+		manyRetainers: map[int][]analysis.Reference{},
+		stacks:        ir.AllocationStacks(h.File, h.Snapshot),
 	}, nil
 }
