@@ -306,10 +306,26 @@ func compareCaptured(t *testing.T, captured, own string) {
 // captureEveryFormat captures target into every format heapconv writes,
 // each read back; and each again with Redact, which must leave no trace
 // of the program's secret, which the plain captures hold. Parquet tables
-// come from the command.
+// come from the command. By default it takes the formats of different
+// kinds of writer (V8, MoarVM, the IR; the redacted Parquet tables): the
+// matrix tests every writer, and redaction happens before any of them.
 func captureEveryFormat(t *testing.T, target, secret string) {
 	dir := t.TempDir()
+	taken, all := 0, 0
+	sampled := func(ext string, redact bool) bool {
+		all++
+		if sampling.Exhaustive() || redact && (ext == ".heapsnapshot" || ext == ".mvmheap" || ext == ".heapir.zst" || ext == "parquet") ||
+			!redact && ext == ".heapsnapshot" {
+			taken++
+			return true
+		}
+		return false
+	}
+	defer func() { sampling.Logf(t, taken, all, "captures into formats") }()
 	for _, redact := range []bool{false, true} {
+		if !sampled("parquet", redact) {
+			continue
+		}
 		out := filepath.Join(dir, fmt.Sprintf("tables-%v", redact))
 		args := []string{"capture", "-q", "--to", "parquet", target, out}
 		if redact {
@@ -331,6 +347,9 @@ func captureEveryFormat(t *testing.T, target, secret string) {
 			exts = []string{".heapsnapshot", ".dartheap", ".heapir.zst"}
 		}
 		for _, ext := range exts {
+			if !sampled(ext, redact) {
+				continue
+			}
 			out := filepath.Join(dir, fmt.Sprintf("every-%v%s", redact, ext))
 			r := take(t, target, out, &heapconv.CaptureOptions{Convert: heapconv.ConvertOptions{Redact: redact}})
 			f, err := heapconv.ReadFile(out, nil)

@@ -55,9 +55,17 @@ var pprofSeen = struct {
 	m map[[32]byte]struct{ out, err string }
 }{m: map[[32]byte]struct{ out, err string }{}}
 
-// runPprofRaw runs the tool; err is the failure, "" if none.
+// runPprofRaw runs the tool (or, without it, its parser: gotool.UsesTool);
+// err is the failure, "" if none.
 func runPprofRaw(t *testing.T, data []byte) (out, err string) {
 	t.Helper()
+	if !gotool.UsesTool() {
+		raw, rerr := gotool.Raw(data)
+		if rerr != nil {
+			return "", fmt.Sprintf("pprof's parser refuses the profile: %v", rerr)
+		}
+		return raw, ""
+	}
 	pprof, perr := gotool.Pprof()
 	if perr != nil {
 		return "", perr.Error()

@@ -4,6 +4,15 @@
 // each time, many times what pprof needs for a small profile, and the
 // suite runs it hundreds of times; so the binary is located once and run
 // directly.
+//
+// pprof is not part of the toolchain's binaries: the go command builds it
+// into the build cache the first time, which on an empty cache (a fresh
+// machine, CI) costs about 50 s of CPU. So the tool runs in an exhaustive
+// run (HEAPCONV_EXHAUSTIVE=1, which CI runs after `go test ./...`) or with
+// HEAPCONV_PPROF_TOOL=1; by default the profile is read with the package
+// the tool reads it with (github.com/google/pprof/profile), and -raw
+// answered with what the tool prints for it, the profile's String, while
+// reports such as -top are left to the tool (UsesTool).
 package gotool
 
 import (
@@ -14,7 +23,15 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/heapconv/heapconv/internal/sampling"
 )
+
+// UsesTool reports whether RunPprof runs the pprof tool itself (an
+// exhaustive run, or HEAPCONV_PPROF_TOOL=1) rather than its parser.
+func UsesTool() bool {
+	return sampling.Exhaustive() || os.Getenv("HEAPCONV_PPROF_TOOL") != ""
+}
 
 var (
 	pprofOnce sync.Once
