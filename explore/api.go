@@ -293,6 +293,16 @@ func (s *Server) classList(w http.ResponseWriter, r *http.Request, h *heapView) 
 	reply(w, Page[Class]{Total: len(rows), Items: nonNil(rows[lo:hi]), Next: next})
 }
 
+// replyObjects answers page p of nodes, as objects.
+func (h *heapView) replyObjects(w http.ResponseWriter, p page, nodes []uint32) {
+	lo, hi, next := p.window(len(nodes))
+	items := make([]Object, 0, hi-lo)
+	for _, v := range nodes[lo:hi] {
+		items = append(items, h.object(int(v)))
+	}
+	reply(w, Page[Object]{Total: len(nodes), Items: items, Next: next})
+}
+
 // Object is an object as the views list it.
 type Object struct {
 	Node     int    `json:"node"`
@@ -328,12 +338,7 @@ func (s *Server) classObjects(w http.ResponseWriter, r *http.Request, h *heapVie
 		return
 	}
 	nodes := h.classInstances(c, p.offset+p.limit)
-	lo, hi, next := p.window(len(nodes))
-	items := make([]Object, 0, hi-lo)
-	for _, i := range nodes[lo:hi] {
-		items = append(items, h.object(int(i)))
-	}
-	reply(w, Page[Object]{Total: len(nodes), Items: items, Next: next})
+	h.replyObjects(w, p, nodes)
 }
 
 // largerFirst orders nodes by retained size, the largest first, then by
@@ -606,12 +611,7 @@ func (s *Server) dominated(w http.ResponseWriter, r *http.Request, h *heapView, 
 		return
 	}
 	nodes := h.dominatedOf(i)
-	lo, hi, next := p.window(len(nodes))
-	items := make([]Object, 0, hi-lo)
-	for _, v := range nodes[lo:hi] {
-		items = append(items, h.object(int(v)))
-	}
-	reply(w, Page[Object]{Total: len(nodes), Items: items, Next: next})
+	h.replyObjects(w, p, nodes)
 }
 
 // treeTops answers the top of the dominator tree: the root, or, in a
@@ -623,12 +623,7 @@ func (s *Server) treeTops(w http.ResponseWriter, r *http.Request, h *heapView) {
 		return
 	}
 	h.dominatedOf(0)
-	lo, hi, next := p.window(len(h.tops))
-	items := make([]Object, 0, hi-lo)
-	for _, v := range h.tops[lo:hi] {
-		items = append(items, h.object(int(v)))
-	}
-	reply(w, Page[Object]{Total: len(h.tops), Items: items, Next: next})
+	h.replyObjects(w, p, h.tops)
 }
 
 // dominatedOf returns the nodes node i immediately dominates, largest
