@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heapconv/heapconv/explore"
+	"github.com/heapconv/heapconv/internal/sampling"
+	"github.com/heapconv/heapconv/ir/analysis"
 )
 
 // exploreCheck is explore.js's line.
@@ -301,5 +306,90 @@ func startExplore(t *testing.T, bin string, in ...string) (url string, stop func
 		if cmd.ProcessState.ExitCode() != 130 {
 			t.Errorf("heapconv explore after SIGINT: %v (exit %d), want status 130", err, cmd.ProcessState.ExitCode())
 		}
+	}
+}
+
+// TestExploreEveryFixture serves the fixtures of every format (by default
+// the first and last of each; every one with HEAPCONV_EXHAUSTIVE=1) and
+// asks every endpoint about the top of the dominator tree, the largest
+// objects of the class that retains the most, and objects spread over the
+// heap: each answer is a 200 with JSON, whatever the heap's shape (no
+// root, samples without edges, several snapshots).
+func TestExploreEveryFixture(t *testing.T) {
+	t.Parallel()
+	for _, fm := range table {
+		if fm.fixtures == "" {
+			continue
+		}
+		paths, err := filepath.Glob(filepath.Join(moduleRoot, fm.fixtures))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("%s: no fixtures", fm.name)
+		}
+		picked := 0
+		for k, path := range paths {
+			if !sampling.Exhaustive() && k != 0 && k != len(paths)-1 {
+				continue
+			}
+			picked++
+			t.Run(fm.name+"/"+fixtureName(path), func(t *testing.T) {
+				f := read(t, fm, loadFixture(t, path))
+				var heaps []analysis.Heap
+				for _, s := range f.Snapshots {
+					heaps = append(heaps, analysis.Heap{File: f, Snapshot: s})
+				}
+				srv, err := explore.New(heaps, explore.Options{Token: "t"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				get := func(path string, v any) {
+					t.Helper()
+					req := httptest.NewRequest("GET", "http://127.0.0.1/api/v1"+path, nil)
+					req.Header.Set("Authorization", "Bearer t")
+					rec := httptest.NewRecorder()
+					srv.Handler().ServeHTTP(rec, req)
+					if rec.Code != 200 || !json.Valid(rec.Body.Bytes()) {
+						t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+					}
+					if v != nil {
+						json.Unmarshal(rec.Body.Bytes(), v)
+					}
+				}
+				for h := range heaps {
+					base := fmt.Sprintf("/heaps/%d", h)
+					var classes explore.Page[explore.Class]
+					get(base+"/classes", &classes)
+					get(base+"/kinds", nil)
+					var nodes []int
+					var tops explore.Page[explore.Object]
+					get(base+"/dominator-tree", &tops)
+					for _, o := range tops.Items {
+						nodes = append(nodes, o.Node)
+					}
+					if len(classes.Items) > 0 {
+						var objs explore.Page[explore.Object]
+						get(fmt.Sprintf("%s/classes/%d/objects?limit=5", base, classes.Items[0].Index), &objs)
+						for _, o := range objs.Items {
+							nodes = append(nodes, o.Node)
+						}
+					}
+					n := heaps[h].Snapshot.Nodes.Len()
+					for k := range 5 {
+						if n > 0 {
+							nodes = append(nodes, k*(n-1)/4)
+						}
+					}
+					for _, i := range nodes[:min(len(nodes), 12)] {
+						for _, v := range []string{"", "/fields", "/retainers", "/path", "/dominators", "/dominated"} {
+							get(fmt.Sprintf("%s/objects/%d%s", base, i, v), nil)
+						}
+					}
+					get(base+"/search?q=a", nil)
+				}
+				if len(heaps) > 1 {
+					get("/compare", nil)
+				}
+			})
+		}
+		sampling.Logf(t, picked, len(paths), fm.name+" fixtures served")
 	}
 }

@@ -395,6 +395,10 @@ func (nv *Navigator) ownSize(v int) uint64 {
 // the search does not go on from them.
 func (nv *Navigator) reach(seeds, leaves []uint32, skip func(i int) bool) []bool {
 	g := nv.g
+	// skip is asked of the heap's nodes only: g's virtual root above the
+	// GC roots (summaryGraph) is never in a set.
+	heapSkip := skip
+	skip = func(i int) bool { return i < nv.n && heapSkip(i) }
 	seen := make([]bool, g.Nodes.Len())
 	for _, v := range leaves {
 		seen[v] = true

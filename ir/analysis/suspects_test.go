@@ -352,3 +352,31 @@ func TestSuspectsHeldByLeakedAndRoots(t *testing.T) {
 		t.Errorf("suspects %+v, want one: the hash's 4 objects, 48 bytes", got)
 	}
 }
+
+// TestSuspectsWithoutRootNode: in a heap whose GC roots have no root node
+// above them (a native heap's blocks, a MoarVM snapshot's roots), objects
+// only the roots hold are dominated by the virtual root the analysis
+// adds; their set's retained size is found by a walk from the roots,
+// which must not ask the set about the virtual root (it did, past the
+// heap's nodes, and panicked).
+func TestSuspectsWithoutRootNode(t *testing.T) {
+	nodes := []string{"Keep", "L1", "L2", "Child"}
+	sizes := []uint64{10, 20, 30, 5}
+	h := suspectHeap("test", nodes, sizes, map[int][]string{2: {"c>Child"}})
+	s := h.Snapshot
+	s.Root = ir.NoNode
+	s.Nodes.Kind[0] = tObject
+	s.Roots = []ir.RootRef{{Node: 0}, {Node: 1}, {Node: 2}}
+	nv, err := NewNavigator(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := nv.Suspects([]uint32{1, 2, 3}, nil, false, 10, 5)
+	var retained uint64
+	for _, sp := range got {
+		retained += sp.Retained
+	}
+	if len(got) == 0 || retained != 55 {
+		t.Errorf("suspects %+v: %d bytes retained in all, want 55 (L1, L2 and L2's child)", got, retained)
+	}
+}
