@@ -394,3 +394,17 @@ func TestSeriesOutOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffHeapsWithoutRootNode: two snapshots of a heap whose GC roots
+// have no root node above them (a Fuchsia profile's processes, a FIDL
+// stream's snapshots), with objects new in the second, compare with
+// suspects (the suspects' walk from the roots once panicked on them).
+func TestDiffHeapsWithoutRootNode(t *testing.T) {
+	for _, f := range []string{"testdata/fuchsia/gen-newest-multi.pb.gz", "testdata/fuchsia-fidl/reassembly-edges.fidlstream"} {
+		in := filepath.Join(root, f)
+		code, stdout, stderr := cliRun(t, nil, "diff", "--top", "3", in+"#0", in+"#1")
+		if code != 0 || !strings.Contains(stdout, "leak suspects") {
+			t.Errorf("diff %s#0 #1: exit %d\n%s%s", f, code, stdout, stderr)
+		}
+	}
+}
