@@ -378,10 +378,31 @@ func TestExploreEveryFixture(t *testing.T) {
 							nodes = append(nodes, k*(n-1)/4)
 						}
 					}
+					var info explore.Heap
+					get(base, &info)
+					stacks := 0
 					for _, i := range nodes[:min(len(nodes), 12)] {
-						for _, v := range []string{"", "/fields", "/retainers", "/path", "/dominators", "/dominated"} {
+						var d explore.ObjectDetail
+						get(fmt.Sprintf("%s/objects/%d", base, i), &d)
+						if len(d.Stack) > 0 {
+							stacks++
+						}
+						for _, v := range []string{"/fields", "/retainers", "/path", "/dominators", "/dominated"} {
 							get(fmt.Sprintf("%s/objects/%d%s", base, i, v), nil)
 						}
+					}
+					// A heap of allocation stacks shows them (V8 keeps them
+					// only for what was allocated while it tracked: the
+					// heap's last objects, looked at from the end).
+					for i := n - 1; info.Stacks && stacks == 0 && i >= 0 && i >= n-2000; i-- {
+						var d explore.ObjectDetail
+						get(fmt.Sprintf("%s/objects/%d", base, i), &d)
+						if len(d.Stack) > 0 {
+							stacks++
+						}
+					}
+					if info.Stacks && stacks == 0 {
+						t.Errorf("heap %d has allocation stacks, but no object shows one", h)
 					}
 					get(base+"/search?q=a", nil)
 				}
