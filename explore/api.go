@@ -68,12 +68,28 @@ func reply(w http.ResponseWriter, v any) {
 	enc.Encode(v)
 }
 
+// index reads a number of a path or a cursor: decimal digits only, as the
+// API writes them (no sign, no leading zero), so that one object has one
+// address.
+func index(text string) (int, bool) {
+	if text == "" || len(text) > 1 && text[0] == '0' {
+		return 0, false
+	}
+	for _, c := range text {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(text)
+	return n, err == nil
+}
+
 // withSummary resolves the {heap} of a path for the Summary's questions,
 // which its classes and dominator tree answer.
 func (s *Server) withSummary(f func(w http.ResponseWriter, r *http.Request, h *heapView)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		k, err := strconv.Atoi(r.PathValue("heap"))
-		if err != nil || k < 0 || k >= len(s.heaps) {
+		k, ok := index(r.PathValue("heap"))
+		if !ok || k >= len(s.heaps) {
 			httpError(w, r, http.StatusNotFound, "heap %q: no such heap (there are %d, numbered from 0)", r.PathValue("heap"), len(s.heaps))
 			return
 		}
@@ -97,9 +113,9 @@ func (s *Server) withHeap(f func(w http.ResponseWriter, r *http.Request, h *heap
 // withObject resolves the {heap} and {node} (a node's index) of a path.
 func (s *Server) withObject(f func(w http.ResponseWriter, r *http.Request, h *heapView, i int)) http.HandlerFunc {
 	return s.withHeap(func(w http.ResponseWriter, r *http.Request, h *heapView) {
-		i, err := strconv.Atoi(r.PathValue("node"))
-		if err != nil || i < 0 || i >= h.nv.Nodes() {
-			httpError(w, r, http.StatusNotFound, "object %q: no such node in %s (nodes are numbered 0 to %d; the search endpoint finds one by id)", r.PathValue("node"), h.name, h.nv.Nodes()-1)
+		i, ok := index(r.PathValue("node"))
+		if !ok || i >= h.nv.Nodes() {
+			httpError(w, r, http.StatusNotFound, "object %q: no such node in %s (it has %d, numbered from 0; the search endpoint finds one by id)", r.PathValue("node"), h.name, h.nv.Nodes())
 			return
 		}
 		f(w, r, h, i)
@@ -122,8 +138,8 @@ func paging(w http.ResponseWriter, r *http.Request) (page, bool) {
 		p.limit = n
 	}
 	if v := q.Get("cursor"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		n, ok := index(v)
+		if !ok {
 			httpError(w, r, http.StatusBadRequest, "cursor %q: not a cursor this API gave", v)
 			return p, false
 		}
@@ -197,6 +213,12 @@ type Kind struct {
 // kinds answers the statistics by node kind, the largest self size
 // first: the heap's objects counted as the Summary counts them.
 func (s *Server) kinds(w http.ResponseWriter, r *http.Request, h *heapView) {
+	h.kindsOnce.Do(func() { h.kindRows = h.countKinds() })
+	reply(w, Page[Kind]{Total: len(h.kindRows), Items: h.kindRows})
+}
+
+// countKinds counts the objects the Summary counts by node kind.
+func (h *heapView) countKinds() []Kind {
 	snap := h.heap.Snapshot
 	rows := make([]Kind, len(snap.NodeKinds)+1)
 	ext := snap.Nodes.ExternalSize.Len() > 0
@@ -223,7 +245,7 @@ func (s *Server) kinds(w http.ResponseWriter, r *http.Request, h *heapView) {
 		out = append(out, row)
 	}
 	slices.SortStableFunc(out, func(a, b Kind) int { return cmp.Compare(b.SelfSize, a.SelfSize) })
-	reply(w, Page[Kind]{Total: len(out), Items: out})
+	return out
 }
 
 // Class is a row of the Summary: a class with its count and sizes.
@@ -328,8 +350,8 @@ func (h *heapView) object(i int) Object {
 
 // classObjects lists a class's objects, the largest retained size first.
 func (s *Server) classObjects(w http.ResponseWriter, r *http.Request, h *heapView) {
-	c, err := strconv.Atoi(r.PathValue("class"))
-	if err != nil || c < 0 || c >= len(h.classes) {
+	c, ok := index(r.PathValue("class"))
+	if !ok || c >= len(h.classes) {
 		httpError(w, r, http.StatusNotFound, "class %q: no such class in %s", r.PathValue("class"), h.name)
 		return
 	}
@@ -515,8 +537,10 @@ type Reference struct {
 	Name    string `json:"name"`
 	Indexed bool   `json:"indexed"`
 	// Weak is true for an edge that does not keep its target alive.
-	Weak   bool   `json:"weak"`
-	Object Object `json:"object"`
+	Weak bool `json:"weak"`
+	// Object is the object at the reference's other end (absent for the
+	// edges of a retainer path, whose steps are the objects).
+	Object *Object `json:"object,omitempty"`
 }
 
 // references answers a page of references, each with the object at its
@@ -524,7 +548,8 @@ type Reference struct {
 func (h *heapView) references(w http.ResponseWriter, refs []analysis.Reference, total int, next string, other func(analysis.Reference) int) {
 	items := make([]Reference, 0, len(refs))
 	for _, ref := range refs {
-		items = append(items, Reference{Edge: ref.Edge, Kind: ref.Kind, Name: ref.Name, Indexed: ref.Indexed, Weak: ref.Kind == ir.EdgeWeak, Object: h.object(other(ref))})
+		o := h.object(other(ref))
+		items = append(items, Reference{Edge: ref.Edge, Kind: ref.Kind, Name: ref.Name, Indexed: ref.Indexed, Weak: ref.Kind == ir.EdgeWeak, Object: &o})
 	}
 	reply(w, Page[Reference]{Total: total, Items: items, Next: next})
 }
@@ -548,60 +573,90 @@ func (s *Server) retainers(w http.ResponseWriter, r *http.Request, h *heapView, 
 	if !ok {
 		return
 	}
-	refs := h.retainersOf(i)
-	lo, hi, next := p.window(len(refs))
-	h.references(w, refs[lo:hi], len(refs), next, func(ref analysis.Reference) int { return ref.From })
+	keys := h.retainersOf(i)
+	lo, hi, next := p.window(len(keys))
+	refs := make([]analysis.Reference, 0, hi-lo)
+	for _, k := range keys[lo:hi] {
+		refs = append(refs, h.nv.Reference(int(k.edge), int(k.from)))
+	}
+	h.references(w, refs, len(keys), next, func(ref analysis.Reference) int { return ref.From })
 }
 
-// retainersOf returns node i's retainers, then its weak ones. Ordering
-// them names every holder, so the lists of the few nodes with thousands
-// are kept for the next page.
-func (h *heapView) retainersOf(i int) []analysis.Reference {
+// edgeFrom names a reference by its edge and the node holding it.
+type edgeFrom struct{ edge, from uint32 }
+
+// retainersOf returns node i's retainers, then its weak ones, as edges.
+// Ordering them names every holder, so the lists of the few nodes with
+// thousands are kept (8 bytes a reference, at most 4 M references in all)
+// while their pages are read.
+func (h *heapView) retainersOf(i int) []edgeFrom {
 	h.mu.Lock()
-	refs, ok := h.manyRetainers[i]
+	keys, ok := h.manyRetainers[i]
 	h.mu.Unlock()
 	if ok {
-		return refs
+		return keys
 	}
-	refs = append(h.nv.Retainers(i), h.nv.WeakRetainers(i)...)
-	if len(refs) > 1000 {
+	for _, ref := range h.nv.Retainers(i) {
+		keys = append(keys, edgeFrom{uint32(ref.Edge), uint32(ref.From)})
+	}
+	for _, ref := range h.nv.WeakRetainers(i) {
+		keys = append(keys, edgeFrom{uint32(ref.Edge), uint32(ref.From)})
+	}
+	if len(keys) > 1000 {
 		h.mu.Lock()
-		if len(h.manyRetainers) >= 16 {
+		kept := 0
+		for _, k := range h.manyRetainers {
+			kept += len(k)
+		}
+		if kept+len(keys) > 4<<20 {
 			clear(h.manyRetainers)
 		}
-		h.manyRetainers[i] = refs
+		h.manyRetainers[i] = keys
 		h.mu.Unlock()
 	}
-	return refs
+	return keys
 }
 
 // dominators answers the dominator chain: from the root down to the
 // object.
 func (s *Server) dominators(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
-	chain := h.nv.DominatorChain(i)
-	items := make([]Object, 0, len(chain))
-	for _, st := range chain {
-		items = append(items, h.object(st.Node))
+	p, ok := paging(w, r)
+	if !ok {
+		return
 	}
-	reply(w, Page[Object]{Total: len(items), Items: items})
+	var chain []uint32
+	for cur := i; cur >= 0; cur = h.nv.Dominator(cur) {
+		chain = append(chain, uint32(cur))
+	}
+	if h.nv.Tree() == nil || !h.nv.Tree().Reachable(i) {
+		chain = nil
+	}
+	slices.Reverse(chain)
+	h.replyObjects(w, p, chain)
 }
 
 // path answers the shortest retainer path from the roots to the object,
 // each step with the edge by which it holds the next.
 func (s *Server) path(w http.ResponseWriter, r *http.Request, h *heapView, i int) {
+	p, ok := paging(w, r)
+	if !ok {
+		return
+	}
 	type step struct {
 		Object
 		Edge *Reference `json:"edge,omitempty"`
 	}
-	steps := []step{}
-	for _, st := range h.nv.ShortestPath(i) {
+	path := h.nv.ShortestPath(i)
+	lo, hi, next := p.window(len(path))
+	steps := make([]step, 0, hi-lo)
+	for _, st := range path[lo:hi] {
 		x := step{Object: h.object(st.Node)}
 		if e := st.Edge; e != nil {
 			x.Edge = &Reference{Edge: e.Edge, Kind: e.Kind, Name: e.Name, Indexed: e.Indexed, Weak: e.Kind == ir.EdgeWeak}
 		}
 		steps = append(steps, x)
 	}
-	reply(w, Page[step]{Total: len(steps), Items: steps})
+	reply(w, Page[step]{Total: len(path), Items: steps, Next: next})
 }
 
 // dominated lists what the object alone keeps alive, the largest first.
@@ -622,7 +677,7 @@ func (s *Server) treeTops(w http.ResponseWriter, r *http.Request, h *heapView) {
 	if !ok {
 		return
 	}
-	h.dominatedOf(0)
+	h.children()
 	h.replyObjects(w, p, h.tops)
 }
 
@@ -631,6 +686,16 @@ func (s *Server) treeTops(w http.ResponseWriter, r *http.Request, h *heapView) {
 // whole heap the first time (one pass and a sort, rather than a scan of
 // the heap per request).
 func (h *heapView) dominatedOf(i int) []uint32 {
+	h.children()
+	if i < 0 || i+1 >= len(h.childFirst) {
+		return nil
+	}
+	return h.childNode[h.childFirst[i]:h.childFirst[i+1]]
+}
+
+// children indexes the dominator tree's children of every node, and its
+// top (tops), once.
+func (h *heapView) children() {
 	h.childOnce.Do(func() {
 		n := h.nv.Nodes()
 		first := make([]uint32, n+2)
@@ -660,7 +725,6 @@ func (h *heapView) dominatedOf(i int) []uint32 {
 			}
 		}
 	})
-	return h.childNode[h.childFirst[i]:h.childFirst[i+1]]
 }
 
 // search finds objects by reference ("@123", "#45", "0x2d37…"), classes by

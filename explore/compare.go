@@ -9,12 +9,18 @@ import (
 	"github.com/heapconv/heapconv/ir/analysis"
 )
 
-// comparisons keeps each comparison made, by its heaps ("0,1,2"): one
-// costs each heap's class table again, so it is made once.
+// comparisons keeps the last comparisons made, by their heaps ("0,1,2"):
+// one costs each heap's class table again, so it is not made again while
+// a person reads its pages; a few are kept, without the navigator each
+// made.
 type comparisons struct {
-	mu   sync.Mutex
-	made map[string]*comparison
+	mu    sync.Mutex
+	made  map[string]*comparison
+	order []string // the keys, oldest first
 }
+
+// keptComparisons is how many comparisons are kept.
+const keptComparisons = 4
 
 type comparison struct {
 	once sync.Once
@@ -54,12 +60,18 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	var idx []int
 	if v := r.URL.Query().Get("heaps"); v != "" {
+		seen := make([]bool, len(s.heaps))
 		for _, f := range strings.Split(v, ",") {
-			k, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || k < 0 || k >= len(s.heaps) {
+			k, ok := index(f)
+			if !ok || k >= len(s.heaps) {
 				httpError(w, r, http.StatusNotFound, "heaps %q: %q is no heap (there are %d, numbered from 0)", v, f, len(s.heaps))
 				return
 			}
+			if seen[k] {
+				httpError(w, r, http.StatusBadRequest, "heaps %q: heap %d is given twice", v, k)
+				return
+			}
+			seen[k] = true
 			idx = append(idx, k)
 		}
 	} else {
@@ -72,22 +84,20 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := strings.Join(intsText(idx), ",")
-	s.compared.mu.Lock()
-	if s.compared.made == nil {
-		s.compared.made = map[string]*comparison{}
-	}
-	cmp := s.compared.made[key]
-	if cmp == nil {
-		cmp = &comparison{}
-		s.compared.made[key] = cmp
-	}
-	s.compared.mu.Unlock()
+	cmp := s.compared.get(key)
 	cmp.once.Do(func() {
 		heaps := make([]analysis.Heap, len(idx))
 		for k, h := range idx {
 			heaps[k] = s.heaps[h].heap
 		}
-		cmp.c, cmp.err = analysis.Compare(heaps, analysis.CompareOptions{Retained: true})
+		c, err := analysis.Compare(heaps, analysis.CompareOptions{Retained: true})
+		if err == nil {
+			// What the answers need, without the navigator of the last
+			// heap Compare made (a whole heap's worth of memory).
+			c = &analysis.Comparison{Classes: c.Classes, Identity: c.Identity, New: c.New, Leaked: c.Leaked,
+				Step: c.Step, Suspects: c.Suspects, SuspectsBy: c.SuspectsBy, Noise: c.Noise}
+		}
+		cmp.c, cmp.err = c, err
 	})
 	if cmp.err != nil {
 		httpError(w, r, http.StatusInternalServerError, "comparing heaps %s: %v", key, cmp.err)
@@ -104,6 +114,27 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	lo, hi, next := p.window(len(c.Classes))
 	out.Classes = Page[analysis.ClassChange]{Total: len(c.Classes), Items: nonNil(c.Classes[lo:hi]), Next: next}
 	reply(w, out)
+}
+
+// get returns the comparison of key, made or to be made, keeping the last
+// keptComparisons.
+func (cs *comparisons) get(key string) *comparison {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.made == nil {
+		cs.made = map[string]*comparison{}
+	}
+	if c := cs.made[key]; c != nil {
+		return c
+	}
+	if len(cs.order) >= keptComparisons {
+		delete(cs.made, cs.order[0])
+		cs.order = cs.order[1:]
+	}
+	c := &comparison{}
+	cs.made[key] = c
+	cs.order = append(cs.order, key)
+	return c
 }
 
 func intsText(v []int) []string {

@@ -123,7 +123,7 @@ func (s *Server) routes() http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Referrer-Policy", "no-referrer")
 		w.Header().Set("X-Frame-Options", "DENY")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 		if !hostAllowed(r.Host) {
 			httpError(w, r, http.StatusForbidden, "the Host header %q is not this machine's address: open the page by the address heapconv printed", r.Host)
 			return
@@ -147,7 +147,10 @@ func (s *Server) routes() http.Handler {
 func (s *Server) authorized(r *http.Request) bool {
 	given := r.URL.Query().Get("token")
 	if given == "" {
-		given, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		// The scheme's name is case-insensitive (RFC 9110, 11.1).
+		if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+			given = strings.TrimSpace(token)
+		}
 	}
 	return subtle.ConstantTimeCompare([]byte(given), []byte(s.token)) == 1
 }
@@ -200,7 +203,10 @@ type heapView struct {
 	classOrdered []int
 	// manyRetainers keeps the ordered retainers of a few nodes that have
 	// thousands, while their pages are asked for (retainersOf).
-	manyRetainers map[int][]analysis.Reference
+	manyRetainers map[int][]edgeFrom
+	// kindRows are the statistics by kind, counted once.
+	kindsOnce sync.Once
+	kindRows  []Kind
 	// children are the dominator tree's children of each node, largest
 	// retained size first (childFirst, childNode: CSR), made once.
 	childOnce  sync.Once
@@ -228,7 +234,7 @@ func newHeapView(index int, name string, h analysis.Heap) (*heapView, error) {
 	}
 	return &heapView{
 		index: index, name: name, heap: h, nv: nv, ready: ready, classes: classes,
-		manyRetainers: map[int][]analysis.Reference{},
+		manyRetainers: map[int][]edgeFrom{},
 		stacks:        ir.AllocationStacks(h.File, h.Snapshot),
 	}, nil
 }

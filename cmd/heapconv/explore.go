@@ -2,9 +2,15 @@ package main
 
 import (
 	"fmt"
+	"html"
 	"net"
+	neturl "net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/heapconv/heapconv"
 	"github.com/heapconv/heapconv/explore"
@@ -90,7 +96,35 @@ func runExplore(e *env, args []string) error {
 }
 
 // openBrowser opens url in the desktop's browser, without waiting for it.
+// The browser is given a file of the user's own that leads to url, not url
+// itself: a command line is public to every user of the machine (ps), and
+// url carries the token. The file is removed once the browser has had time
+// to read it.
 func openBrowser(url string) error {
+	f, err := os.CreateTemp("", "heapconv-explore-*.html") // mode 0600
+	if err != nil {
+		return err
+	}
+	page := `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=` + html.EscapeString(url) +
+		`"><title>heapconv explore</title><a href="` + html.EscapeString(url) + `">heapconv explore</a>`
+	if _, err := f.WriteString(page); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	f.Close()
+	remove := func() { os.Remove(f.Name()) }
+	onSignal(remove)
+	time.AfterFunc(time.Minute, remove)
+	path := filepath.ToSlash(f.Name())
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path // C:/… on Windows
+	}
+	return startBrowser((&neturl.URL{Scheme: "file", Path: path}).String())
+}
+
+// startBrowser has the desktop open target, without waiting for it.
+func startBrowser(url string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,5 +108,54 @@ func TestExploreServes(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("explore wrote %q on standard output", stdout.String())
+	}
+}
+
+// TestExploreOpen: --open gives the browser a file of the user's own that
+// leads to the address, not the address itself, whose token any user of
+// the machine could read on the browser's command line.
+func TestExploreOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the desktop's opener is xdg-open on Linux only")
+	}
+	dir := t.TempDir()
+	argv := filepath.Join(dir, "argv")
+	opener := "#!/bin/sh\nprintf '%s' \"$1\" > " + argv + ".tmp && mv " + argv + ".tmp " + argv + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "xdg-open"), []byte(opener), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "explore", "--open", filepath.Join(root, "testdata/moarvm/nqp-3snap.mvmheap#0"))
+	cmd.Env = append(os.Environ(), "HEAPCONV_TEST_MAIN=1", "PATH="+dir+":"+os.Getenv("PATH"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var opened []byte
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(argv); err == nil {
+			opened = b
+			break
+		}
+	}
+	target, ok := strings.CutPrefix(string(opened), "file://")
+	if !ok || strings.Contains(target, "token") {
+		t.Fatalf("the browser was given %q, want a file:// address without the token", opened)
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(target)
+	// Ended by a signal, the server removes the file.
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	token := regexp.MustCompile(`token=[0-9a-f]{32}`).FindString(stderr.String())
+	if info.Mode().Perm() != 0o600 || token == "" || !strings.Contains(string(page), token) {
+		t.Errorf("the file %s (mode %v) holds %q; the address printed: %q", target, info.Mode().Perm(), page, stderr.String())
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Errorf("the file %s is still there after SIGTERM (%v)", target, err)
 	}
 }

@@ -47,6 +47,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -150,11 +151,34 @@ func onSignals(e *env) {
 	go func() {
 		sig := (<-c).(syscall.Signal)
 		heapconv.RemoveTemporaryFiles()
+		runAtSignal()
 		if e.stderrTerminal {
 			fmt.Fprint(e.stderr, "\r\033[K") // the progress bar
 		}
 		os.Exit(128 + int(sig))
 	}()
+}
+
+// atSignal holds what a command asks to be done if a signal ends the
+// process (explore's page for the browser removed).
+var atSignal struct {
+	sync.Mutex
+	fns []func()
+}
+
+// onSignal has fn run if a signal ends the process.
+func onSignal(fn func()) {
+	atSignal.Lock()
+	defer atSignal.Unlock()
+	atSignal.fns = append(atSignal.fns, fn)
+}
+
+func runAtSignal() {
+	atSignal.Lock()
+	defer atSignal.Unlock()
+	for _, fn := range atSignal.fns {
+		fn()
+	}
 }
 
 // run executes one command line and returns the exit status.

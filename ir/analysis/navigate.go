@@ -477,6 +477,9 @@ type Reference struct {
 	Indexed bool `json:"indexed"`
 }
 
+// Reference describes edge e as held by node from (e's source).
+func (nv *Navigator) Reference(e, from int) Reference { return nv.reference(e, from) }
+
 func (nv *Navigator) reference(e, from int) Reference {
 	return Reference{Edge: e, From: from, To: int(nv.g.Edges.Target[e]), Kind: nv.g.EdgeKindOf(e).Name, Name: nv.edgeName(e), Indexed: nv.g.EdgeKindOf(e).Indexed}
 }
