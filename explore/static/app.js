@@ -168,19 +168,23 @@ async function object(h, n) {
   const dominated = section(`Keeps alive (${fmt.format(o.dominated)} objects it alone holds)`, "dominated");
   view.replaceChildren(...parts);
 
-  api(`/heaps/${h}/objects/${n}/path`).then((res) => {
-    let ul = path;
+  const pathPage = async (cursor) => {
+    const res = await api(`/heaps/${h}/objects/${n}/path?limit=200${cursor ? "&cursor=" + cursor : ""}`);
     for (const st of res.items) {
-      const li = el("li", {}, st.edge ? el("span", { class: "edge" }, edgeLabel(st.edge), " in ") : "", objectLink(h, st));
-      ul.append(li);
+      path.append(el("li", {}, st.edge ? el("span", { class: "edge" }, edgeLabel(st.edge), " in ") : "", objectLink(h, st)));
     }
-    if (!res.items.length) ul.append(el("li", { class: "note" }, "nothing reachable holds it"));
-  }).catch(showError);
+    if (!res.items.length && !cursor) path.append(el("li", { class: "note" }, "nothing reachable holds it"));
+    more(path, res.next, pathPage);
+  };
+  pathPage("").catch(showError);
   references(h, n, "retainers", retainers, (r) => r.object);
   references(h, n, "fields", fields, (r) => r.object);
-  api(`/heaps/${h}/objects/${n}/dominators`).then((res) => {
+  const chainPage = async (cursor) => {
+    const res = await api(`/heaps/${h}/objects/${n}/dominators?limit=200${cursor ? "&cursor=" + cursor : ""}`);
     for (const d of res.items) chain.append(el("li", {}, objectLink(h, d), sizes(d)));
-  }).catch(showError);
+    more(chain, res.next, chainPage);
+  };
+  chainPage("").catch(showError);
   const domPage = async (cursor) => {
     const res = await api(`/heaps/${h}/objects/${n}/dominated?limit=50${cursor ? "&cursor=" + cursor : ""}`);
     for (const d of res.items) dominated.append(el("li", {}, objectLink(h, d), sizes(d)));
