@@ -503,7 +503,7 @@ func (nv *Navigator) EdgesPage(i, offset, limit int) ([]Reference, int) {
 	lo, hi := nv.g.Nodes.EdgeRange(i)
 	total := hi - lo
 	from := lo + min(max(offset, 0), total)
-	to := min(from+max(limit, 0), hi)
+	to := from + min(max(limit, 0), hi-from)
 	out := make([]Reference, 0, to-from)
 	for e := from; e < to; e++ {
 		out = append(out, nv.reference(e, i))

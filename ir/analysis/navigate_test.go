@@ -403,6 +403,12 @@ func TestEdgesPageAndRetainerCounts(t *testing.T) {
 			if !reflect.DeepEqual(paged, all) && len(all) > 0 {
 				t.Fatalf("seed %d node %d: pages %v, Edges %v", seed, i, paged, all)
 			}
+			if page, total := nv.EdgesPage(i, 1<<62, 1<<62); len(page) != 0 || total != len(all) {
+				t.Fatalf("seed %d node %d: a page past the end holds %d", seed, i, len(page))
+			}
+			if page, _ := nv.EdgesPage(i, 0, int(^uint(0)>>1)); len(page) != len(all) {
+				t.Fatalf("seed %d node %d: the largest limit gives %d of %d", seed, i, len(page), len(all))
+			}
 			strong, weak := nv.RetainerCounts(i)
 			if strong != len(nv.Retainers(i)) || weak != len(nv.WeakRetainers(i)) {
 				t.Fatalf("seed %d node %d: counts %d, %d; lists %d, %d", seed, i, strong, weak, len(nv.Retainers(i)), len(nv.WeakRetainers(i)))
