@@ -101,12 +101,15 @@ async function walk(page, { url, class: className, shots }, out) {
 
   // The dominator, then back, then a search by the object's id.
   const id = out.object.facts.id;
-  await page.click('dl.facts dd a.object');
-  await page.waitForFunction((t) => {
-    const h = document.querySelector('#object-title');
-    return h && h.textContent !== t;
-  }, out.object.title);
-  out.dominator = (await text('#object-title'))[0];
+  out.dominator = null; // an object the roots alone hold has none
+  if (await page.$('dl.facts dd a.object')) {
+    await page.click('dl.facts dd a.object');
+    await page.waitForFunction((t) => {
+      const h = document.querySelector('#object-title');
+      return h && h.textContent !== t;
+    }, out.object.title);
+    out.dominator = (await text('#object-title'))[0];
+  }
   await page.fill('#q', id);
   await page.press('#q', 'Enter');
   await page.waitForSelector('main h1');
