@@ -276,21 +276,7 @@ func (s *Server) classList(w http.ResponseWriter, r *http.Request, h *heapView) 
 		return
 	}
 	q := r.URL.Query()
-	filter := strings.ToLower(q.Get("filter"))
-	var rows []Class
-	for k, c := range h.classes {
-		if c.Count == 0 {
-			continue
-		}
-		if filter != "" && !strings.Contains(strings.ToLower(c.Label()), filter) {
-			continue
-		}
-		row := Class{Index: k, Name: c.Name, Label: c.Label(), Count: c.Count, SelfSize: c.SelfSize}
-		if c.Retained != nil {
-			row.Retained = *c.Retained
-		}
-		rows = append(rows, row)
-	}
+	rows := h.classRows(q.Get("filter"))
 	var by func(a, b Class) int
 	switch q.Get("sort") {
 	case "", "retained":
@@ -313,6 +299,24 @@ func (s *Server) classList(w http.ResponseWriter, r *http.Request, h *heapView) 
 	})
 	lo, hi, next := p.window(len(rows))
 	reply(w, Page[Class]{Total: len(rows), Items: nonNil(rows[lo:hi]), Next: next})
+}
+
+// classRows returns the Summary's rows of the classes with objects whose
+// label holds filter (in any case; every class for "").
+func (h *heapView) classRows(filter string) []Class {
+	filter = strings.ToLower(filter)
+	var rows []Class
+	for k, c := range h.classes {
+		if c.Count == 0 || filter != "" && !strings.Contains(strings.ToLower(c.Label()), filter) {
+			continue
+		}
+		row := Class{Index: k, Name: c.Name, Label: c.Label(), Count: c.Count, SelfSize: c.SelfSize}
+		if c.Retained != nil {
+			row.Retained = *c.Retained
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // replyObjects answers page p of nodes, as objects.
@@ -380,24 +384,12 @@ func (h *heapView) largerFirst(a, b uint32) int {
 // doubling each time it must grow.
 func (h *heapView) classInstances(c, upTo int) []uint32 {
 	h.classOnce.Do(func() {
-		n := h.nv.Nodes()
-		first := make([]uint32, len(h.classes)+2)
-		for i := range n {
-			if k := h.nv.ClassIndex(i); k >= 0 && h.nv.Counted(i) {
-				first[k+2]++
+		h.classFirst, h.classNodes = bucket(h.nv.Nodes(), len(h.classes), func(i int) int {
+			if !h.nv.Counted(i) {
+				return -1
 			}
-		}
-		for k := 2; k < len(first); k++ {
-			first[k] += first[k-1]
-		}
-		nodes := make([]uint32, first[len(first)-1])
-		for i := range n {
-			if k := h.nv.ClassIndex(i); k >= 0 && h.nv.Counted(i) {
-				nodes[first[k+1]] = uint32(i)
-				first[k+1]++
-			}
-		}
-		h.classFirst, h.classNodes = first[:len(h.classes)+1], nodes
+			return h.nv.ClassIndex(i)
+		})
 		h.classOrdered = make([]int, len(h.classes))
 	})
 	nodes := h.classNodes[h.classFirst[c]:h.classFirst[c+1]]
@@ -698,33 +690,40 @@ func (h *heapView) dominatedOf(i int) []uint32 {
 func (h *heapView) children() {
 	h.childOnce.Do(func() {
 		n := h.nv.Nodes()
-		first := make([]uint32, n+2)
+		h.childFirst, h.childNode = bucket(n, n, h.nv.Dominator)
 		for v := range n {
-			if d := h.nv.Dominator(v); d >= 0 {
-				first[d+2]++
+			if kids := h.childNode[h.childFirst[v]:h.childFirst[v+1]]; len(kids) > 1 {
+				slices.SortFunc(kids, h.largerFirst)
 			}
-		}
-		for k := 2; k < len(first); k++ {
-			first[k] += first[k-1]
-		}
-		child := make([]uint32, first[n+1])
-		for v := range n {
-			if d := h.nv.Dominator(v); d >= 0 {
-				child[first[d+1]] = uint32(v)
-				first[d+1]++
-			} else if h.nv.Tree() != nil && h.nv.Tree().Reachable(v) {
+			if h.nv.Dominator(v) < 0 && h.nv.Tree() != nil && h.nv.Tree().Reachable(v) {
 				h.tops = append(h.tops, uint32(v))
 			}
 		}
 		slices.SortFunc(h.tops, h.largerFirst)
-		h.childFirst, h.childNode = first[:n+1], child
-		for v := range n {
-			kids := child[first[v]:first[v+1]]
-			if len(kids) > 1 {
-				slices.SortFunc(kids, h.largerFirst)
-			}
-		}
 	})
+}
+
+// bucket groups the nodes 0 to n-1 by of (a group from 0 to groups-1, or
+// -1 for none), in node order: the nodes of group g are
+// members[first[g]:first[g+1]]. Two passes, a count then a placement.
+func bucket(n, groups int, of func(i int) int) (first, members []uint32) {
+	first = make([]uint32, groups+2)
+	for i := range n {
+		if g := of(i); g >= 0 {
+			first[g+2]++
+		}
+	}
+	for g := 2; g < len(first); g++ {
+		first[g] += first[g-1]
+	}
+	members = make([]uint32, first[groups+1])
+	for i := range n {
+		if g := of(i); g >= 0 {
+			members[first[g+1]] = uint32(i)
+			first[g+1]++
+		}
+	}
+	return first[:groups+1], members
 }
 
 // search finds objects by reference ("@123", "#45", "0x2d37…"), classes by
@@ -750,16 +749,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, h *heapView) {
 			out.Objects = append(out.Objects, h.object(i))
 		}
 	}
-	lq := strings.ToLower(q)
-	for k, c := range h.classes {
-		if c.Count > 0 && strings.Contains(strings.ToLower(c.Label()), lq) && len(out.Classes) < p.limit {
-			row := Class{Index: k, Name: c.Name, Label: c.Label(), Count: c.Count, SelfSize: c.SelfSize}
-			if c.Retained != nil {
-				row.Retained = *c.Retained
-			}
-			out.Classes = append(out.Classes, row)
-		}
-	}
+	classes := h.classRows(q)
+	out.Classes = append(out.Classes, classes[:min(len(classes), p.limit)]...)
 	for _, i := range h.stringsContaining(q, p.limit) {
 		out.Strings = append(out.Strings, h.object(i))
 	}
@@ -772,16 +763,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, h *heapView) {
 func (h *heapView) stringsContaining(q string, limit int) []int {
 	f, s := h.heap.File, h.heap.Snapshot
 	var out []int
-	// The strings that match, each looked at once.
-	match := make(map[uint32]bool)
-	matches := func(k uint32) bool {
-		m, seen := match[k]
-		if !seen {
-			m = strings.Contains(f.String(k), q)
-			match[k] = m
-		}
-		return m
-	}
+	matches := func(k uint32) bool { return strings.Contains(f.String(k), q) }
 	if v := &s.Values; v.Len() > 0 {
 		for j := range v.Len() {
 			if v.Kind[j] == ir.ValueString && matches(uint32(v.Bits[j])) {

@@ -1,15 +1,15 @@
 package explore
 
 import (
+	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/heapconv/heapconv/ir/analysis"
 )
 
-// comparisons keeps the last comparisons made, by their heaps ("0,1,2"):
+// comparisons keeps the last comparisons made, by their heaps ("[0 1 2]"):
 // one costs each heap's class table again, so it is not made again while
 // a person reads its pages; a few are kept, without the navigator each
 // made.
@@ -83,7 +83,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		httpError(w, r, http.StatusBadRequest, "a comparison needs two heaps or more, not %d", len(idx))
 		return
 	}
-	key := strings.Join(intsText(idx), ",")
+	key := fmt.Sprint(idx)
 	cmp := s.compared.get(key)
 	cmp.once.Do(func() {
 		heaps := make([]analysis.Heap, len(idx))
@@ -135,12 +135,4 @@ func (cs *comparisons) get(key string) *comparison {
 	cs.made[key] = c
 	cs.order = append(cs.order, key)
 	return c
-}
-
-func intsText(v []int) []string {
-	out := make([]string, len(v))
-	for k, x := range v {
-		out[k] = strconv.Itoa(x)
-	}
-	return out
 }

@@ -65,6 +65,37 @@ function more(list, next, load) {
   list.append(el("li", {}, b));
 }
 
+// fillPages appends to list the items of the API's list at path, limit at
+// a time, each as item makes it, with a "more" button for the next page;
+// empty, if given, is what an empty list shows.
+function fillPages(list, path, limit, item, empty) {
+  const page = async (cursor) => {
+    const res = await api(`${path}?limit=${limit}${cursor ? "&cursor=" + cursor : ""}`);
+    for (const x of res.items) list.append(item(x));
+    if (!res.items.length && !cursor && empty) list.append(el("li", { class: "note" }, empty));
+    more(list, res.next, page);
+  };
+  return page("");
+}
+
+// expander returns a toggle that shows and hides sub, calling load the
+// first time it opens.
+function expander(sub, load) {
+  const toggle = el("span", { class: "toggle" }, "▸");
+  let loaded = false;
+  toggle.addEventListener("click", () => {
+    sub.hidden = !sub.hidden;
+    toggle.textContent = sub.hidden ? "▸" : "▾";
+    if (!loaded) { loaded = true; load(); }
+  });
+  return toggle;
+}
+
+// objectItem is an object as a list shows it: its link and sizes.
+function objectItem(h, o) {
+  return el("li", {}, objectLink(h, o), sizes(o));
+}
+
 // --- Summary ---
 
 let summaryState = { sort: "retained", filter: "" };
@@ -132,12 +163,7 @@ function classRows(h, c) {
       loaded = true;
       const list = el("ul", { class: "tree" });
       inner.replaceChildren(list);
-      const page = async (cursor) => {
-        const res = await api(`/heaps/${h}/classes/${c.index}/objects?limit=50${cursor ? "&cursor=" + cursor : ""}`);
-        for (const o of res.items) list.append(el("li", {}, objectLink(h, o), sizes(o)));
-        more(list, res.next, page);
-      };
-      await page("");
+      await fillPages(list, `/heaps/${h}/classes/${c.index}/objects`, 50, (o) => objectItem(h, o));
     }
   }
   return [row, sub];
@@ -168,29 +194,13 @@ async function object(h, n) {
   const dominated = section(`Keeps alive (${fmt.format(o.dominated)} objects it alone holds)`, "dominated");
   view.replaceChildren(...parts);
 
-  const pathPage = async (cursor) => {
-    const res = await api(`/heaps/${h}/objects/${n}/path?limit=200${cursor ? "&cursor=" + cursor : ""}`);
-    for (const st of res.items) {
-      path.append(el("li", {}, st.edge ? el("span", { class: "edge" }, edgeLabel(st.edge), " in ") : "", objectLink(h, st)));
-    }
-    if (!res.items.length && !cursor) path.append(el("li", { class: "note" }, "nothing reachable holds it"));
-    more(path, res.next, pathPage);
-  };
-  pathPage("").catch(showError);
+  fillPages(path, `/heaps/${h}/objects/${n}/path`, 200, (st) =>
+    el("li", {}, st.edge ? el("span", { class: "edge" }, edgeLabel(st.edge), " in ") : "", objectLink(h, st)),
+  "nothing reachable holds it").catch(showError);
   references(h, n, "retainers", retainers, (r) => r.object);
   references(h, n, "fields", fields, (r) => r.object);
-  const chainPage = async (cursor) => {
-    const res = await api(`/heaps/${h}/objects/${n}/dominators?limit=200${cursor ? "&cursor=" + cursor : ""}`);
-    for (const d of res.items) chain.append(el("li", {}, objectLink(h, d), sizes(d)));
-    more(chain, res.next, chainPage);
-  };
-  chainPage("").catch(showError);
-  const domPage = async (cursor) => {
-    const res = await api(`/heaps/${h}/objects/${n}/dominated?limit=50${cursor ? "&cursor=" + cursor : ""}`);
-    for (const d of res.items) dominated.append(el("li", {}, objectLink(h, d), sizes(d)));
-    more(dominated, res.next, domPage);
-  };
-  domPage("").catch(showError);
+  fillPages(chain, `/heaps/${h}/objects/${n}/dominators`, 200, (d) => objectItem(h, d)).catch(showError);
+  fillPages(dominated, `/heaps/${h}/objects/${n}/dominated`, 50, (d) => objectItem(h, d)).catch(showError);
 }
 
 function edgeLabel(e) {
@@ -201,32 +211,16 @@ function edgeLabel(e) {
 // expandable into its own, one level at a time (a cycle stops where an
 // object already open above it comes again).
 function references(h, n, what, list, other, above = new Set([n])) {
-  const page = async (cursor) => {
-    const res = await api(`/heaps/${h}/objects/${n}/${what}?limit=50${cursor ? "&cursor=" + cursor : ""}`);
-    for (const r of res.items) {
-      const o = other(r);
-      const toggle = el("span", { class: "toggle" }, "▸");
-      const sub = el("ul", { class: "tree", hidden: "" });
-      const li = el("li", { class: r.weak ? "weak" : "" }, toggle,
-        el("span", { class: "edge" }, edgeLabel(r), what === "retainers" ? " in " : " → "),
-        objectLink(h, o), sizes(o), r.weak ? " (weak)" : "", sub);
-      if (above.has(o.node)) {
-        toggle.textContent = "↺";
-        toggle.title = "already open above: a cycle";
-      } else {
-        let loaded = false;
-        toggle.addEventListener("click", () => {
-          sub.hidden = !sub.hidden;
-          toggle.textContent = sub.hidden ? "▸" : "▾";
-          if (!loaded) { loaded = true; references(h, o.node, what, sub, other, new Set([...above, o.node])); }
-        });
-      }
-      list.append(li);
-    }
-    if (!res.items.length && !cursor) list.append(el("li", { class: "note" }, "none"));
-    more(list, res.next, page);
-  };
-  page("").catch(showError);
+  fillPages(list, `/heaps/${h}/objects/${n}/${what}`, 50, (r) => {
+    const o = other(r);
+    const sub = el("ul", { class: "tree", hidden: "" });
+    const toggle = above.has(o.node)
+      ? el("span", { class: "toggle", title: "already open above: a cycle" }, "↺")
+      : expander(sub, () => references(h, o.node, what, sub, other, new Set([...above, o.node])));
+    return el("li", { class: r.weak ? "weak" : "" }, toggle,
+      el("span", { class: "edge" }, edgeLabel(r), what === "retainers" ? " in " : " → "),
+      objectLink(h, o), sizes(o), r.weak ? " (weak)" : "", sub);
+  }, "none").catch(showError);
 }
 
 // --- Search ---
@@ -234,13 +228,13 @@ function references(h, n, what, list, other, above = new Set([n])) {
 async function search(h, q) {
   const res = await api(`/heaps/${h}/search?q=${encodeURIComponent(q)}&limit=50`);
   const parts = [el("h1", {}, `“${q}” in ${heaps[h].name}`)];
-  if (res.objects.length) parts.push(el("h2", {}, "Objects"), el("ul", { class: "tree" }, ...res.objects.map((o) => el("li", {}, objectLink(h, o), sizes(o)))));
+  if (res.objects.length) parts.push(el("h2", {}, "Objects"), el("ul", { class: "tree" }, ...res.objects.map((o) => objectItem(h, o))));
   if (res.classes.length) {
     const body = el("tbody");
     for (const c of res.classes) body.append(...classRows(h, c));
     parts.push(el("h2", {}, "Classes"), el("table", {}, body));
   }
-  if (res.strings.length) parts.push(el("h2", {}, "Strings"), el("ul", { class: "tree" }, ...res.strings.map((o) => el("li", {}, objectLink(h, o), sizes(o)))));
+  if (res.strings.length) parts.push(el("h2", {}, "Strings"), el("ul", { class: "tree" }, ...res.strings.map((o) => objectItem(h, o))));
   if (parts.length === 1) parts.push(el("p", { class: "note" }, "Nothing found."));
   view.replaceChildren(...parts);
 }
@@ -253,25 +247,10 @@ async function tree(h) {
   const top = el("ul", { class: "tree", id: "dominator-tree" });
   view.replaceChildren(el("h1", {}, `Dominator tree of ${heaps[h].name}`),
     el("p", { class: "note" }, "Each object keeps alive what is below it: open one to see what it alone holds."), top);
-  const fill = (list, path) => {
-    const page = async (cursor) => {
-      const res = await api(`${path}?limit=50${cursor ? "&cursor=" + cursor : ""}`);
-      for (const o of res.items) {
-        const toggle = el("span", { class: "toggle" }, "▸");
-        const sub = el("ul", { class: "tree", hidden: "" });
-        let loaded = false;
-        toggle.addEventListener("click", () => {
-          sub.hidden = !sub.hidden;
-          toggle.textContent = sub.hidden ? "▸" : "▾";
-          if (!loaded) { loaded = true; fill(sub, `/heaps/${h}/objects/${o.node}/dominated`); }
-        });
-        list.append(el("li", {}, toggle, objectLink(h, o), sizes(o), sub));
-      }
-      if (!res.items.length && !cursor) list.append(el("li", { class: "note" }, "nothing"));
-      more(list, res.next, page);
-    };
-    page("").catch(showError);
-  };
+  const fill = (list, path) => fillPages(list, path, 50, (o) => {
+    const sub = el("ul", { class: "tree", hidden: "" });
+    return el("li", {}, expander(sub, () => fill(sub, `/heaps/${h}/objects/${o.node}/dominated`)), objectLink(h, o), sizes(o), sub);
+  }, "nothing").catch(showError);
   fill(top, `/heaps/${h}/dominator-tree`);
 }
 
